@@ -1,0 +1,40 @@
+package apierror
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+func TestWrite(t *testing.T) {
+	tests := []struct {
+		name string
+		do   func(w http.ResponseWriter)
+		code int
+		want string
+	}{
+		{"string", func(w http.ResponseWriter) { Write(w, 404, "Chain not found") }, 404,
+			`{"message":"Chain not found","statusCode":404,"error":"Not Found"}`},
+		{"list", func(w http.ResponseWriter) { WriteList(w, 400, "pageSize must not be greater than 100") }, 400,
+			`{"message":["pageSize must not be greater than 100"],"statusCode":400,"error":"Bad Request"}`},
+		{"empty list", func(w http.ResponseWriter) { WriteList(w, 503) }, 503,
+			`{"message":[],"statusCode":503,"error":"Service Unavailable"}`},
+		{"too large", func(w http.ResponseWriter) { Write(w, 413, "body too large") }, 413,
+			`{"message":"body too large","statusCode":413,"error":"Payload Too Large"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			tt.do(rec)
+			if rec.Code != tt.code {
+				t.Fatalf("status = %d; want %d", rec.Code, tt.code)
+			}
+			if got := rec.Body.String(); got != tt.want {
+				t.Fatalf("body = %s; want %s", got, tt.want)
+			}
+			if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Fatalf("content type = %q", ct)
+			}
+		})
+	}
+}

@@ -1,0 +1,219 @@
+// Package jsonrpc implements the JSON-RPC 2.0 envelope exactly as avalanchego
+// serves it (gorilla/rpc v2 json2 behind avalanchego's method-name codec), so
+// that the edge can answer envelope errors itself, split batches, and host
+// local method handlers that avalanchego's own clients accept.
+//
+// Wire rules (FACTS.md, gorilla/rpc v2 server.go and json2/server.go):
+//   - POST only: 405 text/plain "rpc: POST method required, received GET".
+//   - Content-Type application/json (case-insensitive, parameters after ';'
+//     ignored), else 415 text/plain "rpc: unrecognized Content-Type: X".
+//   - Every JSON-RPC error is HTTP 200. Unparseable JSON answers -32700 with
+//     "id": null; a wrong or missing "jsonrpc" answers -32600; handler and
+//     lookup errors answer -32000 with "data": null.
+//   - A request without "id" is a notification: an empty body.
+//   - Method "service.method": the service is exact and the first letter of
+//     the method is upper-cased before lookup (avalanchego utils/json codec),
+//     so "info.getNetworkID" and "info.GetNetworkID" both resolve.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Version is the only protocol version accepted.
+const Version = "2.0"
+
+// Error codes of gorilla/rpc json2.
+const (
+	CodeParse          = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternal       = -32603
+	CodeServer         = -32000
+)
+
+// Error is a JSON-RPC error object. Data is always written, as null when nil,
+// like the node does.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data"`
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Message }
+
+// Request is one decoded call. ID is nil for a notification; otherwise it
+// holds the raw id bytes, echoed unchanged in the answer.
+type Request struct {
+	Version string           `json:"jsonrpc"`
+	Method  string           `json:"method"`
+	Params  *json.RawMessage `json:"params"`
+	ID      *json.RawMessage `json:"id"`
+}
+
+// IsNotification reports whether r has no id and so gets no answer.
+func (r *Request) IsNotification() bool { return r.ID == nil }
+
+// RawParams returns the params bytes, or nil when absent.
+func (r *Request) RawParams() json.RawMessage {
+	if r.Params == nil {
+		return nil
+	}
+	return *r.Params
+}
+
+// Response is one answer. Result and Error are exclusive and omitted when
+// empty, as json2 does; ID is always written (null when the request had none).
+type Response struct {
+	Version string           `json:"jsonrpc"`
+	Result  any              `json:"result,omitempty"`
+	Error   *Error           `json:"error,omitempty"`
+	ID      *json.RawMessage `json:"id"`
+}
+
+var null = json.RawMessage("null")
+
+// Decode parses one HTTP body. A body whose first value is a JSON array is a
+// batch: batch is true and each element is decoded on its own (an element that
+// is not an object becomes a request whose Err is set). For a single call, a
+// parse failure yields errResp, the complete -32700 answer the node gives;
+// trailing bytes after the first value are ignored, like json.Decoder does.
+func Decode(body []byte) (reqs []Call, batch bool, errResp *Response) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(trimmed, &elems); err != nil {
+			return nil, true, parseError(err, new(Request))
+		}
+		if len(elems) == 0 {
+			return nil, true, &Response{Version: Version, Error: &Error{Code: CodeInvalidRequest, Message: "empty batch"}, ID: &null}
+		}
+		reqs = make([]Call, len(elems))
+		for i, e := range elems {
+			reqs[i] = decodeOne(e)
+		}
+		return reqs, true, nil
+	}
+	c := decodeOne(body)
+	if c.Err != nil && c.Err.Code == CodeParse {
+		return nil, false, c.ErrorResponse()
+	}
+	return []Call{c}, false, nil
+}
+
+// Call is a decoded request and, when the envelope is invalid, the error the
+// node would answer with.
+type Call struct {
+	Request
+	Err *Error
+}
+
+// ErrorResponse returns the answer for c.Err.
+func (c *Call) ErrorResponse() *Response {
+	id := c.ID
+	if c.Err.Code == CodeParse {
+		id = &null
+	}
+	return &Response{Version: Version, Error: c.Err, ID: id}
+}
+
+func decodeOne(b []byte) Call {
+	var c Call
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&c.Request); err != nil {
+		return Call{Request: c.Request, Err: parseError(err, &c.Request).Error}
+	}
+	if c.Version != Version {
+		c.Err = &Error{Code: CodeInvalidRequest, Message: "jsonrpc must be " + Version, Data: envelope(&c.Request)}
+	}
+	return c
+}
+
+// envelope renders a request as json2 does in the data of -32700 / -32600
+// errors: every field present, absent ones null.
+func envelope(r *Request) any {
+	return struct {
+		Version string           `json:"jsonrpc"`
+		Method  string           `json:"method"`
+		Params  *json.RawMessage `json:"params"`
+		ID      *json.RawMessage `json:"id"`
+	}{r.Version, r.Method, r.Params, r.ID}
+}
+
+func parseError(err error, partial *Request) *Response {
+	return &Response{
+		Version: Version,
+		Error:   &Error{Code: CodeParse, Message: err.Error(), Data: envelope(partial)},
+		ID:      &null,
+	}
+}
+
+// LookupName returns the name a method is looked up by on the node: the
+// service part unchanged and the first letter of the method upper-cased
+// (avalanchego utils/json.lowercase codec). Names without exactly one dot are
+// returned unchanged.
+func LookupName(method string) string {
+	service, fn, ok := strings.Cut(method, ".")
+	if !ok || strings.Contains(fn, ".") {
+		return method
+	}
+	r, n := utf8.DecodeRuneInString(fn)
+	if r == utf8.RuneError {
+		return method
+	}
+	return service + "." + string(unicode.ToUpper(r)) + fn[n:]
+}
+
+// LookupError returns the -32000 error the node gives for a method it does not
+// serve (gorilla/rpc v2 map.go), given the looked-up name and whether its
+// service exists.
+func LookupError(lookupName string, serviceKnown bool) *Error {
+	var msg string
+	switch {
+	case strings.Count(lookupName, ".") != 1:
+		msg = fmt.Sprintf("rpc: service/method request ill-formed: %q", lookupName)
+	case !serviceKnown:
+		msg = fmt.Sprintf("rpc: can't find service %q", lookupName)
+	default:
+		msg = fmt.Sprintf("rpc: can't find method %q", lookupName)
+	}
+	return &Error{Code: CodeServer, Message: msg}
+}
+
+// UnmarshalParams fills dst from params the way json2 does: an object, or an
+// array whose first element is the object; absent, null and [] leave dst as
+// is. Field names match case-insensitively and unknown fields are ignored
+// (encoding/json). A mismatch is a -32600 error carrying the params as data.
+func UnmarshalParams(params json.RawMessage, dst any) *Error {
+	if params == nil {
+		return nil
+	}
+	if err := json.Unmarshal(params, dst); err != nil {
+		arr := [1]any{dst}
+		if err = json.Unmarshal(params, &arr); err != nil {
+			return &Error{Code: CodeInvalidRequest, Message: err.Error(), Data: params}
+		}
+	}
+	return nil
+}
+
+// Marshal encodes resp as the node does: json.Encoder output, so with a
+// trailing newline.
+func Marshal(resp *Response) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	if err := enc.Encode(resp); err != nil {
+		// A result that cannot be encoded is a server bug; answer like the
+		// node answers any handler error.
+		buf.Reset()
+		enc.Encode(&Response{Version: Version, Error: &Error{Code: CodeServer, Message: err.Error()}, ID: resp.ID})
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,494 @@
+// Package config holds avaedge's configuration: the typed YAML file, the
+// environment overrides of the operator contract, defaults and validation,
+// and the route catalogue (routes.go).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole configuration. Every field may be left out; Validate
+// fills the documented defaults. A Config is not safe for concurrent
+// mutation; it is read-only once validated.
+type Config struct {
+	// Listen is the public listener's address. Env AVAEDGE_LISTEN. Default ":8080".
+	Listen string `yaml:"listen"`
+	// AdminListen serves /metrics, /healthz, /readyz, pprof and the admin API.
+	// Env AVAEDGE_ADMIN_LISTEN. Default "127.0.0.1:9090".
+	AdminListen string `yaml:"admin_listen"`
+	// AdminToken, when set, is required as "Authorization: Bearer <token>" by
+	// the admin API's write operations (cache purge). Env AVAEDGE_ADMIN_TOKEN.
+	// Empty disables those operations.
+	AdminToken string `yaml:"admin_token"`
+	// DataDir holds persistent local state (indexes, certificates). Env
+	// AVAEDGE_DATA_DIR. Default "" keeps local state in memory.
+	DataDir string `yaml:"data_dir"`
+	// Upstreams are the real services. A service without a URL is answered
+	// locally.
+	Upstreams Upstreams `yaml:"upstreams"`
+	// UpstreamAPIKey is the operator's own key, sent upstream as
+	// x-glacier-api-key. Env AVAEDGE_UPSTREAM_API_KEY. Never logged.
+	UpstreamAPIKey string `yaml:"upstream_api_key"`
+	// Redis is the shared cache and limit store. Env AVAEDGE_REDIS: a
+	// redis:// URL or a comma-separated list of cluster nodes. Empty means
+	// in-process cache and limits.
+	Redis string `yaml:"redis"`
+	// RedisPrefix starts every Redis key, so one Redis can serve several
+	// environments. Default "avaedge".
+	RedisPrefix string `yaml:"redis_prefix"`
+	// KeysFile is the API keys and plans file. Env AVAEDGE_KEYS_FILE. Empty
+	// means the real service's published plans, anonymous access only.
+	KeysFile string `yaml:"keys_file"`
+	// Replicas is how many avaedge replicas share the limits; when Redis is
+	// unreachable each replica enforces 1/Replicas of every limit in process.
+	// Default 1.
+	Replicas int `yaml:"replicas"`
+	// TrustedProxies are CIDRs whose X-Forwarded-For is believed when naming
+	// an anonymous client. Default none.
+	TrustedProxies []string `yaml:"trusted_proxies"`
+	// Server bounds the public listener.
+	Server Server `yaml:"server"`
+	// Cache sizes the in-process tier.
+	Cache Cache `yaml:"cache"`
+	// Routes overrides catalogue entries by route name.
+	Routes map[string]RouteOverride `yaml:"routes"`
+	// Local configures the offline world.
+	Local Local `yaml:"local"`
+	// TLS terminates HTTPS on the public listener when set.
+	TLS TLS `yaml:"tls"`
+	// LogLevel is debug, info, warn or error. Default info.
+	LogLevel string `yaml:"log_level"`
+}
+
+// Upstreams names the real services and how to reach them.
+type Upstreams struct {
+	// Data is the Data API. Env AVAEDGE_DATA_UPSTREAM (e.g. https://glacier-api.avax.network).
+	Data Upstream `yaml:"data"`
+	// Metrics is the Metrics API. Env AVAEDGE_METRICS_UPSTREAM (e.g. https://metrics.avax.network).
+	Metrics Upstream `yaml:"metrics"`
+	// Node is an avalanchego node's HTTP API. Env AVAEDGE_NODE_UPSTREAM (e.g. https://api.avax.network).
+	Node Upstream `yaml:"node"`
+}
+
+// Upstream is one real service.
+type Upstream struct {
+	// URL is the service's base URL. Empty means local mode for the service.
+	URL string `yaml:"url"`
+	// Mode is "proxy" (upstream, then stale copy, then local), "upstream-only"
+	// (no local fallback) or "local". Default "proxy" when URL is set, else "local".
+	Mode string `yaml:"mode"`
+	// ConnectTimeout bounds dialing. Default 3s.
+	ConnectTimeout Duration `yaml:"connect_timeout"`
+	// FirstByteTimeout bounds the wait for response headers. Default 10s.
+	FirstByteTimeout Duration `yaml:"first_byte_timeout"`
+	// Timeout bounds one whole upstream call. Default 30s.
+	Timeout Duration `yaml:"timeout"`
+	// Breaker configures the circuit breaker in front of the service.
+	Breaker Breaker `yaml:"breaker"`
+	// Retry bounds retries of idempotent reads.
+	Retry Retry `yaml:"retry"`
+	// NetworkID is the node upstream's network id. Zero means learn it from
+	// info.getNetworkID at start. Node only.
+	NetworkID uint32 `yaml:"network_id"`
+}
+
+// Breaker configures one circuit breaker (sony/gobreaker).
+type Breaker struct {
+	// MinRequests is the number of requests in a window before the failure
+	// ratio can trip the breaker. Default 20.
+	MinRequests uint32 `yaml:"min_requests"`
+	// FailureRatio trips the breaker once reached. Default 0.5.
+	FailureRatio float64 `yaml:"failure_ratio"`
+	// ConsecutiveFailures trips the breaker regardless of the ratio. Default 5.
+	ConsecutiveFailures uint32 `yaml:"consecutive_failures"`
+	// Interval is the closed state's counting window. Default 30s.
+	Interval Duration `yaml:"interval"`
+	// OpenFor is how long the breaker stays open before probing. Default 10s.
+	OpenFor Duration `yaml:"open_for"`
+	// HalfOpenProbes is how many requests a half-open breaker lets through.
+	// Default 3.
+	HalfOpenProbes uint32 `yaml:"half_open_probes"`
+}
+
+// Retry is the retry budget of a service.
+type Retry struct {
+	// Budget is the largest share of requests that may be retries. Default
+	// 0.1; negative disables retries. At most one retry per request, and only
+	// of idempotent reads.
+	Budget float64 `yaml:"budget"`
+}
+
+// Server bounds the public listener.
+type Server struct {
+	// ReadHeaderTimeout bounds reading request headers. Default 10s.
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	// IdleTimeout closes idle keep-alive connections. Default 120s.
+	IdleTimeout Duration `yaml:"idle_timeout"`
+	// MaxHeaderBytes bounds request headers. Default 64 KiB.
+	MaxHeaderBytes int `yaml:"max_header_bytes"`
+	// MaxBodyBytes bounds request bodies; larger ones get 413. Default 1 MiB.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// ShutdownTimeout bounds draining in-flight requests on SIGTERM. Default 30s.
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+}
+
+// Cache sizes the response cache.
+type Cache struct {
+	// MaxBytes bounds the in-process tier. Default 64 MiB; negative disables it.
+	MaxBytes int64 `yaml:"max_bytes"`
+	// CompressAbove gzips stored bodies larger than this many bytes. Default 1024.
+	CompressAbove int `yaml:"compress_above"`
+}
+
+// RouteOverride changes a catalogue entry.
+type RouteOverride struct {
+	// Cost replaces the route's CU cost when set.
+	Cost *int64 `yaml:"cost"`
+	// Cache replaces the route's cache class when set.
+	Cache CacheClass `yaml:"cache"`
+	// TTL replaces the freshness of the route's class when non-zero.
+	TTL Duration `yaml:"ttl"`
+}
+
+// Local configures the offline world.
+type Local struct {
+	// Networks are the network names (mainnet, fuji, testnet) the devnet may
+	// answer for when an upstream fails. Env AVAEDGE_LOCAL_NETWORKS
+	// (comma-separated). In local mode every name resolves to the devnet.
+	Networks []string `yaml:"networks"`
+	// Seed makes the devnet world; the same seed gives the same world.
+	// Default 1.
+	Seed int64 `yaml:"seed"`
+	// EVMChains are EVM nodes the indexer follows, beside the embedded dev
+	// chain.
+	EVMChains []EVMChain `yaml:"evm_chains"`
+	// DisableDevChain turns off the embedded EVM dev chain.
+	DisableDevChain bool `yaml:"disable_dev_chain"`
+}
+
+// EVMChain is an EVM node the indexer follows.
+type EVMChain struct {
+	// ChainID is the EVM chain id (e.g. 43114).
+	ChainID uint64 `yaml:"chain_id"`
+	// Name is the chain's display name.
+	Name string `yaml:"name"`
+	// RPC is the node's JSON-RPC URL.
+	RPC string `yaml:"rpc"`
+	// StartBlock is the first block indexed.
+	StartBlock uint64 `yaml:"start_block"`
+}
+
+// TLS configures HTTPS on the public listener.
+type TLS struct {
+	// Domains, when set, get certificates by ACME.
+	Domains []string `yaml:"domains"`
+	// Email is the ACME account's contact.
+	Email string `yaml:"email"`
+	// CA is the ACME directory URL. Default Let's Encrypt.
+	CA string `yaml:"ca"`
+	// CertFile and KeyFile serve a static certificate instead of ACME.
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+	// HTTPListen serves ACME HTTP-01 challenges and redirects to HTTPS.
+	// Default ":80" when TLS is on.
+	HTTPListen string `yaml:"http_listen"`
+}
+
+// Enabled reports whether TLS is configured.
+func (t TLS) Enabled() bool { return len(t.Domains) > 0 || t.CertFile != "" }
+
+// Duration is a time.Duration written as "10s" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration like 10s", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Load reads the YAML file at path (none when empty), applies environment
+// overrides from getenv (os.Getenv when nil), and validates.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	var c Config
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := Parse(b, &c); err != nil {
+			return nil, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c.ApplyEnv(getenv)
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Parse decodes YAML strictly into c: unknown fields are errors.
+func Parse(b []byte, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	// An empty file is an empty config: yaml.v3 reports io.EOF for it.
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// ApplyEnv overrides fields with the operator contract's environment
+// variables that are set.
+func (c *Config) ApplyEnv(getenv func(string) string) {
+	set := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	set("AVAEDGE_LISTEN", &c.Listen)
+	set("AVAEDGE_ADMIN_LISTEN", &c.AdminListen)
+	set("AVAEDGE_ADMIN_TOKEN", &c.AdminToken)
+	set("AVAEDGE_DATA_UPSTREAM", &c.Upstreams.Data.URL)
+	set("AVAEDGE_METRICS_UPSTREAM", &c.Upstreams.Metrics.URL)
+	set("AVAEDGE_NODE_UPSTREAM", &c.Upstreams.Node.URL)
+	set("AVAEDGE_UPSTREAM_API_KEY", &c.UpstreamAPIKey)
+	set("AVAEDGE_REDIS", &c.Redis)
+	set("AVAEDGE_KEYS_FILE", &c.KeysFile)
+	set("AVAEDGE_DATA_DIR", &c.DataDir)
+	if v := getenv("AVAEDGE_LOCAL_NETWORKS"); v != "" {
+		c.Local.Networks = nil
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				c.Local.Networks = append(c.Local.Networks, n)
+			}
+		}
+	}
+}
+
+// Validate fills defaults and rejects bad values with a message naming the
+// field.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config: %s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&c.Listen, ":8080")
+	def(&c.AdminListen, "127.0.0.1:9090")
+	def(&c.RedisPrefix, "avaedge")
+	def(&c.LogLevel, "info")
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log_level", "%q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	} else if c.Replicas < 0 {
+		bad("replicas", "must be at least 1, got %d", c.Replicas)
+	}
+	for _, p := range c.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("trusted_proxies", "%q is not a CIDR", p)
+		}
+	}
+	if c.Redis != "" {
+		if _, err := RedisAddrs(c.Redis); err != nil {
+			bad("redis", "%v", err)
+		}
+	}
+	for name, u := range map[string]*Upstream{"data": &c.Upstreams.Data, "metrics": &c.Upstreams.Metrics, "node": &c.Upstreams.Node} {
+		field := "upstreams." + name
+		if u.URL != "" {
+			pu, err := url.Parse(u.URL)
+			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+				bad(field+".url", "%q is not an http(s) URL", u.URL)
+			}
+		}
+		switch u.Mode {
+		case "":
+			u.Mode = "local"
+			if u.URL != "" {
+				u.Mode = "proxy"
+			}
+		case "proxy", "upstream-only":
+			if u.URL == "" {
+				bad(field+".mode", "%q needs a url", u.Mode)
+			}
+		case "local":
+		default:
+			bad(field+".mode", "%q is not one of proxy, upstream-only, local", u.Mode)
+		}
+		defDur(&u.ConnectTimeout, 3*time.Second)
+		defDur(&u.FirstByteTimeout, 10*time.Second)
+		defDur(&u.Timeout, 30*time.Second)
+		b := &u.Breaker
+		if b.MinRequests == 0 {
+			b.MinRequests = 20
+		}
+		if b.FailureRatio == 0 {
+			b.FailureRatio = 0.5
+		} else if b.FailureRatio < 0 || b.FailureRatio > 1 {
+			bad(field+".breaker.failure_ratio", "must be within (0, 1], got %v", b.FailureRatio)
+		}
+		if b.ConsecutiveFailures == 0 {
+			b.ConsecutiveFailures = 5
+		}
+		defDur(&b.Interval, 30*time.Second)
+		defDur(&b.OpenFor, 10*time.Second)
+		if b.HalfOpenProbes == 0 {
+			b.HalfOpenProbes = 3
+		}
+		if u.Retry.Budget == 0 {
+			u.Retry.Budget = 0.1
+		} else if u.Retry.Budget > 1 {
+			bad(field+".retry.budget", "must be at most 1, got %v", u.Retry.Budget)
+		}
+	}
+	s := &c.Server
+	defDur(&s.ReadHeaderTimeout, 10*time.Second)
+	defDur(&s.IdleTimeout, 120*time.Second)
+	defDur(&s.ShutdownTimeout, 30*time.Second)
+	if s.MaxHeaderBytes == 0 {
+		s.MaxHeaderBytes = 64 << 10
+	} else if s.MaxHeaderBytes < 0 {
+		bad("server.max_header_bytes", "must be positive")
+	}
+	if s.MaxBodyBytes == 0 {
+		s.MaxBodyBytes = 1 << 20
+	} else if s.MaxBodyBytes < 0 {
+		bad("server.max_body_bytes", "must be positive")
+	}
+	if c.Cache.MaxBytes == 0 {
+		c.Cache.MaxBytes = 64 << 20
+	}
+	if c.Cache.CompressAbove == 0 {
+		c.Cache.CompressAbove = 1024
+	}
+	known := map[string]bool{}
+	for _, r := range Catalogue() {
+		known[r.Name] = true
+	}
+	for name, o := range c.Routes {
+		if !known[name] {
+			bad("routes."+name, "no such route in the catalogue")
+		}
+		if o.Cost != nil && *o.Cost < 0 {
+			bad("routes."+name+".cost", "must not be negative")
+		}
+		switch o.Cache {
+		case "", Immutable, Medium, Short, MetricsClass, Never:
+		default:
+			bad("routes."+name+".cache", "%q is not one of immutable, medium, short, metrics, never", o.Cache)
+		}
+		if o.TTL < 0 {
+			bad("routes."+name+".ttl", "must not be negative")
+		}
+	}
+	for _, n := range c.Local.Networks {
+		if !contains(Networks, n) {
+			bad("local.networks", "%q is not one of mainnet, fuji, testnet", n)
+		}
+	}
+	if c.Local.Seed == 0 {
+		c.Local.Seed = 1
+	}
+	for i, ch := range c.Local.EVMChains {
+		field := fmt.Sprintf("local.evm_chains[%d]", i)
+		if ch.ChainID == 0 {
+			bad(field+".chain_id", "is required")
+		}
+		if pu, err := url.Parse(ch.RPC); err != nil || pu.Host == "" {
+			bad(field+".rpc", "%q is not a URL", ch.RPC)
+		}
+	}
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		bad("tls", "cert_file and key_file go together")
+	}
+	if c.TLS.Enabled() && c.TLS.HTTPListen == "" {
+		c.TLS.HTTPListen = ":80"
+	}
+	return errors.Join(errs...)
+}
+
+func defDur(d *Duration, v time.Duration) {
+	if *d == 0 {
+		*d = Duration(v)
+	}
+}
+
+// RedisAddrs parses the Redis setting: one redis:// (or rediss://) URL, or a
+// comma-separated list of host:port cluster nodes.
+func RedisAddrs(s string) ([]string, error) {
+	if strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://") {
+		if strings.Contains(s, ",") {
+			return nil, fmt.Errorf("%q: give one redis:// URL or a list of host:port cluster nodes", s)
+		}
+		if _, err := url.Parse(s); err != nil {
+			return nil, fmt.Errorf("%q is not a redis URL", s)
+		}
+		return []string{s}, nil
+	}
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		a = strings.TrimSpace(a)
+		if _, _, err := splitHostPort(a); err != nil {
+			return nil, fmt.Errorf("%q is not host:port", a)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func splitHostPort(a string) (string, string, error) {
+	i := strings.LastIndexByte(a, ':')
+	if i <= 0 || i == len(a)-1 {
+		return "", "", errors.New("missing port")
+	}
+	return a[:i], a[i+1:], nil
+}
+
+// RoutesWithOverrides returns the catalogue with the overrides of c applied.
+func (c *Config) RoutesWithOverrides() []Route {
+	routes := Catalogue()
+	for i := range routes {
+		o, ok := c.Routes[routes[i].Name]
+		if !ok {
+			continue
+		}
+		if o.Cost != nil {
+			routes[i].Cost = *o.Cost
+		}
+		if o.Cache != "" {
+			routes[i].Cache = o.Cache
+		}
+	}
+	return routes
+}

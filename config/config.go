@@ -66,6 +66,8 @@ type Config struct {
 	Local Local `yaml:"local"`
 	// TLS terminates HTTPS on the public listener when set.
 	TLS TLS `yaml:"tls"`
+	// DisableAccessLog turns off the per-request JSON log line.
+	DisableAccessLog bool `yaml:"disable_access_log"`
 	// LogLevel is debug, info, warn or error. Default info.
 	LogLevel string `yaml:"log_level"`
 }

@@ -1,0 +1,105 @@
+// Command avaedge is the edge proxy for Avalanche's Data API, Metrics API and
+// node JSON-RPC. With no configuration it runs in local mode on :8080.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/proxy"
+)
+
+func main() {
+	configPath := flag.String("config", "", "YAML config file (environment variables override it)")
+	flag.Parse()
+	if err := run(*configPath); err != nil {
+		fmt.Fprintln(os.Stderr, "avaedge:", err)
+		os.Exit(1)
+	}
+}
+
+func run(configPath string) error {
+	cfg, err := config.Load(configPath, nil)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	slog.SetDefault(log)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	app, err := build(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+
+	pub := proxy.HTTPServer(cfg.Listen, app.Handler, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes)
+	adm := proxy.HTTPServer(cfg.AdminListen, app.Admin, 10*time.Second, 60*time.Second, 1<<16)
+
+	pubLn, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	admLn, err := net.Listen("tcp", cfg.AdminListen)
+	if err != nil {
+		pubLn.Close()
+		return fmt.Errorf("admin listen %s: %w", cfg.AdminListen, err)
+	}
+	errc := make(chan error, 2)
+	go func() { errc <- serve(pub, pubLn) }()
+	go func() { errc <- serve(adm, admLn) }()
+	log.Info("avaedge started", "listen", pubLn.Addr().String(), "admin", admLn.Addr().String(),
+		"data", modeOf(cfg.Upstreams.Data), "metrics", modeOf(cfg.Upstreams.Metrics), "node", modeOf(cfg.Upstreams.Node))
+	app.SetReady(true)
+
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if err != nil {
+			return err
+		}
+	}
+	app.SetReady(false)
+	log.Info("shutting down: draining in-flight requests", "timeout", cfg.Server.ShutdownTimeout.D().String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout.D())
+	defer cancel()
+	err = pub.Shutdown(sctx)
+	adm.Shutdown(sctx)
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func serve(s *http.Server, ln net.Listener) error {
+	if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func modeOf(u config.Upstream) string {
+	if u.URL == "" {
+		return "local"
+	}
+	return u.Mode + " " + u.URL
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/local"
+	"github.com/avaedge/avaedge/proxy"
+)
+
+// app is the wired edge: its public and admin handlers and what to close.
+type app struct {
+	Handler http.Handler
+	Admin   http.Handler
+	ready   atomic.Bool
+	closers []func() error
+}
+
+func (a *app) SetReady(v bool) { a.ready.Store(v) }
+
+func (a *app) Close() error {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	return nil
+}
+
+// build wires config into the proxy: upstreams, local world, cache, limits.
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
+	a := &app{}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	routes := cfg.RoutesWithOverrides()
+
+	var srv *proxy.Server
+	ups := map[config.Service]*proxy.Upstream{}
+	localMode := map[config.Service]bool{}
+	for svc, u := range map[config.Service]config.Upstream{config.Data: cfg.Upstreams.Data, config.Metrics: cfg.Upstreams.Metrics, config.Node: cfg.Upstreams.Node} {
+		if u.URL == "" || u.Mode == "local" {
+			localMode[svc] = true
+			continue
+		}
+		up, err := proxy.NewUpstream(svc, u, cfg.UpstreamAPIKey, func(svc config.Service, from, to string) {
+			if srv != nil {
+				srv.BreakerChanged(svc, from, to)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		ups[svc] = up
+	}
+
+	world, err := buildLocal(ctx, cfg, log, routes, localMode)
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, world.close...)
+
+	srv, err = proxy.New(proxy.Options{
+		Routes:     routes,
+		Upstreams:  ups,
+		Local:      world.handler,
+		AccessLog:  !cfg.DisableAccessLog,
+		Logger:     log,
+		Registerer: reg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Handler = srv
+	a.Admin = proxy.AdminHandler(proxy.AdminOptions{
+		Gatherer: reg,
+		Token:    cfg.AdminToken,
+		Ready: func() (bool, map[string]any) {
+			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
+		},
+	})
+	return a, nil
+}
+
+// world is the assembled local world.
+type world struct {
+	handler *local.Handler
+	close   []func() error
+}
+
+// buildLocal assembles the local world from its packages.
+func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, routes []config.Route, localMode map[config.Service]bool) (*world, error) {
+	h := local.New(local.Options{
+		Routes:    routes,
+		LocalMode: localMode,
+		Networks:  cfg.Local.Networks,
+	})
+	return &world{handler: h}, nil
+}

@@ -1,0 +1,97 @@
+package proxy
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/avaedge/avaedge/config"
+)
+
+// metrics are the proxy's Prometheus series. Counters are looked up once per
+// label set and kept, so the hot path does not hash labels.
+type metrics struct {
+	requests *prometheus.CounterVec
+	upstream *prometheus.HistogramVec
+	breaker  *prometheus.GaugeVec
+	trans    *prometheus.CounterVec
+
+	// counters caches requests' children by label set; sync.Map because the
+	// set is small and read-mostly.
+	counters sync.Map // counterKey -> prometheus.Counter
+}
+
+type counterKey struct {
+	service config.Service
+	route   string
+	status  int
+	source  string
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "avaedge", Name: "requests_total",
+			Help: "Requests answered, by service, route, status and source (upstream, cache, local, edge).",
+		}, []string{"service", "route", "status", "source"}),
+		upstream: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "avaedge", Name: "upstream_duration_seconds",
+			Help:    "Upstream call latency to response headers, by service and outcome.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"service", "outcome"}),
+		breaker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "avaedge", Name: "breaker_state",
+			Help: "Circuit breaker state per upstream service: 0 closed, 1 half-open, 2 open.",
+		}, []string{"service"}),
+		trans: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "avaedge", Name: "breaker_transitions_total",
+			Help: "Circuit breaker state transitions per upstream service.",
+		}, []string{"service", "from", "to"}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.requests, m.upstream, m.breaker, m.trans} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+func (m *metrics) observe(svc config.Service, route string, status int, source string) {
+	k := counterKey{svc, route, status, source}
+	c, ok := m.counters.Load(k)
+	if !ok {
+		c, _ = m.counters.LoadOrStore(k, m.requests.WithLabelValues(string(svc), route, strconv.Itoa(status), source))
+	}
+	c.(prometheus.Counter).Inc()
+}
+
+func (m *metrics) upstreamLatency(svc config.Service, d time.Duration, err error) {
+	outcome := "answer"
+	switch {
+	case errors.Is(err, ErrBreakerOpen):
+		return // no call was made
+	case err != nil:
+		outcome = "error"
+	}
+	m.upstream.WithLabelValues(string(svc), outcome).Observe(d.Seconds())
+}
+
+// BreakerChanged records a breaker transition; wire it as the onState hook
+// of NewUpstream.
+func (s *Server) BreakerChanged(svc config.Service, from, to string) {
+	s.metrics.trans.WithLabelValues(string(svc), from, to).Inc()
+	v := 0.0
+	switch to {
+	case "half-open":
+		v = 1
+	case "open":
+		v = 2
+	}
+	s.metrics.breaker.WithLabelValues(string(svc)).Set(v)
+	s.log.Warn("circuit breaker", "service", string(svc), "from", from, "to", to)
+}

@@ -1,0 +1,123 @@
+// Package proxy is the HTTP edge: route matching by the catalogue, parameter
+// validation, the JSON-RPC envelope, limits, the response cache, forwarding
+// to the real services behind circuit breakers, and the fallback chain
+// (upstream, stale copy, local handler, 503).
+//
+// The proxy depends only on the small interfaces it defines here (Cache,
+// Limiter, Local); cmd/avaedge wires the concrete cache, limits and local
+// packages into them.
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/avaedge/avaedge/config"
+)
+
+// Stored is a response as the cache keeps it. Body is always identity-encoded
+// here; the cache may compress it at rest.
+type Stored struct {
+	Status      int
+	ContentType string
+	Encoding    string
+	Body        []byte
+	StoredAt    time.Time
+	// FreshFor, StaleFor and ErrorFor are the freshness, stale-while-
+	// revalidate and stale-if-error windows, counted from StoredAt (the
+	// latter two after FreshFor ends).
+	FreshFor, StaleFor, ErrorFor time.Duration
+}
+
+// CacheStatus is the X-Cache-Status of an answer.
+type CacheStatus string
+
+// Cache statuses.
+const (
+	Hit    CacheStatus = "HIT"
+	Miss   CacheStatus = "MISS"
+	Stale  CacheStatus = "STALE"
+	Bypass CacheStatus = "BYPASS"
+)
+
+// Cache is the response cache. Do answers key from the cache when fresh (or
+// stale within its stale-while-revalidate window, refreshing in the
+// background), else calls fetch once for all concurrent callers of key and
+// stores what it returns when its FreshFor is positive; when fetch fails it
+// answers a stale copy within the error window, else returns fetch's error.
+// bypass skips the read but not the store.
+type Cache interface {
+	Do(ctx context.Context, key string, bypass bool, fetch func(ctx context.Context) (*Stored, error)) (*Stored, CacheStatus, error)
+}
+
+// Charge is what one request costs.
+type Charge struct {
+	Routes []string // the route names charged
+	Cost   int64    // total compute units
+}
+
+// Decision is a limiter's verdict.
+type Decision struct {
+	// Status is 0 when the request may proceed, else 401, 403 or 429.
+	Status  int
+	Message string
+	// KeyID names the client's key for logs ("anonymous" without one).
+	KeyID string
+	// SetHeaders writes the rate-limit headers; nil writes none.
+	SetHeaders func(http.Header)
+}
+
+// Limiter decides whether a request may proceed.
+type Limiter interface {
+	Admit(ctx context.Context, r *http.Request, c Charge) Decision
+}
+
+// Local is the offline implementation of every route. It serves requests on
+// the routes' own paths; Serves reports whether it has a real source for the
+// request (a network mapped to the devnet, an EVM chain it indexes). In local
+// mode it serves everything.
+type Local interface {
+	http.Handler
+	Serves(r *http.Request, route string) bool
+}
+
+// Freshness returns the cache windows of an answer of route, and whether to
+// store it at all.
+type Freshness func(route *config.Route, status int, h http.Header, hasPageToken bool) (fresh, stale, errorFor time.Duration, store bool)
+
+// Options configures a Server. Zero values mean the documented defaults.
+type Options struct {
+	// Routes is the catalogue, overrides applied. Nil means config.Catalogue().
+	Routes []config.Route
+	// Upstreams maps a service to its upstream; a missing service is answered
+	// by Local only.
+	Upstreams map[config.Service]*Upstream
+	// Local answers what no upstream does. Nil answers 503 instead.
+	Local Local
+	// Cache stores upstream answers. Nil disables caching.
+	Cache Cache
+	// Freshness gives cache windows; required with Cache.
+	Freshness Freshness
+	// Limiter admits requests. Nil admits everything.
+	Limiter Limiter
+	// ClientIP names the client of a request for X-Forwarded-For and logs.
+	// Nil uses the connection's remote address.
+	ClientIP func(r *http.Request) string
+	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means 1 MiB.
+	MaxBodyBytes int64
+	// PassthroughCost is the CU cost of a path the catalogue does not know.
+	// Zero means 20.
+	PassthroughCost int64
+	// AccessLog enables the per-request log line.
+	AccessLog bool
+	// Logger receives the access log and errors. Nil means slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the proxy's metrics. Nil registers none.
+	Registerer prometheus.Registerer
+	// Now is the clock. Nil means time.Now.
+	Now func() time.Time
+}

@@ -1,0 +1,262 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/avaedge/avaedge/config"
+)
+
+// Upstream is one real service behind the edge: its base URL, a pooled
+// keep-alive transport, timeouts, a circuit breaker and a retry budget. It is
+// safe for concurrent use.
+type Upstream struct {
+	// Service names the service ("data", "metrics", "node").
+	Service config.Service
+	// Base is the service's base URL; request paths are appended to its path.
+	Base *url.URL
+	// APIKey is the operator's key, sent as x-glacier-api-key. Empty sends none.
+	APIKey string
+	// Transport carries the calls. Nil means a pooled transport built from the
+	// timeouts of NewUpstream.
+	Transport http.RoundTripper
+	// Timeout bounds one whole call, body included. Zero means 30s.
+	Timeout time.Duration
+	// Breaker trips on failures; nil means no breaker.
+	Breaker *Breaker
+	// RetryBudget is the largest share of calls that may be retries; at most
+	// one retry per call, of idempotent reads only. Zero or negative disables
+	// retries.
+	RetryBudget float64
+	// LocalFallback says whether a failed call may fall back to the local
+	// handler ("proxy" mode) or not ("upstream-only").
+	LocalFallback bool
+
+	calls, retries atomic.Int64
+}
+
+// NewUpstream builds an Upstream from its configuration.
+func NewUpstream(svc config.Service, c config.Upstream, apiKey string, onState func(svc config.Service, from, to string)) (*Upstream, error) {
+	base, err := url.Parse(c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: %w", svc, err)
+	}
+	dialer := &net.Dialer{Timeout: c.ConnectTimeout.D(), KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   c.ConnectTimeout.D(),
+		ResponseHeaderTimeout: c.FirstByteTimeout.D(),
+		ExpectContinueTimeout: time.Second,
+		// Bodies are passed through as the upstream encoded them.
+		DisableCompression: true,
+	}
+	u := &Upstream{
+		Service:       svc,
+		Base:          base,
+		APIKey:        apiKey,
+		Transport:     tr,
+		Timeout:       c.Timeout.D(),
+		RetryBudget:   c.Retry.Budget,
+		LocalFallback: c.Mode != "upstream-only",
+	}
+	u.Breaker = NewBreaker(string(svc), c.Breaker, func(from, to string) {
+		if onState != nil {
+			onState(svc, from, to)
+		}
+	})
+	return u, nil
+}
+
+// hopHeaders are removed from both directions (RFC 9110 section 7.6.1).
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// clientKeyHeaders carry a client's own key; they never go upstream.
+var clientKeyHeaders = []string{"X-Glacier-Api-Key", "X-Data-Api-Key"}
+
+// outgoing builds the upstream request for in: a clone (the incoming request
+// is never changed) with the upstream's URL, hop-by-hop and client key
+// headers removed, X-Forwarded-For extended with clientIP, and the operator's
+// key added. body replaces the incoming body when non-nil.
+func (u *Upstream) outgoing(ctx context.Context, in *http.Request, body []byte, clientIP string) *http.Request {
+	out := in.Clone(ctx)
+	out.RequestURI = ""
+	out.Host = ""
+	target := *u.Base
+	target.Path = singleJoin(u.Base.Path, in.URL.Path)
+	target.RawPath = ""
+	if in.URL.RawPath != "" {
+		target.RawPath = singleJoin(u.Base.EscapedPath(), in.URL.EscapedPath())
+	}
+	target.RawQuery = in.URL.RawQuery
+	out.URL = &target
+	if body != nil {
+		out.Body = http.NoBody
+		out.GetBody = nil
+		if len(body) > 0 {
+			out.Body = readCloser(body)
+			out.GetBody = func() (rc ioReadCloser, err error) { return readCloser(body), nil }
+		}
+		out.ContentLength = int64(len(body))
+	}
+	removeHop(out.Header)
+	for _, h := range clientKeyHeaders {
+		out.Header.Del(h)
+	}
+	if u.APIKey != "" {
+		out.Header.Set("X-Glacier-Api-Key", u.APIKey)
+	}
+	if clientIP != "" {
+		if prior := out.Header.Values("X-Forwarded-For"); len(prior) > 0 {
+			clientIP = strings.Join(prior, ", ") + ", " + clientIP
+		}
+		out.Header.Set("X-Forwarded-For", clientIP)
+	}
+	if _, ok := out.Header["User-Agent"]; !ok {
+		// Explicitly empty, so net/http does not add its own (as httputil does).
+		out.Header.Set("User-Agent", "")
+	}
+	return out
+}
+
+func removeHop(h http.Header) {
+	// Headers named in Connection are hop-by-hop too (RFC 9110 section 7.6.1).
+	for _, f := range h.Values("Connection") {
+		for _, name := range strings.Split(f, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, name := range hopHeaders {
+		h.Del(name)
+	}
+}
+
+func singleJoin(a, b string) string {
+	switch {
+	case a == "" || a == "/":
+		return b
+	case strings.HasSuffix(a, "/") && strings.HasPrefix(b, "/"):
+		return a + b[1:]
+	case !strings.HasSuffix(a, "/") && !strings.HasPrefix(b, "/"):
+		return a + "/" + b
+	}
+	return a + b
+}
+
+// FailureError is an upstream call that failed: a transport error, a timeout,
+// an open breaker, or an answer that is not one (5xx, 429). Resp is the
+// answer when there was one; its body is already read into Body.
+type FailureError struct {
+	Status int // 0 when there was no answer
+	Header http.Header
+	Body   []byte
+	Err    error
+}
+
+func (e *FailureError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("upstream answered %d", e.Status)
+	}
+	return "upstream: " + e.Err.Error()
+}
+
+func (e *FailureError) Unwrap() error { return e.Err }
+
+// errUpstreamStatus marks 5xx answers for the breaker; errBackpressure marks
+// 429 answers, which fall back but never trip it.
+var (
+	errUpstreamStatus = errors.New("upstream server error")
+	errBackpressure   = errors.New("upstream rate limited")
+)
+
+// RoundTrip sends req through the breaker and returns the upstream's answer
+// with its headers; the caller closes the body. Failures (transport errors,
+// timeouts, an open breaker) are *FailureError; 5xx and 429 answers are
+// returned as answers with a nil error but counted by the breaker. retryable
+// says whether the call is an idempotent read that may be retried once within
+// the retry budget.
+func (u *Upstream) RoundTrip(req *http.Request, retryable bool) (*http.Response, error) {
+	u.calls.Add(1)
+	resp, err := u.try(req)
+	if retryable && u.shouldRetry(resp, err) && req.Context().Err() == nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		u.retries.Add(1)
+		if req.GetBody != nil {
+			if b, gerr := req.GetBody(); gerr == nil {
+				req.Body = b
+			}
+		}
+		resp, err = u.try(req)
+	}
+	return resp, err
+}
+
+func (u *Upstream) try(req *http.Request) (*http.Response, error) {
+	call := func() (*http.Response, error) {
+		resp, err := u.Transport.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case resp.StatusCode >= 500:
+			return resp, errUpstreamStatus
+		case resp.StatusCode == http.StatusTooManyRequests:
+			return resp, errBackpressure
+		}
+		return resp, nil
+	}
+	var resp *http.Response
+	var err error
+	if u.Breaker != nil {
+		resp, err = u.Breaker.Execute(call)
+	} else {
+		resp, err = call()
+	}
+	if errors.Is(err, errUpstreamStatus) || errors.Is(err, errBackpressure) {
+		return resp, nil
+	}
+	if err != nil {
+		return nil, &FailureError{Err: err}
+	}
+	return resp, nil
+}
+
+// shouldRetry allows one retry of a failed call while retries stay within
+// RetryBudget of all calls (plus a floor of 3, so a quiet edge can still
+// retry; Envoy's retry budgets work the same way).
+func (u *Upstream) shouldRetry(resp *http.Response, err error) bool {
+	if u.RetryBudget <= 0 {
+		return false
+	}
+	var fe *FailureError
+	if errors.As(err, &fe) && errors.Is(fe.Err, ErrBreakerOpen) {
+		return false
+	}
+	failed := err != nil || (resp != nil && resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented)
+	if !failed {
+		return false
+	}
+	return float64(u.retries.Load()) < u.RetryBudget*float64(u.calls.Load())+3
+}
+
+// Failed reports whether an answer counts as a failure for the fallback
+// chain: 5xx or 429.
+func Failed(status int) bool { return status >= 500 || status == http.StatusTooManyRequests }

@@ -172,7 +172,7 @@ func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *con
 		return rpcAnswer{status: http.StatusOK, ctype: hdrJSON[0], body: jsonrpc.Marshal(c.ErrorResponse()), source: "edge"}
 	}
 	if raw == nil {
-		raw, _ = json.Marshal(&c.Request)
+		raw = encodeCall(c)
 	}
 	up := s.opts.Upstreams[config.Node]
 	name := "passthrough"
@@ -213,6 +213,18 @@ func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *con
 		src = "cache"
 	}
 	return rpcAnswer{status: st.Status, ctype: st.ContentType, body: withID(st.Body, c.ID), source: src, cache: cs}
+}
+
+// encodeCall re-encodes one call of a batch for the upstream, leaving out
+// absent params and id (a notification stays one).
+func encodeCall(c *jsonrpc.Call) []byte {
+	b, _ := json.Marshal(struct {
+		Version string           `json:"jsonrpc"`
+		Method  string           `json:"method"`
+		Params  *json.RawMessage `json:"params,omitempty"`
+		ID      *json.RawMessage `json:"id,omitempty"`
+	}{c.Version, c.Method, c.Params, c.ID})
+	return b
 }
 
 // paramsHash names a call's params in a cache key: the SHA-256 of their

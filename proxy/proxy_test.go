@@ -1,0 +1,210 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/avaedge/avaedge/config"
+)
+
+// seen is one request as a test upstream received it.
+type seen struct {
+	Method, Path, RawQuery string
+	Body                   []byte
+	Header                 http.Header
+}
+
+// recorder is a test upstream that records requests and answers with a
+// body naming them, so a test can check both directions byte for byte.
+type recorder struct {
+	mu    sync.Mutex
+	reqs  []seen
+	count atomic.Int64
+	srv   *httptest.Server
+	// answer, when set, replaces the default answer.
+	answer func(w http.ResponseWriter, r *http.Request, body []byte)
+}
+
+func newRecorder(t testing.TB) *recorder {
+	rec := &recorder{}
+	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rec.mu.Lock()
+		rec.reqs = append(rec.reqs, seen{r.Method, r.URL.Path, r.URL.RawQuery, body, r.Header.Clone()})
+		rec.mu.Unlock()
+		rec.count.Add(1)
+		if rec.answer != nil {
+			rec.answer(w, r, body)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.test+json")
+		w.WriteHeader(http.StatusOK)
+		w.Write(answerFor(r.Method, r.URL.Path, r.URL.RawQuery, body))
+	}))
+	t.Cleanup(rec.srv.Close)
+	return rec
+}
+
+func answerFor(method, path, query string, body []byte) []byte {
+	return []byte(`{"echo":` + quote(method+" "+path+"?"+query+" "+string(body)) + `}`)
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func (rec *recorder) last() seen {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.reqs[len(rec.reqs)-1]
+}
+
+func upstreamFor(t testing.TB, svc config.Service, url string) *Upstream {
+	var c config.Config
+	c.Upstreams.Data.URL = url
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	up, err := NewUpstream(svc, c.Upstreams.Data, "operator-secret", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return up
+}
+
+type testEdge struct {
+	srv                 *Server
+	data, metrics, node *recorder
+}
+
+func newTestEdge(t testing.TB, opts Options) *testEdge {
+	te := &testEdge{data: newRecorder(t), metrics: newRecorder(t), node: newRecorder(t)}
+	opts.Upstreams = map[config.Service]*Upstream{
+		config.Data:    upstreamFor(t, config.Data, te.data.srv.URL),
+		config.Metrics: upstreamFor(t, config.Metrics, te.metrics.srv.URL),
+		config.Node:    upstreamFor(t, config.Node, te.node.srv.URL+"/"),
+	}
+	srv, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.srv = srv
+	return te
+}
+
+// sample returns a valid request for a catalogue route.
+func sample(rt *config.Route) (method, target string, body []byte) {
+	if rt.IsRPC() {
+		path := rt.Path
+		if rt.Endpoint == "evm" {
+			return http.MethodPost, path, []byte(`{"jsonrpc":"2.0","id":3,"method":"eth_chainId","params":[]}`)
+		}
+		return http.MethodPost, path, []byte(`{"jsonrpc":"2.0","id":7,"method":"` + rt.Name + `","params":{"a":1}}`)
+	}
+	values := map[string]string{
+		"network": "fuji", "blockchainId": "p-chain", "chainId": "43114", "address": "0xAbC",
+		"nodeId": "NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg", "txHash": "2Q3", "tokenId": "17", "metric": "txCount",
+	}
+	if rt.Name == "getVertexByHeight" {
+		values["blockchainId"] = "x-chain"
+	}
+	path := rt.Path
+	for k, v := range values {
+		path = strings.ReplaceAll(path, "{"+k+"}", v)
+	}
+	q := "pageSize=5&extra=%2Fkeep+me"
+	switch rt.Name {
+	case "getVertexByHeight":
+		q += "&vertexHeight=3"
+	case "getChainIdsForAddresses", "listPendingPrimaryNetworkRewards":
+		q += "&addresses=fuji1abc,fuji1def"
+	case "aggregateSignatures":
+		return rt.Method, path, []byte(`{"message":"0x00ff","quorumPercentage":60}`)
+	case "supportedChains", "getChainInfo", "getTokenDetails", "getNativeBalance", "getDeploymentTransaction", "getAggregatedSignatures", "getChain", "getAvgTps":
+		q = "extra=%2Fkeep+me"
+	}
+	return rt.Method, path + "?" + q, nil
+}
+
+func recorderOf(te *testEdge, svc config.Service) *recorder {
+	switch svc {
+	case config.Metrics:
+		return te.metrics
+	case config.Node:
+		return te.node
+	}
+	return te.data
+}
+
+// TestForwardEveryRoute sends a valid request for every catalogued route and
+// a non-catalogued path per service, and checks that the upstream saw path,
+// query and body intact without the client's key, and that the client got the
+// upstream's bytes, status and content type.
+func TestForwardEveryRoute(t *testing.T) {
+	te := newTestEdge(t, Options{})
+	type tc struct {
+		name, method, target string
+		body                 []byte
+		svc                  config.Service
+	}
+	var cases []tc
+	for _, rt := range config.Catalogue() {
+		m, target, body := sample(&rt)
+		cases = append(cases, tc{rt.Name, m, target, body, rt.Service})
+	}
+	cases = append(cases,
+		tc{"data passthrough", "GET", "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=3&x=%2F", nil, config.Data},
+		tc{"data v2 passthrough", "GET", "/v2/chains/43114/addresses/0xabc/transactions", nil, config.Data},
+		tc{"data post passthrough", "POST", "/v1/chains/43114/nfts/collections/0xabc/tokens/1:reindex", []byte(`{}`), config.Data},
+		tc{"metrics passthrough", "GET", "/v2/networks/mainnet/metrics/validatorCount?pageSize=1", nil, config.Metrics},
+		tc{"node passthrough", "POST", "/ext/bc/P", []byte(`{"jsonrpc":"2.0","id":1,"method":"platform.getHeight"}`), config.Node},
+		tc{"unknown avm method", "POST", "/ext/bc/X", []byte(`{"jsonrpc":"2.0","id":1,"method":"avm.issueTx","params":{"tx":"0x00"}}`), config.Node},
+	)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := recorderOf(te, c.svc)
+			before := rec.count.Load()
+			r := httptest.NewRequest(c.method, c.target, bytes.NewReader(c.body))
+			if c.body != nil {
+				r.Header.Set("Content-Type", "application/json")
+			}
+			r.Header.Set("X-Glacier-Api-Key", "client-secret-1")
+			r.Header.Set("X-Data-Api-Key", "client-secret-2")
+			r.Header.Set("Connection", "X-Hop")
+			r.Header.Set("X-Hop", "drop me")
+			w := httptest.NewRecorder()
+			te.srv.ServeHTTP(w, r)
+			if rec.count.Load() != before+1 {
+				t.Fatalf("upstream calls = %d; want 1 (status %d, body %s)", rec.count.Load()-before, w.Code, w.Body)
+			}
+			got := rec.last()
+			u := r.URL
+			if got.Method != c.method || got.Path != u.Path || got.RawQuery != u.RawQuery || !bytes.Equal(got.Body, c.body) {
+				t.Fatalf("upstream saw %s %s?%s %q; want %s %s?%s %q", got.Method, got.Path, got.RawQuery, got.Body, c.method, u.Path, u.RawQuery, c.body)
+			}
+			for _, h := range []string{"X-Data-Api-Key", "X-Hop", "Connection"} {
+				if v := got.Header.Get(h); v != "" {
+					t.Fatalf("upstream got %s: %q", h, v)
+				}
+			}
+			if k := got.Header.Get("X-Glacier-Api-Key"); k != "operator-secret" {
+				t.Fatalf("upstream key = %q; want the operator's", k)
+			}
+			if got.Header.Get("X-Forwarded-For") == "" {
+				t.Fatal("no X-Forwarded-For")
+			}
+			want := answerFor(c.method, u.Path, u.RawQuery, c.body)
+			if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), want) || w.Header().Get("Content-Type") != "application/vnd.test+json" {
+				t.Fatalf("client got %d %q %s; want 200 application/vnd.test+json %s", w.Code, w.Header().Get("Content-Type"), w.Body, want)
+			}
+			if w.Header().Get("X-Avaedge-Source") != "upstream" || w.Header().Get("X-Request-Id") == "" {
+				t.Fatalf("headers %v", w.Header())
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -57,7 +58,22 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		ups[svc] = up
 	}
 
-	world, err := buildLocal(ctx, cfg, log, routes, localMode)
+	nodeNetwork := ""
+	if up := ups[config.Node]; up != nil {
+		id := cfg.Upstreams.Node.NetworkID
+		if id == 0 {
+			nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			learned, err := up.NetworkID(nctx)
+			cancel()
+			if err != nil {
+				log.Warn("node upstream network unknown: node methods will not fall back locally", "err", err)
+			}
+			id = learned
+		}
+		nodeNetwork = proxy.NetworkName(id)
+	}
+
+	world, err := buildLocal(ctx, cfg, log, routes, localMode, nodeNetwork)
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +108,12 @@ type world struct {
 }
 
 // buildLocal assembles the local world from its packages.
-func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, routes []config.Route, localMode map[config.Service]bool) (*world, error) {
+func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, routes []config.Route, localMode map[config.Service]bool, nodeNetwork string) (*world, error) {
 	h := local.New(local.Options{
-		Routes:    routes,
-		LocalMode: localMode,
-		Networks:  cfg.Local.Networks,
+		Routes:      routes,
+		LocalMode:   localMode,
+		Networks:    cfg.Local.Networks,
+		NodeNetwork: nodeNetwork,
 	})
 	return &world{handler: h}, nil
 }

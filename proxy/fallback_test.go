@@ -19,7 +19,9 @@ func (l *fakeLocal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte(`{"local":true}`))
 }
 
-func (l *fakeLocal) Serves(r *http.Request, route string) bool { return r.PathValue("network") == "fuji" }
+func (l *fakeLocal) Serves(r *http.Request, route string) bool {
+	return r.PathValue("network") == "fuji"
+}
 
 type flakyOrigin struct {
 	mode  atomic.Value // "ok", "500", "429", "404", "hang"

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Cache hit-path benchmark: the same ~4 KB JSON page through nginx proxy_cache,
+# through avaedge (in-process tier; then Redis only), and from a bare Go
+# net/http server, interleaved over several rounds with wrk (keep-alive) on
+# loopback. Prints requests/s of each (median of rounds) and the ratios.
+#
+#   deploy/bench/bench.sh [rounds] [seconds]
+set -euo pipefail
+ROUNDS=${1:-3}
+SECS=${2:-5}
+CONNS=${CONNS:-64}
+cd "$(dirname "$0")/../.."
+need=()
+command -v nginx >/dev/null || need+=(nginx)
+command -v wrk >/dev/null || need+=(wrk)
+command -v redis-server >/dev/null || need+=(redis-server)
+if ((${#need[@]})); then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+go build -o "$TMP/origin" ./deploy/bench/origin
+go build -o "$TMP/avaedge" ./cmd/avaedge
+
+ORIGIN=127.0.0.1:18081; BARE=127.0.0.1:18082; NG=127.0.0.1:18083
+EDGE=127.0.0.1:18084; EDGE_REDIS=127.0.0.1:18085; REDIS_PORT=18086
+"$TMP/origin" -listen $ORIGIN & PIDS+=($!)
+"$TMP/origin" -listen $BARE & PIDS+=($!)
+redis-server --port $REDIS_PORT --save '' --appendonly no --daemonize no >/dev/null & PIDS+=($!)
+
+mkdir -p "$TMP/nginx/cache"
+cat > "$TMP/nginx.conf" <<NGX
+worker_processes auto;
+pid $TMP/nginx.pid;
+error_log $TMP/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  proxy_cache_path $TMP/nginx/cache levels=1:2 keys_zone=c:10m max_size=100m;
+  upstream origin { server $ORIGIN; keepalive 64; }
+  server {
+    listen $NG;
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_cache c;
+      proxy_cache_valid 200 10m;
+      proxy_cache_key \$uri\$is_args\$args;
+    }
+  }
+}
+NGX
+"$NGINX" -c "$TMP/nginx.conf" -p "$TMP" -g 'daemon off;' & PIDS+=($!)
+
+common=(AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=127.0.0.1:0)
+cat > "$TMP/edge.yaml" <<YML
+disable_access_log: true
+log_level: warn
+routes:
+  getLatestBlocks: {cache: immutable}
+YML
+cat > "$TMP/edge-redis.yaml" <<YML
+disable_access_log: true
+log_level: warn
+cache: {max_bytes: -1}
+routes:
+  getLatestBlocks: {cache: immutable}
+YML
+env "${common[@]}" AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
+env "${common[@]}" AVAEDGE_LISTEN=$EDGE_REDIS AVAEDGE_REDIS=redis://127.0.0.1:$REDIS_PORT/0 "$TMP/avaedge" -config "$TMP/edge-redis.yaml" & PIDS+=($!)
+
+PATHQ="/v1/chains/43114/blocks?pageSize=10"
+for a in $ORIGIN $BARE $NG $EDGE $EDGE_REDIS; do
+  for i in $(seq 1 100); do curl -sf -o /dev/null "http://$a$PATHQ" && break; sleep 0.1; done
+done
+# Warm the caches and check the hit path really is a hit.
+for a in $NG $EDGE $EDGE_REDIS; do curl -sf -o /dev/null "http://$a$PATHQ"; done
+curl -sfi "http://$EDGE$PATHQ" | grep -qi '^x-cache-status: HIT' || { echo "avaedge did not HIT"; exit 1; }
+curl -sfi "http://$EDGE_REDIS$PATHQ" | grep -qi '^x-cache-status: HIT' || { echo "avaedge (redis) did not HIT"; exit 1; }
+
+rps() { wrk -t2 -c"$CONNS" -d"${SECS}s" "http://$1$PATHQ" | awk '/Requests\/sec/ {print $2}'; }
+declare -A R
+for name in bare nginx edge edge_redis; do R[$name]=""; done
+for round in $(seq 1 "$ROUNDS"); do
+  for name in bare nginx edge edge_redis; do
+    case $name in
+      bare) a=$BARE ;; nginx) a=$NG ;; edge) a=$EDGE ;; edge_redis) a=$EDGE_REDIS ;;
+    esac
+    v=$(rps $a); R[$name]="${R[$name]} $v"
+    echo "round $round $name $v req/s"
+  done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+B=$(echo ${R[bare]} | median); N=$(echo ${R[nginx]} | median); E=$(echo ${R[edge]} | median); ER=$(echo ${R[edge_redis]} | median)
+echo
+printf "%-34s %10s req/s\n" "bare Go net/http" "$B" "nginx proxy_cache" "$N" "avaedge hit (in-process tier)" "$E" "avaedge hit (Redis only)" "$ER"
+awk -v b="$B" -v n="$N" -v e="$E" -v er="$ER" 'BEGIN {
+  printf "\nratios: bare/nginx %.2f  avaedge/bare %.2f  avaedge/nginx %.2f  avaedge-redis/bare %.2f\n", b/n, e/b, e/n, er/b
+  if (e/b < 0.9) { print "FAIL: avaedge in-process hit path below 0.9x the bare server"; exit 1 }
+}'

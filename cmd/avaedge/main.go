@@ -22,22 +22,23 @@ import (
 func main() {
 	configPath := flag.String("config", "", "YAML config file (environment variables override it)")
 	flag.Parse()
-	if err := run(*configPath); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *configPath, os.Getenv, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "avaedge:", err)
 		os.Exit(1)
 	}
 }
 
-func run(configPath string) error {
-	cfg, err := config.Load(configPath, nil)
+// run serves until ctx is done (SIGINT/SIGTERM), then drains in-flight
+// requests. started, when set, is told the bound addresses.
+func run(ctx context.Context, configPath string, getenv func(string) string, started func(pub, admin net.Addr)) error {
+	cfg, err := config.Load(configPath, getenv)
 	if err != nil {
 		return err
 	}
 	log := newLogger(cfg.LogLevel)
 	slog.SetDefault(log)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	app, err := build(ctx, cfg, log)
 	if err != nil {
@@ -63,6 +64,9 @@ func run(configPath string) error {
 	log.Info("avaedge started", "listen", pubLn.Addr().String(), "admin", admLn.Addr().String(),
 		"data", modeOf(cfg.Upstreams.Data), "metrics", modeOf(cfg.Upstreams.Metrics), "node", modeOf(cfg.Upstreams.Node))
 	app.SetReady(true)
+	if started != nil {
+		started(pubLn.Addr(), admLn.Addr())
+	}
 
 	select {
 	case <-ctx.Done():

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startEdge runs avaedge with env until the test ends.
+func startEdge(t *testing.T, env map[string]string) (pub, admin string, stop func() error) {
+	t.Helper()
+	env["AVAEDGE_LISTEN"] = "127.0.0.1:0"
+	env["AVAEDGE_ADMIN_LISTEN"] = "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan [2]string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, "", func(k string) string { return env[k] }, func(p, a net.Addr) { addrs <- [2]string{p.String(), a.String()} })
+	}()
+	select {
+	case a := <-addrs:
+		stopped := false
+		stop = func() error {
+			if stopped {
+				return nil
+			}
+			stopped = true
+			cancel()
+			return <-done
+		}
+		t.Cleanup(func() { stop() })
+		return "http://" + a[0], "http://" + a[1], stop
+	case err := <-done:
+		t.Fatalf("avaedge did not start: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("avaedge did not start in time")
+	}
+	return
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	pub, admin, _ := startEdge(t, map[string]string{})
+	for _, u := range []string{pub + "/healthz", admin + "/healthz", admin + "/readyz"} {
+		resp, err := http.Get(u)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %v %v", u, resp, err)
+		}
+		resp.Body.Close()
+	}
+	if resp, err := http.Get(pub + "/v1/chains"); err == nil {
+		resp.Body.Close()
+	}
+	resp, err := http.Get(admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "avaedge_requests_total") {
+		t.Fatalf("/metrics lacks avaedge_requests_total")
+	}
+}
+
+// TestGracefulShutdown: a request in flight when shutdown begins is answered.
+func TestGracefulShutdown(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"chains":[]}`))
+	}))
+	defer origin.Close()
+	pub, _, stop := startEdge(t, map[string]string{"AVAEDGE_DATA_UPSTREAM": origin.URL})
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(pub + "/v1/chains")
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- string(b)
+	}()
+	<-entered
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	time.Sleep(100 * time.Millisecond) // let Shutdown close the listener
+	if _, err := http.Get(pub + "/healthz"); err == nil {
+		t.Fatal("new connections still accepted after shutdown began")
+	}
+	close(release)
+	if b := <-got; b != `{"chains":[]}` {
+		t.Fatalf("in-flight request got %q", b)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -216,3 +216,24 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+func TestPassthroughCost(t *testing.T) {
+	tests := []struct {
+		method, path string
+		want         int64
+	}{
+		{"GET", "/v1/networks/fuji/blockchains/p-chain/transactions", 100},
+		{"GET", "/v1/networks/fuji/blockchains/p-chain/blocks/abc", 100},
+		{"GET", "/v1/chains/allBlocks", 1},
+		{"GET", "/v1/chains/43114/blocks/12", 10},
+		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", 10},
+		{"GET", "/v2/lookingGlass/compositeQuery", 7},
+		{"POST", "/v2/lookingGlass/compositeQuery", 3000},
+		{"GET", "/v1/unknown/route", 7},
+	}
+	for _, tt := range tests {
+		if got := PassthroughCost(tt.method, tt.path, 7); got != tt.want {
+			t.Errorf("PassthroughCost(%s %s) = %d; want %d", tt.method, tt.path, got, tt.want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ func serviceOf(path string) (svc config.Service, ok bool) {
 }
 
 // servePassthrough forwards a path the catalogue does not know, untouched and
-// never cached, at the default cost. Without an upstream it answers the
+// never cached, at the real service's published cost (else the default). Without an upstream it answers the
 // service's 404.
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
@@ -42,7 +42,8 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	if svc == config.Node {
 		refuse = func(st int, msg string) { writeRPCError(ex.w, st, nil, msg) }
 	}
-	if !s.admit(ex, Charge{Routes: []string{"passthrough"}, Cost: s.opts.PassthroughCost}, refuse) {
+	cost := config.PassthroughCost(r.Method, r.URL.Path, s.opts.PassthroughCost)
+	if !s.admit(ex, Charge{Routes: []string{"passthrough"}, Cost: cost}, refuse) {
 		return
 	}
 	up := s.opts.Upstreams[svc]

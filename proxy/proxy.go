@@ -109,8 +109,8 @@ type Options struct {
 	ClientIP func(r *http.Request) string
 	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means 1 MiB.
 	MaxBodyBytes int64
-	// PassthroughCost is the CU cost of a path the catalogue does not know.
-	// Zero means 20.
+	// PassthroughCost is the CU cost of a path the catalogue does not know
+	// and the real services publish no cost for. Zero means 20.
 	PassthroughCost int64
 	// AccessLog enables the per-request log line.
 	AccessLog bool

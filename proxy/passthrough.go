@@ -27,8 +27,8 @@ func serviceOf(path string) (svc config.Service, ok bool) {
 }
 
 // servePassthrough forwards a path the catalogue does not know, untouched and
-// never cached, at the real service's published cost (else the default). Without an upstream it answers the
-// service's 404.
+// never cached, at the real service's published cost (else the default).
+// Without an upstream it answers the service's 404.
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")

@@ -1,0 +1,95 @@
+// Drives every catalogued Data and Metrics API route of avaedge through the
+// official AvaCloud SDK (@avalabs/avacloud-sdk 0.13.0). The SDK validates each
+// answer with strict zod schemas: a null optional, a missing required field,
+// a number sent as a string or an unknown enum value fails the call.
+//
+//   node conformance.mjs http://127.0.0.1:8080 [network]
+//
+// Exits non-zero when any call fails. Identifiers (node ids, addresses,
+// contracts) are discovered from the answers themselves.
+import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
+
+const base = process.argv[2] ?? "http://127.0.0.1:8080";
+const network = process.argv[3] ?? "fuji";
+const sdk = new AvaCloudSDK({ serverURL: base, network, chainId: "43112" });
+let failed = 0;
+let passed = 0;
+
+async function check(name, fn) {
+  try {
+    const res = await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+    return res;
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}: ${String(e?.message ?? e).slice(0, 600)}`);
+    return undefined;
+  }
+}
+
+// Pages are async iterables; the first page is the result.
+async function first(p) {
+  const r = await p;
+  if (r && typeof r[Symbol.asyncIterator] === "function") {
+    for await (const page of r) return page.result ?? page;
+  }
+  return r?.result ?? r;
+}
+
+const pn = sdk.data.primaryNetwork;
+const validators = await check("listValidators", () => first(pn.listValidators({ network, pageSize: 10 })));
+const nodeId = validators?.validators?.[0]?.nodeId;
+await check("listValidators sortBy+status", () => first(pn.listValidators({ network, validationStatus: "active", sortBy: "delegationFee", sortOrder: "asc" })));
+await check("getSingleValidatorDetails", () => first(pn.getValidatorDetails({ network, nodeId })));
+const delegators = await check("listDelegators", () => first(pn.listDelegators({ network })));
+await check("listSubnets", () => first(pn.listSubnets({ network, pageSize: 100 })));
+const utxosP = await check("getUtxosByAddresses p-chain", async () => {
+  // Discover an address from the pending rewards or delegators.
+  const addr = delegators?.delegators?.[0]?.rewardAddresses?.[0];
+  return first(pn.utxos.listByAddresses({ network, blockchainId: "p-chain", addresses: addr }));
+});
+const pAddr = utxosP?.utxos?.[0]?.addresses?.[0] ?? delegators?.delegators?.[0]?.rewardAddresses?.[0];
+const xAddr = pAddr ? pAddr.replace(/^P-/, "X-") : undefined;
+await check("getUtxosByAddresses x-chain", () => first(pn.utxos.listByAddresses({ network, blockchainId: "x-chain", addresses: xAddr, includeSpent: true, sortBy: "amount" })));
+await check("listPendingPrimaryNetworkRewards", () => first(pn.rewards.listPendingRewards({ network, nodeIds: nodeId })));
+await check("getVertexByHeight", () => first(pn.vertices.listByHeight({ network, blockchainId: "x-chain", vertexHeight: 1 })));
+await check("listPrimaryNetworkBlocksByNodeId", () => first(pn.blocks.listByNodeId({ network, blockchainId: "p-chain", nodeId })));
+await check("getChainIdsForAddresses", () => pn.getChainIdsForAddresses({ network, addresses: pAddr ?? "" }));
+
+const evm = sdk.data.evm;
+const ewoq = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC";
+await check("supportedChains", () => evm.chains.list({}));
+await check("getChainInfo", () => evm.chains.get({ chainId: "43112" }));
+await check("getLatestBlocks", () => first(evm.blocks.listLatest({ chainId: "43112" })));
+await check("getNativeBalance", () => evm.address.balances.getNative({ chainId: "43112", address: ewoq }));
+const b721 = await check("listErc721Balances", () => first(evm.address.balances.listErc721({ chainId: "43112", address: ewoq })));
+await check("listErc1155Balances", () => first(evm.address.balances.listErc1155({ chainId: "43112", address: ewoq })));
+const t1155 = await check("listErc1155Transactions", () => first(evm.address.transactions.listErc1155({ chainId: "43112", address: ewoq })));
+const nft = b721?.erc721TokenBalances?.[0];
+if (nft) {
+  await check("listTransfers", () => first(evm.contracts.listTransfers({ chainId: "43112", address: nft.address })));
+  await check("getDeploymentTransaction", () => evm.contracts.getDeploymentTransaction({ chainId: "43112", address: nft.address }));
+  await check("getTokenDetails", () => sdk.data.nfts.get({ chainId: "43112", address: nft.address, tokenId: nft.tokenId }));
+} else {
+  failed++;
+  console.log("FAIL no ERC-721 balance to drive listTransfers, getDeploymentTransaction, getTokenDetails");
+}
+void t1155;
+
+const m = sdk.metrics.chains;
+await check("listChains", () => first(m.list({})));
+await check("getChain", () => m.get({ chainId: "43112" }));
+for (const metric of ["txCount", "activeAddresses", "gasUsed", "cumulativeTxCount", "avgTps", "maxGasPrice", "feesPaid"]) {
+  await check(`getEvmChainMetrics ${metric}`, () => first(m.getMetrics({ chainId: "43112", metric, timeInterval: "day" })));
+}
+
+const sig = sdk.data.signatureAggregator;
+const subnets = await first(pn.listSubnets({ network })).catch(() => undefined);
+const l1 = subnets?.subnets?.find((s) => s.isL1);
+if (l1?.l1ConversionTransactionHash) {
+  await check("getAggregatedSignatures", () => sig.get({ network, txHash: l1.l1ConversionTransactionHash }));
+}
+
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,212 @@
+// Package evm is the embedded EVM dev chain of the local world: a go-ethereum
+// node without networking whose blocks are sealed by the package itself,
+// deterministically (fixed genesis time, fixed spacing, randomness derived
+// from the height), so the seeded history is byte-identical on every machine.
+//
+// The chain mines a block as soon as transactions arrive, serves Ethereum
+// JSON-RPC through Handler (wallets, ethers, viem and foundry work against
+// it), and on start deploys the project's own ERC-20, ERC-721, ERC-1155 and
+// factory contracts and seeds activity so that every EVM route of the Data API
+// has data.
+package evm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// DefaultChainID is the EVM chain id of avalanchego's local C-chain.
+const DefaultChainID = 43112
+
+// DefaultGenesisTime is the genesis timestamp when Options.GenesisTime is zero.
+var DefaultGenesisTime = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Options configures a Chain. The zero value is the default dev chain.
+type Options struct {
+	// ChainID is the EVM chain id. Zero means 43112.
+	ChainID uint64
+	// GenesisTime is the genesis block's timestamp. Zero means
+	// DefaultGenesisTime (2025-01-01T00:00:00Z).
+	GenesisTime time.Time
+	// BlockSpacing is the time between the seeded blocks. Zero means 2s.
+	BlockSpacing time.Duration
+	// Now is the clock that stamps blocks mined after seeding (a block is
+	// never older than its parent plus one second). Nil means that those
+	// blocks, too, follow GenesisTime + height*BlockSpacing, which keeps
+	// every answer deterministic at the price of timestamps in the past.
+	Now func() time.Time
+	// NoSeed skips the seeded activity: the chain starts at genesis.
+	NoSeed bool
+	// NoAutoMine leaves pending transactions in the pool until Commit or
+	// SendBlock seals them.
+	NoAutoMine bool
+	// GasLimit is every block's gas limit. Zero means 30,000,000.
+	GasLimit uint64
+}
+
+// Chain is a running dev chain. It is safe for concurrent use.
+type Chain struct {
+	opts     Options
+	chainID  *big.Int
+	stack    *node.Node
+	eth      *eth.Ethereum
+	rpc      *rpc.Server
+	accounts []Account
+	seed     *Seed
+
+	// sealMu serializes sealing: one block at a time, on the current head.
+	sealMu sync.Mutex
+
+	stop chan struct{} // closed by Close: ends the auto-miner
+	done chan struct{} // closed when the auto-miner has returned
+	once sync.Once     // guards Close
+}
+
+// New starts a dev chain and, unless opts.NoSeed, seeds its activity before
+// returning. Close releases it.
+func New(ctx context.Context, opts Options) (*Chain, error) {
+	if opts.ChainID == 0 {
+		opts.ChainID = DefaultChainID
+	}
+	if opts.GenesisTime.IsZero() {
+		opts.GenesisTime = DefaultGenesisTime
+	}
+	if opts.BlockSpacing <= 0 {
+		opts.BlockSpacing = 2 * time.Second
+	}
+	if opts.BlockSpacing < time.Second {
+		return nil, errors.New("evm: block spacing must be at least 1s")
+	}
+	if opts.GasLimit == 0 {
+		opts.GasLimit = 30_000_000
+	}
+	c := &Chain{
+		opts:     opts,
+		chainID:  new(big.Int).SetUint64(opts.ChainID),
+		accounts: DevAccounts(),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	if !opts.NoSeed {
+		s, err := c.seedActivity(ctx)
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("evm: seed: %w", err)
+		}
+		c.seed = s
+	}
+	if opts.NoAutoMine {
+		close(c.done)
+	} else {
+		go c.autoMine()
+	}
+	return c, nil
+}
+
+// chainConfig is go-ethereum's all-forks dev config cut at Cancun (the
+// engine API versions stay simple and solc's default target runs), with the
+// chain's id.
+func chainConfig(id *big.Int) *params.ChainConfig {
+	cfg := *params.AllDevChainProtocolChanges
+	cfg.ChainID = id
+	cfg.PragueTime = nil
+	cfg.OsakaTime = nil
+	cfg.BogotaTime = nil
+	cfg.BlobScheduleConfig = &params.BlobScheduleConfig{Cancun: params.DefaultCancunBlobConfig}
+	return &cfg
+}
+
+func (c *Chain) start() error {
+	nodeConf := node.DefaultConfig
+	nodeConf.DataDir = ""
+	nodeConf.P2P = p2p.Config{NoDiscovery: true, MaxPeers: 0}
+	nodeConf.HTTPHost, nodeConf.WSHost, nodeConf.IPCPath = "", "", ""
+	stack, err := node.New(&nodeConf)
+	if err != nil {
+		return fmt.Errorf("evm: node: %w", err)
+	}
+	alloc := core.SystemContractAllocs()
+	for i, a := range c.accounts {
+		bal := devBalance
+		if i == 0 {
+			bal = ewoqBalance
+		}
+		alloc[a.Address] = types.Account{Balance: bal}
+	}
+	ethConf := ethconfig.Defaults
+	ethConf.NetworkId = c.opts.ChainID
+	ethConf.Genesis = &core.Genesis{
+		Config:    chainConfig(c.chainID),
+		Timestamp: uint64(c.opts.GenesisTime.Unix()),
+		GasLimit:  c.opts.GasLimit,
+		BaseFee:   big.NewInt(params.InitialBaseFee),
+		Alloc:     alloc,
+	}
+	ethConf.Miner.GasCeil = c.opts.GasLimit
+	ethConf.SyncMode = ethconfig.FullSync
+	ethConf.TxPool.NoLocals = true
+	ethConf.LogNoHistory = true
+	backend, err := eth.New(stack, &ethConf)
+	if err != nil {
+		stack.Close()
+		return fmt.Errorf("evm: eth: %w", err)
+	}
+	srv, err := newRPCServer(backend)
+	if err != nil {
+		stack.Close()
+		return err
+	}
+	if err := stack.Start(); err != nil {
+		stack.Close()
+		return fmt.Errorf("evm: start: %w", err)
+	}
+	c.stack, c.eth, c.rpc = stack, backend, srv
+	return nil
+}
+
+// Close stops the auto-miner and the node. It is safe to call more than once.
+func (c *Chain) Close() error {
+	var err error
+	c.once.Do(func() {
+		close(c.stop)
+		<-c.done
+		c.rpc.Stop()
+		err = c.stack.Close()
+	})
+	return err
+}
+
+// ChainID returns the EVM chain id.
+func (c *Chain) ChainID() uint64 { return c.opts.ChainID }
+
+// Accounts returns the pre-funded accounts (ewoq first).
+func (c *Chain) Accounts() []Account { return append([]Account(nil), c.accounts...) }
+
+// Seed returns what seeding deployed and did, or nil with Options.NoSeed.
+func (c *Chain) Seed() *Seed { return c.seed }
+
+// Client returns a new in-process JSON-RPC client of the chain, with the same
+// namespaces as Handler. The caller closes it.
+func (c *Chain) Client() *rpc.Client { return rpc.DialInProc(c.rpc) }
+
+// Head returns the current head block.
+func (c *Chain) Head() *types.Block {
+	h := c.eth.BlockChain().CurrentBlock()
+	return c.eth.BlockChain().GetBlock(h.Hash(), h.Number.Uint64())
+}

@@ -1,0 +1,183 @@
+package evm
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// Seed records what seeding deployed. Every field is the same on every run.
+type Seed struct {
+	Token   common.Address // AvaToken (ERC-20 "ADT", 18 decimals)
+	NFT     common.Address // AvaNFT (ERC-721 "ADN", ids 1..5)
+	Multi   common.Address // AvaMulti (ERC-1155, ids 1..4)
+	Factory common.Address // Factory
+	// ChildCreate and ChildCreate2 are the Child contracts Factory deployed
+	// with CREATE (tag 7, funded with 1 AVAX) and CREATE2 (tag 8, Salt).
+	ChildCreate  common.Address
+	ChildCreate2 common.Address
+	Salt         common.Hash
+	// Head is the last seeded block.
+	Head uint64
+}
+
+// Fee caps of the seeded transactions.
+var (
+	seedTip    = big.NewInt(params.GWei)
+	seedFeeCap = big.NewInt(50 * params.GWei)
+)
+
+// seeder signs transactions with locally tracked nonces.
+type seeder struct {
+	c      *Chain
+	signer types.Signer
+	nonces map[common.Address]uint64
+}
+
+func (s *seeder) tx(from Account, to *common.Address, value *big.Int, data []byte, gas uint64) *types.Transaction {
+	n := s.nonces[from.Address]
+	s.nonces[from.Address] = n + 1
+	if value == nil {
+		value = new(big.Int)
+	}
+	return types.MustSignNewTx(from.Key, s.signer, &types.DynamicFeeTx{
+		ChainID:   s.c.chainID,
+		Nonce:     n,
+		GasTipCap: seedTip,
+		GasFeeCap: seedFeeCap,
+		Gas:       gas,
+		To:        to,
+		Value:     value,
+		Data:      data,
+	})
+}
+
+func (s *seeder) call(from Account, to common.Address, a *Artifact, method string, args ...any) (*types.Transaction, error) {
+	data, err := a.Call(method, args...)
+	if err != nil {
+		return nil, err
+	}
+	return s.tx(from, &to, nil, data, 500_000), nil
+}
+
+// seedActivity deploys the contracts and runs the seeded transfers, one
+// block per step.
+func (c *Chain) seedActivity(ctx context.Context) (*Seed, error) {
+	s := &seeder{c: c, signer: types.LatestSignerForChainID(c.chainID), nonces: map[common.Address]uint64{}}
+	acc := c.accounts
+	ewoq, dev1, dev2, dev3, dev4 := acc[0], acc[1], acc[2], acc[3], acc[4]
+	tok, nft, multi, fac := mustArtifact(ContractToken), mustArtifact(ContractNFT), mustArtifact(ContractMulti), mustArtifact(ContractFactory)
+	seed := &Seed{Salt: crypto.Keccak256Hash([]byte("avaedge create2 salt"))}
+
+	// Each step is a list of transaction builders; a step's transactions
+	// share one block.
+	type build func() (*types.Transaction, error)
+	deploy := func(a *Artifact, dst *common.Address) build {
+		return func() (*types.Transaction, error) {
+			data, err := a.Deploy()
+			if err != nil {
+				return nil, err
+			}
+			*dst = crypto.CreateAddress(ewoq.Address, s.nonces[ewoq.Address])
+			return s.tx(ewoq, nil, nil, data, 3_000_000), nil
+		}
+	}
+	call := func(from Account, to *common.Address, a *Artifact, method string, args ...any) build {
+		return func() (*types.Transaction, error) { return s.call(from, *to, a, method, args...) }
+	}
+	native := func(from Account, to common.Address, v *big.Int) build {
+		return func() (*types.Transaction, error) { return s.tx(from, &to, v, nil, 21_000), nil }
+	}
+	adt := func(n int64) *big.Int { return ether(n) }
+	half := new(big.Int).Div(ether(1), big.NewInt(2))
+	ids := func(v ...int64) []*big.Int {
+		out := make([]*big.Int, len(v))
+		for i, x := range v {
+			out[i] = big.NewInt(x)
+		}
+		return out
+	}
+	steps := [][]build{
+		{deploy(tok, &seed.Token), deploy(nft, &seed.NFT), deploy(multi, &seed.Multi), deploy(fac, &seed.Factory)},
+		{
+			native(ewoq, dev1.Address, ether(10)),
+			native(ewoq, dev2.Address, ether(5)),
+			call(ewoq, &seed.Token, tok, "mint", ewoq.Address, adt(1_000_000)),
+		},
+		{
+			call(ewoq, &seed.Token, tok, "transfer", dev1.Address, adt(1000)),
+			call(ewoq, &seed.Token, tok, "transfer", dev2.Address, new(big.Int).Add(adt(250), half)),
+			call(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
+			call(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
+			call(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
+			call(ewoq, &seed.NFT, nft, "mint", dev1.Address),
+			call(ewoq, &seed.NFT, nft, "mint", dev2.Address),
+		},
+		{
+			call(ewoq, &seed.NFT, nft, "transferFrom", ewoq.Address, dev1.Address, big.NewInt(1)),
+			call(ewoq, &seed.NFT, nft, "safeTransferFrom", ewoq.Address, dev3.Address, big.NewInt(2)),
+			call(dev1, &seed.Token, tok, "transfer", dev4.Address, adt(100)),
+			call(ewoq, &seed.Multi, multi, "mint", ewoq.Address, big.NewInt(1), big.NewInt(100)),
+			call(ewoq, &seed.Multi, multi, "mintBatch", ewoq.Address, ids(2, 3, 4), ids(10, 20, 30)),
+		},
+		{
+			call(ewoq, &seed.Multi, multi, "safeTransferFrom", ewoq.Address, dev1.Address, big.NewInt(1), big.NewInt(5), []byte{}),
+			call(ewoq, &seed.Multi, multi, "safeBatchTransferFrom", ewoq.Address, dev2.Address, ids(2, 3), ids(1, 2), []byte{}),
+			native(dev1, dev4.Address, ether(1)),
+		},
+		{
+			func() (*types.Transaction, error) {
+				data, err := fac.Call("deploy", big.NewInt(7))
+				if err != nil {
+					return nil, err
+				}
+				return s.tx(ewoq, &seed.Factory, ether(1), data, 1_000_000), nil
+			},
+			func() (*types.Transaction, error) {
+				data, err := fac.Call("deploy2", big.NewInt(8), [32]byte(seed.Salt))
+				if err != nil {
+					return nil, err
+				}
+				return s.tx(dev1, &seed.Factory, nil, data, 1_000_000), nil
+			},
+		},
+		{
+			call(dev1, &seed.Multi, multi, "safeTransferFrom", dev1.Address, dev3.Address, big.NewInt(1), big.NewInt(2), []byte{}),
+			call(dev1, &seed.NFT, nft, "transferFrom", dev1.Address, dev2.Address, big.NewInt(4)),
+		},
+	}
+	for i, step := range steps {
+		txs := make([]*types.Transaction, 0, len(step))
+		for _, b := range step {
+			tx, err := b()
+			if err != nil {
+				return nil, fmt.Errorf("step %d: %w", i, err)
+			}
+			txs = append(txs, tx)
+		}
+		block, receipts, err := c.SendBlock(ctx, txs...)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", i, err)
+		}
+		for j, r := range receipts {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return nil, fmt.Errorf("step %d: tx %d (%s) reverted", i, j, r.TxHash)
+			}
+		}
+		seed.Head = block.NumberU64()
+	}
+	seed.ChildCreate = crypto.CreateAddress(seed.Factory, 1)
+	childCode, err := mustArtifact(ContractChild).Deploy(big.NewInt(8))
+	if err != nil {
+		return nil, err
+	}
+	seed.ChildCreate2 = crypto.CreateAddress2(seed.Factory, seed.Salt, crypto.Keccak256(childCode))
+	return seed, nil
+}
+
+func latestSigner(c *Chain) types.Signer { return types.LatestSignerForChainID(c.chainID) }

@@ -1,0 +1,88 @@
+package evmdata
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/avaedge/avaedge/local/evmindex"
+	"github.com/ethereum/go-ethereum/common"
+)
+
+func blockJSON(b evmindex.BlockRow) evmBlock {
+	return evmBlock{
+		ChainID: u64(b.ChainID), BlockNumber: u64(b.Number), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(),
+		TxCount: b.TxCount, BaseFee: b.BaseFee.String(), GasUsed: u64(b.GasUsed), GasLimit: u64(b.GasLimit),
+		GasCost:    "0", // Avalanche's blockGasCost; a go-ethereum chain has none
+		ParentHash: b.ParentHash.Hex(), FeesSpent: b.FeesSpent.String(), CumulativeTransactions: u64(b.CumulativeTxs),
+	}
+}
+
+// getLatestBlocks answers GET /v1/chains/{chainId}/blocks, newest first.
+func (s *server) getLatestBlocks(w http.ResponseWriter, r *http.Request) {
+	c, err := s.chain(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	size, err := pageSize(r, 10, 100)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sc := scope(r)
+	before, err := s.cursor(r, sc)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rows, err := s.ix.LatestBlocks(r.Context(), c.ChainID, before, size+1)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := struct {
+		NextPageToken string     `json:"nextPageToken,omitempty"`
+		Blocks        []evmBlock `json:"blocks"`
+	}{Blocks: make([]evmBlock, 0, min(len(rows), size))}
+	for i, b := range rows {
+		if i == size {
+			// b.Number+1 > 0, so the cursor never reads as "first page".
+			out.NextPageToken = s.token(sc, rows[size-1].Number)
+			break
+		}
+		out.Blocks = append(out.Blocks, blockJSON(b))
+	}
+	writeJSON(w, out)
+}
+
+// getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: a number or a
+// block hash.
+func (s *server) getBlock(w http.ResponseWriter, r *http.Request) {
+	c, err := s.chain(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := r.PathValue("blockId")
+	var b evmindex.BlockRow
+	switch {
+	case strings.HasPrefix(id, "0x") && len(id) == 66:
+		b, err = s.ix.BlockByHash(r.Context(), c.ChainID, common.HexToHash(id))
+	default:
+		n, perr := strconv.ParseUint(id, 10, 64)
+		if perr != nil {
+			s.writeError(w, r, errBadRequest{"blockId must be a block number or a block hash"})
+			return
+		}
+		b, err = s.ix.Block(r.Context(), c.ChainID, n)
+	}
+	if err != nil {
+		if err == evmindex.ErrNotFound {
+			err = errNotFound("Block " + id + " not found")
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, blockJSON(b))
+}

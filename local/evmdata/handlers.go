@@ -1,0 +1,280 @@
+// Package evmdata serves the EVM routes of the Data API (blocks, native and
+// token balances, transfers, NFT details, deployment transactions, chains)
+// from an evmindex.Index.
+package evmdata
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/local/evmindex"
+	"github.com/avaedge/avaedge/local/pagetoken"
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// NetworkToken is a chain's native token.
+type NetworkToken struct {
+	Name        string
+	Symbol      string
+	Decimals    int
+	LogoURI     string // optional
+	Description string // optional
+}
+
+// ChainInfo describes one EVM chain the index follows, for /v1/chains and
+// the native-token fields of the answers.
+type ChainInfo struct {
+	ChainID         uint64
+	ChainName       string
+	Description     string
+	RPCURL          string
+	IsTestnet       bool
+	NetworkToken    NetworkToken
+	PlatformChainID string // optional: the Avalanche blockchain id; also accepted as {chainId}
+	SubnetID        string // optional
+	VMID            string // optional
+	ExplorerURL     string // optional
+	WSURL           string // optional
+	ChainLogoURI    string // optional
+}
+
+// LocalChain returns the ChainInfo of the embedded dev chain (chain id
+// 43112 by default) reachable at rpcURL.
+func LocalChain(chainID uint64, rpcURL string) ChainInfo {
+	return ChainInfo{
+		ChainID:         chainID,
+		ChainName:       "Avalanche (C-Chain)",
+		Description:     "The local avaedge dev chain: an embedded EVM with the local C-chain's id.",
+		RPCURL:          rpcURL,
+		IsTestnet:       true,
+		PlatformChainID: "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC",
+		SubnetID:        "11111111111111111111111111111111LpoYY",
+		NetworkToken:    NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18, Description: "The native token of the local network."},
+	}
+}
+
+// Options configures the handlers.
+type Options struct {
+	// Index is the store the answers come from. Required.
+	Index *evmindex.Index
+	// Chains lists the chains to serve; each must be followed by Index. A
+	// chain the Index follows but Chains omits answers 404.
+	Chains []ChainInfo
+	// Now is the clock of page tokens and nothing else. Nil means time.Now.
+	Now func() time.Time
+	// Logger logs internal errors (answered 500). Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// server holds the handlers' shared state; it is immutable after Handlers.
+type server struct {
+	ix     *evmindex.Index
+	chains []ChainInfo
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+// Handlers returns one handler per glacier.json operationId: getLatestBlocks,
+// getBlock, getNativeBalance, listErc20Balances, listErc721Balances,
+// listErc1155Balances, listErc1155Transactions, listTransfers,
+// getDeploymentTransaction, getTransaction, getTokenDetails, supportedChains
+// and getChainInfo. They read path values with r.PathValue ("chainId",
+// "address", "tokenId", "txHash", "blockId"), so they must be mounted on a
+// ServeMux pattern that names them.
+func Handlers(opts Options) map[string]http.Handler {
+	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	return map[string]http.Handler{
+		"getLatestBlocks":          http.HandlerFunc(s.getLatestBlocks),
+		"getBlock":                 http.HandlerFunc(s.getBlock),
+		"getNativeBalance":         http.HandlerFunc(s.getNativeBalance),
+		"listErc20Balances":        http.HandlerFunc(s.listErc20Balances),
+		"listErc721Balances":       http.HandlerFunc(s.listErc721Balances),
+		"listErc1155Balances":      http.HandlerFunc(s.listErc1155Balances),
+		"listErc1155Transactions":  http.HandlerFunc(s.listErc1155Transactions),
+		"listTransfers":            http.HandlerFunc(s.listTransfers),
+		"getDeploymentTransaction": http.HandlerFunc(s.getDeploymentTransaction),
+		"getTransaction":           http.HandlerFunc(s.getTransaction),
+		"getTokenDetails":          http.HandlerFunc(s.getTokenDetails),
+		"supportedChains":          http.HandlerFunc(s.supportedChains),
+		"getChainInfo":             http.HandlerFunc(s.getChainInfo),
+	}
+}
+
+// errBadRequest carries validation messages; errNotFound a 404 message.
+type errBadRequest []string
+
+func (e errBadRequest) Error() string { return strings.Join(e, "; ") }
+
+type errNotFound string
+
+func (e errNotFound) Error() string { return string(e) }
+
+// writeError maps err to the Data API's error body: the one place statuses
+// are chosen.
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var bad errBadRequest
+	var nf errNotFound
+	switch {
+	case errors.As(err, &bad):
+		apierror.WriteList(w, http.StatusBadRequest, bad...)
+	case errors.As(err, &nf):
+		apierror.Write(w, http.StatusNotFound, string(nf))
+	case errors.Is(err, evmindex.ErrNotFound):
+		apierror.Write(w, http.StatusNotFound, "Not found")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		apierror.Write(w, http.StatusServiceUnavailable, "Request timed out")
+	default:
+		s.log.Error("evmdata: internal error", "path", r.URL.Path, "err", err)
+		apierror.Write(w, http.StatusInternalServerError, "Internal Server Error")
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		apierror.Write(w, http.StatusInternalServerError, "Internal Server Error")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+// chain resolves the {chainId} path value.
+func (s *server) chain(r *http.Request) (*ChainInfo, error) {
+	raw := r.PathValue("chainId")
+	for i := range s.chains {
+		c := &s.chains[i]
+		if (raw == strconv.FormatUint(c.ChainID, 10) || (c.PlatformChainID != "" && raw == c.PlatformChainID)) && s.ix.Has(c.ChainID) {
+			return c, nil
+		}
+	}
+	return nil, errNotFound(fmt.Sprintf("Chain %s not found", raw))
+}
+
+// address parses an EVM address path or query value.
+func address(name, raw string) (common.Address, error) {
+	if !common.IsHexAddress(raw) || !strings.HasPrefix(strings.ToLower(raw), "0x") {
+		return common.Address{}, errBadRequest{name + " must be a valid EVM address"}
+	}
+	return common.HexToAddress(raw), nil
+}
+
+// pageSize reads pageSize with its default and maximum.
+func pageSize(r *http.Request, def, max int) (int, error) {
+	raw := r.URL.Query().Get("pageSize")
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		return 0, errBadRequest{"pageSize must be an integer number"}
+	}
+	if n < 1 {
+		return 0, errBadRequest{"pageSize must not be less than 1"}
+	}
+	if n > max {
+		return 0, errBadRequest{fmt.Sprintf("pageSize must not be greater than %d", max)}
+	}
+	return n, nil
+}
+
+// blockParam reads a non-negative block number query value ("number" in the
+// spec: integral decimals, also "12.0"). ok is false when absent.
+func blockParam(r *http.Request, name string) (v uint64, ok bool, err error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return 0, false, nil
+	}
+	if n, err := strconv.ParseUint(raw, 10, 64); err == nil {
+		return n, true, nil
+	}
+	f, ferr := strconv.ParseFloat(raw, 64)
+	if ferr != nil || f < 0 || f != math.Trunc(f) || f > 1<<53 {
+		return 0, false, errBadRequest{name + " must be a non-negative integer"}
+	}
+	return uint64(f), true, nil
+}
+
+// cursor decodes pageToken for scope; zero means the first page.
+func (s *server) cursor(r *http.Request, scope string) (uint64, error) {
+	tok := r.URL.Query().Get("pageToken")
+	if tok == "" {
+		return 0, nil
+	}
+	c, err := pagetoken.Decode(scope, tok, s.now())
+	if err != nil || c == 0 {
+		return 0, errBadRequest{"Invalid page token"}
+	}
+	return c, nil
+}
+
+func (s *server) token(scope string, cursor uint64) string {
+	return pagetoken.Encode(scope, cursor, s.now())
+}
+
+// scope names a listing for its page tokens: the route, the path and the
+// filters that shape it.
+func scope(r *http.Request, filters ...string) string {
+	return r.URL.Path + "?" + strings.Join(filters, "&")
+}
+
+func (s *server) nativeToken(c *ChainInfo) networkToken {
+	t := c.NetworkToken
+	return networkToken{Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals, LogoURI: t.LogoURI, Description: t.Description}
+}
+
+func rich(a common.Address) richAddress { return richAddress{Address: a.Hex()} }
+
+func u64(v uint64) string { return strconv.FormatUint(v, 10) }
+
+func toChainInfoJSON(c *ChainInfo) chainInfoJSON {
+	return chainInfoJSON{
+		ChainID: u64(c.ChainID), Status: "OK", ChainName: c.ChainName, Description: c.Description,
+		PlatformChainID: c.PlatformChainID, SubnetID: c.SubnetID, VMID: c.VMID, VMName: "EVM",
+		ExplorerURL: c.ExplorerURL, RPCURL: c.RPCURL, WSURL: c.WSURL, IsTestnet: c.IsTestnet,
+		NetworkToken: networkToken{Name: c.NetworkToken.Name, Symbol: c.NetworkToken.Symbol, Decimals: c.NetworkToken.Decimals,
+			LogoURI: c.NetworkToken.LogoURI, Description: c.NetworkToken.Description},
+		ChainLogoURI: c.ChainLogoURI, EnabledFeatures: []string{"nftIndexing"},
+	}
+}
+
+// supportedChains answers GET /v1/chains. The network and feature filters
+// are accepted; the local world answers for every network (DESIGN.md).
+func (s *server) supportedChains(w http.ResponseWriter, r *http.Request) {
+	out := struct {
+		Chains []chainInfoJSON `json:"chains"`
+	}{Chains: []chainInfoJSON{}}
+	for i := range s.chains {
+		if s.ix.Has(s.chains[i].ChainID) {
+			out.Chains = append(out.Chains, toChainInfoJSON(&s.chains[i]))
+		}
+	}
+	writeJSON(w, out)
+}
+
+// getChainInfo answers GET /v1/chains/{chainId}.
+func (s *server) getChainInfo(w http.ResponseWriter, r *http.Request) {
+	c, err := s.chain(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, toChainInfoJSON(c))
+}

@@ -1,0 +1,333 @@
+package evmindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// follower indexes one chain. Its run loop is the only writer of the chain's
+// rows.
+type follower struct {
+	ix     *Index
+	opts   ChainOptions
+	id     uint64
+	label  string
+	client *rpc.Client
+	dialed bool // client was dialled by us: close it
+	trace  atomic.Bool
+	http   *http.Client
+
+	// mu guards head, hasHead and changed (closed and replaced whenever the
+	// indexed head moves).
+	mu      sync.Mutex
+	head    uint64
+	hasHead bool
+	changed chan struct{}
+
+	// Owned by the run loop.
+	cumTxs uint64
+	tokens map[common.Address]TokenKind // contracts with a tokens row
+}
+
+func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, error) {
+	if co.PollInterval <= 0 {
+		co.PollInterval = time.Second
+	}
+	if co.CommitBlocks <= 0 {
+		co.CommitBlocks = 500
+	}
+	if co.RPCBatch <= 0 {
+		co.RPCBatch = 25
+	}
+	if co.Concurrency <= 0 {
+		co.Concurrency = 4
+	}
+	f := &follower{ix: ix, opts: co, id: co.ChainID, label: strconv.FormatUint(co.ChainID, 10), client: co.Client,
+		changed: make(chan struct{}), tokens: map[common.Address]TokenKind{}, http: co.HTTPClient}
+	if f.http == nil {
+		f.http = &http.Client{Timeout: 5 * time.Second}
+	}
+	if f.client == nil {
+		if co.RPCURL == "" {
+			return nil, fmt.Errorf("evmindex: chain %d: no RPC URL or client", co.ChainID)
+		}
+		c, err := rpc.DialContext(ctx, co.RPCURL)
+		if err != nil {
+			return nil, fmt.Errorf("evmindex: chain %d: dial %s: %w", co.ChainID, co.RPCURL, err)
+		}
+		f.client, f.dialed = c, true
+	}
+	var id hexutil.Uint64
+	if err := f.client.CallContext(ctx, &id, "eth_chainId"); err != nil {
+		f.close()
+		return nil, fmt.Errorf("evmindex: chain %d: eth_chainId: %w", co.ChainID, err)
+	}
+	if uint64(id) != co.ChainID {
+		f.close()
+		return nil, fmt.Errorf("evmindex: chain %d: node reports chain id %d", co.ChainID, uint64(id))
+	}
+	if err := f.load(); err != nil {
+		f.close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *follower) close() {
+	if f.dialed {
+		f.client.Close()
+	}
+}
+
+// load reads the resume point and known tokens from the store.
+func (f *follower) load() error {
+	db := f.ix.w
+	var start uint64
+	var trace bool
+	err := db.QueryRow(`SELECT start_block, trace FROM chains WHERE chain_id=?`, f.id).Scan(&start, &trace)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := db.Exec(`INSERT INTO chains (chain_id, start_block, trace) VALUES (?,?,?)`, f.id, f.opts.StartBlock, !f.opts.NoTrace); err != nil {
+			return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
+		}
+		trace = !f.opts.NoTrace
+	case err != nil:
+		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
+	default:
+		f.opts.StartBlock = start
+		trace = trace && !f.opts.NoTrace
+	}
+	f.trace.Store(trace)
+	var n, cum sql.NullInt64
+	if err := db.QueryRow(`SELECT number, cum_txs FROM blocks WHERE chain_id=? ORDER BY number DESC LIMIT 1`, f.id).Scan(&n, &cum); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
+	}
+	if n.Valid {
+		f.setHead(uint64(n.Int64), true)
+		f.cumTxs = uint64(cum.Int64)
+	}
+	rows, err := db.Query(`SELECT address, kind FROM tokens WHERE chain_id=?`, f.id)
+	if err != nil {
+		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a []byte
+		var k TokenKind
+		if err := rows.Scan(&a, &k); err != nil {
+			return err
+		}
+		f.tokens[common.BytesToAddress(a)] = k
+	}
+	return rows.Err()
+}
+
+func (f *follower) indexed() (uint64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.head, f.hasHead
+}
+
+func (f *follower) setHead(n uint64, ok bool) {
+	f.mu.Lock()
+	f.head, f.hasHead = n, ok
+	close(f.changed)
+	f.changed = make(chan struct{})
+	f.mu.Unlock()
+	if ok {
+		f.ix.metrics.indexed.WithLabelValues(f.label).Set(float64(n))
+	}
+}
+
+func (f *follower) disableTrace(err error) {
+	if f.trace.CompareAndSwap(true, false) {
+		f.ix.log.Info("evmindex: node has no call tracer; creations from receipts only", "chain", f.id, "err", err)
+		f.ix.w.Exec(`UPDATE chains SET trace=0 WHERE chain_id=?`, f.id)
+	}
+}
+
+// run follows the node until ctx ends.
+func (f *follower) run(ctx context.Context) {
+	wake := make(chan struct{}, 1)
+	heads := make(chan map[string]any, 16)
+	if sub, err := f.client.EthSubscribe(ctx, heads, "newHeads"); err == nil {
+		// Only the wake-up matters; the loop reads the head itself. Without
+		// subscriptions (plain HTTP) the loop polls.
+		defer sub.Unsubscribe()
+		go func() {
+			for {
+				select {
+				case <-heads:
+					select {
+					case wake <- struct{}{}:
+					default:
+					}
+				case <-sub.Err():
+					return
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	backoff := f.opts.PollInterval
+	for {
+		caughtUp, err := f.step(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := f.opts.PollInterval
+		if err != nil {
+			f.ix.metrics.errors.WithLabelValues(f.label).Inc()
+			f.ix.log.Warn("evmindex: follow", "chain", f.id, "err", err)
+			wait = backoff
+			backoff = min(backoff*2, 30*time.Second)
+		} else {
+			backoff = f.opts.PollInterval
+			if !caughtUp {
+				continue
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// step indexes up to CommitBlocks blocks; caughtUp reports that the store
+// reached the node's head.
+func (f *follower) step(ctx context.Context) (caughtUp bool, err error) {
+	var h hexutil.Uint64
+	if err := f.client.CallContext(ctx, &h, "eth_blockNumber"); err != nil {
+		return false, fmt.Errorf("eth_blockNumber: %w", err)
+	}
+	nodeHead := uint64(h)
+	f.ix.metrics.head.WithLabelValues(f.label).Set(float64(nodeHead))
+	last, ok := f.indexed()
+	next := f.opts.StartBlock
+	if ok {
+		next = last + 1
+	}
+	defer func() {
+		cur, _ := f.indexed()
+		f.ix.metrics.lag.WithLabelValues(f.label).Set(float64(nodeHead) - float64(cur))
+	}()
+	if next > nodeHead {
+		if ok {
+			// Same height or a shorter chain: is our tip still canonical?
+			probe := min(last, nodeHead)
+			if err := f.checkCanonical(ctx, probe); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	to := min(nodeHead, next+uint64(f.opts.CommitBlocks)-1)
+	blocks, err := f.fetchRange(ctx, next, to)
+	if err != nil {
+		return false, err
+	}
+	// Link the batch to the store and to itself.
+	if ok {
+		stored, err := f.storedHash(last)
+		if err != nil {
+			return false, err
+		}
+		if blocks[0].block.ParentHash != stored {
+			return false, f.rollbackToCanonical(ctx, last)
+		}
+	}
+	for i := 1; i < len(blocks); i++ {
+		if blocks[i].block.ParentHash != blocks[i-1].block.Hash {
+			blocks = blocks[:i] // the node re-orged while we read: keep the linked prefix
+			break
+		}
+	}
+	if err := f.commit(ctx, blocks); err != nil {
+		return false, err
+	}
+	return to == nodeHead && len(blocks) == int(to-next+1), nil
+}
+
+// checkCanonical compares the stored hash of block n with the node's and
+// rolls back on a mismatch.
+func (f *follower) checkCanonical(ctx context.Context, n uint64) error {
+	if n < f.opts.StartBlock {
+		return nil
+	}
+	stored, err := f.storedHash(n)
+	if err != nil {
+		return err
+	}
+	node, err := f.headerHash(ctx, n)
+	if err != nil {
+		return fmt.Errorf("block %d hash: %w", n, err)
+	}
+	last, _ := f.indexed()
+	if node != stored || last > n {
+		return f.rollbackToCanonical(ctx, n)
+	}
+	return nil
+}
+
+// rollbackToCanonical walks back from block n to the newest stored block the
+// node still has, and removes every stored block above it.
+func (f *follower) rollbackToCanonical(ctx context.Context, n uint64) error {
+	from := f.opts.StartBlock
+	for k := n; k >= f.opts.StartBlock; k-- {
+		stored, err := f.storedHash(k)
+		if err != nil {
+			return err
+		}
+		node, err := f.headerHash(ctx, k)
+		if err != nil && !errors.Is(err, errNotFound) {
+			return fmt.Errorf("block %d hash: %w", k, err)
+		}
+		if err == nil && node == stored {
+			from = k + 1
+			break
+		}
+		if k == 0 {
+			break
+		}
+	}
+	last, ok := f.indexed()
+	if !ok || from > last {
+		return nil
+	}
+	f.ix.log.Warn("evmindex: re-org", "chain", f.id, "from", from, "to", last)
+	if err := f.rollback(ctx, from); err != nil {
+		return err
+	}
+	f.ix.metrics.reorgs.WithLabelValues(f.label).Inc()
+	if f.ix.opts.OnRollback != nil {
+		f.ix.opts.OnRollback(ctx, f.id, from)
+	}
+	return nil
+}
+
+func (f *follower) storedHash(n uint64) (common.Hash, error) {
+	var h []byte
+	err := f.ix.w.QueryRow(`SELECT hash FROM blocks WHERE chain_id=? AND number=?`, f.id, n).Scan(&h)
+	if err != nil {
+		return common.Hash{}, fmt.Errorf("stored block %d: %w", n, err)
+	}
+	return common.BytesToHash(h), nil
+}

@@ -1,0 +1,294 @@
+// Package evmindex follows EVM JSON-RPC nodes into an embedded SQLite store:
+// blocks, transactions and receipts, ERC-20 / ERC-721 / ERC-1155 transfers
+// decoded from logs, balances and NFT owners derived from them, token
+// metadata read with eth_call, and contract creations and internal
+// transactions from debug_traceBlockByNumber's call tracer where the node has
+// it (receipts' contractAddress otherwise). Fetching is batched and
+// concurrent; re-orgs are detected by parent hash and rolled back; a
+// restarted index resumes from its store.
+package evmindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/rpc"
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configures an Index.
+type Options struct {
+	// Path is the SQLite database file. Empty means a private temporary file
+	// that Close removes: an index as volatile as memory, but with WAL's
+	// concurrent readers.
+	Path string
+	// Chains are the EVM nodes to follow, one per chain id.
+	Chains []ChainOptions
+	// OnBlock, when set, is called for every block in chain order right
+	// after the store commits it, from the chain's follower goroutine: a
+	// slow hook slows indexing. b is shared: the hook must not keep or
+	// modify it beyond the call.
+	OnBlock BlockHook
+	// OnRollback, when set, is called after a re-org removed the blocks >=
+	// fromBlock of chainID from the store and before the replacement blocks
+	// are indexed (and handed to OnBlock).
+	OnRollback RollbackHook
+	// Registerer receives the index's Prometheus metrics. Nil means none.
+	Registerer prometheus.Registerer
+	// Logger logs follower errors and re-orgs. Nil means slog.Default().
+	Logger *slog.Logger
+	// Now stamps metadataLastUpdatedTimestamp. Nil means time.Now.
+	Now func() time.Time
+}
+
+// ChainOptions configures the follower of one chain.
+type ChainOptions struct {
+	// ChainID is the EVM chain id; Open checks it against eth_chainId.
+	ChainID uint64
+	// RPCURL is the node's JSON-RPC endpoint (http, https, ws or wss).
+	// Ignored when Client is set.
+	RPCURL string
+	// Client is an RPC client to use instead of dialling RPCURL, e.g. the
+	// embedded dev chain's in-process client. The Index does not close it.
+	Client *rpc.Client
+	// StartBlock is the first block indexed when the store has none of this
+	// chain; a resumed index continues after its last block instead.
+	StartBlock uint64
+	// PollInterval is how often the head is polled when no newHeads
+	// subscription is available. Zero means 1s.
+	PollInterval time.Duration
+	// CommitBlocks is how many blocks one store transaction holds while
+	// catching up. Zero means 500.
+	CommitBlocks int
+	// RPCBatch is how many blocks one JSON-RPC batch request reads. Zero
+	// means 25.
+	RPCBatch int
+	// Concurrency is how many batch requests are in flight. Zero means 4.
+	Concurrency int
+	// NoTrace disables debug_traceBlockByNumber; contract creations then
+	// come from receipts only (top-level CREATE) and there are no internal
+	// transactions. Tracing is also switched off when the node lacks it.
+	NoTrace bool
+	// IPFSGateway is the base URL for ipfs:// token URIs, e.g.
+	// "https://ipfs.io/ipfs/". Empty means such metadata is not fetched.
+	IPFSGateway string
+	// FetchHTTP allows fetching http(s) token URIs. False means only data:
+	// URIs (and ipfs:// with IPFSGateway) are read.
+	FetchHTTP bool
+	// HTTPClient fetches metadata. Nil means a client with a 5s timeout.
+	HTTPClient *http.Client
+}
+
+// Index is the store plus one follower per chain. It is safe for
+// concurrent use.
+type Index struct {
+	opts    Options
+	w       *sql.DB // the single writer connection
+	r       *sql.DB // readers
+	tmpDir  string  // removed by Close when Path was empty
+	chains  map[uint64]*follower
+	order   []uint64
+	metrics *metrics
+	log     *slog.Logger
+	now     func() time.Time
+
+	// writeMu serializes store transactions of all followers.
+	writeMu sync.Mutex
+
+	startOnce sync.Once
+	stopOnce  sync.Once
+	cancel    context.CancelFunc // ends every follower; set by Start
+	wg        sync.WaitGroup     // the followers
+}
+
+// Open opens (or creates) the store and connects to every chain's node. Start
+// begins following; Close releases everything.
+func Open(ctx context.Context, opts Options) (*Index, error) {
+	ix := &Index{opts: opts, chains: map[uint64]*follower{}, log: opts.Logger, now: opts.Now}
+	if ix.log == nil {
+		ix.log = slog.Default()
+	}
+	if ix.now == nil {
+		ix.now = time.Now
+	}
+	path := opts.Path
+	if path == "" {
+		dir, err := os.MkdirTemp("", "evmindex-")
+		if err != nil {
+			return nil, fmt.Errorf("evmindex: temp dir: %w", err)
+		}
+		ix.tmpDir, path = dir, filepath.Join(dir, "index.db")
+	}
+	if err := ix.openDB(path); err != nil {
+		ix.closeDB()
+		return nil, err
+	}
+	ix.metrics = newMetrics(opts.Registerer)
+	for _, co := range opts.Chains {
+		if _, dup := ix.chains[co.ChainID]; dup {
+			ix.Close()
+			return nil, fmt.Errorf("evmindex: chain %d configured twice", co.ChainID)
+		}
+		f, err := newFollower(ctx, ix, co)
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+		ix.chains[co.ChainID] = f
+		ix.order = append(ix.order, co.ChainID)
+	}
+	return ix, nil
+}
+
+func (ix *Index) openDB(path string) error {
+	sync := "NORMAL"
+	if ix.tmpDir != "" {
+		sync = "OFF"
+	}
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=" + sync + "&_busy_timeout=10000&_foreign_keys=0&cache=private"
+	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
+	if err != nil {
+		return fmt.Errorf("evmindex: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	ix.w = w
+	if _, err := w.Exec(schema); err != nil {
+		return fmt.Errorf("evmindex: schema: %w", err)
+	}
+	if _, err := w.Exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); err != nil {
+		return fmt.Errorf("evmindex: pragmas: %w", err)
+	}
+	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=1")
+	if err != nil {
+		return fmt.Errorf("evmindex: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	ix.r = r
+	return nil
+}
+
+func (ix *Index) closeDB() {
+	if ix.r != nil {
+		ix.r.Close()
+	}
+	if ix.w != nil {
+		ix.w.Close()
+	}
+	if ix.tmpDir != "" {
+		os.RemoveAll(ix.tmpDir)
+	}
+}
+
+// Start begins following every chain in the background, once. The followers
+// stop at Close (or when ctx ends).
+func (ix *Index) Start(ctx context.Context) {
+	ix.startOnce.Do(func() {
+		ctx, cancel := context.WithCancel(ctx)
+		ix.cancel = cancel
+		for _, id := range ix.order {
+			f := ix.chains[id]
+			ix.wg.Add(1)
+			go func() {
+				defer ix.wg.Done()
+				f.run(ctx)
+			}()
+		}
+	})
+}
+
+// Close stops the followers, closes the RPC clients the Index dialled and the
+// store, and removes a temporary store. It is safe to call more than once.
+func (ix *Index) Close() error {
+	ix.stopOnce.Do(func() {
+		if ix.cancel != nil {
+			ix.cancel()
+		}
+		ix.wg.Wait()
+		for _, f := range ix.chains {
+			f.close()
+		}
+		ix.closeDB()
+	})
+	return nil
+}
+
+// ErrUnknownChain is returned for a chain id the Index does not follow.
+var ErrUnknownChain = errors.New("evmindex: unknown chain")
+
+// Chains returns the followed chain ids in configuration order.
+func (ix *Index) Chains() []uint64 { return append([]uint64(nil), ix.order...) }
+
+// Has reports whether chainID is followed.
+func (ix *Index) Has(chainID uint64) bool { _, ok := ix.chains[chainID]; return ok }
+
+// Head returns the highest block of chainID in the store, and false when it
+// has none yet.
+func (ix *Index) Head(chainID uint64) (uint64, bool) {
+	f := ix.chains[chainID]
+	if f == nil {
+		return 0, false
+	}
+	return f.indexed()
+}
+
+// WaitFor blocks until chainID's store holds block number, or ctx ends.
+func (ix *Index) WaitFor(ctx context.Context, chainID, number uint64) error {
+	f := ix.chains[chainID]
+	if f == nil {
+		return ErrUnknownChain
+	}
+	for {
+		f.mu.Lock()
+		head, ok, ch := f.head, f.hasHead, f.changed
+		f.mu.Unlock()
+		if ok && head >= number {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// metrics are the index's Prometheus series, labelled by chain id.
+type metrics struct {
+	head      *prometheus.GaugeVec
+	indexed   *prometheus.GaugeVec
+	lag       *prometheus.GaugeVec
+	blocks    *prometheus.CounterVec
+	transfers *prometheus.CounterVec
+	reorgs    *prometheus.CounterVec
+	errors    *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	l := []string{"chain_id"}
+	m := &metrics{
+		head:      prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "node_head_block", Help: "Latest block number reported by the followed node."}, l),
+		indexed:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "indexed_block", Help: "Highest block number committed to the store."}, l),
+		lag:       prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "lag_blocks", Help: "Node head minus indexed block."}, l),
+		blocks:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "blocks_total", Help: "Blocks indexed."}, l),
+		transfers: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "transfers_total", Help: "Token transfers indexed."}, l),
+		reorgs:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "reorgs_total", Help: "Re-orgs rolled back."}, l),
+		errors:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "errors_total", Help: "Follower errors (the follower retries)."}, l),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.head, m.indexed, m.lag, m.blocks, m.transfers, m.reorgs, m.errors} {
+			reg.MustRegister(c)
+		}
+	}
+	return m
+}

@@ -1,0 +1,138 @@
+package evmindex
+
+// schema is the store's SQLite schema. Addresses and hashes are BLOBs,
+// token ids 32-byte big-endian BLOBs (so they sort numerically), amounts
+// decimal TEXT. seq orders token transfers: block<<28 | logIndex<<10 |
+// batchIndex. Every list route reads one index range.
+const schema = `
+CREATE TABLE IF NOT EXISTS chains (
+	chain_id INTEGER PRIMARY KEY,
+	start_block INTEGER NOT NULL,
+	trace INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS blocks (
+	chain_id INTEGER NOT NULL,
+	number INTEGER NOT NULL,
+	hash BLOB NOT NULL,
+	parent_hash BLOB NOT NULL,
+	timestamp INTEGER NOT NULL,
+	tx_count INTEGER NOT NULL,
+	gas_used INTEGER NOT NULL,
+	gas_limit INTEGER NOT NULL,
+	base_fee TEXT NOT NULL,
+	fees_spent TEXT NOT NULL,
+	cum_txs INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, number)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blocks_hash ON blocks (chain_id, hash);
+CREATE TABLE IF NOT EXISTS txs (
+	chain_id INTEGER NOT NULL,
+	hash BLOB NOT NULL,
+	block_number INTEGER NOT NULL,
+	tx_index INTEGER NOT NULL,
+	type INTEGER NOT NULL,
+	from_addr BLOB NOT NULL,
+	to_addr BLOB,
+	value TEXT NOT NULL,
+	nonce INTEGER NOT NULL,
+	gas_limit INTEGER NOT NULL,
+	gas_used INTEGER NOT NULL,
+	gas_price TEXT NOT NULL,
+	max_fee TEXT,
+	max_priority_fee TEXT,
+	status INTEGER NOT NULL,
+	input BLOB NOT NULL,
+	PRIMARY KEY (chain_id, hash)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS txs_block ON txs (chain_id, block_number);
+CREATE TABLE IF NOT EXISTS transfers (
+	chain_id INTEGER NOT NULL,
+	seq INTEGER NOT NULL,
+	block_number INTEGER NOT NULL,
+	log_index INTEGER NOT NULL,
+	tx_hash BLOB NOT NULL,
+	contract BLOB NOT NULL,
+	kind INTEGER NOT NULL,
+	from_addr BLOB NOT NULL,
+	to_addr BLOB NOT NULL,
+	token_id BLOB,
+	value TEXT NOT NULL,
+	PRIMARY KEY (chain_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS transfers_contract ON transfers (chain_id, contract, seq);
+CREATE INDEX IF NOT EXISTS transfers_tx ON transfers (chain_id, tx_hash);
+CREATE TABLE IF NOT EXISTS address_transfers (
+	chain_id INTEGER NOT NULL,
+	address BLOB NOT NULL,
+	kind INTEGER NOT NULL,
+	seq INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, address, kind, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS erc20_balances (
+	chain_id INTEGER NOT NULL,
+	owner BLOB NOT NULL,
+	contract BLOB NOT NULL,
+	balance TEXT NOT NULL,
+	PRIMARY KEY (chain_id, owner, contract)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS erc1155_balances (
+	chain_id INTEGER NOT NULL,
+	owner BLOB NOT NULL,
+	contract BLOB NOT NULL,
+	token_id BLOB NOT NULL,
+	balance TEXT NOT NULL,
+	PRIMARY KEY (chain_id, owner, contract, token_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS nft_owners (
+	chain_id INTEGER NOT NULL,
+	contract BLOB NOT NULL,
+	token_id BLOB NOT NULL,
+	owner BLOB NOT NULL,
+	PRIMARY KEY (chain_id, contract, token_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS nft_owners_owner ON nft_owners (chain_id, owner, contract, token_id);
+CREATE TABLE IF NOT EXISTS tokens (
+	chain_id INTEGER NOT NULL,
+	address BLOB NOT NULL,
+	kind INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	symbol TEXT NOT NULL,
+	decimals INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, address)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS nfts (
+	chain_id INTEGER NOT NULL,
+	contract BLOB NOT NULL,
+	token_id BLOB NOT NULL,
+	token_uri TEXT NOT NULL,
+	status TEXT NOT NULL,
+	metadata TEXT NOT NULL,
+	updated INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, contract, token_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS contracts (
+	chain_id INTEGER NOT NULL,
+	address BLOB NOT NULL,
+	tx_hash BLOB NOT NULL,
+	block_number INTEGER NOT NULL,
+	deployer BLOB NOT NULL,
+	kind TEXT NOT NULL,
+	PRIMARY KEY (chain_id, address)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS contracts_block ON contracts (chain_id, block_number);
+CREATE TABLE IF NOT EXISTS internal_txs (
+	chain_id INTEGER NOT NULL,
+	tx_hash BLOB NOT NULL,
+	idx INTEGER NOT NULL,
+	block_number INTEGER NOT NULL,
+	type TEXT NOT NULL,
+	from_addr BLOB NOT NULL,
+	to_addr BLOB NOT NULL,
+	value TEXT NOT NULL,
+	gas INTEGER NOT NULL,
+	gas_used INTEGER NOT NULL,
+	reverted INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, tx_hash, idx)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS internal_txs_block ON internal_txs (chain_id, block_number);
+`

@@ -239,7 +239,8 @@ func rpc(endpoint, name string, cost int64, class CacheClass) Route {
 // Catalogue returns every route the edge knows, in a fixed order: the 18
 // Data API routes of the seed plus /v1/chains, /v1/chains/{chainId} and
 // listValidators; the Metrics routes; and each JSON-RPC method of the node
-// seed. Data API costs are those of data-api-rate-limits.mdx; metrics costs
+// seed, plus the EVM block, transaction and ERC-20 balance routes the local
+// index answers too. Data API costs are those of data-api-rate-limits.mdx; metrics costs
 // those of metrics-api-rate-limits.mdx (avg_tps priced like a metric); node
 // costs are avaedge's own (see the README): 1 for constant answers, 10 for a
 // lookup, 20 for balances, 50 for UTXO pages.
@@ -308,6 +309,13 @@ func Catalogue() []Route {
 			numP("minFeePercentage", 2, 100), numP("maxFeePercentage", 2, 100),
 			numP("minUptimePerformance", 0, 100), numP("maxUptimePerformance", 0, 100),
 			queryP("subnetId")),
+
+		// EVM routes of the real API the local index also answers.
+		rest(Data, "getBlock", get, "/v1/chains/{chainId}/blocks/{blockId}", 10, Immutable, chainID, pathP("blockId")),
+		rest(Data, "getTransaction", get, "/v1/chains/{chainId}/transactions/{txHash}", 20, Immutable, chainID, pathP("txHash")),
+		rest(Data, "listErc20Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc20", 20, Short,
+			chainID, address, queryP("blockNumber"), pageToken, pageSize(500, "10"),
+			Param{Name: "filterSpamTokens", Kind: Boolean, Default: "true"}, Param{Name: "contractAddresses", Format: List}, currency),
 
 		// Metrics API.
 		withCheck(rest(Metrics, "getEvmChainMetrics", get, "/v2/chains/{chainId}/metrics/{metric}", 100, MetricsClass,

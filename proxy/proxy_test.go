@@ -108,7 +108,7 @@ func sample(rt *config.Route) (method, target string, body []byte) {
 	}
 	values := map[string]string{
 		"network": "fuji", "blockchainId": "p-chain", "chainId": "43114", "address": "0xAbC",
-		"nodeId": "NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg", "txHash": "2Q3", "tokenId": "17", "metric": "txCount",
+		"nodeId": "NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg", "txHash": "2Q3", "tokenId": "17", "metric": "txCount", "blockId": "99",
 	}
 	if rt.Name == "getVertexByHeight" {
 		values["blockchainId"] = "x-chain"
@@ -125,7 +125,7 @@ func sample(rt *config.Route) (method, target string, body []byte) {
 		q += "&addresses=fuji1abc,fuji1def"
 	case "aggregateSignatures":
 		return rt.Method, path, []byte(`{"message":"0x00ff","quorumPercentage":60}`)
-	case "supportedChains", "getChainInfo", "getTokenDetails", "getNativeBalance", "getDeploymentTransaction", "getAggregatedSignatures", "getChain", "getAvgTps":
+	case "supportedChains", "getChainInfo", "getTokenDetails", "getNativeBalance", "getDeploymentTransaction", "getAggregatedSignatures", "getChain", "getAvgTps", "getBlock", "getTransaction":
 		q = "extra=%2Fkeep+me"
 	}
 	return rt.Method, path + "?" + q, nil

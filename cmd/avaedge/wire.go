@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/avaedge/avaedge/config"
-	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -73,7 +72,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		nodeNetwork = proxy.NetworkName(id)
 	}
 
-	world, err := buildLocal(ctx, cfg, log, routes, localMode, nodeNetwork)
+	world, err := buildLocal(ctx, cfg, log, reg, routes, localMode, nodeNetwork)
 	if err != nil {
 		return nil, err
 	}
@@ -101,19 +100,3 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	return a, nil
 }
 
-// world is the assembled local world.
-type world struct {
-	handler *local.Handler
-	close   []func() error
-}
-
-// buildLocal assembles the local world from its packages.
-func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, routes []config.Route, localMode map[config.Service]bool, nodeNetwork string) (*world, error) {
-	h := local.New(local.Options{
-		Routes:      routes,
-		LocalMode:   localMode,
-		Networks:    cfg.Local.Networks,
-		NodeNetwork: nodeNetwork,
-	})
-	return &world{handler: h}, nil
-}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/local"
+	"github.com/avaedge/avaedge/local/devnet/evm"
+	"github.com/avaedge/avaedge/local/evmdata"
+	"github.com/avaedge/avaedge/local/evmindex"
+)
+
+// world is the assembled local world.
+type world struct {
+	handler *local.Handler
+	close   []func() error
+}
+
+// localParts collects what the local packages contribute.
+type localParts struct {
+	handlers map[string]http.Handler
+	evmRPC   http.Handler
+	indexed  map[string]bool // EVM chain ids followed from real nodes
+	close    []func() error
+}
+
+func (p *localParts) add(hs map[string]http.Handler) {
+	for name, h := range hs {
+		p.handlers[name] = h
+	}
+}
+
+// buildLocal assembles the local world from its packages.
+func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, routes []config.Route, localMode map[config.Service]bool, nodeNetwork string) (*world, error) {
+	parts := &localParts{handlers: map[string]http.Handler{}, indexed: map[string]bool{}}
+	fail := func(err error) (*world, error) {
+		for i := len(parts.close) - 1; i >= 0; i-- {
+			parts.close[i]()
+		}
+		return nil, err
+	}
+	if err := buildEVM(ctx, cfg, log, reg, localMode, parts); err != nil {
+		return fail(err)
+	}
+	h := local.New(local.Options{
+		Routes:       routes,
+		Handlers:     parts.handlers,
+		EVM:          parts.evmRPC,
+		LocalMode:    localMode,
+		Networks:     cfg.Local.Networks,
+		NodeNetwork:  nodeNetwork,
+		IndexedChain: func(id string) bool { return parts.indexed[id] },
+	})
+	return &world{handler: h, close: parts.close}, nil
+}
+
+// buildEVM starts the embedded dev chain (when some service is local), the
+// indexer that follows it and the configured external EVM nodes, and the EVM
+// Data API handlers over the index.
+func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[config.Service]bool, parts *localParts) error {
+	runDev := !cfg.Local.DisableDevChain && (localMode[config.Data] || localMode[config.Metrics] || localMode[config.Node])
+	var chains []evmindex.ChainOptions
+	var infos []evmdata.ChainInfo
+	var chain *evm.Chain
+	if runDev {
+		var err error
+		chain, err = evm.New(ctx, evm.Options{Now: time.Now})
+		if err != nil {
+			return fmt.Errorf("dev chain: %w", err)
+		}
+		parts.close = append(parts.close, func() error { chain.Close(); return nil })
+		parts.evmRPC = chain.Handler()
+		rpcc := chain.Client()
+		parts.close = append(parts.close, func() error { rpcc.Close(); return nil })
+		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond})
+		infos = append(infos, evmdata.LocalChain(chain.ChainID(), publicURL(cfg.Listen)+"/ext/bc/C/rpc"))
+	}
+	for _, c := range cfg.Local.EVMChains {
+		chains = append(chains, evmindex.ChainOptions{ChainID: c.ChainID, RPCURL: c.RPC, StartBlock: c.StartBlock})
+		name := c.Name
+		if name == "" {
+			name = "EVM chain " + strconv.FormatUint(c.ChainID, 10)
+		}
+		infos = append(infos, evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
+			NetworkToken: evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}})
+		parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
+	}
+	if len(chains) == 0 {
+		return nil
+	}
+	path := ""
+	if cfg.DataDir != "" {
+		path = filepath.Join(cfg.DataDir, "evmindex.db")
+	}
+	ix, err := evmindex.Open(ctx, evmindex.Options{Path: path, Chains: chains, Registerer: reg, Logger: log})
+	if err != nil {
+		return fmt.Errorf("evm index: %w", err)
+	}
+	parts.close = append(parts.close, func() error { return ix.Close() })
+	ix.Start(ctx)
+	if chain != nil {
+		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		err := ix.WaitFor(wctx, chain.ChainID(), chain.Seed().Head)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
+		}
+	}
+	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log}))
+	return nil
+}
+
+// publicURL is the base URL clients reach the listener at, for answers that
+// name it (the dev chain's rpcUrl).
+func publicURL(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "http://" + listen
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

@@ -99,4 +99,3 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	})
 	return a, nil
 }
-

@@ -1,0 +1,426 @@
+package dataapi
+
+import (
+	"cmp"
+	"encoding/hex"
+	"slices"
+	"strconv"
+
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/devnet"
+)
+
+type ownership struct {
+	Locktime  uint64   `json:"locktime"`
+	Threshold uint32   `json:"threshold"`
+	Addresses []string `json:"addresses"`
+}
+
+type managerDetails struct {
+	BlockchainID    string `json:"blockchainId"`
+	ContractAddress string `json:"contractAddress"`
+}
+
+type blockchain struct {
+	CreateBlockTimestamp int64          `json:"createBlockTimestamp"`
+	CreateBlockNumber    string         `json:"createBlockNumber"`
+	BlockchainID         string         `json:"blockchainId"`
+	VMID                 string         `json:"vmId"`
+	SubnetID             string         `json:"subnetId"`
+	BlockchainName       string         `json:"blockchainName"`
+	EVMChainID           uint64         `json:"evmChainId,omitempty"`
+	GenesisData          map[string]any `json:"genesisData,omitempty"`
+}
+
+type subnet struct {
+	CreateBlockTimestamp        int64           `json:"createBlockTimestamp"`
+	CreateBlockIndex            string          `json:"createBlockIndex"`
+	SubnetID                    string          `json:"subnetId"`
+	OwnerAddresses              []string        `json:"ownerAddresses"`
+	Threshold                   uint32          `json:"threshold"`
+	Locktime                    uint64          `json:"locktime"`
+	SubnetOwnershipInfo         ownership       `json:"subnetOwnershipInfo"`
+	IsL1                        bool            `json:"isL1"`
+	L1ConversionTransactionHash string          `json:"l1ConversionTransactionHash,omitempty"`
+	L1ValidatorManagerDetails   *managerDetails `json:"l1ValidatorManagerDetails,omitempty"`
+	Blockchains                 []blockchain    `json:"blockchains"`
+}
+
+type listSubnetsResponse struct {
+	NextPageToken string   `json:"nextPageToken,omitempty"`
+	Subnets       []subnet `json:"subnets"`
+}
+
+func (q *req) subnet(s *devnet.Subnet) subnet {
+	owners := q.bech32("", s.Owner.Addresses)
+	out := subnet{CreateBlockTimestamp: s.CreateTime, CreateBlockIndex: strconv.FormatUint(s.CreateBlock, 10), SubnetID: s.ID.String(),
+		OwnerAddresses: owners, Threshold: s.Owner.Threshold, Locktime: s.Owner.Locktime,
+		SubnetOwnershipInfo: ownership{Locktime: s.Owner.Locktime, Threshold: s.Owner.Threshold, Addresses: owners},
+		IsL1:                s.IsL1(), Blockchains: []blockchain{}}
+	if c := s.Conversion; c != nil {
+		out.L1ConversionTransactionHash = c.TxID.String()
+		out.L1ValidatorManagerDetails = &managerDetails{BlockchainID: c.ChainID.String(), ContractAddress: "0x" + hex.EncodeToString(c.Address)}
+	}
+	for _, c := range s.Chains {
+		out.Blockchains = append(out.Blockchains, blockchain{CreateBlockTimestamp: c.CreateTime,
+			CreateBlockNumber: strconv.FormatUint(c.CreateBlock, 10), BlockchainID: c.ID.String(), VMID: c.VMID.String(),
+			SubnetID: c.SubnetID.String(), BlockchainName: c.Name, EVMChainID: c.EVMChainID, GenesisData: c.Genesis})
+	}
+	return out
+}
+
+func (a *api) listSubnets(q *req) (any, *httpError) {
+	size := q.pageSize(100, 10000)
+	desc := q.desc()
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	items := slices.Clone(a.w.Subnets())
+	order(items, desc, func(x, y *devnet.Subnet) bool {
+		return cmp.Or(cmp.Compare(x.CreateTime, y.CreateTime), cmp.Compare(x.ID.String(), y.ID.String())) < 0
+	})
+	page, next, herr := paginate(q, items, size, q.scope())
+	if herr != nil {
+		return nil, herr
+	}
+	out := listSubnetsResponse{NextPageToken: next, Subnets: []subnet{}}
+	for _, s := range page {
+		out.Subnets = append(out.Subnets, q.subnet(s))
+	}
+	return out, nil
+}
+
+func (a *api) getSubnetByID(q *req) (any, *httpError) {
+	raw := q.r.PathValue("subnetId")
+	id, err := avax.ParseID(raw)
+	if err != nil {
+		return nil, badRequest("subnetId must be a valid subnet id")
+	}
+	s, ok := a.w.Subnet(id)
+	if !ok {
+		return nil, notFound("Subnet " + raw + " not found")
+	}
+	return q.subnet(s), nil
+}
+
+// pChainUTXO is PChainUtxo.
+type pChainUTXO struct {
+	Addresses               []string    `json:"addresses"`
+	Asset                   assetAmount `json:"asset"`
+	ConsumedOnChainID       string      `json:"consumedOnChainId"`
+	ConsumingTxHash         string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID        string      `json:"createdOnChainId"`
+	UTXOID                  string      `json:"utxoId"`
+	UTXOBytes               string      `json:"utxoBytes"`
+	Amount                  string      `json:"amount"`
+	AssetID                 string      `json:"assetId"`
+	BlockNumber             string      `json:"blockNumber"`
+	BlockTimestamp          int64       `json:"blockTimestamp"`
+	ConsumingBlockNumber    string      `json:"consumingBlockNumber,omitempty"`
+	ConsumingBlockTimestamp int64       `json:"consumingBlockTimestamp,omitempty"`
+	PlatformLocktime        uint64      `json:"platformLocktime"`
+	OutputIndex             uint32      `json:"outputIndex"`
+	RewardType              string      `json:"rewardType,omitempty"`
+	StakeableLocktime       uint64      `json:"stakeableLocktime,omitempty"`
+	Staked                  bool        `json:"staked"`
+	Threshold               uint32      `json:"threshold"`
+	TxHash                  string      `json:"txHash"`
+	UTXOEndTimestamp        int64       `json:"utxoEndTimestamp,omitempty"`
+	UTXOStartTimestamp      int64       `json:"utxoStartTimestamp,omitempty"`
+	UTXOType                string      `json:"utxoType"`
+}
+
+// xUTXO is Utxo, the X- and C-chain form.
+type xUTXO struct {
+	Addresses            []string    `json:"addresses"`
+	Asset                assetAmount `json:"asset"`
+	ConsumedOnChainID    string      `json:"consumedOnChainId"`
+	ConsumingTxHash      string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID     string      `json:"createdOnChainId"`
+	UTXOID               string      `json:"utxoId"`
+	UTXOBytes            string      `json:"utxoBytes"`
+	ConsumingTxTimestamp int64       `json:"consumingTxTimestamp,omitempty"`
+	CreationTxHash       string      `json:"creationTxHash"`
+	Locktime             uint64      `json:"locktime"`
+	OutputIndex          string      `json:"outputIndex"`
+	Threshold            uint32      `json:"threshold"`
+	Timestamp            int64       `json:"timestamp"`
+	UTXOType             string      `json:"utxoType"`
+}
+
+type listUTXOsResponse[T any] struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	UTXOs         []T       `json:"utxos"`
+	ChainInfo     chainInfo `json:"chainInfo"`
+}
+
+// viewBytes returns u's bytes with the AVAX asset id as the network presents
+// it, so that utxoBytes agrees with assetId.
+func (q *req) viewBytes(u *devnet.UTXO) string {
+	c := u.UTXO
+	if c.AssetID == devnet.AVAXAssetID {
+		c.AssetID = q.net.AVAX
+	}
+	return avax.EncodeHex(c.Bytes())
+}
+
+func (a *api) getUtxos(q *req) (any, *httpError) {
+	chain, herr := q.resolveChain(devnet.ChainP, devnet.ChainX, devnet.ChainC)
+	if herr != nil {
+		return nil, herr
+	}
+	size := q.pageSize(10, 100)
+	desc := q.desc()
+	sortBy := q.enum("sortBy", "timestamp", "amount")
+	addrs := q.addresses("addresses")
+	minAmount, _ := q.number("minUtxoAmount", 0, 1e30)
+	includeSpent := false
+	switch s := q.q.Get("includeSpent"); s {
+	case "", "false":
+	case "true":
+		includeSpent = true
+	default:
+		q.fail("includeSpent must be a boolean value")
+	}
+	var asset *avax.ID
+	if s := q.q.Get("assetId"); s != "" {
+		id, err := avax.ParseID(s)
+		if err != nil {
+			q.fail("assetId must be a valid asset id")
+		} else if chain == devnet.ChainX {
+			if id == q.net.AVAX {
+				id = devnet.AVAXAssetID
+			}
+			asset = &id
+		}
+	}
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	info := chainInfo{ChainName: chain.Alias(), Network: q.name}
+	var items []*devnet.UTXO
+	if len(addrs) > 0 && chain != devnet.ChainC {
+		for _, u := range a.w.UTXOs(chain.LocalID(), addrs, includeSpent) {
+			if float64(u.Out.Amount()) < minAmount || (asset != nil && u.AssetID != *asset) {
+				continue
+			}
+			items = append(items, u)
+		}
+	}
+	order(items, desc, func(x, y *devnet.UTXO) bool {
+		kx, ky := x.Created, y.Created
+		if sortBy == "amount" {
+			if c := cmp.Compare(x.Out.Amount(), y.Out.Amount()); c != 0 {
+				return c < 0
+			}
+		}
+		return cmp.Or(cmp.Compare(kx, ky), cmp.Compare(x.ID().String(), y.ID().String())) < 0
+	})
+	page, next, herr := paginate(q, items, size, q.scope(chain.String()))
+	if herr != nil {
+		return nil, herr
+	}
+	chainID := q.net.ChainID(chain).String()
+	if chain == devnet.ChainP {
+		out := listUTXOsResponse[pChainUTXO]{NextPageToken: next, UTXOs: []pChainUTXO{}, ChainInfo: info}
+		for _, u := range page {
+			owners := u.Out.Owners()
+			item := pChainUTXO{Addresses: q.bech32("", owners.Addrs), Asset: q.avaxAmount(u.Out.Amount()),
+				ConsumedOnChainID: chainID, CreatedOnChainID: chainID, UTXOID: u.ID().String(), UTXOBytes: q.viewBytes(u),
+				Amount: u64(u.Out.Amount()), AssetID: q.net.AVAX.String(), BlockNumber: strconv.FormatUint(u.CreatedHeight, 10),
+				BlockTimestamp: u.Created, PlatformLocktime: owners.Locktime, OutputIndex: u.OutputIndex,
+				RewardType: string(u.Reward), Staked: u.Staked, Threshold: owners.Threshold, TxHash: u.TxID.String(), UTXOType: "TRANSFER"}
+			if u.Spent {
+				item.ConsumingTxHash = u.ConsumingTxID.String()
+				item.ConsumingBlockNumber = strconv.FormatUint(u.ConsumedHeight, 10)
+				item.ConsumingBlockTimestamp = u.ConsumedTime
+			}
+			if lock, ok := u.Out.(*avax.StakeableLockOut); ok {
+				item.StakeableLocktime = lock.Locktime
+			}
+			if u.Staked {
+				item.UTXOType, item.UTXOStartTimestamp, item.UTXOEndTimestamp = "STAKE", u.StakeStart, u.StakeEnd
+			}
+			out.UTXOs = append(out.UTXOs, item)
+		}
+		return out, nil
+	}
+	out := listUTXOsResponse[xUTXO]{NextPageToken: next, UTXOs: []xUTXO{}, ChainInfo: info}
+	for _, u := range page {
+		owners := u.Out.Owners()
+		item := xUTXO{Addresses: q.bech32("", owners.Addrs), Asset: q.avaxAmount(u.Out.Amount()),
+			ConsumedOnChainID: chainID, CreatedOnChainID: chainID, UTXOID: u.ID().String(), UTXOBytes: q.viewBytes(u),
+			CreationTxHash: u.TxID.String(), Locktime: owners.Locktime, OutputIndex: strconv.FormatUint(uint64(u.OutputIndex), 10),
+			Threshold: owners.Threshold, Timestamp: u.Created, UTXOType: "TRANSFER"}
+		if u.TxID == devnet.AVAXAssetID {
+			item.CreationTxHash = q.net.AVAX.String() // the genesis CreateAssetTx is the asset
+		}
+		if u.Spent {
+			item.ConsumingTxHash, item.ConsumingTxTimestamp = u.ConsumingTxID.String(), u.ConsumedTime
+		}
+		out.UTXOs = append(out.UTXOs, item)
+	}
+	return out, nil
+}
+
+type vertex struct {
+	VertexHash      string   `json:"vertexHash"`
+	ParentHashes    []string `json:"parentHashes"`
+	VertexHeight    uint64   `json:"vertexHeight"`
+	VertexIndex     int      `json:"vertexIndex"`
+	VertexTimestamp int64    `json:"vertexTimestamp"`
+	TxCount         int      `json:"txCount"`
+	Transactions    []string `json:"transactions"`
+	VertexSizeBytes int      `json:"vertexSizeBytes"`
+}
+
+type listVerticesResponse struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	Vertices      []vertex  `json:"vertices"`
+	ChainInfo     chainInfo `json:"chainInfo"`
+}
+
+func ids(in []avax.ID) []string {
+	out := make([]string, len(in))
+	for i, id := range in {
+		out[i] = id.String()
+	}
+	return out
+}
+
+func (a *api) getVertices(q *req) (any, *httpError) {
+	if _, herr := q.resolveChain(devnet.ChainX); herr != nil {
+		return nil, herr
+	}
+	size := q.pageSize(10, 100)
+	desc := q.desc()
+	height, ok := q.integer("vertexHeight")
+	if !ok && q.q.Get("vertexHeight") == "" {
+		q.fail("vertexHeight should not be empty")
+	}
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	items := a.w.VerticesAt(uint64(height))
+	order(items, desc, func(x, y *devnet.Vertex) bool { return x.Index < y.Index })
+	page, next, herr := paginate(q, items, size, q.scope("X"))
+	if herr != nil {
+		return nil, herr
+	}
+	out := listVerticesResponse{NextPageToken: next, Vertices: []vertex{}, ChainInfo: chainInfo{ChainName: "x-chain", Network: q.name}}
+	for _, v := range page {
+		out.Vertices = append(out.Vertices, vertex{VertexHash: v.ID.String(), ParentHashes: ids(v.Parents), VertexHeight: v.Height,
+			VertexIndex: v.Index, VertexTimestamp: v.Time, TxCount: len(v.Txs), Transactions: ids(v.Txs), VertexSizeBytes: len(v.Bytes)})
+	}
+	return out, nil
+}
+
+type proposerDetails struct {
+	ProposerID           string `json:"proposerId"`
+	ProposerParentID     string `json:"proposerParentId"`
+	ProposerNodeID       string `json:"proposerNodeId"`
+	ProposerPChainHeight uint64 `json:"proposerPChainHeight"`
+	ProposerTimestamp    int64  `json:"proposerTimestamp"`
+}
+
+type primaryBlock struct {
+	BlockNumber             string           `json:"blockNumber"`
+	BlockHash               string           `json:"blockHash"`
+	ParentHash              string           `json:"parentHash"`
+	BlockTimestamp          int64            `json:"blockTimestamp"`
+	BlockType               string           `json:"blockType"`
+	TxCount                 int              `json:"txCount"`
+	Transactions            []string         `json:"transactions"`
+	BlockSizeBytes          int              `json:"blockSizeBytes"`
+	L1ValidatorsAccruedFees *uint64          `json:"l1ValidatorsAccruedFees,omitempty"`
+	ActiveL1Validators      *int             `json:"activeL1Validators,omitempty"`
+	CurrentSupply           string           `json:"currentSupply,omitempty"`
+	ProposerDetails         *proposerDetails `json:"proposerDetails,omitempty"`
+}
+
+type listBlocksResponse struct {
+	NextPageToken string         `json:"nextPageToken,omitempty"`
+	Blocks        []primaryBlock `json:"blocks"`
+	ChainInfo     chainInfo      `json:"chainInfo"`
+}
+
+func (a *api) listBlocksByNode(q *req) (any, *httpError) {
+	chain, herr := q.resolveChain(devnet.ChainP, devnet.ChainX, devnet.ChainC)
+	if herr != nil {
+		return nil, herr
+	}
+	size := q.pageSize(10, 100)
+	start, hasStart := q.integer("startTimestamp")
+	end, hasEnd := q.integer("endTimestamp")
+	raw := q.r.PathValue("nodeId")
+	node, err := avax.ParseNodeID(raw)
+	if err != nil {
+		q.fail("nodeId must be a valid node id")
+	}
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	if !a.w.HasNode(node) {
+		return nil, notFound("Node " + raw + " not found")
+	}
+	var src []*devnet.Block
+	switch chain {
+	case devnet.ChainP:
+		src = a.w.PBlocks()
+	case devnet.ChainX:
+		src = a.w.XBlocks()
+	}
+	var items []*devnet.Block
+	for i := len(src) - 1; i >= 0; i-- { // latest first
+		b := src[i]
+		if !b.HasProposer || b.Proposer != node || (hasStart && b.Time < start) || (hasEnd && b.Time > end) {
+			continue
+		}
+		items = append(items, b)
+	}
+	page, next, herr := paginate(q, items, size, q.scope(chain.String(), raw))
+	if herr != nil {
+		return nil, herr
+	}
+	out := listBlocksResponse{NextPageToken: next, Blocks: []primaryBlock{}, ChainInfo: chainInfo{ChainName: chain.Alias(), Network: q.name}}
+	for _, b := range page {
+		item := primaryBlock{BlockNumber: strconv.FormatUint(b.Height, 10), BlockHash: b.ID.String(), ParentHash: b.Parent.String(),
+			BlockTimestamp: b.Time, BlockType: b.Type, TxCount: len(b.Txs), Transactions: ids(b.Txs), BlockSizeBytes: b.Size,
+			ProposerDetails: &proposerDetails{ProposerID: b.ProposerID.String(), ProposerParentID: b.ProposerParentID.String(),
+				ProposerNodeID: b.Proposer.String(), ProposerPChainHeight: b.ProposerPChainHeight, ProposerTimestamp: b.Time}}
+		if chain == devnet.ChainP {
+			fees, n := b.L1AccruedFees, b.ActiveL1Validators
+			item.L1ValidatorsAccruedFees, item.ActiveL1Validators, item.CurrentSupply = &fees, &n, u64(b.Supply)
+		}
+		out.Blocks = append(out.Blocks, item)
+	}
+	return out, nil
+}
+
+type addressChains struct {
+	Address       string   `json:"address"`
+	BlockchainIDs []string `json:"blockchainIds"`
+}
+
+type listChainIDsResponse struct {
+	Addresses []addressChains `json:"addresses"`
+}
+
+func (a *api) listChainIDs(q *req) (any, *httpError) {
+	if q.q.Get("addresses") == "" {
+		q.fail("addresses should not be empty")
+	}
+	addrs := q.addresses("addresses")
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	out := listChainIDsResponse{Addresses: []addressChains{}}
+	for _, addr := range addrs {
+		item := addressChains{Address: avax.FormatBech32(q.net.HRP, addr), BlockchainIDs: []string{}}
+		for _, c := range a.w.ChainsOf(addr) {
+			item.BlockchainIDs = append(item.BlockchainIDs, q.net.ChainID(c).String())
+		}
+		out.Addresses = append(out.Addresses, item)
+	}
+	return out, nil
+}

@@ -1,0 +1,358 @@
+// Package dataapi answers the Data API's primary-network routes from the
+// local devnet: subnets, UTXOs, pending rewards, validators, delegators,
+// X-chain vertices, blocks proposed by a node and the chains an address has
+// touched. Answers follow ../shared/spec/glacier.json: optional fields are
+// left out rather than null, 64-bit quantities are strings, enums are the
+// spec's, and lists page with stateless tokens (local/pagetoken).
+//
+// Network names mainnet, fuji and testnet all resolve to the devnet; the
+// answer renders addresses with the requested network's HRP and chain and
+// AVAX ids as that network's.
+package dataapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/devnet"
+	"github.com/avaedge/avaedge/local/pagetoken"
+)
+
+// Handlers returns the Data API handlers over w, keyed by the glacier.json
+// operationId. They read the path values "network", "blockchainId",
+// "nodeId" and "subnetId" of a Go 1.22 ServeMux pattern. now is the clock of
+// page tokens only; stake statuses follow the world's own clock. The handlers
+// are safe for concurrent use.
+func Handlers(w *devnet.World, now func() time.Time) map[string]http.Handler {
+	if now == nil {
+		now = time.Now
+	}
+	a := &api{w: w, now: now}
+	return map[string]http.Handler{
+		"listSubnets":                      a.handle("listSubnets", a.listSubnets),
+		"getSubnetById":                    a.handle("getSubnetById", a.getSubnetByID),
+		"getUtxosByAddresses":              a.handle("getUtxosByAddresses", a.getUtxos),
+		"listPendingPrimaryNetworkRewards": a.handle("listPendingPrimaryNetworkRewards", a.listPendingRewards),
+		"getSingleValidatorDetails":        a.handle("getSingleValidatorDetails", a.getSingleValidator),
+		"listValidators":                   a.handle("listValidators", a.listValidators),
+		"listDelegators":                   a.handle("listDelegators", a.listDelegators),
+		"getVertexByHeight":                a.handle("getVertexByHeight", a.getVertices),
+		"listPrimaryNetworkBlocksByNodeId": a.handle("listPrimaryNetworkBlocksByNodeId", a.listBlocksByNode),
+		"getChainIdsForAddresses":          a.handle("getChainIdsForAddresses", a.listChainIDs),
+	}
+}
+
+type api struct {
+	w   *devnet.World
+	now func() time.Time
+}
+
+// httpError is an answer other than 200, produced while parsing.
+type httpError struct {
+	status int
+	msgs   []string
+	list   bool // message as an array (validation errors)
+}
+
+func (e *httpError) Error() string { return strings.Join(e.msgs, "; ") }
+
+func badRequest(msgs ...string) *httpError {
+	return &httpError{status: http.StatusBadRequest, msgs: msgs, list: true}
+}
+
+func notFound(msg string) *httpError {
+	return &httpError{status: http.StatusNotFound, msgs: []string{msg}}
+}
+
+// req is one request being answered.
+type req struct {
+	op   string
+	r    *http.Request
+	q    url.Values
+	net  devnet.Network
+	name string // the network name as requested
+	errs []string
+	now  func() time.Time
+}
+
+func (a *api) handle(op string, fn func(*req) (any, *httpError)) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		q := &req{op: op, r: r, q: r.URL.Query(), name: r.PathValue("network"), now: a.now}
+		var (
+			body any
+			herr *httpError
+		)
+		switch n, ok := a.w.Network(q.name); {
+		case !ok || (q.name != "mainnet" && q.name != "fuji" && q.name != "testnet"):
+			herr = badRequest("network must be one of the following values: mainnet, fuji, testnet")
+		default:
+			q.net = n
+			body, herr = fn(q)
+		}
+		if herr == nil && len(q.errs) > 0 {
+			herr = badRequest(q.errs...)
+		}
+		if herr != nil {
+			if herr.list {
+				apierror.WriteList(rw, herr.status, herr.msgs...)
+			} else {
+				apierror.Write(rw, herr.status, herr.msgs[0])
+			}
+			return
+		}
+		out, err := json.Marshal(body)
+		if err != nil {
+			apierror.Write(rw, http.StatusInternalServerError, "failed to encode the response")
+			return
+		}
+		rw.Header().Set("Content-Type", "application/json; charset=utf-8")
+		rw.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		rw.WriteHeader(http.StatusOK)
+		rw.Write(out)
+	})
+}
+
+func (q *req) fail(format string, args ...any) { q.errs = append(q.errs, fmt.Sprintf(format, args...)) }
+
+// pageSize reads pageSize within [1, maxSize], def when absent.
+func (q *req) pageSize(def, maxSize int) int {
+	s := q.q.Get("pageSize")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	switch {
+	case err != nil:
+		q.fail("pageSize must be an integer number")
+	case n < 1:
+		q.fail("pageSize must not be less than 1")
+	case n > maxSize:
+		q.fail("pageSize must not be greater than %d", maxSize)
+	default:
+		return n
+	}
+	return def
+}
+
+// desc reads sortOrder; absent means descending (newest first).
+func (q *req) desc() bool {
+	switch q.q.Get("sortOrder") {
+	case "", "desc":
+		return true
+	case "asc":
+		return false
+	}
+	q.fail("sortOrder must be one of the following values: asc, desc")
+	return true
+}
+
+// enum reads an optional parameter that must be one of values.
+func (q *req) enum(name string, values ...string) string {
+	s := q.q.Get(name)
+	if s != "" && !slices.Contains(values, s) {
+		q.fail("%s must be one of the following values: %s", name, strings.Join(values, ", "))
+		return ""
+	}
+	return s
+}
+
+// number reads an optional number within [lo, hi].
+func (q *req) number(name string, lo, hi float64) (float64, bool) {
+	s := q.q.Get(name)
+	if s == "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+		q.fail("%s must be a number conforming to the specified constraints", name)
+	case f < lo:
+		q.fail("%s must not be less than %v", name, lo)
+	case f > hi:
+		q.fail("%s must not be greater than %v", name, hi)
+	default:
+		return f, true
+	}
+	return 0, false
+}
+
+// integer reads an optional non-negative integer.
+func (q *req) integer(name string) (int64, bool) {
+	s := q.q.Get(name)
+	if s == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err != nil:
+		q.fail("%s must be an integer number", name)
+	case n < 0:
+		q.fail("%s must not be less than 0", name)
+	default:
+		return n, true
+	}
+	return 0, false
+}
+
+// list splits a comma-separated parameter; empty items are an error.
+func (q *req) list(name string) []string {
+	s := q.q.Get(name)
+	if s == "" {
+		return nil
+	}
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+		if parts[i] == "" {
+			q.fail("%s must be a comma-separated list of values", name)
+			return nil
+		}
+	}
+	return parts
+}
+
+// addresses parses a list of P/X addresses ("avax1...", "P-fuji1...").
+func (q *req) addresses(name string) []avax.ShortID {
+	var out []avax.ShortID
+	for _, s := range q.list(name) {
+		_, _, a, err := avax.ParseAddress(s)
+		if err != nil {
+			q.fail("%s contains an invalid address: %s", name, s)
+			continue
+		}
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// nodeIDs parses a list of node ids.
+func (q *req) nodeIDs(name string) []avax.NodeID {
+	var out []avax.NodeID
+	for _, s := range q.list(name) {
+		id, err := avax.ParseNodeID(s)
+		if err != nil {
+			q.fail("%s contains an invalid node id: %s", name, s)
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// scope binds page tokens to the operation, its path values and its
+// filters: every query parameter but pageToken and pageSize, canonically
+// ordered.
+func (q *req) scope(pathValues ...string) string {
+	v := url.Values{}
+	for k, vs := range q.q {
+		if k != "pageToken" && k != "pageSize" {
+			v[k] = vs
+		}
+	}
+	return q.op + "|" + q.name + "|" + strings.Join(pathValues, "|") + "|" + v.Encode()
+}
+
+// page returns the slice bounds of the requested page of n items and the
+// next page's token ("" on the last page).
+func (q *req) page(n, size int, scope string) (lo, hi int, next string, herr *httpError) {
+	if tok := q.q.Get("pageToken"); tok != "" {
+		c, err := pagetoken.Decode(scope, tok, q.now())
+		if err != nil || c > uint64(n) {
+			return 0, 0, "", badRequest("Invalid page token")
+		}
+		lo = int(c)
+	}
+	hi = min(lo+size, n)
+	if hi < n {
+		next = pagetoken.Encode(scope, uint64(hi), q.now())
+	}
+	return lo, hi, next, nil
+}
+
+// paginate cuts items to the requested page.
+func paginate[T any](q *req, items []T, size int, scope string) ([]T, string, *httpError) {
+	lo, hi, next, herr := q.page(len(items), size, scope)
+	if herr != nil {
+		return nil, "", herr
+	}
+	return items[lo:hi:hi], next, nil
+}
+
+// order sorts items stably by key, ascending or descending.
+func order[T any](items []T, desc bool, less func(a, b T) bool) {
+	sort.SliceStable(items, func(i, j int) bool {
+		if desc {
+			return less(items[j], items[i])
+		}
+		return less(items[i], items[j])
+	})
+}
+
+// chainInfo is PrimaryNetworkChainInfo.
+type chainInfo struct {
+	ChainName string `json:"chainName"`
+	Network   string `json:"network"`
+}
+
+// assetAmount is AssetAmount, for AVAX.
+type assetAmount struct {
+	AssetID      string `json:"assetId"`
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Denomination int    `json:"denomination"`
+	Type         string `json:"type"`
+	Amount       string `json:"amount"`
+}
+
+func (q *req) avaxAmount(amount uint64) assetAmount {
+	return assetAmount{AssetID: q.net.AVAX.String(), Name: devnet.AVAXName, Symbol: devnet.AVAXSymbol,
+		Denomination: devnet.AVAXDenomination, Type: "secp256k1", Amount: u64(amount)}
+}
+
+func u64(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// bech32 renders addrs with the network's HRP, with chain prefix chain ("" for
+// none).
+func (q *req) bech32(chain string, addrs []avax.ShortID) []string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = avax.FormatAddress(chain, q.net.HRP, a)
+	}
+	return out
+}
+
+// resolveChain reads the blockchainId path value.
+func (q *req) resolveChain(allowed ...devnet.Chain) (devnet.Chain, *httpError) {
+	s := q.r.PathValue("blockchainId")
+	c, ok := devnet.ResolveChain(s)
+	if !ok || !slices.Contains(allowed, c) {
+		return 0, badRequest("blockchainId must be one of the following values: " + chainEnum(allowed))
+	}
+	return c, nil
+}
+
+func chainEnum(allowed []devnet.Chain) string {
+	var vals []string
+	for _, c := range allowed {
+		vals = append(vals, c.Alias())
+		for _, n := range []string{"mainnet", "fuji"} {
+			if c != devnet.ChainP || n == "mainnet" {
+				net, _ := devnet.LookupNetwork(n)
+				vals = append(vals, net.ChainID(c).String())
+			}
+		}
+	}
+	return strings.Join(vals, ", ")
+}

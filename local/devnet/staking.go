@@ -1,0 +1,262 @@
+package devnet
+
+import (
+	"cmp"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// Staking parameters of the devnet.
+const (
+	// RewardRatePercent is the yearly staking reward rate.
+	RewardRatePercent = 8
+	// MaxValidatorWeight caps stake plus delegations (3M AVAX).
+	MaxValidatorWeight = 3_000_000 * nAVAX
+	// MaxDelegationFactor caps delegations at this multiple of the stake.
+	MaxDelegationFactor = 4
+	yearSeconds         = 365 * day
+)
+
+// reward returns weight * rate * duration / year.
+func reward(weight uint64, start, end int64) uint64 {
+	if end <= start {
+		return 0
+	}
+	r := new(big.Int).SetUint64(weight)
+	r.Mul(r, big.NewInt(RewardRatePercent*(end-start)))
+	r.Quo(r, big.NewInt(100*yearSeconds))
+	return r.Uint64()
+}
+
+// plan collects P-chain transactions before they are put in blocks.
+type plan struct {
+	w   *World
+	txs []*PTx
+}
+
+func newPlan(w *World) *plan { return &plan{w: w} }
+
+func (p *plan) add(tx *PTx) *PTx {
+	tx.seq = len(p.txs)
+	if tx.ID.IsEmpty() {
+		tx.ID = p.w.deriveID("ptx", tx.Kind, fmt.Sprint(tx.seq))
+	}
+	p.txs = append(p.txs, tx)
+	return tx
+}
+
+func (w *World) pickOwner(r interface{ IntN(int) int }) []avax.ShortID {
+	return []avax.ShortID{w.addrs[r.IntN(len(w.addrs))]}
+}
+
+// planStaking lays out the primary network's validations and delegations so
+// that every status appears (see the package tests for the invariants).
+func (w *World) planStaking(p *plan) {
+	r := w.rng("staking")
+	G, now := w.genesis, w.now
+	n := w.cfg.Validators
+	weight := func(lo, hi uint64) uint64 { return (lo + r.Uint64N(hi-lo+1)) * nAVAX }
+	newVal := func(nd *node, start, end int64, bls bool) *Validation {
+		v := &Validation{
+			NodeID: nd.id, Weight: weight(2000, 10000), Start: start, End: end,
+			DelegationFee: uint32(20000 + 10000*r.IntN(9)), RewardOwner: w.pickOwner(r),
+			Uptime: 90 + float64(r.IntN(1000))/100, Version: nd.version, Geo: nd.geo,
+		}
+		if bls {
+			b := nd.bls
+			v.BLS = &b
+		}
+		return v
+	}
+	var vals []*Validation
+	// Genesis validators: nodes 0..n-3, in the genesis (no transaction).
+	for i := range n - 2 {
+		v := newVal(w.nodes[i], G, now+(60+17*int64(i))*day, true)
+		v.TxID = w.deriveID("genesis validator", fmt.Sprint(i))
+		vals = append(vals, v)
+	}
+	// Node n-2: a completed validation, then an active one.
+	a := w.nodes[n-2]
+	vals = append(vals, newVal(a, G+1*day, G+15*day, true), newVal(a, now-3*day, now+100*day, true))
+	// Node n-1: a completed legacy validation (no BLS), then a pending one.
+	b := w.nodes[n-1]
+	vals = append(vals, newVal(b, G+2*day, G+16*day, false), newVal(b, now+3*day, now+60*day, true))
+
+	for _, v := range vals {
+		if v.Start > G {
+			kind := "AddPermissionlessValidatorTx"
+			if v.BLS == nil {
+				kind = "AddValidatorTx"
+			}
+			v := v
+			tx := p.add(&PTx{Kind: kind, Time: txTime(v.Start, now, day), funder: v.RewardOwner[0],
+				stake: v.Weight, stakeStart: v.Start, stakeEnd: v.End, validation: v})
+			v.TxID = tx.ID
+		}
+		w.validations = append(w.validations, v)
+	}
+
+	// Delegations.
+	for _, v := range vals {
+		var spans [][2]int64
+		switch v.Status(now) {
+		case StatusCompleted:
+			spans = [][2]int64{{v.Start + day, v.Start + 8*day}, {v.Start + 2*day, v.End}}
+		case StatusActive:
+			half := (now - v.Start) / 2
+			spans = [][2]int64{
+				{v.Start + hour, v.Start + hour + half},
+				{v.Start + (now-v.Start)*2/3, v.End - day},
+				{now - hour, v.End - 2*day},
+				{now + day, v.End - 3*day},
+			}
+		case StatusPending:
+			spans = [][2]int64{{v.Start + day, v.End - day}}
+		}
+		for _, s := range spans {
+			d := &Delegation{
+				NodeID: v.NodeID, Weight: weight(25, 1000), Start: s[0], End: s[1],
+				RewardOwner: w.pickOwner(r), DelegationFee: v.DelegationFee,
+			}
+			d.GrossReward = reward(d.Weight, d.Start, d.End)
+			fee := d.GrossReward * uint64(d.DelegationFee) / 1_000_000
+			d.NetReward = d.GrossReward - fee
+			v.DelegationReward += fee
+			tx := p.add(&PTx{Kind: "AddPermissionlessDelegatorTx", Time: txTime(d.Start, now, 12*hour),
+				funder: d.RewardOwner[0], stake: d.Weight, stakeStart: d.Start, stakeEnd: d.End, delegation: d, validation: v})
+			d.TxID = tx.ID
+			w.delegations = append(w.delegations, d)
+			if d.Status(now) == StatusCompleted {
+				p.add(&PTx{Kind: "RewardValidatorTx", Time: d.End, rewardOf: tx})
+			}
+		}
+	}
+	for _, v := range vals {
+		v.Reward = reward(v.Weight, v.Start, v.End)
+		if v.Status(now) == StatusCompleted {
+			v.RewardTxID = p.add(&PTx{Kind: "RewardValidatorTx", Time: v.End, rewardOf: w.stakingTx(p, v.TxID)}).ID
+		}
+	}
+	w.sortStakes()
+}
+
+// txTime is when a staking transaction is issued: at its start, or lead
+// before now for a stake that starts in the future.
+func txTime(start, now, lead int64) int64 {
+	if start <= now {
+		return start
+	}
+	return now - lead
+}
+
+func (w *World) stakingTx(p *plan, id avax.ID) *PTx {
+	for _, tx := range p.txs {
+		if tx.ID == id {
+			return tx
+		}
+	}
+	return nil
+}
+
+func (w *World) sortStakes() {
+	slices.SortStableFunc(w.validations, func(a, b *Validation) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmpID(a.TxID, b.TxID))
+	})
+	slices.SortStableFunc(w.delegations, func(a, b *Delegation) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmpID(a.TxID, b.TxID))
+	})
+}
+
+func cmpID(a, b avax.ID) int {
+	for i := range a {
+		if c := cmp.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// Validations returns every primary-network and subnet validation, by start
+// time. The slice is shared: do not modify it.
+func (w *World) Validations() []*Validation { return w.validations }
+
+// Delegations returns every delegation, by start time. The slice is shared:
+// do not modify it.
+func (w *World) Delegations() []*Delegation { return w.delegations }
+
+// NodeValidations returns the validations of one node, by start time.
+func (w *World) NodeValidations(id avax.NodeID) []*Validation {
+	var out []*Validation
+	for _, v := range w.validations {
+		if v.NodeID == id {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// HasNode reports whether id is one of the world's nodes.
+func (w *World) HasNode(id avax.NodeID) bool { _, ok := w.nodeIdx[id]; return ok }
+
+// DelegationsOf returns the delegations to validation v (same node, within
+// its time span), by start time.
+func (w *World) DelegationsOf(v *Validation) []*Delegation {
+	if !v.SubnetID.IsEmpty() {
+		return nil
+	}
+	var out []*Delegation
+	for _, d := range w.delegations {
+		if d.NodeID == v.NodeID && d.Start >= v.Start && d.End <= v.End {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// PendingRewards returns the rewards that the active primary-network stakes
+// will earn: VALIDATOR for each active validation, DELEGATOR and
+// VALIDATOR_FEE for each active delegation. Sorted by (Start, TxID, Kind).
+func (w *World) PendingRewards() []PendingReward {
+	var out []PendingReward
+	for _, v := range w.validations {
+		if !v.SubnetID.IsEmpty() || v.Status(w.now) != StatusActive {
+			continue
+		}
+		out = append(out, PendingReward{TxID: v.TxID, NodeID: v.NodeID, Kind: RewardValidator,
+			Addresses: v.RewardOwner, AmountStaked: v.Weight, Start: v.Start, End: v.End, Amount: v.Reward})
+	}
+	for _, d := range w.delegations {
+		if d.Status(w.now) != StatusActive {
+			continue
+		}
+		out = append(out, PendingReward{TxID: d.TxID, NodeID: d.NodeID, Kind: RewardDelegator,
+			Addresses: d.RewardOwner, AmountStaked: d.Weight, Start: d.Start, End: d.End, Amount: d.NetReward})
+		if v := w.validationOf(d); v != nil {
+			out = append(out, PendingReward{TxID: d.TxID, NodeID: d.NodeID, Kind: RewardValidatorFee,
+				Addresses: v.RewardOwner, AmountStaked: d.Weight, Start: d.Start, End: d.End, Amount: d.GrossReward - d.NetReward})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b PendingReward) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmpID(a.TxID, b.TxID), cmp.Compare(a.Kind, b.Kind))
+	})
+	return out
+}
+
+// validationOf returns the primary validation that d delegates to.
+func (w *World) validationOf(d *Delegation) *Validation {
+	for _, v := range w.validations {
+		if v.NodeID == d.NodeID && v.SubnetID.IsEmpty() && d.Start >= v.Start && d.End <= v.End {
+			return v
+		}
+	}
+	return nil
+}
+
+// ValidationOf returns the primary-network validation that d delegates to.
+func (w *World) ValidationOf(d *Delegation) (*Validation, bool) {
+	v := w.validationOf(d)
+	return v, v != nil
+}

@@ -1,0 +1,201 @@
+package devnet
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// ValidatorManagerAddress is the L1's validator manager contract, the usual
+// proxy address of an L1's genesis.
+var ValidatorManagerAddress = []byte{0x0f, 0xee, 0xdc, 0x0d, 0xe0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
+// evmGenesis returns a Subnet-EVM genesis with every field the Data API's
+// EvmGenesisDto names.
+func evmGenesis(chainID uint64, ts int64, owner string) map[string]any {
+	allow := func() map[string]any {
+		return map[string]any{"blockTimestamp": 0, "adminAddresses": []any{owner}, "managerAddresses": []any{}, "enabledAddresses": []any{}}
+	}
+	return map[string]any{
+		"airdropAmount": nil,
+		"airdropHash":   "0x0000000000000000000000000000000000000000000000000000000000000000",
+		"alloc": map[string]any{
+			owner[2:]: map[string]any{"balance": "0x52b7d2dcc80cd2e4000000"},
+			"0feedc0de0000000000000000000000000000000": map[string]any{
+				"balance": "0x0", "code": "0x6080604052600436106100",
+				"storage": map[string]any{"0x0000000000000000000000000000000000000000000000000000000000000000": "0x0000000000000000000000000000000000000000000000000000000000000001"},
+			},
+		},
+		"baseFeePerGas": nil,
+		"blobGasUsed":   nil,
+		"coinbase":      "0x0000000000000000000000000000000000000000",
+		"config": map[string]any{
+			"berlinBlock": 0, "byzantiumBlock": 0, "chainId": chainID, "constantinopleBlock": 0,
+			"eip150Block": 0, "eip150Hash": "0x2086799aeebeae135c246c65021c82b4e15a2c451340993aacfd2751886514f0",
+			"eip155Block": 0, "eip158Block": 0, "homesteadBlock": 0, "istanbulBlock": 0, "londonBlock": 0,
+			"muirGlacierBlock": 0, "petersburgBlock": 0, "subnetEVMTimestamp": 0, "allowFeeRecipients": false,
+			"feeConfig": map[string]any{
+				"baseFeeChangeDenominator": 36, "blockGasCostStep": 200000, "gasLimit": 12000000,
+				"maxBlockGasCost": 1000000, "minBaseFee": 25000000000, "minBlockGasCost": 0,
+				"targetBlockRate": 2, "targetGas": 60000000,
+			},
+			"warpConfig":                      map[string]any{"blockTimestamp": ts, "quorumNumerator": 67, "requirePrimaryNetworkSigners": true},
+			"txAllowListConfig":               allow(),
+			"contractDeployerAllowListConfig": allow(),
+			"contractNativeMinterConfig":      allow(),
+			"feeManagerConfig":                allow(),
+			"rewardManagerConfig":             allow(),
+		},
+		"difficulty":    "0x0",
+		"excessBlobGas": nil,
+		"extraData":     "0x",
+		"gasLimit":      "0xb71b00",
+		"gasUsed":       "0x0",
+		"mixHash":       "0x0000000000000000000000000000000000000000000000000000000000000000",
+		"nonce":         "0x0",
+		"number":        "0x0",
+		"parentHash":    "0x0000000000000000000000000000000000000000000000000000000000000000",
+		"timestamp":     fmt.Sprintf("0x%x", ts),
+	}
+}
+
+// ewoqEVM is the ewoq key's EVM address.
+const ewoqEVM = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC"
+
+func (w *World) ewoqOwner() Owner {
+	return Owner{Threshold: 1, Addresses: []avax.ShortID{w.addrs[0]}}
+}
+
+// planSubnets creates a legacy subnet with a Subnet-EVM chain and permissioned
+// validators (active, completed and removed), and an L1 converted with two
+// validators plus one registered later.
+func (w *World) planSubnets(p *plan) error {
+	G, now := w.genesis, w.now
+	// The legacy subnet.
+	s1 := &Subnet{CreateTime: G + 5*day, Owner: w.ewoqOwner()}
+	s1.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s1.CreateTime, onBlock: func(h uint64) { s1.CreateBlock = h }}).ID
+	c1 := &Blockchain{SubnetID: s1.ID, Name: "devsubnet", VMID: SubnetEVMID, EVMChainID: 787878, CreateTime: s1.CreateTime + hour}
+	c1.Genesis = evmGenesis(c1.EVMChainID, c1.CreateTime, ewoqEVM)
+	c1.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c1.CreateTime, onBlock: func(h uint64) { c1.CreateBlock = h }}).ID
+	s1.Chains = []*Blockchain{c1}
+
+	sub := func(nd *node, start, end int64) *Validation {
+		v := &Validation{NodeID: nd.id, SubnetID: s1.ID, Weight: 20, Start: start, End: end,
+			Uptime: 99.5, Version: nd.version, Geo: nd.geo}
+		v.TxID = p.add(&PTx{Kind: "AddSubnetValidatorTx", Time: start, validation: v}).ID
+		w.validations = append(w.validations, v)
+		return v
+	}
+	S := s1.CreateTime
+	sub(w.nodes[0], S+2*hour, now+30*day)
+	sub(w.nodes[2], S+2*hour, S+5*day)
+	sub(w.nodes[2], S+6*day, now+30*day)
+	removed := sub(w.nodes[1], S+3*hour, now+30*day)
+	removed.removed = true
+	removed.RemoveTime = S + 2*day
+	removed.RemoveTxID = p.add(&PTx{Kind: "RemoveSubnetValidatorTx", Time: removed.RemoveTime, validation: removed}).ID
+
+	// The L1.
+	s2 := &Subnet{CreateTime: G + 8*day, Owner: w.ewoqOwner()}
+	s2.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s2.CreateTime, onBlock: func(h uint64) { s2.CreateBlock = h }}).ID
+	c2 := &Blockchain{SubnetID: s2.ID, Name: "devl1", VMID: SubnetEVMID, EVMChainID: 898989, CreateTime: s2.CreateTime + hour}
+	c2.Genesis = evmGenesis(c2.EVMChainID, c2.CreateTime, ewoqEVM)
+	c2.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c2.CreateTime, onBlock: func(h uint64) { c2.CreateBlock = h }}).ID
+	s2.Chains = []*Blockchain{c2}
+
+	l1 := w.nodes[len(w.nodes)-3:]
+	conv := &L1Conversion{SubnetID: s2.ID, ChainID: c2.ID, Address: ValidatorManagerAddress, Time: G + 9*day}
+	for i, nd := range l1[:2] {
+		conv.Validators = append(conv.Validators, L1Validator{
+			NodeID: nd.id, Weight: 100, Balance: (1 + uint64(i)) * nAVAX, BLS: nd.bls,
+			RemainingBalanceOwner: w.ewoqOwner(), DeactivationOwner: w.ewoqOwner(),
+		})
+	}
+	slices.SortFunc(conv.Validators, func(a, b L1Validator) int { return bytes.Compare(a.NodeID[:], b.NodeID[:]) })
+	conv.ConversionData = conversionData(conv)
+	conv.ConversionID = avax.Hash256(conv.ConversionData)
+	conv.TxID = p.add(&PTx{Kind: "ConvertSubnetToL1Tx", Time: conv.Time, onBlock: func(h uint64) {
+		conv.Height = h
+		for _, v := range conv.Validators {
+			w.l1Changes = append(w.l1Changes, SetChange{Height: h, NodeID: v.NodeID, Weight: int64(v.Weight), PublicKey: v.BLS.PublicKey})
+		}
+	}}).ID
+	s2.Conversion = conv
+	w.conversion = conv
+
+	reg := &L1Registration{SubnetID: s2.ID, NodeID: l1[2].id, BLS: l1[2].bls, Expiry: uint64(G + 10*day + day),
+		RemainingBalanceOwner: w.ewoqOwner(), DisableOwner: w.ewoqOwner(), Weight: 50, Balance: nAVAX, Time: G + 10*day}
+	reg.TxID = p.add(&PTx{Kind: "RegisterL1ValidatorTx", Time: reg.Time, onBlock: func(h uint64) {
+		reg.Height = h
+		w.l1Changes = append(w.l1Changes, SetChange{Height: h, NodeID: reg.NodeID, Weight: int64(reg.Weight), PublicKey: reg.BLS.PublicKey})
+	}}).ID
+	w.registers = append(w.registers, reg)
+	w.subnets = []*Subnet{s1, s2}
+	w.sortStakes()
+	return nil
+}
+
+// conversionData returns the codec bytes of avalanchego's
+// SubnetToL1ConversionData: subnet id, manager chain id, manager address and
+// the validators' node ids, BLS keys and weights.
+func conversionData(c *L1Conversion) []byte {
+	var wr avax.Writer
+	wr.U16(avax.CodecVersion)
+	wr.Fixed(c.SubnetID[:])
+	wr.Fixed(c.ChainID[:])
+	wr.Var(c.Address)
+	wr.U32(uint32(len(c.Validators)))
+	for _, v := range c.Validators {
+		wr.Var(v.NodeID[:])
+		wr.Fixed(v.BLS.PublicKey)
+		wr.U64(v.Weight)
+	}
+	return wr.Bytes()
+}
+
+// Subnets returns the subnets, by creation time. The slice is shared: do not
+// modify it.
+func (w *World) Subnets() []*Subnet { return w.subnets }
+
+// Subnet returns the subnet with id.
+func (w *World) Subnet(id avax.ID) (*Subnet, bool) {
+	for _, s := range w.subnets {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// L1Conversion returns the ConvertSubnetToL1Tx with the given transaction
+// hash.
+func (w *World) L1Conversion(txID avax.ID) (*L1Conversion, bool) {
+	if w.conversion != nil && w.conversion.TxID == txID {
+		return w.conversion, true
+	}
+	return nil, false
+}
+
+// L1ConversionOfSubnet returns the conversion of an L1 by its subnet id (the
+// justification of a SubnetToL1Conversion message).
+func (w *World) L1ConversionOfSubnet(subnetID avax.ID) (*L1Conversion, bool) {
+	if w.conversion != nil && w.conversion.SubnetID == subnetID {
+		return w.conversion, true
+	}
+	return nil, false
+}
+
+// L1Registration returns the RegisterL1ValidatorTx with the given hash.
+func (w *World) L1Registration(txID avax.ID) (*L1Registration, bool) {
+	for _, r := range w.registers {
+		if r.TxID == txID {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// L1Registrations returns every RegisterL1ValidatorTx.
+func (w *World) L1Registrations() []*L1Registration { return w.registers }

@@ -14,6 +14,9 @@ import (
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/local"
+	"github.com/avaedge/avaedge/local/dataapi"
+	"github.com/avaedge/avaedge/local/devnet"
+	"github.com/avaedge/avaedge/local/warp"
 	"github.com/avaedge/avaedge/local/devnet/evm"
 	"github.com/avaedge/avaedge/local/evmdata"
 	"github.com/avaedge/avaedge/local/evmindex"
@@ -51,6 +54,13 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	if err := buildEVM(ctx, cfg, log, reg, localMode, parts); err != nil {
 		return fail(err)
 	}
+	dev, err := devnet.New(devnet.Config{Seed: cfg.Local.Seed})
+	if err != nil {
+		return fail(fmt.Errorf("devnet: %w", err))
+	}
+	parts.add(dataapi.Handlers(dev, time.Now))
+	agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
+	parts.add(agg.Handlers())
 	h := local.New(local.Options{
 		Routes:       routes,
 		Handlers:     parts.handlers,

@@ -12,6 +12,9 @@ import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 const base = process.argv[2] ?? "http://127.0.0.1:8080";
 const network = process.argv[3] ?? "fuji";
 const sdk = new AvaCloudSDK({ serverURL: base, network, chainId: "43112" });
+// Each operation carries its own server URL in the SDK; point every call at
+// avaedge and do not retry (a retry would hide a failure).
+const O = { serverURL: base, retries: { strategy: "none" } };
 let failed = 0;
 let passed = 0;
 
@@ -38,39 +41,39 @@ async function first(p) {
 }
 
 const pn = sdk.data.primaryNetwork;
-const validators = await check("listValidators", () => first(pn.listValidators({ network, pageSize: 10 })));
+const validators = await check("listValidators", () => first(pn.listValidators({ network, pageSize: 10 }, O)));
 const nodeId = validators?.validators?.[0]?.nodeId;
-await check("listValidators sortBy+status", () => first(pn.listValidators({ network, validationStatus: "active", sortBy: "delegationFee", sortOrder: "asc" })));
-await check("getSingleValidatorDetails", () => first(pn.getValidatorDetails({ network, nodeId })));
-const delegators = await check("listDelegators", () => first(pn.listDelegators({ network })));
-await check("listSubnets", () => first(pn.listSubnets({ network, pageSize: 100 })));
+await check("listValidators sortBy+status", () => first(pn.listValidators({ network, validationStatus: "active", sortBy: "delegationFee", sortOrder: "asc" }, O)));
+await check("getSingleValidatorDetails", () => first(pn.getValidatorDetails({ network, nodeId }, O)));
+const delegators = await check("listDelegators", () => first(pn.listDelegators({ network }, O)));
+await check("listSubnets", () => first(pn.listSubnets({ network, pageSize: 100 }, O)));
 const utxosP = await check("getUtxosByAddresses p-chain", async () => {
   // Discover an address from the pending rewards or delegators.
   const addr = delegators?.delegators?.[0]?.rewardAddresses?.[0];
-  return first(pn.utxos.listByAddresses({ network, blockchainId: "p-chain", addresses: addr }));
+  return first(pn.utxos.listByAddresses({ network, blockchainId: "p-chain", addresses: addr }, O));
 });
 const pAddr = utxosP?.utxos?.[0]?.addresses?.[0] ?? delegators?.delegators?.[0]?.rewardAddresses?.[0];
 const xAddr = pAddr ? pAddr.replace(/^P-/, "X-") : undefined;
-await check("getUtxosByAddresses x-chain", () => first(pn.utxos.listByAddresses({ network, blockchainId: "x-chain", addresses: xAddr, includeSpent: true, sortBy: "amount" })));
-await check("listPendingPrimaryNetworkRewards", () => first(pn.rewards.listPendingRewards({ network, nodeIds: nodeId })));
-await check("getVertexByHeight", () => first(pn.vertices.listByHeight({ network, blockchainId: "x-chain", vertexHeight: 1 })));
-await check("listPrimaryNetworkBlocksByNodeId", () => first(pn.blocks.listByNodeId({ network, blockchainId: "p-chain", nodeId })));
-await check("getChainIdsForAddresses", () => pn.getChainIdsForAddresses({ network, addresses: pAddr ?? "" }));
+await check("getUtxosByAddresses x-chain", () => first(pn.utxos.listByAddresses({ network, blockchainId: "x-chain", addresses: xAddr, includeSpent: true, sortBy: "amount" }, O)));
+await check("listPendingPrimaryNetworkRewards", () => first(pn.rewards.listPendingRewards({ network, nodeIds: nodeId }, O)));
+await check("getVertexByHeight", () => first(pn.vertices.listByHeight({ network, blockchainId: "x-chain", vertexHeight: 1 }, O)));
+await check("listPrimaryNetworkBlocksByNodeId", () => first(pn.blocks.listByNodeId({ network, blockchainId: "p-chain", nodeId }, O)));
+await check("getChainIdsForAddresses", () => pn.getChainIdsForAddresses({ network, addresses: pAddr ?? "" }, O));
 
 const evm = sdk.data.evm;
 const ewoq = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC";
-await check("supportedChains", () => evm.chains.list({}));
-await check("getChainInfo", () => evm.chains.get({ chainId: "43112" }));
-await check("getLatestBlocks", () => first(evm.blocks.listLatest({ chainId: "43112" })));
-await check("getNativeBalance", () => evm.address.balances.getNative({ chainId: "43112", address: ewoq }));
-const b721 = await check("listErc721Balances", () => first(evm.address.balances.listErc721({ chainId: "43112", address: ewoq })));
-await check("listErc1155Balances", () => first(evm.address.balances.listErc1155({ chainId: "43112", address: ewoq })));
-const t1155 = await check("listErc1155Transactions", () => first(evm.address.transactions.listErc1155({ chainId: "43112", address: ewoq })));
+await check("supportedChains", () => evm.chains.list({}, O));
+await check("getChainInfo", () => evm.chains.get({ chainId: "43112" }, O));
+await check("getLatestBlocks", () => first(evm.blocks.listLatest({ chainId: "43112" }, O)));
+await check("getNativeBalance", () => evm.address.balances.getNative({ chainId: "43112", address: ewoq }, O));
+const b721 = await check("listErc721Balances", () => first(evm.address.balances.listErc721({ chainId: "43112", address: ewoq }, O)));
+await check("listErc1155Balances", () => first(evm.address.balances.listErc1155({ chainId: "43112", address: ewoq }, O)));
+const t1155 = await check("listErc1155Transactions", () => first(evm.address.transactions.listErc1155({ chainId: "43112", address: ewoq }, O)));
 const nft = b721?.erc721TokenBalances?.[0];
 if (nft) {
-  await check("listTransfers", () => first(evm.contracts.listTransfers({ chainId: "43112", address: nft.address })));
-  await check("getDeploymentTransaction", () => evm.contracts.getDeploymentTransaction({ chainId: "43112", address: nft.address }));
-  await check("getTokenDetails", () => sdk.data.nfts.get({ chainId: "43112", address: nft.address, tokenId: nft.tokenId }));
+  await check("listTransfers", () => first(evm.contracts.listTransfers({ chainId: "43112", address: nft.address }, O)));
+  await check("getDeploymentTransaction", () => evm.contracts.getDeploymentTransaction({ chainId: "43112", address: nft.address }, O));
+  await check("getTokenDetails", () => sdk.data.nfts.get({ chainId: "43112", address: nft.address, tokenId: nft.tokenId }, O));
 } else {
   failed++;
   console.log("FAIL no ERC-721 balance to drive listTransfers, getDeploymentTransaction, getTokenDetails");
@@ -78,17 +81,17 @@ if (nft) {
 void t1155;
 
 const m = sdk.metrics.chains;
-await check("listChains", () => first(m.list({})));
-await check("getChain", () => m.get({ chainId: "43112" }));
+await check("listChains", () => first(m.list({}, O)));
+await check("getChain", () => m.get({ chainId: "43112" }, O));
 for (const metric of ["txCount", "activeAddresses", "gasUsed", "cumulativeTxCount", "avgTps", "maxGasPrice", "feesPaid"]) {
-  await check(`getEvmChainMetrics ${metric}`, () => first(m.getMetrics({ chainId: "43112", metric, timeInterval: "day" })));
+  await check(`getEvmChainMetrics ${metric}`, () => first(m.getMetrics({ chainId: "43112", metric, timeInterval: "day" }, O)));
 }
 
 const sig = sdk.data.signatureAggregator;
-const subnets = await first(pn.listSubnets({ network })).catch(() => undefined);
+const subnets = await first(pn.listSubnets({ network }, O)).catch(() => undefined);
 const l1 = subnets?.subnets?.find((s) => s.isL1);
 if (l1?.l1ConversionTransactionHash) {
-  await check("getAggregatedSignatures", () => sig.get({ network, txHash: l1.l1ConversionTransactionHash }));
+  await check("getAggregatedSignatures", () => sig.get({ network, txHash: l1.l1ConversionTransactionHash }, O));
 }
 
 console.log(`\n${passed} passed, ${failed} failed`);

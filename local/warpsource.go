@@ -1,0 +1,91 @@
+package local
+
+import (
+	"context"
+	"errors"
+
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/devnet"
+	"github.com/avaedge/avaedge/local/warp"
+)
+
+// WarpSource adapts the devnet world to the signature aggregator: its
+// validators sign with their own BLS keys, and its L1 transactions are the
+// P-chain messages that justifications and transaction hashes stand for.
+func WarpSource(w *devnet.World) warp.Source { return warpSource{w} }
+
+type warpSource struct{ w *devnet.World }
+
+var _ warp.Source = warpSource{}
+
+func (s warpSource) Network(name string) (uint32, bool) {
+	n, ok := s.w.Network(name)
+	return n.ID, ok
+}
+
+func (s warpSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {
+	id, ok := s.w.SubnetOf(avax.ID(chainID))
+	return [32]byte(id), ok
+}
+
+func (s warpSource) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+	members, err := s.w.Validators(avax.ID(subnetID), height)
+	switch {
+	case errors.Is(err, devnet.ErrUnknownSubnet):
+		return nil, errors.Join(warp.ErrUnknownSubnet, err)
+	case errors.Is(err, devnet.ErrUnknownHeight):
+		return nil, errors.Join(warp.ErrUnknownHeight, err)
+	case err != nil:
+		return nil, err
+	}
+	out := make([]warp.Validator, len(members))
+	for i, m := range members {
+		out[i] = warp.Validator{NodeID: [20]byte(m.NodeID), Weight: m.Weight, PublicKey: m.PublicKey}
+	}
+	return out, nil
+}
+
+func (s warpSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.w.Sign(avax.NodeID(nodeID), msg)
+}
+
+// L1Message builds the unsigned P-chain message a 32-byte reference stands
+// for: a conversion transaction or the converted subnet's id (a
+// SubnetToL1Conversion justification), or a RegisterL1ValidatorTx.
+func (s warpSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
+	if len(ref) != 32 {
+		return nil, false
+	}
+	id := avax.ID(ref)
+	conv, ok := s.w.L1Conversion(id)
+	if !ok {
+		conv, ok = s.w.L1ConversionOfSubnet(id)
+	}
+	if ok {
+		return warp.NewL1Unsigned(networkID, &warp.SubnetToL1Conversion{ID: [32]byte(conv.ConversionID)}).Bytes(), true
+	}
+	if reg, ok := s.w.L1Registration(id); ok {
+		m := &warp.RegisterL1Validator{
+			SubnetID:              [32]byte(reg.SubnetID),
+			NodeID:                reg.NodeID[:],
+			Expiry:                reg.Expiry,
+			RemainingBalanceOwner: owner(reg.RemainingBalanceOwner),
+			DisableOwner:          owner(reg.DisableOwner),
+			Weight:                reg.Weight,
+		}
+		copy(m.BLSPublicKey[:], reg.BLS.PublicKey)
+		return warp.NewL1Unsigned(networkID, m).Bytes(), true
+	}
+	return nil, false
+}
+
+func owner(o devnet.Owner) warp.PChainOwner {
+	out := warp.PChainOwner{Threshold: o.Threshold}
+	for _, a := range o.Addresses {
+		out.Addresses = append(out.Addresses, [20]byte(a))
+	}
+	return out
+}

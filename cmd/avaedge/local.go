@@ -16,10 +16,10 @@ import (
 	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/local/dataapi"
 	"github.com/avaedge/avaedge/local/devnet"
-	"github.com/avaedge/avaedge/local/warp"
 	"github.com/avaedge/avaedge/local/devnet/evm"
 	"github.com/avaedge/avaedge/local/evmdata"
 	"github.com/avaedge/avaedge/local/evmindex"
+	"github.com/avaedge/avaedge/local/warp"
 )
 
 // world is the assembled local world.

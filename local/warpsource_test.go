@@ -1,0 +1,91 @@
+package local
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/avaedge/avaedge/local/devnet"
+	"github.com/avaedge/avaedge/local/warp"
+)
+
+// TestWarpOverDevnet signs with the devnet's own validators and verifies the
+// result against the devnet's validator set, through the HTTP handlers.
+func TestWarpOverDevnet(t *testing.T) {
+	w, err := devnet.New(devnet.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := WarpSource(w)
+	agg := warp.NewAggregator(src, warp.Options{})
+	mux := http.NewServeMux()
+	hs := agg.Handlers()
+	mux.Handle("POST /v1/signatureAggregator/{network}/aggregateSignatures", hs["aggregateSignatures"])
+	mux.Handle("GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", hs["getAggregatedSignatures"])
+
+	netID, _ := src.Network("fuji")
+	cchain, _ := w.Network("fuji")
+	unsigned := &warp.UnsignedMessage{NetworkID: netID, SourceChainID: [32]byte(cchain.CChain), Payload: (&warp.AddressedCall{SourceAddress: []byte{1, 2}, Payload: []byte("hello")}).Bytes()}
+
+	verify := func(t *testing.T, body string, quorum uint64) {
+		t.Helper()
+		var out struct{ SignedMessage string }
+		if err := json.Unmarshal([]byte(body), &out); err != nil {
+			t.Fatalf("body %s: %v", body, err)
+		}
+		raw, err := hex.DecodeString(strings.TrimPrefix(out.SignedMessage, "0x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := warp.ParseMessage(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subnet, ok := src.SubnetOf(m.SourceChainID)
+		if !ok {
+			t.Fatalf("no subnet for the source chain")
+		}
+		vdrs, err := src.Validators(context.Background(), subnet, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := warp.NewValidatorSet(vdrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := set.Verify(m, netID, quorum, 100); err != nil {
+			t.Fatalf("signed message does not verify: %v", err)
+		}
+	}
+
+	t.Run("message", func(t *testing.T) {
+		body := `{"message":"` + hex.EncodeToString(unsigned.Bytes()) + `","quorumPercentage":67}`
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/signatureAggregator/fuji/aggregateSignatures", strings.NewReader(body)))
+		if rec.Code != 201 {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		verify(t, rec.Body.String(), 67)
+	})
+	t.Run("L1 conversion by tx hash", func(t *testing.T) {
+		var txHash string
+		for _, s := range w.Subnets() {
+			if s.Conversion != nil {
+				txHash = s.Conversion.TxID.String()
+			}
+		}
+		if txHash == "" {
+			t.Skip("the devnet has no L1 conversion")
+		}
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/signatureAggregator/fuji/aggregateSignatures/"+txHash, nil))
+		if rec.Code != 201 {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		verify(t, rec.Body.String(), 67)
+	})
+}

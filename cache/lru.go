@@ -9,8 +9,8 @@ import (
 // lru is the in-process tier: a byte-bounded LRU split into shards so that
 // concurrent hits rarely contend. It is safe for concurrent use.
 type lru struct {
-	seed   maphash.Seed
-	shards [nShards]shard
+	seed    maphash.Seed
+	shards  [nShards]shard
 	onEvict func()
 }
 

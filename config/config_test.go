@@ -144,7 +144,7 @@ func route(t *testing.T, name string) *Route {
 }
 
 func TestValidate(t *testing.T) {
-	path := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	path := func(m map[string]string) PathFunc { return func(k string) string { return m[k] } }
 	tests := []struct {
 		name, route string
 		path        map[string]string
@@ -212,7 +212,7 @@ func FuzzValidate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, pv, qk, qv, body string) {
 		for i := range routes {
 			if routes[i].Name == name {
-				routes[i].Validate(func(string) string { return pv }, map[string][]string{qk: {qv}}, []byte(body))
+				routes[i].Validate(PathFunc(func(string) string { return pv }), map[string][]string{qk: {qv}}, []byte(body))
 			}
 		}
 	})

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -199,36 +199,55 @@ func bodyValues(body []byte, params []Param) (Values, []string) {
 // order: the query part of a cache key. Parameters the route does not know are
 // kept (the upstream may honour them). Values are query-escaped.
 func (r *Route) CanonicalQuery(q url.Values) string {
-	keys := make([]string, 0, len(q)+len(r.Params))
-	seen := make(map[string]bool, len(q)+len(r.Params))
+	var b strings.Builder
+	r.AppendCanonicalQuery(&b, q)
+	return b.String()
+}
+
+// AppendCanonicalQuery writes CanonicalQuery(q) to b.
+func (r *Route) AppendCanonicalQuery(b *strings.Builder, q url.Values) {
+	var stack [16]string
+	keys := stack[:0]
 	for k := range q {
 		keys = append(keys, k)
-		seen[k] = true
 	}
 	for i := range r.Params {
 		p := &r.Params[i]
-		if p.In == Query && p.Default != "" && !seen[p.Name] {
-			keys = append(keys, p.Name)
-			seen[p.Name] = true
+		if p.In == Query && p.Default != "" {
+			if _, ok := q[p.Name]; !ok {
+				keys = append(keys, p.Name)
+			}
 		}
 	}
-	sort.Strings(keys)
-	var b strings.Builder
+	slices.Sort(keys)
+	start := b.Len()
 	for _, k := range keys {
 		vs, ok := q[k]
 		if !ok {
 			vs = []string{r.param(k).Default}
 		}
 		for _, v := range vs {
-			if b.Len() > 0 {
+			if b.Len() > start {
 				b.WriteByte('&')
 			}
-			b.WriteString(url.QueryEscape(k))
+			writeEscaped(b, k)
 			b.WriteByte('=')
-			b.WriteString(url.QueryEscape(v))
+			writeEscaped(b, v)
 		}
 	}
-	return b.String()
+}
+
+// writeEscaped query-escapes s into b, without allocating when s needs no
+// escaping (the common case).
+func writeEscaped(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~') {
+			b.WriteString(url.QueryEscape(s))
+			return
+		}
+	}
+	b.WriteString(s)
 }
 
 func (r *Route) param(name string) *Param {

@@ -56,26 +56,42 @@ func (r *Route) Pattern() string { return r.Method + " " + r.Path }
 // IsRPC reports whether r is a JSON-RPC method.
 func (r *Route) IsRPC() bool { return r.Endpoint != "" }
 
-// Validate checks a REST request against the route's rules: path values
-// (read with pathValue), the query, and for routes with body parameters the
-// JSON body. It returns every message, in parameter order, or nil.
-func (r *Route) Validate(pathValue func(string) string, q map[string][]string, body []byte) []string {
+// PathValuer gives a request's path values; *http.Request is one.
+type PathValuer interface{ PathValue(name string) string }
+
+// PathFunc adapts a function to PathValuer.
+type PathFunc func(name string) string
+
+// PathValue calls f.
+func (f PathFunc) PathValue(name string) string { return f(name) }
+
+// Validate checks a REST request against the route's rules: path values, the
+// query, and for routes with body parameters the JSON body. It returns every
+// message, in parameter order, or nil.
+func (r *Route) Validate(pv PathValuer, q map[string][]string, body []byte) []string {
 	var msgs []string
-	vals := Values{}
+	var vals Values
+	if r.Check != nil {
+		vals = Values{}
+	}
 	var bodyParams []Param
 	for i := range r.Params {
 		p := &r.Params[i]
 		switch p.In {
 		case Path:
-			v := pathValue(p.Name)
-			vals[p.Name] = v
+			v := pv.PathValue(p.Name)
+			if vals != nil {
+				vals[p.Name] = v
+			}
 			msgs = append(msgs, p.Check(v, true)...)
 		case Query:
 			vs, ok := q[p.Name]
 			var v string
 			if ok && len(vs) > 0 {
 				v = vs[0]
-				vals[p.Name] = v
+				if vals != nil {
+					vals[p.Name] = v
+				}
 			}
 			msgs = append(msgs, p.Check(v, ok)...)
 		case Body:
@@ -90,7 +106,7 @@ func (r *Route) Validate(pathValue func(string) string, q map[string][]string, b
 				continue
 			}
 			v, ok := bv[p.Name]
-			if ok {
+			if ok && vals != nil {
 				vals[p.Name] = v
 			}
 			if bv != nil {

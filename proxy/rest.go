@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -30,7 +31,8 @@ func (s *Server) serveREST(rt *config.Route, w http.ResponseWriter, r *http.Requ
 			return
 		}
 	}
-	if msgs := rt.Validate(r.PathValue, r.URL.Query(), body); len(msgs) > 0 {
+	q := r.URL.Query()
+	if msgs := rt.Validate(r, q, body); len(msgs) > 0 {
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
@@ -38,7 +40,7 @@ func (s *Server) serveREST(rt *config.Route, w http.ResponseWriter, r *http.Requ
 	if !s.admit(ex, charge, func(st int, msg string) { s.restError(ex, st, []string{msg}, false) }) {
 		return
 	}
-	s.answerREST(ex, rt, body)
+	s.answerREST(ex, rt, q, body)
 }
 
 func bodyStatus(err error) int {
@@ -70,7 +72,7 @@ func (s *Server) restError(ex *exchange, status int, msgs []string, validation b
 }
 
 // answerREST runs the fallback chain for a validated, admitted request.
-func (s *Server) answerREST(ex *exchange, rt *config.Route, body []byte) {
+func (s *Server) answerREST(ex *exchange, rt *config.Route, q url.Values, body []byte) {
 	r := ex.r
 	up := s.opts.Upstreams[rt.Service]
 	if up == nil {
@@ -81,9 +83,9 @@ func (s *Server) answerREST(ex *exchange, rt *config.Route, body []byte) {
 		s.forward(ex, up, rt.Name, body)
 		return
 	}
-	key := s.restKey(rt, r)
+	key := s.restKey(rt, r, q)
 	bypass := noCache(r.Header)
-	hasToken := r.URL.Query().Has("pageToken")
+	hasToken := q.Has("pageToken")
 	st, cs, err := s.opts.Cache.Do(r.Context(), key, bypass, func(ctx context.Context) (*Stored, error) {
 		return s.fetch(ctx, up, rt, r, hasToken)
 	})
@@ -94,19 +96,23 @@ func (s *Server) answerREST(ex *exchange, rt *config.Route, body []byte) {
 	s.fallback(ex, up, rt.Name, err, r)
 }
 
+// RoutePrefix is the start of every cache key of a route: service|route|.
+// The admin API purges a route by it.
+func RoutePrefix(rt *config.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
+
 // restKey is service|route|path|canonical query. The client's key is never
-// part of it.
-func (s *Server) restKey(rt *config.Route, r *http.Request) string {
+// part of it. A JSON-RPC key is service|method|path|hash of the params.
+func (s *Server) restKey(rt *config.Route, r *http.Request, query url.Values) string {
 	var b strings.Builder
-	q := rt.CanonicalQuery(r.URL.Query())
-	b.Grow(len(rt.Service) + len(rt.Name) + len(r.URL.Path) + len(q) + 3)
+	path := r.URL.EscapedPath()
+	b.Grow(len(rt.Service) + len(rt.Name) + len(path) + 64)
 	b.WriteString(string(rt.Service))
 	b.WriteByte('|')
 	b.WriteString(rt.Name)
 	b.WriteByte('|')
-	b.WriteString(r.URL.EscapedPath())
+	b.WriteString(path)
 	b.WriteByte('|')
-	b.WriteString(q)
+	rt.AppendCanonicalQuery(&b, query)
 	return b.String()
 }
 

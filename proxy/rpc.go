@@ -189,7 +189,7 @@ func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *con
 		}
 		return a
 	}
-	key := "node|" + ex.r.URL.EscapedPath() + "|" + jsonrpc.LookupName(c.Method) + "|" + paramsHash(c.RawParams())
+	key := RoutePrefix(rt) + ex.r.URL.EscapedPath() + "|" + paramsHash(c.RawParams())
 	st, cs, err := s.opts.Cache.Do(ex.r.Context(), key, noCache(ex.r.Header), func(ctx context.Context) (*Stored, error) {
 		ctx, cancel := detached(ctx, up.timeout())
 		defer cancel()

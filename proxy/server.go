@@ -119,6 +119,8 @@ func (s *Server) Route(name string) *config.Route { return s.routes[name] }
 // exchange is the state of one request, for headers, metrics and the log.
 type exchange struct {
 	w       *statusWriter
+	sw      statusWriter // w points here: one allocation per request
+	vals    [4]string    // backing store of header values set by the edge
 	r       *http.Request
 	service config.Service
 	route   string
@@ -157,14 +159,21 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *Server) begin(w http.ResponseWriter, r *http.Request, svc config.Service, route string) *exchange {
 	ex := &exchange{
-		w:       &statusWriter{ResponseWriter: w},
+		sw:      statusWriter{ResponseWriter: w},
 		r:       r,
 		service: svc,
 		route:   route,
-		start:   s.now(),
 	}
-	ex.id = s.idPrefix + strconv.FormatUint(s.idCounter.Add(1), 36)
-	w.Header()["X-Request-Id"] = []string{ex.id}
+	ex.w = &ex.sw
+	if s.opts.AccessLog {
+		ex.start = s.now()
+	}
+	var buf [32]byte
+	id := append(buf[:0], s.idPrefix...)
+	id = strconv.AppendUint(id, s.idCounter.Add(1), 36)
+	ex.id = string(id)
+	ex.vals[0] = ex.id
+	w.Header()["X-Request-Id"] = ex.vals[0:1:1]
 	return ex
 }
 
@@ -277,17 +286,20 @@ func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
 		if age < 0 {
 			age = 0
 		}
-		h["Age"] = []string{strconv.FormatInt(int64(age/time.Second), 10)}
+		ex.vals[1] = smallItoa(int64(age / time.Second))
+		h["Age"] = ex.vals[1:2:2]
 	} else {
 		setSource(h, ex, "upstream")
 	}
 	if st.ContentType != "" {
-		h["Content-Type"] = []string{st.ContentType}
+		ex.vals[2] = st.ContentType
+		h["Content-Type"] = ex.vals[2:3:3]
 	}
 	if st.Encoding != "" {
 		h["Content-Encoding"] = []string{st.Encoding}
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(st.Body))}
+	ex.vals[3] = smallItoa(int64(len(st.Body)))
+	h["Content-Length"] = ex.vals[3:4:4]
 	ex.w.WriteHeader(st.Status)
 	if ex.r.Method != http.MethodHead {
 		ex.w.Write(st.Body)
@@ -298,4 +310,21 @@ func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
 // it keeps the values of ctx but not its cancellation, and is bounded by d.
 func detached(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// smallStrings holds the decimal strings of 0..8191, so Age and
+// Content-Length of most answers cost no allocation.
+var smallStrings = func() []string {
+	out := make([]string, 1<<13)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+func smallItoa(n int64) string {
+	if n >= 0 && n < int64(len(smallStrings)) {
+		return smallStrings[n]
+	}
+	return strconv.FormatInt(n, 10)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/proxy"
 )
@@ -78,10 +79,32 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 	a.closers = append(a.closers, world.close...)
 
+	rdb, err := newRedis(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if rdb != nil {
+		a.closers = append(a.closers, rdb.Close)
+	}
+	c, err := cache.New(cache.Options{
+		Prefix:        cfg.RedisPrefix,
+		MaxBytes:      cfg.Cache.MaxBytes,
+		Redis:         rdb,
+		CompressAbove: cfg.Cache.CompressAbove,
+		Registerer:    reg,
+		Logger:        log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, c.Close)
+
 	srv, err = proxy.New(proxy.Options{
 		Routes:     routes,
 		Upstreams:  ups,
 		Local:      world.handler,
+		Cache:      cacheAdapter{c},
+		Freshness:  freshness(cfg),
 		AccessLog:  !cfg.DisableAccessLog,
 		Logger:     log,
 		Registerer: reg,
@@ -93,6 +116,13 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.Admin = proxy.AdminHandler(proxy.AdminOptions{
 		Gatherer: reg,
 		Token:    cfg.AdminToken,
+		Purge:    c.Purge,
+		RoutePrefix: func(name string) string {
+			if rt := srv.Route(name); rt != nil {
+				return proxy.RoutePrefix(rt)
+			}
+			return ""
+		},
 		Ready: func() (bool, map[string]any) {
 			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
 		},

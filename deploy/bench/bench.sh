@@ -20,7 +20,7 @@ if ((${#need[@]})); then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-TMP=$(mktemp -d)
+TMP=$(mktemp -d); chmod 755 "$TMP"  # nginx workers run unprivileged
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
 trap cleanup EXIT

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/proxy"
+)
+
+// cacheAdapter presents cache.Cache as the proxy's Cache. The two entry types
+// have the same fields, so entries convert without copying.
+type cacheAdapter struct{ c *cache.Cache }
+
+func (a cacheAdapter) Do(ctx context.Context, key string, bypass bool, fetch func(context.Context) (*proxy.Stored, error)) (*proxy.Stored, proxy.CacheStatus, error) {
+	e, st, err := a.c.Do(ctx, key, bypass, func(ctx context.Context) (*cache.Entry, error) {
+		s, err := fetch(ctx)
+		return (*cache.Entry)(s), err
+	})
+	return (*proxy.Stored)(e), proxy.CacheStatus(st), err
+}
+
+// freshness gives the proxy the cache windows of a route's answers: the
+// policy of its class, with a route's configured ttl replacing the class's
+// freshness (and its stale-while-revalidate window).
+func freshness(cfg *config.Config) proxy.Freshness {
+	return func(rt *config.Route, status int, h http.Header, hasToken bool) (time.Duration, time.Duration, time.Duration, bool) {
+		p := cache.DefaultPolicy(cache.Class(rt.Cache))
+		if o, ok := cfg.Routes[rt.Name]; ok && o.TTL > 0 {
+			p.Fresh, p.Stale = o.TTL.D(), o.TTL.D()
+			p.Error = max(p.Error, o.TTL.D())
+		}
+		return cache.Windows(p, status, h, hasToken)
+	}
+}

@@ -103,7 +103,11 @@ func TestEdgeCache(t *testing.T) {
 		name   string
 		client func(t *testing.T) redis.UniversalClient
 	}{
-		{"redis", func(t *testing.T) redis.UniversalClient { c := srv.Client(); c.FlushAll(context.Background()); return c }},
+		{"redis", func(t *testing.T) redis.UniversalClient {
+			c := srv.Client()
+			c.FlushAll(context.Background())
+			return c
+		}},
 		{"cluster", func(t *testing.T) redis.UniversalClient {
 			if !redistest.Required() && !srv.Real {
 				t.Skip("no redis-server for a cluster")

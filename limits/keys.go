@@ -1,0 +1,191 @@
+package limits
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Plan is what a key may do. Zero limits are unlimited.
+type Plan struct {
+	// Name is the plan's name in the keys file.
+	Name string `yaml:"-"`
+	// RPS is the request rate; 0 means unlimited.
+	RPS float64 `yaml:"rps"`
+	// Burst is how many requests may come at once; 0 means max(1, RPS).
+	Burst int `yaml:"burst"`
+	// CUPerMinute is a GCRA over compute units with a one-minute period.
+	CUPerMinute int64 `yaml:"cu_per_minute"`
+	// CUPerDay is counted in fixed windows aligned to the UTC day.
+	CUPerDay int64 `yaml:"cu_per_day"`
+	// CUPerMonth is counted in fixed windows aligned to the UTC month.
+	CUPerMonth int64 `yaml:"cu_per_month"`
+	// Routes, when set, is the allow-list of route names.
+	Routes []string `yaml:"routes"`
+	// ChargeCached, when false, makes answers from the cache free. Nil means
+	// true: the quota is the client's, not the upstream's.
+	ChargeCached *bool `yaml:"charge_cached"`
+}
+
+// Key is one API key of the keys file.
+type Key struct {
+	// ID names the key in logs, metrics and the admin API.
+	ID string `yaml:"id"`
+	// SHA256 is the hex SHA-256 of the key.
+	SHA256 string `yaml:"sha256"`
+	// Key is the key in plain text, accepted for development.
+	Key string `yaml:"key"`
+	// Plan names the key's plan.
+	Plan string `yaml:"plan"`
+}
+
+// KeysFile is the keys and plans file.
+type KeysFile struct {
+	Plans map[string]Plan `yaml:"plans"`
+	Keys  []Key           `yaml:"keys"`
+	// Anonymous is the plan of clients without a key, applied per client IP.
+	// Empty means clients must send a key.
+	Anonymous string `yaml:"anonymous"`
+}
+
+// DefaultKeysFile returns the real Data API's published plans
+// (data-api-rate-limits.mdx), anonymous clients on "unauthenticated", and no
+// keys.
+func DefaultKeysFile() *KeysFile {
+	plan := func(min, day int64) Plan { return Plan{CUPerMinute: min, CUPerDay: day} }
+	kf := &KeysFile{
+		Plans: map[string]Plan{
+			"unauthenticated": plan(6000, 1_200_000),
+			"free":            plan(8000, 2_000_000),
+			"base":            plan(10000, 3_750_000),
+			"growth":          plan(14000, 11_200_000),
+			"pro":             plan(20000, 25_000_000),
+		},
+		Anonymous: "unauthenticated",
+	}
+	kf.normalize()
+	return kf
+}
+
+// LoadKeysFile reads and validates a keys file. Unknown fields are errors.
+func LoadKeysFile(path string) (*KeysFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("keys file: %w", err)
+	}
+	return ParseKeysFile(b)
+}
+
+// ParseKeysFile parses and validates keys file YAML.
+func ParseKeysFile(b []byte) (*KeysFile, error) {
+	var kf KeysFile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&kf); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("keys file: %w", err)
+	}
+	if err := kf.validate(); err != nil {
+		return nil, err
+	}
+	kf.normalize()
+	return &kf, nil
+}
+
+func (kf *KeysFile) validate() error {
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("keys file: %s: %s", field, fmt.Sprintf(format, a...)))
+	}
+	if len(kf.Plans) == 0 {
+		// Also what a half-written file looks like: never swap it in.
+		bad("plans", "defines no plans")
+	}
+	for name, p := range kf.Plans {
+		f := "plans." + name
+		if p.RPS < 0 || p.Burst < 0 || p.CUPerMinute < 0 || p.CUPerDay < 0 || p.CUPerMonth < 0 {
+			bad(f, "limits must not be negative")
+		}
+	}
+	if kf.Anonymous != "" {
+		if _, ok := kf.Plans[kf.Anonymous]; !ok {
+			bad("anonymous", "no plan %q", kf.Anonymous)
+		}
+	}
+	ids := map[string]bool{}
+	hashes := map[string]bool{}
+	for i, k := range kf.Keys {
+		f := fmt.Sprintf("keys[%d]", i)
+		if k.ID == "" {
+			bad(f+".id", "is required")
+		} else if ids[k.ID] {
+			bad(f+".id", "%q is used twice", k.ID)
+		}
+		ids[k.ID] = true
+		if _, ok := kf.Plans[k.Plan]; !ok {
+			bad(f+".plan", "no plan %q", k.Plan)
+		}
+		switch {
+		case k.SHA256 == "" && k.Key == "":
+			bad(f, "needs sha256 (or key, for development)")
+		case k.SHA256 != "":
+			if b, err := hex.DecodeString(k.SHA256); err != nil || len(b) != sha256.Size {
+				bad(f+".sha256", "is not 64 hex digits")
+			}
+		}
+		h := k.hash()
+		if hashes[h] {
+			bad(f, "the same key appears twice")
+		}
+		hashes[h] = true
+	}
+	return errors.Join(errs...)
+}
+
+func (kf *KeysFile) normalize() {
+	for name, p := range kf.Plans {
+		p.Name = name
+		if p.Burst == 0 && p.RPS > 0 {
+			p.Burst = max(1, int(p.RPS+0.999))
+		}
+		kf.Plans[name] = p
+	}
+}
+
+// hash returns the lower-case hex SHA-256 of the key.
+func (k Key) hash() string {
+	if k.SHA256 != "" {
+		return strings.ToLower(k.SHA256)
+	}
+	sum := sha256.Sum256([]byte(k.Key))
+	return hex.EncodeToString(sum[:])
+}
+
+// chargesCached reports whether cached answers count.
+func (p *Plan) chargesCached() bool { return p.ChargeCached == nil || *p.ChargeCached }
+
+// allows reports whether every route is in the plan's allow-list.
+func (p *Plan) allows(routes []string) (string, bool) {
+	if len(p.Routes) == 0 {
+		return "", true
+	}
+	for _, r := range routes {
+		ok := false
+		for _, a := range p.Routes {
+			if a == r {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return r, false
+		}
+	}
+	return "", true
+}

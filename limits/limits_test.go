@@ -1,0 +1,406 @@
+package limits
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/avaedge/avaedge/internal/redistest"
+)
+
+const testKeys = `
+plans:
+  tiny: {cu_per_day: 100}
+  minute: {cu_per_minute: 60}
+  rate: {rps: 2, burst: 2}
+  month: {cu_per_month: 10}
+  narrow: {routes: [listSubnets]}
+  free: {cu_per_minute: 8000, cu_per_day: 2000000}
+keys:
+  - {id: alice, key: alice-secret, plan: tiny}
+  - {id: bob, sha256: 8c5d7ae6e1e0b5a87e3d3e33a2a4f1c5d0f3bd0e7f6c3b1f8f5b9f1d4e0a9c21, plan: free}
+  - {id: carol, key: carol-secret, plan: minute}
+  - {id: dave, key: dave-secret, plan: rate}
+  - {id: erin, key: erin-secret, plan: month}
+  - {id: frank, key: frank-secret, plan: narrow}
+anonymous: free
+`
+
+type fakeClock struct {
+	mu sync.Mutex // guards t
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+func keys(t testing.TB) *KeysFile {
+	kf, err := ParseKeysFile([]byte(testKeys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kf
+}
+
+func newLimiter(t testing.TB, o Options) *Limiter {
+	if o.Keys == nil && o.KeysPath == "" {
+		o.Keys = keys(t)
+	}
+	o.RedisTimeout = time.Second
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func req(key string) *http.Request {
+	r := httptest.NewRequest("GET", "/v1/networks/fuji/subnets", nil)
+	if key != "" {
+		r.Header.Set("X-Glacier-Api-Key", key)
+	}
+	return r
+}
+
+func charge(cost int64) Charge { return Charge{Routes: []string{"listSubnets"}, Cost: cost} }
+
+// TestExactnessTwoInstances: two limiters on one real Redis, 1,000
+// concurrent requests from one key allowed 100: exactly 100 pass.
+func TestExactnessTwoInstances(t *testing.T) {
+	for _, be := range backends(t) {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.client(t)
+			a := newLimiter(t, Options{Redis: rdb})
+			b := newLimiter(t, Options{Redis: rdb})
+			var ok, limited atomic.Int64
+			var wg sync.WaitGroup
+			for i := 0; i < 1000; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					l := a
+					if i%2 == 1 {
+						l = b
+					}
+					d := l.Admit(context.Background(), req("alice-secret"), charge(1))
+					switch d.Status {
+					case 0:
+						ok.Add(1)
+					case 429:
+						limited.Add(1)
+						h := http.Header{}
+						d.WriteHeaders(h)
+						if hv(h, "retry-after") == "" || hv(h, "ratelimit-reset") == "" || hv(h, "ratelimit-remaining") != "0" || hv(h, "ratelimit-limit") != "100" {
+							t.Errorf("429 headers: %v", h)
+						}
+					default:
+						t.Errorf("status %d: %s", d.Status, d.Message)
+					}
+				}(i)
+			}
+			wg.Wait()
+			if ok.Load() != 100 || limited.Load() != 900 {
+				t.Fatalf("allowed %d, limited %d; want 100 and 900", ok.Load(), limited.Load())
+			}
+		})
+	}
+}
+
+type backend struct {
+	name   string
+	client func(t *testing.T) redis.UniversalClient
+}
+
+func backends(t *testing.T) []backend {
+	return []backend{
+		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Start(t).Client() }},
+		{"cluster", func(t *testing.T) redis.UniversalClient {
+			s := redistest.Start(t)
+			if !s.Real {
+				t.Skip("no redis-server for a cluster")
+			}
+			return redistest.StartCluster(t, 3).Client(t)
+		}},
+	}
+}
+
+// TestDailyQuota: survives a restart, refuses a crossing request, resets at
+// UTC midnight (injected clock, no sleeps), in process and in Redis.
+func TestDailyQuota(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, mode := range []string{"memory", "redis"} {
+		t.Run(mode, func(t *testing.T) {
+			clk := &fakeClock{t: time.Date(2026, 11, 23, 23, 59, 0, 0, time.UTC)}
+			var rdb redis.UniversalClient
+			if mode == "redis" {
+				rdb = srv.Client()
+				rdb.FlushAll(context.Background())
+			}
+			l := newLimiter(t, Options{Redis: rdb, Now: clk.Now})
+			if d := l.Admit(context.Background(), req("alice-secret"), charge(60)); !d.Allowed() {
+				t.Fatal(d.Message)
+			}
+			if mode == "redis" {
+				// A restarted edge sees the same usage.
+				l.Close()
+				l = newLimiter(t, Options{Redis: rdb, Now: clk.Now})
+			}
+			if d := l.Admit(context.Background(), req("alice-secret"), charge(41)); d.Status != 429 {
+				t.Fatalf("crossing request: %d; want 429", d.Status)
+			}
+			d := l.Admit(context.Background(), req("alice-secret"), charge(40))
+			if !d.Allowed() || d.Remaining != 0 {
+				t.Fatalf("last 40: %+v", d)
+			}
+			if d := l.Admit(context.Background(), req("alice-secret"), charge(1)); d.Status != 429 || d.RetryAfter > time.Minute {
+				t.Fatalf("over quota: %+v", d)
+			}
+			clk.Set(time.Date(2026, 11, 24, 0, 0, 1, 0, time.UTC))
+			if d := l.Admit(context.Background(), req("alice-secret"), charge(100)); !d.Allowed() {
+				t.Fatalf("after midnight: %+v", d)
+			}
+		})
+	}
+}
+
+func TestAnswers(t *testing.T) {
+	l := newLimiter(t, Options{})
+	tests := []struct {
+		name   string
+		key    string
+		routes []string
+		cost   int64
+		status int
+	}{
+		{"anonymous", "", []string{"listSubnets"}, 1, 0},
+		{"unknown key", "nope", []string{"listSubnets"}, 1, 401},
+		{"route outside plan", "frank-secret", []string{"listValidators"}, 1, 403},
+		{"route in plan", "frank-secret", []string{"listSubnets"}, 1, 0},
+		{"batch with one outside", "frank-secret", []string{"listSubnets", "info.peers"}, 2, 403},
+		{"month quota", "erin-secret", []string{"x"}, 11, 429},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := l.Admit(context.Background(), req(tt.key), Charge{Routes: tt.routes, Cost: tt.cost})
+			if d.Status != tt.status {
+				t.Fatalf("status %d (%s); want %d", d.Status, d.Message, tt.status)
+			}
+			h := http.Header{}
+			d.WriteHeaders(h)
+			if (tt.status == 0 || tt.status == 429) && tt.key != "frank-secret" { // frank's plan has no limits
+				for _, name := range []string{"ratelimit-policy", "ratelimit-limit", "ratelimit-remaining"} {
+					if len(h[name]) != 1 {
+						t.Fatalf("header %s missing: %v", name, h)
+					}
+				}
+			}
+			if (tt.status == 429) != (len(h["retry-after"]) == 1) {
+				t.Fatalf("retry-after on %d: %v", tt.status, h)
+			}
+			if tt.status != 0 && d.Message == "" {
+				t.Fatal("refusal without a message")
+			}
+		})
+	}
+	// The x-data-api-key header of the seed works too.
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("X-Data-Api-Key", "frank-secret")
+	if d := l.Admit(context.Background(), r, charge(1)); d.KeyID != "frank" {
+		t.Fatalf("x-data-api-key: %+v", d)
+	}
+}
+
+func TestRateAndMinute(t *testing.T) {
+	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := newLimiter(t, Options{Now: clk.Now})
+	ctx := context.Background()
+	// rps 2, burst 2: two at once, the third waits half a second.
+	for i := 0; i < 2; i++ {
+		if d := l.Admit(ctx, req("dave-secret"), charge(1)); !d.Allowed() {
+			t.Fatalf("request %d: %s", i, d.Message)
+		}
+	}
+	d := l.Admit(ctx, req("dave-secret"), charge(1))
+	if d.Status != 429 || d.RetryAfter != 500*time.Millisecond {
+		t.Fatalf("third: %d retry %v", d.Status, d.RetryAfter)
+	}
+	clk.Set(clk.Now().Add(500 * time.Millisecond))
+	if d := l.Admit(ctx, req("dave-secret"), charge(1)); !d.Allowed() {
+		t.Fatal("not allowed after the wait")
+	}
+	// 60 CU per minute: 60 at once, then one per second.
+	if d := l.Admit(ctx, req("carol-secret"), charge(60)); !d.Allowed() {
+		t.Fatal(d.Message)
+	}
+	if d := l.Admit(ctx, req("carol-secret"), charge(1)); d.Status != 429 || d.RetryAfter != time.Second {
+		t.Fatalf("minute: %d %v", d.Status, d.RetryAfter)
+	}
+	clk.Set(clk.Now().Add(time.Second))
+	if d := l.Admit(ctx, req("carol-secret"), charge(1)); !d.Allowed() {
+		t.Fatal("not allowed a second later")
+	}
+}
+
+// TestRedisStoppedUnderLoad: no request fails because of Redis; limits still
+// apply in process (divided by replicas) and Redis is used again once back.
+func TestRedisStoppedUnderLoad(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.RequireReal()
+	l := newLimiter(t, Options{Redis: srv.Client(), Replicas: 2})
+	ctx := context.Background()
+	for i := 0; i < 10; i++ {
+		if d := l.Admit(ctx, req("alice-secret"), charge(1)); !d.Allowed() {
+			t.Fatal(d.Message)
+		}
+	}
+	srv.Stop()
+	var allowed, limited int
+	for i := 0; i < 100; i++ {
+		switch d := l.Admit(ctx, req("alice-secret"), charge(1)); d.Status {
+		case 0:
+			allowed++
+		case 429:
+			limited++
+		default:
+			t.Fatalf("status %d with Redis down", d.Status)
+		}
+	}
+	// 100 per day divided by 2 replicas: 50 in process.
+	if allowed != 50 || limited != 50 {
+		t.Fatalf("with Redis down: allowed %d, limited %d; want 50/50", allowed, limited)
+	}
+	srv.Restart()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		l.redisUntil.Store(0) // skip the backoff instead of sleeping through it
+		d := l.Admit(ctx, req("alice-secret"), charge(1))
+		if !l.redisDown.Load() {
+			if !d.Allowed() {
+				t.Fatalf("after restart: %+v", d)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Redis not used again after it came back")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestReloadKeepsCounters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keys.yaml")
+	os.WriteFile(path, []byte(testKeys), 0o600)
+	l := newLimiter(t, Options{KeysPath: path, PollInterval: 10 * time.Millisecond})
+	ctx := context.Background()
+	if d := l.Admit(ctx, req("alice-secret"), charge(90)); !d.Allowed() {
+		t.Fatal(d.Message)
+	}
+	if d := l.Admit(ctx, req("zed-secret"), charge(1)); d.Status != 401 {
+		t.Fatalf("zed before reload: %d", d.Status)
+	}
+	// Operators replace the file atomically (write, then rename).
+	tmp := path + ".tmp"
+	os.WriteFile(tmp, []byte(testKeys[:len(testKeys)-len("anonymous: free\n")]+"  - {id: zed, key: zed-secret, plan: tiny}\nanonymous: free\n"), 0o600)
+	os.Rename(tmp, path)
+	deadline := time.Now().Add(3 * time.Second)
+	for l.Admit(ctx, req("zed-secret"), charge(0)).Status == 401 {
+		if time.Now().After(deadline) {
+			t.Fatal("keys file not reloaded")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d := l.Admit(ctx, req("alice-secret"), charge(11)); d.Status != 429 {
+		t.Fatalf("counters lost on reload: %d", d.Status)
+	}
+	os.WriteFile(path, []byte("plans: [broken"), 0o600)
+	if err := l.Reload(); err == nil {
+		t.Fatal("broken keys file accepted")
+	}
+	if d := l.Admit(ctx, req("zed-secret"), charge(0)); !d.Allowed() {
+		t.Fatal("a broken reload dropped the keys")
+	}
+}
+
+func TestClientIP(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	tests := []struct{ remote, xff, want string }{
+		{"192.0.2.1:5", "", "192.0.2.1"},
+		{"192.0.2.1:5", "198.51.100.7", "192.0.2.1"},
+		{"10.1.1.1:5", "198.51.100.7", "198.51.100.7"},
+		{"10.1.1.1:5", "203.0.113.9, 198.51.100.7, 10.2.2.2", "198.51.100.7"},
+		{"10.1.1.1:5", "garbage", "10.1.1.1"},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tt.remote
+		if tt.xff != "" {
+			r.Header.Set("X-Forwarded-For", tt.xff)
+		}
+		if got := ClientIP(r, trusted).String(); got != tt.want {
+			t.Errorf("ClientIP(%s, %q) = %s; want %s", tt.remote, tt.xff, got, tt.want)
+		}
+	}
+}
+
+func TestKeysFileErrors(t *testing.T) {
+	for _, bad := range []string{
+		"plans: {a: {rps: -1}}",
+		"plans: {a: {}}\nkeys: [{id: x, key: k, plan: b}]",
+		"plans: {a: {}}\nkeys: [{id: x, plan: a}]",
+		"plans: {a: {}}\nkeys: [{id: x, sha256: zz, plan: a}]",
+		"plans: {a: {}}\nanonymous: b",
+		"plans: {a: {cu_per_hour: 3}}",
+		"",
+	} {
+		if _, err := ParseKeysFile([]byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func BenchmarkAdmitMemory(b *testing.B) {
+	l := newLimiter(b, Options{})
+	r := req("bob-never-matches")
+	r.Header.Del("X-Glacier-Api-Key")
+	c := charge(1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l.Admit(context.Background(), r, c)
+	}
+}
+
+func BenchmarkAdmitRedis(b *testing.B) {
+	srv := redistest.Start(b)
+	l := newLimiter(b, Options{Redis: srv.Client()})
+	r := req("")
+	c := charge(1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l.Admit(context.Background(), r, c)
+	}
+}
+
+// hv reads a header set under its lower-case name.
+func hv(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}

@@ -3,6 +3,7 @@ package limits
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,13 +42,30 @@ func ruleOf(p *Plan, divide int) rule {
 	return r
 }
 
+// windowIDs caches the ids of the current day's windows: formatting them
+// for every decision would allocate.
+var windowIDs atomic.Pointer[windowID]
+
+type windowID struct {
+	day        int64 // unix day
+	dayID      string
+	monthID    string
+	dayStart   time.Time
+	monthStart time.Time
+}
+
 // windows returns the UTC day and month windows of now: their ids and the
 // time left in each.
 func windows(now time.Time) (day, month string, dayLeft, monthLeft time.Duration) {
 	now = now.UTC()
+	unixDay := now.Unix() / 86400
+	if w := windowIDs.Load(); w != nil && w.day == unixDay {
+		return w.dayID, w.monthID, w.dayStart.AddDate(0, 0, 1).Sub(now), w.monthStart.AddDate(0, 1, 0).Sub(now)
+	}
 	y, m, d := now.Date()
 	dayStart := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	monthStart := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	windowIDs.Store(&windowID{unixDay, dayStart.Format("2006-01-02"), monthStart.Format("2006-01"), dayStart, monthStart})
 	return dayStart.Format("2006-01-02"), monthStart.Format("2006-01"),
 		dayStart.AddDate(0, 0, 1).Sub(now), monthStart.AddDate(0, 1, 0).Sub(now)
 }
@@ -99,7 +117,10 @@ type memory struct {
 }
 
 func (m *memory) decide(id string, r rule, cost int64, now time.Time) result {
-	v, _ := m.states.LoadOrStore(id, &memState{})
+	v, ok := m.states.Load(id)
+	if !ok {
+		v, _ = m.states.LoadOrStore(id, &memState{})
+	}
 	s := v.(*memState)
 	s.mu.Lock()
 	defer s.mu.Unlock()

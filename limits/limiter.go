@@ -64,13 +64,34 @@ func (d Decision) WriteHeaders(h http.Header) {
 	if d.Policy == "" {
 		return
 	}
-	h["ratelimit-policy"] = []string{d.Policy}
-	h["ratelimit-limit"] = []string{strconv.FormatInt(d.Limit, 10)}
-	h["ratelimit-remaining"] = []string{strconv.FormatInt(max(0, d.Remaining), 10)}
+	vals := make([]string, 5) // one allocation for every value
+	vals[0] = d.Policy
+	vals[1] = itoa(d.Limit)
+	vals[2] = itoa(max(0, d.Remaining))
+	h["ratelimit-policy"] = vals[0:1:1]
+	h["ratelimit-limit"] = vals[1:2:2]
+	h["ratelimit-remaining"] = vals[2:3:3]
 	if d.Status == http.StatusTooManyRequests {
-		h["retry-after"] = []string{seconds(d.RetryAfter)}
-		h["ratelimit-reset"] = []string{seconds(d.ResetAfter)}
+		vals[3], vals[4] = seconds(d.RetryAfter), seconds(d.ResetAfter)
+		h["retry-after"] = vals[3:4:4]
+		h["ratelimit-reset"] = vals[4:5:5]
 	}
+}
+
+// smallNumbers are the decimal strings of 0..9999: most header values.
+var smallNumbers = func() []string {
+	out := make([]string, 10000)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+func itoa(n int64) string {
+	if n >= 0 && n < int64(len(smallNumbers)) {
+		return smallNumbers[n]
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func seconds(d time.Duration) string {
@@ -129,16 +150,56 @@ type keySet struct {
 	file   *KeysFile
 	byHash map[string]*Key // hex sha256 -> key
 	byID   map[string]*Key
+	plans  map[string]*planInfo
 }
 
-func newKeySet(kf *KeysFile) *keySet {
-	ks := &keySet{file: kf, byHash: map[string]*Key{}, byID: map[string]*Key{}}
+// planInfo is what a decision needs of a plan, computed once per keys file.
+type planInfo struct {
+	plan     Plan
+	rule     rule // the plan's limits
+	divided  rule // the limits while Redis fails (divided by replicas)
+	policy   string
+	outcomes map[string]prometheus.Counter
+}
+
+func newKeySet(kf *KeysFile, replicas int, m *metrics) *keySet {
+	ks := &keySet{file: kf, byHash: map[string]*Key{}, byID: map[string]*Key{}, plans: map[string]*planInfo{}}
 	for i := range kf.Keys {
 		k := &kf.Keys[i]
 		ks.byHash[k.hash()] = k
 		ks.byID[k.ID] = k
 	}
+	for name, p := range kf.Plans {
+		pi := &planInfo{plan: p, outcomes: map[string]prometheus.Counter{}}
+		pi.rule = ruleOf(&pi.plan, 1)
+		pi.divided = ruleOf(&pi.plan, replicas)
+		pi.policy = policyOf(&pi.plan)
+		for _, o := range []string{"allowed", "limited", "forbidden"} {
+			pi.outcomes[o] = m.decisions.WithLabelValues(name, o)
+		}
+		ks.plans[name] = pi
+	}
 	return ks
+}
+
+// policyOf is the ratelimit-policy of a plan: each limit as
+// "<quota>;w=<window seconds>" (IETF RateLimit header fields draft), the
+// month counted as 30 days.
+func policyOf(p *Plan) string {
+	var parts []string
+	if p.CUPerMinute > 0 {
+		parts = append(parts, strconv.FormatInt(p.CUPerMinute, 10)+";w=60")
+	}
+	if p.CUPerDay > 0 {
+		parts = append(parts, strconv.FormatInt(p.CUPerDay, 10)+";w=86400")
+	}
+	if p.CUPerMonth > 0 {
+		parts = append(parts, strconv.FormatInt(p.CUPerMonth, 10)+";w=2592000")
+	}
+	if p.RPS > 0 {
+		parts = append(parts, strconv.Itoa(p.Burst)+";w=1")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // New returns a Limiter.
@@ -176,7 +237,7 @@ func New(opts Options) (*Limiter, error) {
 	if kf == nil {
 		kf = DefaultKeysFile()
 	}
-	l.keys.Store(newKeySet(kf))
+	l.keys.Store(newKeySet(kf, opts.Replicas, m))
 	if opts.KeysPath != "" {
 		l.wg.Add(1)
 		go l.watch()
@@ -194,7 +255,7 @@ func (l *Limiter) Reload() error {
 		l.log.Error("keys file not reloaded", "err", err)
 		return err
 	}
-	l.keys.Store(newKeySet(kf))
+	l.keys.Store(newKeySet(kf, l.opts.Replicas, l.m))
 	l.fileSig.Store(fileSig(l.opts.KeysPath))
 	l.log.Info("keys file reloaded", "keys", len(kf.Keys), "plans", len(kf.Plans))
 	return nil
@@ -237,7 +298,7 @@ func (l *Limiter) Close() error {
 
 // identify returns the key (nil for anonymous), the identity the counters
 // belong to, and the plan; unknown is true for a key that is not in the file.
-func (l *Limiter) identify(r *http.Request) (key *Key, id string, plan *Plan, unknown bool) {
+func (l *Limiter) identify(r *http.Request) (key *Key, id string, plan *planInfo, unknown bool) {
 	ks := l.keys.Load()
 	presented := r.Header.Get("X-Glacier-Api-Key")
 	if presented == "" {
@@ -252,23 +313,23 @@ func (l *Limiter) identify(r *http.Request) (key *Key, id string, plan *Plan, un
 		if !ok || subtle.ConstantTimeCompare([]byte(k.hash()), []byte(want)) != 1 {
 			return nil, "", nil, true
 		}
-		p := ks.file.Plans[k.Plan]
-		return k, "key:" + k.ID, &p, false
+		return k, "key:" + k.ID, ks.plans[k.Plan], false
 	}
 	if ks.file.Anonymous == "" {
 		return nil, "", nil, true
 	}
-	p := ks.file.Plans[ks.file.Anonymous]
-	return nil, "ip:" + anonymousID(ClientIP(r, l.opts.TrustedProxies)), &p, false
+	return nil, anonymousID(ClientIP(r, l.opts.TrustedProxies)), ks.plans[ks.file.Anonymous], false
 }
 
 // anonymousID groups IPv6 clients by /64, as one host usually owns one.
 func anonymousID(a netip.Addr) string {
+	var buf [64]byte
+	b := append(buf[:0], "ip:"...)
 	if a.Is6() && !a.Is4In6() {
 		p, _ := a.Prefix(64)
-		return p.String()
+		return string(p.AppendTo(b))
 	}
-	return a.Unmap().String()
+	return string(a.Unmap().AppendTo(b))
 }
 
 // ClientIP returns the client's address: the connection's peer, or, when
@@ -316,37 +377,42 @@ func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
 func (l *Limiter) Admit(ctx context.Context, r *http.Request, c Charge) Decision {
 	key, id, plan, unknown := l.identify(r)
 	if unknown {
-		l.m.decision("", "unauthorized")
+		l.m.unauthorized.Inc()
 		msg := "Invalid API key"
 		if r.Header.Get("X-Glacier-Api-Key") == "" && r.Header.Get("X-Data-Api-Key") == "" {
 			msg = "An API key is required"
 		}
 		return Decision{Status: http.StatusUnauthorized, Message: msg, KeyID: "unknown"}
 	}
-	d := Decision{KeyID: "anonymous", Plan: plan.Name}
+	d := Decision{KeyID: "anonymous", Plan: plan.plan.Name, Policy: plan.policy}
 	if key != nil {
 		d.KeyID = key.ID
 	}
-	if route, ok := plan.allows(c.Routes); !ok {
-		l.m.decision(plan.Name, "forbidden")
-		d.Status, d.Message = http.StatusForbidden, "The "+plan.Name+" plan does not include "+route
+	if route, ok := plan.plan.allows(c.Routes); !ok {
+		plan.outcomes["forbidden"].Inc()
+		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route
 		return d
 	}
 	cost := c.Cost
-	if c.Cached && !plan.chargesCached() {
+	if c.Cached && !plan.plan.chargesCached() {
 		cost = 0
 	}
 	res := l.decide(ctx, id, plan, cost)
-	l.fill(&d, plan, res)
+	fill(&d, &plan.plan, res)
 	if !res.allowed {
-		l.m.decision(plan.Name, "limited")
+		plan.outcomes["limited"].Inc()
 		d.Status = http.StatusTooManyRequests
 		d.Message = "Rate limit exceeded (" + limitName(res.failed) + "); retry after " + seconds(res.retryAfter) + "s"
 		d.RetryAfter = res.retryAfter
 		d.ResetAfter = res.retryAfter
 		return d
 	}
-	l.m.decision(plan.Name, "allowed")
+	plan.outcomes["allowed"].Inc()
+	if key == nil {
+		// Rate-limit headers go on keyed answers (FACTS.md); anonymous
+		// clients see them only on a refusal.
+		d.Policy = ""
+	}
 	return d
 }
 
@@ -364,15 +430,15 @@ func limitName(f string) string {
 
 // decide asks Redis, or the in-process limiter when there is none or it is
 // failing.
-func (l *Limiter) decide(ctx context.Context, id string, plan *Plan, cost int64) result {
+func (l *Limiter) decide(ctx context.Context, id string, plan *planInfo, cost int64) result {
 	now := l.opts.Now()
 	if l.opts.Redis == nil {
-		return l.mem.decide(id, ruleOf(plan, 1), cost, now)
+		return l.mem.decide(id, plan.rule, cost, now)
 	}
 	if now.UnixNano() >= l.redisUntil.Load() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.RedisTimeout)
 		start := time.Now()
-		res, err := redisDecide(rctx, l.opts.Redis, l.opts.Prefix, id, ruleOf(plan, 1), cost, now)
+		res, err := redisDecide(rctx, l.opts.Redis, l.opts.Prefix, id, plan.rule, cost, now)
 		cancel()
 		l.m.redisLatency.Observe(time.Since(start).Seconds())
 		if err == nil {
@@ -391,17 +457,14 @@ func (l *Limiter) decide(ctx context.Context, id string, plan *Plan, cost int64)
 	} else {
 		l.m.fallbacks.Inc()
 	}
-	return l.backup.decide(id, ruleOf(plan, l.opts.Replicas), cost, now)
+	return l.backup.decide(id, plan.divided, cost, now)
 }
 
 // fill sets the headers' numbers from the most constraining limit.
-func (l *Limiter) fill(d *Decision, p *Plan, res result) {
-	var policy []string
-	best := -1.0
-	consider := func(limit, remaining int64, window string) {
-		policy = append(policy, strconv.FormatInt(limit, 10)+";w="+window)
-		frac := float64(remaining) / float64(limit)
-		if best < 0 || frac < best {
+func fill(d *Decision, p *Plan, res result) {
+	best := 2.0
+	consider := func(limit, remaining int64) {
+		if frac := float64(remaining) / float64(limit); frac < best {
 			best, d.Limit, d.Remaining = frac, limit, remaining
 		}
 	}
@@ -410,22 +473,21 @@ func (l *Limiter) fill(d *Decision, p *Plan, res result) {
 		if left < 0 {
 			left = p.CUPerMinute
 		}
-		consider(p.CUPerMinute, min(left, p.CUPerMinute), "60")
+		consider(p.CUPerMinute, min(left, p.CUPerMinute))
 	}
 	if p.CUPerDay > 0 {
-		consider(p.CUPerDay, p.CUPerDay-res.dayUsed, "86400")
+		consider(p.CUPerDay, p.CUPerDay-res.dayUsed)
 	}
 	if p.CUPerMonth > 0 {
-		consider(p.CUPerMonth, p.CUPerMonth-res.monthUsed, strconv.FormatInt(int64(res.monthLeft/time.Second)+1, 10))
+		consider(p.CUPerMonth, p.CUPerMonth-res.monthUsed)
 	}
 	if p.RPS > 0 {
 		left := res.rateLeft
 		if left < 0 {
 			left = int64(p.Burst)
 		}
-		consider(int64(p.Burst), min(left, int64(p.Burst)), "1")
+		consider(int64(p.Burst), min(left, int64(p.Burst)))
 	}
-	d.Policy = strings.Join(policy, ", ")
 }
 
 // Usage is a key's consumption and limits.

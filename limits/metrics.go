@@ -4,6 +4,7 @@ import "github.com/prometheus/client_golang/prometheus"
 
 type metrics struct {
 	decisions    *prometheus.CounterVec
+	unauthorized prometheus.Counter
 	fallbacks    prometheus.Counter
 	redisLatency prometheus.Histogram
 }
@@ -17,6 +18,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		redisLatency: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "avaedge", Subsystem: "limits", Name: "redis_duration_seconds",
 			Help: "Latency of one decision in Redis.", Buckets: []float64{.0002, .0005, .001, .002, .005, .01, .025, .05}}),
 	}
+	m.unauthorized = m.decisions.WithLabelValues("", "unauthorized")
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.decisions, m.fallbacks, m.redisLatency} {
 			if err := reg.Register(c); err != nil {
@@ -26,5 +28,3 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	return m, nil
 }
-
-func (m *metrics) decision(plan, outcome string) { m.decisions.WithLabelValues(plan, outcome).Inc() }

@@ -36,7 +36,7 @@ func (s *Server) serveREST(rt *config.Route, w http.ResponseWriter, r *http.Requ
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
-	charge := Charge{Routes: []string{rt.Name}, Cost: rt.Cost}
+	charge := Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}
 	if !s.admit(ex, charge, func(st int, msg string) { s.restError(ex, st, []string{msg}, false) }) {
 		return
 	}

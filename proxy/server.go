@@ -22,6 +22,7 @@ type Server struct {
 	opts      Options
 	mux       *http.ServeMux
 	routes    map[string]*config.Route // by name
+	charged   map[string][]string      // route name -> []string{name}, shared by every Charge
 	rpc       map[string]map[string]*config.Route
 	metrics   *metrics
 	log       *slog.Logger
@@ -56,6 +57,7 @@ func New(opts Options) (*Server, error) {
 		opts:     opts,
 		mux:      http.NewServeMux(),
 		routes:   map[string]*config.Route{},
+		charged:  map[string][]string{},
 		rpc:      map[string]map[string]*config.Route{},
 		log:      opts.Logger,
 		now:      opts.Now,
@@ -69,6 +71,7 @@ func New(opts Options) (*Server, error) {
 	for i := range opts.Routes {
 		rt := &opts.Routes[i]
 		s.routes[rt.Name] = rt
+		s.charged[rt.Name] = []string{rt.Name}
 		if rt.IsRPC() {
 			if s.rpc[rt.Endpoint] == nil {
 				s.rpc[rt.Endpoint] = map[string]*config.Route{}

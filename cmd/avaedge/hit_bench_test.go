@@ -7,6 +7,7 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -19,7 +20,7 @@ func (w *nopWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *nopWriter) WriteHeader(int)             {}
 
 // BenchmarkCacheHit is the in-process hit path of the wired edge, with the
-// real cache behind the proxy.
+// real cache and the in-process limiter behind the proxy.
 func BenchmarkCacheHit(b *testing.B) {
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -35,7 +36,13 @@ func BenchmarkCacheHit(b *testing.B) {
 	up, _ := proxy.NewUpstream(config.Data, cfg.Upstreams.Data, "", nil)
 	c, _ := cache.New(cache.Options{})
 	defer c.Close()
-	srv, err := proxy.New(proxy.Options{Upstreams: map[config.Service]*proxy.Upstream{config.Data: up}, Cache: cacheAdapter{c}, Freshness: freshness(&cfg)})
+	kf, err := limits.ParseKeysFile([]byte("plans: {bench: {cu_per_minute: 1000000000000}}\nanonymous: bench\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lim, _ := limits.New(limits.Options{Keys: kf})
+	defer lim.Close()
+	srv, err := proxy.New(proxy.Options{Upstreams: map[config.Service]*proxy.Upstream{config.Data: up}, Cache: cacheAdapter{c}, Freshness: freshness(&cfg), Limiter: limiterAdapter{lim}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -64,6 +64,17 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	log.Info("avaedge started", "listen", pubLn.Addr().String(), "admin", admLn.Addr().String(),
 		"data", modeOf(cfg.Upstreams.Data), "metrics", modeOf(cfg.Upstreams.Metrics), "node", modeOf(cfg.Upstreams.Node))
 	app.SetReady(true)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer close(hup)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			if app.Reload != nil {
+				app.Reload()
+			}
+		}
+	}()
 	if started != nil {
 		started(pubLn.Addr(), admLn.Addr())
 	}

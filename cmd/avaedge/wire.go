@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -20,6 +21,8 @@ type app struct {
 	Handler http.Handler
 	Admin   http.Handler
 	ready   atomic.Bool
+	// Reload re-reads the keys file (on SIGHUP).
+	Reload  func() error
 	closers []func() error
 }
 
@@ -99,12 +102,30 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 	a.closers = append(a.closers, c.Close)
 
+	trusted := parsePrefixes(cfg.TrustedProxies)
+	lim, err := limits.New(limits.Options{
+		KeysPath:       cfg.KeysFile,
+		Redis:          rdb,
+		Prefix:         cfg.RedisPrefix,
+		Replicas:       cfg.Replicas,
+		TrustedProxies: trusted,
+		Registerer:     reg,
+		Logger:         log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, lim.Close)
+	a.Reload = lim.Reload
+
 	srv, err = proxy.New(proxy.Options{
 		Routes:     routes,
 		Upstreams:  ups,
 		Local:      world.handler,
 		Cache:      cacheAdapter{c},
 		Freshness:  freshness(cfg),
+		Limiter:    limiterAdapter{lim},
+		ClientIP:   func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
 		AccessLog:  !cfg.DisableAccessLog,
 		Logger:     log,
 		Registerer: reg,
@@ -117,6 +138,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		Gatherer: reg,
 		Token:    cfg.AdminToken,
 		Purge:    c.Purge,
+		Usage:    lim.UsageHandler(),
 		RoutePrefix: func(name string) string {
 			if rt := srv.Route(name); rt != nil {
 				return proxy.RoutePrefix(rt)

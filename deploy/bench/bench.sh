@@ -59,15 +59,24 @@ http {
 NGX
 "$NGINX" -c "$TMP/nginx.conf" -p "$TMP" -g 'daemon off;' & PIDS+=($!)
 
-common=(AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=127.0.0.1:0)
+# Limits stay on: anonymous clients get a plan large enough never to refuse,
+# so every request still pays for its decision.
+cat > "$TMP/keys.yaml" <<YML
+plans:
+  bench: {cu_per_minute: 1000000000000, cu_per_day: 1000000000000000}
+anonymous: bench
+YML
+common=(AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=127.0.0.1:0 AVAEDGE_KEYS_FILE=$TMP/keys.yaml)
 cat > "$TMP/edge.yaml" <<YML
 disable_access_log: true
+local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
 log_level: warn
 routes:
   getLatestBlocks: {cache: immutable}
 YML
 cat > "$TMP/edge-redis.yaml" <<YML
 disable_access_log: true
+local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
 log_level: warn
 cache: {max_bytes: -1}
 routes:
@@ -85,7 +94,11 @@ for a in $NG $EDGE $EDGE_REDIS; do curl -sf -o /dev/null "http://$a$PATHQ"; done
 curl -sfi "http://$EDGE$PATHQ" | grep -qi '^x-cache-status: HIT' || { echo "avaedge did not HIT"; exit 1; }
 curl -sfi "http://$EDGE_REDIS$PATHQ" | grep -qi '^x-cache-status: HIT' || { echo "avaedge (redis) did not HIT"; exit 1; }
 
-rps() { wrk -t2 -c"$CONNS" -d"${SECS}s" "http://$1$PATHQ" | awk '/Requests\/sec/ {print $2}'; }
+rps() {
+  out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" "http://$1$PATHQ")
+  if echo "$out" | grep -q "Non-2xx"; then echo "non-2xx answers from $1" >&2; echo "$out" >&2; exit 1; fi
+  echo "$out" | awk '/Requests\/sec/ {print $2}'
+}
 declare -A R
 for name in bare nginx edge edge_redis; do R[$name]=""; done
 for round in $(seq 1 "$ROUNDS"); do

@@ -19,6 +19,7 @@ import (
 	"github.com/avaedge/avaedge/local/devnet/evm"
 	"github.com/avaedge/avaedge/local/evmdata"
 	"github.com/avaedge/avaedge/local/evmindex"
+	"github.com/avaedge/avaedge/local/metricsapi"
 	"github.com/avaedge/avaedge/local/warp"
 )
 
@@ -80,6 +81,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	runDev := !cfg.Local.DisableDevChain && (localMode[config.Data] || localMode[config.Metrics] || localMode[config.Node])
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
+	var mchains []metricsapi.Chain
 	var chain *evm.Chain
 	if runDev {
 		var err error
@@ -93,6 +95,8 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		parts.close = append(parts.close, func() error { rpcc.Close(); return nil })
 		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond})
 		infos = append(infos, evmdata.LocalChain(chain.ChainID(), publicURL(cfg.Listen)+"/ext/bc/C/rpc"))
+		mchains = append(mchains, metricsapi.Chain{EVMChainID: chain.ChainID(), ChainName: "c_chain_local",
+			BlockchainID: devnet.CChainID.String(), SubnetID: devnet.PChainID.String(), Network: "testnet"})
 	}
 	for _, c := range cfg.Local.EVMChains {
 		chains = append(chains, evmindex.ChainOptions{ChainID: c.ChainID, RPCURL: c.RPC, StartBlock: c.StartBlock})
@@ -103,6 +107,12 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		infos = append(infos, evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
 			NetworkToken: evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}})
 		parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
+		network := "mainnet"
+		if c.ChainID != 43114 {
+			network = "testnet"
+		}
+		mchains = append(mchains, metricsapi.Chain{EVMChainID: c.ChainID, ChainName: name, BlockchainID: strconv.FormatUint(c.ChainID, 10),
+			SubnetID: devnet.PChainID.String(), Network: network})
 	}
 	if len(chains) == 0 {
 		return nil
@@ -111,7 +121,12 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	if cfg.DataDir != "" {
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
 	}
-	ix, err := evmindex.Open(ctx, evmindex.Options{Path: path, Chains: chains, Registerer: reg, Logger: log})
+	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log})
+	if err != nil {
+		return err
+	}
+	onBlock, onRollback := metricsHooks(engine)
+	ix, err := evmindex.Open(ctx, evmindex.Options{Path: path, Chains: chains, Registerer: reg, Logger: log, OnBlock: onBlock, OnRollback: onRollback})
 	if err != nil {
 		return fmt.Errorf("evm index: %w", err)
 	}
@@ -126,6 +141,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		}
 	}
 	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log}))
+	parts.add(engine.Handlers())
 	return nil
 }
 

@@ -25,7 +25,7 @@ func main() {
 	bin := flag.String("avaedge", "./avaedge", "avaedge binary")
 	dur := flag.Duration("duration", 12*time.Second, "length of the run")
 	workers := flag.Int("workers", 8, "concurrent clients")
-	maxReq := flag.Int64("max-requests", 50000, "stop after this many requests")
+	maxReq := flag.Int64("max-requests", 300000, "stop after this many requests")
 	flag.Parse()
 	if err := run(*bin, *dur, *workers, *maxReq); err != nil {
 		fmt.Fprintln(os.Stderr, "faultload:", err)
@@ -48,6 +48,11 @@ func (o *origin) start() error {
 	o.addr = ln.Addr().String()
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(r.URL.Path, "/fuji/") {
+			// fuji answers are not cacheable, so during the outage they can
+			// only come from the local devnet (fuji is mapped to it).
+			w.Header().Set("Cache-Control", "no-store")
+		}
 		fmt.Fprintf(w, `{"path":%q,"subnets":[]}`, r.URL.Path)
 	})}
 	o.mu.Lock()
@@ -87,6 +92,15 @@ func run(bin string, dur time.Duration, workers int, maxReq int64) error {
 		return err
 	}
 	edge := freeAddr()
+	// The load is one anonymous client: give it a plan that never refuses,
+	// so every answer shows the fallback chain, not the limiter.
+	keys, err := os.CreateTemp("", "faultload-keys-*.yaml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(keys.Name())
+	fmt.Fprintln(keys, "plans:\n  load: {cu_per_minute: 1000000000000}\nanonymous: load")
+	keys.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), dur+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
@@ -95,6 +109,7 @@ func run(bin string, dur time.Duration, workers int, maxReq int64) error {
 		"AVAEDGE_ADMIN_LISTEN=127.0.0.1:0",
 		"AVAEDGE_DATA_UPSTREAM=http://"+o.addr,
 		"AVAEDGE_LOCAL_NETWORKS=fuji",
+		"AVAEDGE_KEYS_FILE="+keys.Name(),
 	)
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {

@@ -3,6 +3,7 @@ package evmindex
 import (
 	"context"
 	"math/big"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,11 +36,25 @@ func openEmbedded(t testing.TB, hook BlockHook) (*evm.Chain, *Index) {
 }
 
 func TestIndexEmbeddedSeed(t *testing.T) {
+	var mu sync.Mutex // guards blocks: the hook runs on the follower goroutine
 	var blocks []*Block
-	c, ix := openEmbedded(t, func(_ context.Context, b *Block) { blocks = append(blocks, b) })
+	c, ix := openEmbedded(t, func(_ context.Context, b *Block) { mu.Lock(); blocks = append(blocks, b); mu.Unlock() })
 	ctx := context.Background()
 	s := c.Seed()
 	acc := c.Accounts()
+	// WaitFor returns once the store has the block; the hook may run just after.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(blocks)
+		mu.Unlock()
+		if n >= int(s.Head)+1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(blocks) != int(s.Head)+1 || blocks[0].Number != 0 {
 		t.Fatalf("hook saw %d blocks; want %d from 0", len(blocks), s.Head+1)
 	}

@@ -56,16 +56,20 @@ func New(opts Options) *Handler {
 		opts.Routes = config.Catalogue()
 	}
 	h := &Handler{opts: opts, mux: http.NewServeMux(), routes: map[string]*config.Route{}}
-	methods := map[string]jsonrpc.Method{}
+	// One method set per endpoint: like the node, /ext/info serves only info.*
+	// and the X-Chain endpoints only avm.*.
+	methods := map[string]map[string]jsonrpc.Method{}
 	for i := range opts.Routes {
 		rt := &opts.Routes[i]
 		h.routes[rt.Name] = rt
 		if rt.IsRPC() {
+			if methods[rt.Endpoint] == nil {
+				methods[rt.Endpoint] = map[string]jsonrpc.Method{}
+			}
 			if m, ok := opts.Methods[rt.Name]; ok {
-				methods[rt.Name] = m
+				methods[rt.Endpoint][rt.Name] = m
 			} else if rt.Endpoint != "evm" {
-				name := rt.Name
-				methods[rt.Name] = missingMethod(name)
+				methods[rt.Endpoint][rt.Name] = missingMethod(rt.Name)
 			}
 			continue
 		}
@@ -75,8 +79,8 @@ func New(opts Options) *Handler {
 		}
 		h.mux.Handle(rt.Pattern(), handler)
 	}
-	rpc := jsonrpc.NewServer(methods)
 	for endpoint, paths := range config.NodeEndpoints {
+		rpc := jsonrpc.NewServer(methods[endpoint])
 		for _, p := range paths {
 			switch endpoint {
 			case "evm":

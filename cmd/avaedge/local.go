@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/local/dataapi"
 	"github.com/avaedge/avaedge/local/devnet"
@@ -20,6 +21,7 @@ import (
 	"github.com/avaedge/avaedge/local/evmdata"
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/avaedge/avaedge/local/metricsapi"
+	"github.com/avaedge/avaedge/local/node"
 	"github.com/avaedge/avaedge/local/warp"
 )
 
@@ -33,6 +35,7 @@ type world struct {
 type localParts struct {
 	handlers map[string]http.Handler
 	evmRPC   http.Handler
+	methods  map[string]jsonrpc.Method
 	indexed  map[string]bool // EVM chain ids followed from real nodes
 	close    []func() error
 }
@@ -60,11 +63,23 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		return fail(fmt.Errorf("devnet: %w", err))
 	}
 	parts.add(dataapi.Handlers(dev, time.Now))
+	// The node answers as the local network, or impersonates the node
+	// upstream's network when that is mapped to the devnet.
+	nodeAs := "local"
+	if !localMode[config.Node] && nodeNetwork != "" {
+		nodeAs = nodeNetwork
+	}
+	nw, err := node.FromDevnet(dev, nodeAs)
+	if err != nil {
+		return fail(fmt.Errorf("local node: %w", err))
+	}
+	parts.methods = node.Methods(nw)
 	agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
 	parts.add(agg.Handlers())
 	h := local.New(local.Options{
 		Routes:       routes,
 		Handlers:     parts.handlers,
+		Methods:      parts.methods,
 		EVM:          parts.evmRPC,
 		LocalMode:    localMode,
 		Networks:     cfg.Local.Networks,

@@ -58,8 +58,27 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 		pubLn.Close()
 		return fmt.Errorf("admin listen %s: %w", cfg.AdminListen, err)
 	}
-	errc := make(chan error, 2)
-	go func() { errc <- serve(pub, pubLn) }()
+	errc := make(chan error, 3)
+	var plain *http.Server
+	if cfg.TLS.Enabled() {
+		tm, err := newTLS(cfg, log)
+		if err != nil {
+			pubLn.Close()
+			admLn.Close()
+			return err
+		}
+		go func() {
+			if err := tm.Manage(ctx); err != nil {
+				log.Error("tls", "err", err)
+			}
+		}()
+		pub.TLSConfig = tm.TLSConfig()
+		plain = proxy.HTTPServer(cfg.TLS.HTTPListen, tm.HTTPHandler(), 10*time.Second, 60*time.Second, 1<<16)
+		go func() { errc <- listenServe(plain) }()
+		go func() { errc <- serveTLS(pub, pubLn) }()
+	} else {
+		go func() { errc <- serve(pub, pubLn) }()
+	}
 	go func() { errc <- serve(adm, admLn) }()
 	log.Info("avaedge started", "listen", pubLn.Addr().String(), "admin", admLn.Addr().String(),
 		"data", modeOf(cfg.Upstreams.Data), "metrics", modeOf(cfg.Upstreams.Metrics), "node", modeOf(cfg.Upstreams.Node))
@@ -92,6 +111,9 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	defer cancel()
 	err = pub.Shutdown(sctx)
 	adm.Shutdown(sctx)
+	if plain != nil {
+		plain.Shutdown(sctx)
+	}
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -102,6 +124,20 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 func serve(s *http.Server, ln net.Listener) error {
 	if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+func serveTLS(s *http.Server, ln net.Listener) error {
+	if err := s.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func listenServe(s *http.Server) error {
+	if err := s.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("tls http listener: %w", err)
 	}
 	return nil
 }

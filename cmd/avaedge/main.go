@@ -61,7 +61,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	errc := make(chan error, 3)
 	var plain *http.Server
 	if cfg.TLS.Enabled() {
-		tm, err := newTLS(cfg, log)
+		tm, err := newTLS(cfg, log, app.Redis)
 		if err != nil {
 			pubLn.Close()
 			admLn.Close()

@@ -4,12 +4,16 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
 // newTLS builds the certificate manager of the public listener.
-func newTLS(cfg *config.Config, log *slog.Logger) (*edgetls.Manager, error) {
+// With a shared Redis, certificates live there so every replica uses the
+// one certificate that any of them obtains.
+func newTLS(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) (*edgetls.Manager, error) {
 	storage := ""
 	if cfg.DataDir != "" {
 		storage = filepath.Join(cfg.DataDir, "certs")
@@ -19,6 +23,8 @@ func newTLS(cfg *config.Config, log *slog.Logger) (*edgetls.Manager, error) {
 		Email:       cfg.TLS.Email,
 		CA:          cfg.TLS.CA,
 		StoragePath: storage,
+		Redis:       rdb,
+		RedisPrefix: cfg.RedisPrefix,
 		CertFile:    cfg.TLS.CertFile,
 		KeyFile:     cfg.TLS.KeyFile,
 		Logger:      log,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
@@ -21,6 +22,8 @@ type app struct {
 	Handler http.Handler
 	Admin   http.Handler
 	ready   atomic.Bool
+	// Redis is the shared Redis, or nil.
+	Redis redis.UniversalClient
 	// Reload re-reads the keys file (on SIGHUP).
 	Reload  func() error
 	closers []func() error
@@ -88,6 +91,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 	if rdb != nil {
 		a.closers = append(a.closers, rdb.Close)
+		a.Redis = rdb
 	}
 	c, err := cache.New(cache.Options{
 		Prefix:        cfg.RedisPrefix,

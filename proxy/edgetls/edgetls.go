@@ -16,6 +16,7 @@ import (
 	"net/http"
 
 	"github.com/caddyserver/certmagic"
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 )
 
@@ -34,6 +35,11 @@ type Options struct {
 	// StoragePath is where certificates and ACME accounts are kept. ""
 	// means certmagic's default data directory.
 	StoragePath string
+	// Redis, when set, keeps certificates, accounts and locks in Redis
+	// instead (RedisStorage), so replicas share them.
+	Redis redis.UniversalClient
+	// RedisPrefix starts the Redis keys. "" means "avaedge".
+	RedisPrefix string
 	// CertFile and KeyFile are a static certificate, used instead of ACME.
 	CertFile, KeyFile string
 	// AltHTTPPort and AltTLSALPNPort are the ports the challenges are served
@@ -77,7 +83,10 @@ func New(opts Options) (*Manager, error) {
 		Logger:           zap.NewNop(),
 	})
 	tmpl := certmagic.Config{Logger: zap.NewNop()}
-	if opts.StoragePath != "" {
+	switch {
+	case opts.Redis != nil:
+		tmpl.Storage = &RedisStorage{Client: opts.Redis, Prefix: opts.RedisPrefix}
+	case opts.StoragePath != "":
 		tmpl.Storage = &certmagic.FileStorage{Path: opts.StoragePath}
 	}
 	cfg = certmagic.New(cache, tmpl)

@@ -24,6 +24,8 @@ import (
 	"github.com/letsencrypt/pebble/v2/db"
 	"github.com/letsencrypt/pebble/v2/va"
 	"github.com/letsencrypt/pebble/v2/wfe"
+
+	"github.com/avaedge/avaedge/internal/redistest"
 )
 
 func freePort(t *testing.T) int {
@@ -40,6 +42,19 @@ func freePort(t *testing.T) int {
 // makes an HTTPS request with that name over HTTP/2.
 func TestACMEWithPebble(t *testing.T) {
 	t.Setenv("PEBBLE_VA_NOSLEEP", "1")
+	t.Run("file storage", func(t *testing.T) { acmeFlow(t, Options{StoragePath: t.TempDir()}) })
+	t.Run("redis storage", func(t *testing.T) {
+		srv := redistest.Start(t)
+		acmeFlow(t, Options{Redis: srv.Client(), RedisPrefix: "acme-test"})
+		// The certificate is in Redis for the other replicas.
+		keys, err := srv.Client().Keys(context.Background(), "acme-test|tls|certificates/*").Result()
+		if err != nil || len(keys) == 0 {
+			t.Fatalf("no certificate in Redis: %v %v", keys, err)
+		}
+	})
+}
+
+func acmeFlow(t *testing.T, storage Options) {
 	logger := log.New(io.Discard, "", 0)
 	httpPort := freePort(t)
 	store := db.NewMemoryStore()
@@ -56,7 +71,9 @@ func TestACMEWithPebble(t *testing.T) {
 		Email:          "ops@example.com",
 		CA:             acme.URL + "/dir",
 		CARoots:        acmeRoots,
-		StoragePath:    t.TempDir(),
+		StoragePath:    storage.StoragePath,
+		Redis:          storage.Redis,
+		RedisPrefix:    storage.RedisPrefix,
 		AltHTTPPort:    httpPort,
 		DisableTLSALPN: true,
 	})

@@ -25,6 +25,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/avaedge/avaedge/internal/decimal"
 )
 
 // Charge is what one request costs.
@@ -66,8 +68,8 @@ func (d Decision) WriteHeaders(h http.Header) {
 	}
 	vals := make([]string, 5) // one allocation for every value
 	vals[0] = d.Policy
-	vals[1] = itoa(d.Limit)
-	vals[2] = itoa(max(0, d.Remaining))
+	vals[1] = decimal.Itoa(d.Limit)
+	vals[2] = decimal.Itoa(max(0, d.Remaining))
 	h["ratelimit-policy"] = vals[0:1:1]
 	h["ratelimit-limit"] = vals[1:2:2]
 	h["ratelimit-remaining"] = vals[2:3:3]
@@ -76,22 +78,6 @@ func (d Decision) WriteHeaders(h http.Header) {
 		h["retry-after"] = vals[3:4:4]
 		h["ratelimit-reset"] = vals[4:5:5]
 	}
-}
-
-// smallNumbers are the decimal strings of 0..9999: most header values.
-var smallNumbers = func() []string {
-	out := make([]string, 10000)
-	for i := range out {
-		out[i] = strconv.Itoa(i)
-	}
-	return out
-}()
-
-func itoa(n int64) string {
-	if n >= 0 && n < int64(len(smallNumbers)) {
-		return smallNumbers[n]
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 func seconds(d time.Duration) string {

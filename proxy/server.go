@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/decimal"
 )
 
 // Server is the edge's public http.Handler. It is safe for concurrent use.
@@ -289,7 +290,7 @@ func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
 		if age < 0 {
 			age = 0
 		}
-		ex.vals[1] = smallItoa(int64(age / time.Second))
+		ex.vals[1] = decimal.Itoa(int64(age / time.Second))
 		h["Age"] = ex.vals[1:2:2]
 	} else {
 		setSource(h, ex, "upstream")
@@ -301,7 +302,7 @@ func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
 	if st.Encoding != "" {
 		h["Content-Encoding"] = []string{st.Encoding}
 	}
-	ex.vals[3] = smallItoa(int64(len(st.Body)))
+	ex.vals[3] = decimal.Itoa(int64(len(st.Body)))
 	h["Content-Length"] = ex.vals[3:4:4]
 	ex.w.WriteHeader(st.Status)
 	if ex.r.Method != http.MethodHead {
@@ -313,21 +314,4 @@ func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
 // it keeps the values of ctx but not its cancellation, and is bounded by d.
 func detached(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
-}
-
-// smallStrings holds the decimal strings of 0..8191, so Age and
-// Content-Length of most answers cost no allocation.
-var smallStrings = func() []string {
-	out := make([]string, 1<<13)
-	for i := range out {
-		out[i] = strconv.Itoa(i)
-	}
-	return out
-}()
-
-func smallItoa(n int64) string {
-	if n >= 0 && n < int64(len(smallStrings)) {
-		return smallStrings[n]
-	}
-	return strconv.FormatInt(n, 10)
 }

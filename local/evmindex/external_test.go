@@ -135,6 +135,15 @@ func TestExternalNodeReorg(t *testing.T) {
 	if b, _ := ix.Block(ctx, chainID.Uint64(), 3); b.Hash != head.Hash() {
 		t.Fatalf("stored block 3 %s; node has %s", b.Hash, head.Hash())
 	}
+	// WaitFor returns once the store has the block; the hooks may run just after.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		done := len(seen) > 0 && seen[len(seen)-1] == 5
+		mu.Unlock()
+		if done {
+			break
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(rolled) == 0 || rolled[0] != 3 {

@@ -83,14 +83,16 @@ func (f *follower) commit(ctx context.Context, blocks []*fetched) error {
 	for _, t := range infos {
 		f.tokens[t.Address] = t.Kind
 	}
-	f.setHead(ds[len(ds)-1].Number, true)
-	f.ix.metrics.blocks.WithLabelValues(f.label).Add(float64(len(ds)))
-	f.ix.metrics.transfers.WithLabelValues(f.label).Add(float64(nTransfers))
+	// Hooks run before the new head is announced, so a WaitFor caller sees
+	// the block in the store and in every consumer of the hook alike.
 	if hook := f.ix.opts.OnBlock; hook != nil {
 		for _, d := range ds {
 			hook(ctx, &d.Block)
 		}
 	}
+	f.setHead(ds[len(ds)-1].Number, true)
+	f.ix.metrics.blocks.WithLabelValues(f.label).Add(float64(len(ds)))
+	f.ix.metrics.transfers.WithLabelValues(f.label).Add(float64(nTransfers))
 	return nil
 }
 

@@ -50,8 +50,8 @@ type windowID struct {
 	day        int64 // unix day
 	dayID      string
 	monthID    string
-	dayStart   time.Time
-	monthStart time.Time
+	dayEnd     time.Time
+	monthEnd   time.Time
 }
 
 // windows returns the UTC day and month windows of now: their ids and the
@@ -60,12 +60,12 @@ func windows(now time.Time) (day, month string, dayLeft, monthLeft time.Duration
 	now = now.UTC()
 	unixDay := now.Unix() / 86400
 	if w := windowIDs.Load(); w != nil && w.day == unixDay {
-		return w.dayID, w.monthID, w.dayStart.AddDate(0, 0, 1).Sub(now), w.monthStart.AddDate(0, 1, 0).Sub(now)
+		return w.dayID, w.monthID, w.dayEnd.Sub(now), w.monthEnd.Sub(now)
 	}
 	y, m, d := now.Date()
 	dayStart := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	monthStart := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-	windowIDs.Store(&windowID{unixDay, dayStart.Format("2006-01-02"), monthStart.Format("2006-01"), dayStart, monthStart})
+	windowIDs.Store(&windowID{unixDay, dayStart.Format("2006-01-02"), monthStart.Format("2006-01"), dayStart.AddDate(0, 0, 1), monthStart.AddDate(0, 1, 0)})
 	return dayStart.Format("2006-01-02"), monthStart.Format("2006-01"),
 		dayStart.AddDate(0, 0, 1).Sub(now), monthStart.AddDate(0, 1, 0).Sub(now)
 }

@@ -95,3 +95,28 @@ func (s *Server) BreakerChanged(svc config.Service, from, to string) {
 	s.metrics.breaker.WithLabelValues(string(svc)).Set(v)
 	s.log.Warn("circuit breaker", "service", string(svc), "from", from, "to", to)
 }
+
+// routeMetrics caches one route's request counters by status and source, so
+// the hot path looks up a small integer instead of hashing label strings.
+type routeMetrics struct {
+	m        *metrics
+	svc      config.Service
+	name     string
+	counters sync.Map // uint32(status<<3 | source index) -> prometheus.Counter
+}
+
+var sourceIndex = map[string]uint32{"upstream": 0, "cache": 1, "local": 2, "edge": 3}
+
+func (rm *routeMetrics) observe(status int, source string) {
+	si, ok := sourceIndex[source]
+	if !ok {
+		rm.m.observe(rm.svc, rm.name, status, source)
+		return
+	}
+	k := uint32(status)<<3 | si
+	c, ok := rm.counters.Load(k)
+	if !ok {
+		c, _ = rm.counters.LoadOrStore(k, rm.m.requests.WithLabelValues(string(rm.svc), rm.name, strconv.Itoa(status), source))
+	}
+	c.(prometheus.Counter).Inc()
+}

@@ -20,8 +20,9 @@ func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
 const maxUpstreamBody = 32 << 20
 
 // serveREST handles one catalogued Data or Metrics API route.
-func (s *Server) serveREST(rt *config.Route, w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, rt.Service, rt.Name)
+	ex.rm = rm
 	defer s.finish(ex)
 	var body []byte
 	if r.Method == http.MethodPost {

@@ -24,6 +24,7 @@ type Server struct {
 	mux       *http.ServeMux
 	routes    map[string]*config.Route // by name
 	charged   map[string][]string      // route name -> []string{name}, shared by every Charge
+	rmetrics  map[string]*routeMetrics // REST route name -> its counters
 	rpc       map[string]map[string]*config.Route
 	metrics   *metrics
 	log       *slog.Logger
@@ -59,6 +60,7 @@ func New(opts Options) (*Server, error) {
 		mux:      http.NewServeMux(),
 		routes:   map[string]*config.Route{},
 		charged:  map[string][]string{},
+		rmetrics: map[string]*routeMetrics{},
 		rpc:      map[string]map[string]*config.Route{},
 		log:      opts.Logger,
 		now:      opts.Now,
@@ -73,6 +75,7 @@ func New(opts Options) (*Server, error) {
 		rt := &opts.Routes[i]
 		s.routes[rt.Name] = rt
 		s.charged[rt.Name] = []string{rt.Name}
+		s.rmetrics[rt.Name] = &routeMetrics{m: m, svc: rt.Service, name: rt.Name}
 		if rt.IsRPC() {
 			if s.rpc[rt.Endpoint] == nil {
 				s.rpc[rt.Endpoint] = map[string]*config.Route{}
@@ -80,7 +83,8 @@ func New(opts Options) (*Server, error) {
 			s.rpc[rt.Endpoint][jsonrpcLookup(rt.Name)] = rt
 			continue
 		}
-		s.mux.HandleFunc(rt.Pattern(), func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, w, r) })
+		rm := s.rmetrics[rt.Name]
+		s.mux.HandleFunc(rt.Pattern(), func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
 	}
 	for endpoint, paths := range config.NodeEndpoints {
 		if s.rpc[endpoint] == nil {
@@ -124,6 +128,7 @@ func (s *Server) Route(name string) *config.Route { return s.routes[name] }
 type exchange struct {
 	w       *statusWriter
 	sw      statusWriter // w points here: one allocation per request
+	rm      *routeMetrics // the route's counters, when known at begin
 	vals    [4]string    // backing store of header values set by the edge
 	r       *http.Request
 	service config.Service
@@ -186,7 +191,11 @@ func (s *Server) finish(ex *exchange) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	s.metrics.observe(ex.service, ex.route, status, ex.source)
+	if ex.rm != nil && ex.rm.name == ex.route {
+		ex.rm.observe(status, ex.source)
+	} else {
+		s.metrics.observe(ex.service, ex.route, status, ex.source)
+	}
 	if !s.opts.AccessLog {
 		return
 	}

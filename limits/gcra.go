@@ -47,11 +47,11 @@ func ruleOf(p *Plan, divide int) rule {
 var windowIDs atomic.Pointer[windowID]
 
 type windowID struct {
-	day        int64 // unix day
-	dayID      string
-	monthID    string
-	dayEnd     time.Time
-	monthEnd   time.Time
+	day      int64 // unix day
+	dayID    string
+	monthID  string
+	dayEnd   time.Time
+	monthEnd time.Time
 }
 
 // windows returns the UTC day and month windows of now: their ids and the

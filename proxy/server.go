@@ -127,9 +127,9 @@ func (s *Server) Route(name string) *config.Route { return s.routes[name] }
 // exchange is the state of one request, for headers, metrics and the log.
 type exchange struct {
 	w       *statusWriter
-	sw      statusWriter // w points here: one allocation per request
+	sw      statusWriter  // w points here: one allocation per request
 	rm      *routeMetrics // the route's counters, when known at begin
-	vals    [4]string    // backing store of header values set by the edge
+	vals    [4]string     // backing store of header values set by the edge
 	r       *http.Request
 	service config.Service
 	route   string

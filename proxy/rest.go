@@ -37,6 +37,9 @@ func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWr
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
+	if s.memoizable(rt, r) {
+		s.remember(rt, rm, r, q)
+	}
 	charge := Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}
 	if !s.admit(ex, charge, func(st int, msg string) { s.restError(ex, st, []string{msg}, false) }) {
 		return
@@ -84,9 +87,15 @@ func (s *Server) answerREST(ex *exchange, rt *config.Route, q url.Values, body [
 		s.forward(ex, up, rt.Name, body)
 		return
 	}
-	key := s.restKey(rt, r, q)
+	s.answerCached(ex, rt, s.restKey(rt, r, q), q.Has("pageToken"))
+}
+
+// answerCached runs the cached part of the chain for a GET of a cached route
+// with an upstream.
+func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasToken bool) {
+	r := ex.r
+	up := s.opts.Upstreams[rt.Service]
 	bypass := noCache(r.Header)
-	hasToken := q.Has("pageToken")
 	st, cs, err := s.opts.Cache.Do(r.Context(), key, bypass, func(ctx context.Context) (*Stored, error) {
 		return s.fetch(ctx, up, rt, r, hasToken)
 	})

@@ -30,6 +30,7 @@ type Server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	idPrefix  string
+	memo      memo // routing and validation of repeated GETs
 	idCounter atomic.Uint64
 }
 
@@ -119,7 +120,15 @@ func isXChainID(id string) bool {
 }
 
 // ServeHTTP routes r by the catalogue.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		if e := s.memo.get(r.RequestURI); e != nil {
+			s.serveMemo(e, w, r)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Route returns the catalogue entry named name, or nil.
 func (s *Server) Route(name string) *config.Route { return s.routes[name] }

@@ -1,0 +1,82 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/avaedge/avaedge/config"
+)
+
+// mapCache is a minimal Cache for proxy tests: fresh forever, no windows.
+type mapCache struct {
+	mu sync.Mutex // guards m
+	m  map[string]*Stored
+}
+
+func (c *mapCache) Do(ctx context.Context, key string, bypass bool, fetch func(context.Context) (*Stored, error)) (*Stored, CacheStatus, error) {
+	c.mu.Lock()
+	st, ok := c.m[key]
+	c.mu.Unlock()
+	if ok && !bypass {
+		return st, Hit, nil
+	}
+	st, err := fetch(ctx)
+	if err != nil {
+		return nil, Miss, err
+	}
+	if st.FreshFor > 0 {
+		c.mu.Lock()
+		c.m[key] = st
+		c.mu.Unlock()
+	}
+	return st, Miss, nil
+}
+
+func freshAlways(*config.Route, int, http.Header, bool) (time.Duration, time.Duration, time.Duration, bool) {
+	return time.Hour, 0, 0, true
+}
+
+// TestMemo: repeated valid GETs skip routing and validation but answer the
+// same; invalid ones are never remembered; the local fallback still sees the
+// path values.
+func TestMemo(t *testing.T) {
+	origin := newFlakyOrigin(t)
+	local := &fakeLocal{}
+	up := upstreamFor(t, config.Data, origin.srv.URL)
+	up.RetryBudget = 0
+	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Local: local,
+		Cache: &mapCache{m: map[string]*Stored{}}, Freshness: freshAlways})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if w := get(srv, "/v1/networks/fuji/subnets?pageSize=1000000"); w.Code != 400 {
+			t.Fatalf("invalid request %d: %d", i, w.Code)
+		}
+	}
+	if srv.memo.n.Load() != 0 {
+		t.Fatal("an invalid request was remembered")
+	}
+	if w := get(srv, "/v1/networks/fuji/subnets?pageSize=5"); w.Header().Get("X-Cache-Status") != "MISS" {
+		t.Fatal(w.Header())
+	}
+	if srv.memo.n.Load() != 1 {
+		t.Fatalf("memo entries = %d; want 1", srv.memo.n.Load())
+	}
+	if w := get(srv, "/v1/networks/fuji/subnets?pageSize=5"); w.Header().Get("X-Cache-Status") != "HIT" || w.Code != 200 {
+		t.Fatalf("memoised hit: %d %v", w.Code, w.Header())
+	}
+	// A remembered URI whose answer is not cached goes upstream; when that
+	// fails, local still sees network=fuji.
+	origin.mode.Store("500")
+	if w := get(srv, "/v1/networks/fuji/validators"); w.Code != 500 && w.Header().Get("X-Avaedge-Source") != "local" {
+		t.Fatalf("first: %d", w.Code)
+	}
+	w := get(srv, "/v1/networks/fuji/validators")
+	if w.Header().Get("X-Avaedge-Source") != "local" {
+		t.Fatalf("memoised request did not fall back to local: %d %v", w.Code, w.Header())
+	}
+}

@@ -111,6 +111,7 @@ func (s *Server) Stop() {
 func (s *Server) Restart() {
 	s.t.Helper()
 	if s.mini != nil {
+		s.mini.Close() // Restart needs a closed server; closing twice is harmless
 		if err := s.mini.Restart(); err != nil {
 			s.t.Fatalf("restart miniredis: %v", err)
 		}

@@ -1,21 +1,23 @@
 // Package cache is avaedge's response cache: a byte-bounded in-process tier
 // in front of Redis (one node or a Cluster, through go-redis's
 // UniversalClient), freshness with stale-while-revalidate and stale-if-error
-// windows, and single flight so concurrent misses make one upstream call.
+// windows (RFC 5861), and single flight, so concurrent misses of one key
+// make one upstream call.
 //
 // Redis trouble never fails a caller: every Redis call has a short deadline,
-// errors are counted, and after repeated errors Redis is skipped for a short
-// backoff while the in-process tier serves alone; go-redis reconnects by
-// itself.
+// errors are counted and read as misses, and after repeated errors Redis is
+// skipped for a short backoff while the in-process tier serves alone;
+// go-redis reconnects by itself.
 package cache
 
 import (
 	"context"
-	"errors"
+	crand "crypto/rand"
+	"encoding/hex"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,65 +25,83 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Status is how an answer was served.
+// Status is how an answer was served, as sent in X-Cache-Status.
 type Status string
 
-// Statuses, as sent in X-Cache-Status.
+// The statuses.
 const (
-	Hit    Status = "HIT"
-	Miss   Status = "MISS"
-	Stale  Status = "STALE"
-	Bypass Status = "BYPASS"
+	Hit    Status = "HIT"    // fresh from the cache
+	Miss   Status = "MISS"   // fetched (or the fetch failed with nothing to cover it)
+	Stale  Status = "STALE"  // stale from the cache, while revalidating or because the fetch failed
+	Bypass Status = "BYPASS" // fetched without reading the cache (Cache-Control: no-cache), then stored
 )
 
 // Options configures a Cache. Zero values mean the documented defaults.
 type Options struct {
-	// Prefix starts every key, so one Redis can serve several environments.
-	// "" means "avaedge".
+	// Prefix starts every Redis key (as Prefix|key) and names the purge
+	// channel, so one Redis can serve several environments. "" means
+	// "avaedge".
 	Prefix string
-	// MaxBytes bounds the in-process tier. 0 means 64 MiB; negative disables
-	// the tier (every read goes to Redis).
+	// MaxBytes bounds the in-process tier; entries larger than MaxBytes/8
+	// are not kept in it. 0 means 64 MiB; negative disables the tier (every
+	// lookup goes to Redis).
 	MaxBytes int64
-	// Redis is the shared tier. Nil means the in-process tier alone.
+	// Redis is the shared tier: a *redis.Client, *redis.ClusterClient or
+	// failover client, owned by the caller (Close does not close it). Nil
+	// means the in-process tier alone.
 	Redis redis.UniversalClient
-	// RedisTimeout bounds each Redis call. 0 means 50ms.
+	// RedisTimeout bounds each Redis call on the request path. 0 means 50ms.
 	RedisTimeout time.Duration
-	// CompressAbove gzips bodies larger than this many bytes at rest in
-	// Redis. 0 means 1024; negative never compresses.
+	// CompressAbove gzips bodies larger than this many bytes in Redis (the
+	// in-process tier keeps them identity-encoded). 0 means 1024; negative
+	// never compresses.
 	CompressAbove int
-	// RefreshTimeout bounds a background refresh. 0 means 30s.
-	RefreshTimeout time.Duration
-	// Registerer receives the cache's metrics. Nil registers none.
+	// FetchTimeout bounds a fetch that runs for several callers or in the
+	// background, which is detached from any one caller's cancellation.
+	// 0 means 30s.
+	FetchTimeout time.Duration
+	// Registerer receives the cache's metrics (avaedge_cache_*). Nil
+	// registers none.
 	Registerer prometheus.Registerer
-	// Logger logs Redis state changes. Nil means slog.Default().
+	// Logger logs Redis state changes and failed refreshes. Nil means
+	// slog.Default().
 	Logger *slog.Logger
-	// Now is the clock. Nil means time.Now.
+	// Now is the clock for freshness and the Redis backoff. Nil means
+	// time.Now.
 	Now func() time.Time
 }
 
-// Cache is a two-tier response cache. It is safe for concurrent use.
+// Cache is a two-tier response cache. It is safe for concurrent use. Its
+// background work (refreshes, purge announcements) stops at Close.
 type Cache struct {
-	opts    Options
-	prefix  string
-	l1      *lru
-	rdb     redis.UniversalClient
-	flight  singleflight.Group
-	refresh singleflight.Group
-	m       *metrics
-	log     *slog.Logger
+	opts   Options
+	id     string  // this instance, in purge announcements
+	mem    *memory // nil when disabled
+	redis  *remote // nil without Redis
+	m      *metrics
+	log    *slog.Logger
+	now    func() time.Time
+	flight singleflight.Group
 
-	// Redis health: consecutive errors and the time (unix ns) before which
-	// Redis is skipped.
-	redisErrs  atomic.Int64
-	redisUntil atomic.Int64
-
-	ctx    context.Context // cancelled by Close: stops background refreshes
+	ctx    context.Context // cancelled by Close: stops background work
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // background refreshes
+	wg     sync.WaitGroup // refreshes and the purge listener
+
+	mu         sync.Mutex // guards refreshing and closed
+	refreshing map[string]struct{}
+	closed     bool
+
+	onPurged func(prefix string) // nil, or called when a purge announcement was applied; set by newCache
 }
 
-// New returns a Cache.
-func New(opts Options) (*Cache, error) {
+// New returns a Cache. It fails only when its metrics cannot be registered.
+// With Redis and an in-process tier, it subscribes to purge announcements
+// before returning (waiting at most ten RedisTimeouts when Redis is down).
+func New(opts Options) (*Cache, error) { return newCache(opts, nil) }
+
+// newCache is New with a hook the tests use to see purge announcements
+// applied.
+func newCache(opts Options, onPurged func(prefix string)) (*Cache, error) {
 	if opts.Prefix == "" {
 		opts.Prefix = "avaedge"
 	}
@@ -94,8 +114,8 @@ func New(opts Options) (*Cache, error) {
 	if opts.CompressAbove == 0 {
 		opts.CompressAbove = 1024
 	}
-	if opts.RefreshTimeout <= 0 {
-		opts.RefreshTimeout = 30 * time.Second
+	if opts.FetchTimeout <= 0 {
+		opts.FetchTimeout = 30 * time.Second
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -103,271 +123,180 @@ func New(opts Options) (*Cache, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m, err := newMetrics(opts.Registerer)
+	c := &Cache{opts: opts, log: opts.Logger, now: opts.Now, refreshing: make(map[string]struct{}), onPurged: onPurged}
+	if opts.MaxBytes > 0 {
+		c.mem = newMemory(opts.MaxBytes)
+	}
+	m, err := newMetrics(opts.Registerer, c.mem)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{opts: opts, prefix: opts.Prefix + "|", rdb: opts.Redis, m: m, log: opts.Logger}
-	if opts.MaxBytes > 0 {
-		c.l1 = newLRU(opts.MaxBytes, m.evictions.Inc)
+	c.m = m
+	if c.mem != nil {
+		c.mem.onEvict = m.evictions.Inc
 	}
+	var id [8]byte
+	crand.Read(id[:])
+	c.id = hex.EncodeToString(id[:])
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	if opts.Redis != nil {
+		c.redis = &remote{rdb: opts.Redis, prefix: opts.Prefix + "|", timeout: opts.RedisTimeout,
+			compressAbove: opts.CompressAbove, now: opts.Now, m: m, log: opts.Logger}
+		if c.mem != nil {
+			ready := make(chan struct{})
+			c.wg.Add(1)
+			go c.listen(ready)
+			<-ready
+		}
+	}
 	return c, nil
 }
 
-// Key joins parts into a key, escaping the separator so keys built from
-// different parts never collide.
+// Key returns the key of parts: each part escaped, joined with '|'. The
+// escaping ('%' as %25, '|' as %7C, and the glob characters '*', '?', '[',
+// ']', '\' as %2A, %3F, %5B, %5D, %5C) makes keys of different parts
+// differ and makes a Purge of Key(a, b)+"|" remove exactly the keys whose
+// first parts are a and b. In Redis the key is stored as Prefix|key. It is
+// safe for concurrent use.
 func (c *Cache) Key(parts ...string) string {
+	n := len(parts)
+	for _, p := range parts {
+		n += len(p)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for i, p := range parts {
 		if i > 0 {
 			b.WriteByte('|')
 		}
-		b.WriteString(strings.ReplaceAll(p, "|", "%7C"))
+		for len(p) > 0 {
+			j := strings.IndexAny(p, `%|*?[]\`)
+			if j < 0 {
+				b.WriteString(p)
+				break
+			}
+			b.WriteString(p[:j])
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[p[j]>>4])
+			b.WriteByte(hexDigits[p[j]&15])
+			p = p[j+1:]
+		}
 	}
 	return b.String()
 }
 
-// Get returns the entry stored under key, from the in-process tier or else
-// from Redis (which then fills the in-process tier). Expired entries are not
-// returned.
+const hexDigits = "0123456789ABCDEF"
+
+// Get returns the entry under key when it is still within its lifetime
+// (fresh, or stale within one of its windows: compare Age with FreshFor),
+// from the in-process tier or else from Redis, which then fills the
+// in-process tier. It is safe for concurrent use.
 func (c *Cache) Get(ctx context.Context, key string) (*Entry, bool) {
-	now := c.opts.Now()
-	if c.l1 != nil {
-		if e, ok := c.l1.get(key); ok {
-			if e.usableOnError(now) || e.revalidatable(now) {
-				c.m.hitsL1.Inc()
-				return e, true
-			}
-			c.l1.remove(key)
-		}
-	}
-	e, ok := c.redisGet(ctx, key)
-	if !ok {
-		return nil, false
-	}
-	if !e.usableOnError(now) && !e.revalidatable(now) {
-		return nil, false
-	}
-	c.m.hitsL2.Inc()
-	if c.l1 != nil {
-		c.l1.set(key, e)
-	}
-	return e, true
+	e, _ := c.lookup(ctx, key, c.now())
+	return e, e != nil
 }
 
-// Set stores e under key in both tiers, for its lifetime.
+// Set stores e under key in both tiers, in Redis for the rest of its
+// lifetime (FreshFor plus the longer stale window). Entries with FreshFor
+// <= 0 or an Encoding other than "" and "gzip" are not stored; a gzip body
+// is kept identity-encoded in process. The cache owns e afterwards: it must
+// not be changed. It is safe for concurrent use.
 func (c *Cache) Set(ctx context.Context, key string, e *Entry) {
-	if e.lifetime() <= 0 {
-		return
-	}
-	c.m.stores.Inc()
-	if c.l1 != nil {
-		c.l1.set(key, e)
-	}
-	c.redisSet(ctx, key, e)
+	c.store(ctx, key, e)
 }
 
-// Do answers key from the cache when fresh (HIT), or when stale within the
-// stale-while-revalidate window (STALE, refreshing once in the background);
-// else it calls fetch once for all concurrent callers of key, looking again
-// inside the flight, and stores the answer when its FreshFor is positive
-// (MISS). When fetch fails, a stale copy within its stale-if-error window is
-// served (STALE); else fetch's error is returned. bypass skips the read
-// (Cache-Control: no-cache) but still stores the answer (BYPASS).
-func (c *Cache) Do(ctx context.Context, key string, bypass bool, fetch func(ctx context.Context) (*Entry, error)) (*Entry, Status, error) {
-	var old *Entry
-	if !bypass {
-		if e, ok := c.Get(ctx, key); ok {
-			now := c.opts.Now()
-			if e.fresh(now) {
-				return e, Hit, nil
-			}
-			if e.revalidatable(now) {
-				c.m.stale.Inc()
-				c.backgroundRefresh(key, fetch)
-				return e, Stale, nil
-			}
-			old = e
-		}
-	}
-	c.m.misses.Inc()
-	v, err, _ := c.flight.Do(key, func() (any, error) {
-		if !bypass {
-			if e, ok := c.Get(ctx, key); ok && e.fresh(c.opts.Now()) {
-				return e, nil
-			}
-		}
-		e, err := fetch(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c.Set(ctx, key, e)
-		return e, nil
-	})
-	if err != nil {
-		if old == nil {
-			old, _ = c.Get(ctx, key)
-		}
-		if old != nil && old.usableOnError(c.opts.Now()) {
-			c.m.stale.Inc()
-			return old, Stale, nil
-		}
-		return nil, Miss, err
-	}
-	if bypass {
-		return v.(*Entry), Bypass, nil
-	}
-	return v.(*Entry), Miss, nil
-}
-
-// backgroundRefresh runs one refresh of key at a time, owned by the Cache
-// and stopped by Close.
-func (c *Cache) backgroundRefresh(key string, fetch func(ctx context.Context) (*Entry, error)) {
-	if c.ctx.Err() != nil {
-		return
-	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.refresh.Do(key, func() (any, error) {
-			ctx, cancel := context.WithTimeout(c.ctx, c.opts.RefreshTimeout)
-			defer cancel()
-			e, err := fetch(ctx)
-			if err == nil {
-				c.m.refreshes.Inc()
-				c.Set(ctx, key, e)
-			}
-			return nil, nil
-		})
-	}()
-}
-
-// Purge removes every entry whose key starts with keyPrefix from both tiers
-// and returns how many it removed (Redis keys counted once).
-func (c *Cache) Purge(ctx context.Context, keyPrefix string) (int, error) {
-	n := 0
-	if c.l1 != nil {
-		n = c.l1.purge(keyPrefix)
-	}
-	if c.rdb == nil {
-		return n, nil
-	}
-	pattern := globEscape(c.prefix+keyPrefix) + "*"
-	var total atomic.Int64
-	scan := func(ctx context.Context, rdb redis.Cmdable) error {
-		iter := rdb.Scan(ctx, 0, pattern, 500).Iterator()
-		var batch []string
-		flush := func() error {
-			if len(batch) == 0 {
-				return nil
-			}
-			for _, k := range batch {
-				// One key per DEL: keys of a batch may live in different
-				// Cluster slots.
-				if err := rdb.Del(ctx, k).Err(); err != nil {
-					return err
-				}
-			}
-			total.Add(int64(len(batch)))
-			batch = batch[:0]
-			return nil
-		}
-		for iter.Next(ctx) {
-			batch = append(batch, iter.Val())
-			if len(batch) == 500 {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		if err := iter.Err(); err != nil {
-			return err
-		}
-		return flush()
-	}
-	var err error
-	if cc, ok := c.rdb.(*redis.ClusterClient); ok {
-		err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
-	} else {
-		err = scan(ctx, c.rdb)
-	}
-	if r := int(total.Load()); r > n {
-		n = r
-	}
-	return n, err
-}
-
-func globEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`)
-	return r.Replace(s)
-}
-
-// Close stops background refreshes. It does not close the Redis client,
-// which the caller owns.
+// Close stops background refreshes (cancelling their fetches) and the
+// purge listener, and waits for them. Fetches run for callers of Do are
+// not cancelled; FetchTimeout bounds them. The Cache still answers after
+// Close, without starting background work. It does not close the Redis
+// client. It is safe to call more than once.
 func (c *Cache) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
 	return nil
 }
 
-// redisUsable reports whether Redis is configured and not in backoff.
-func (c *Cache) redisUsable() bool {
-	return c.rdb != nil && c.opts.Now().UnixNano() >= c.redisUntil.Load()
-}
+// tier names where lookup found an entry.
+type tier int
 
-// redisResult records the outcome of one Redis call: after 3 errors in a row
-// Redis is skipped for a second, so a dead Redis costs one timeout per
-// second, not one per request.
-func (c *Cache) redisResult(op string, err error) {
-	if err == nil || errors.Is(err, redis.Nil) {
-		if c.redisErrs.Swap(0) >= 3 {
-			c.log.Info("cache: redis is back")
+const (
+	tierNone tier = iota
+	tierMemory
+	tierRedis
+)
+
+// memorySample: one in memorySample in-process lookups is timed for the
+// latency histogram. Reading the clock twice costs more than the lookup.
+const memorySample = 64
+
+// lookup returns the entry under key that is still alive at now, and its
+// tier. A fresh in-process entry is returned at once, without allocating.
+// Otherwise Redis is asked too, and the newer of the two entries wins:
+// another instance may have refreshed what this one holds stale.
+func (c *Cache) lookup(ctx context.Context, key string, now time.Time) (*Entry, tier) {
+	var local *Entry
+	if c.mem != nil {
+		if rand.Uint32()%memorySample == 0 {
+			start := time.Now()
+			local = c.mem.get(key)
+			c.m.memoryGet.Observe(time.Since(start).Seconds())
+		} else {
+			local = c.mem.get(key)
 		}
-		return
-	}
-	c.m.redisErrors.WithLabelValues(op).Inc()
-	if n := c.redisErrs.Add(1); n >= 3 {
-		if n == 3 {
-			c.log.Warn("cache: redis failing, serving from the in-process tier", "err", err)
+		if local != nil {
+			if local.fresh(now) {
+				return local, tierMemory
+			}
+			if !local.alive(now) {
+				c.mem.remove(key, local)
+				local = nil
+			}
 		}
-		c.redisUntil.Store(c.opts.Now().Add(time.Second).UnixNano())
 	}
+	if c.redis != nil {
+		if e := c.redis.get(ctx, key); e != nil && e.alive(now) && (local == nil || e.StoredAt.After(local.StoredAt)) {
+			if c.mem != nil {
+				c.mem.set(key, e)
+			}
+			return e, tierRedis
+		}
+	}
+	if local != nil {
+		return local, tierMemory
+	}
+	return nil, tierNone
 }
 
-func (c *Cache) redisGet(ctx context.Context, key string) (*Entry, bool) {
-	if !c.redisUsable() {
-		return nil, false
+// store keeps e under key in both tiers when it is storable, and returns
+// the entry as kept (identity-encoded), or e itself when it was not stored.
+func (c *Cache) store(ctx context.Context, key string, e *Entry) *Entry {
+	if e == nil || e.FreshFor <= 0 {
+		return e
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.RedisTimeout)
-	defer cancel()
-	start := time.Now()
-	b, err := c.rdb.Get(ctx, c.prefix+key).Bytes()
-	c.m.redisLatency.WithLabelValues("get").Observe(time.Since(start).Seconds())
-	c.redisResult("get", err)
-	if err != nil {
-		return nil, false
+	id, gz := e, []byte(nil)
+	switch e.Encoding {
+	case "":
+	case "gzip":
+		b, err := gunzip(e.Body, -1)
+		if err != nil {
+			c.log.Warn("cache: not storing a gzip body that does not decompress", "key", key, "err", err)
+			return e
+		}
+		cp := *e
+		cp.Encoding, cp.Body = "", b
+		id, gz = &cp, e.Body
+	default:
+		return e
 	}
-	e, err := decode(b)
-	if err != nil {
-		c.m.redisErrors.WithLabelValues("decode").Inc()
-		return nil, false
+	c.m.stores.Inc()
+	if c.mem != nil {
+		c.mem.set(key, id)
 	}
-	return e, true
-}
-
-func (c *Cache) redisSet(ctx context.Context, key string, e *Entry) {
-	if !c.redisUsable() {
-		return
+	if c.redis != nil {
+		c.redis.set(ctx, key, id, gz)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.RedisTimeout)
-	defer cancel()
-	ttl := e.lifetime() - e.Age(c.opts.Now())
-	if ttl <= 0 {
-		return
-	}
-	start := time.Now()
-	err := c.rdb.Set(ctx, c.prefix+key, encode(e, c.opts.CompressAbove), ttl).Err()
-	c.m.redisLatency.WithLabelValues("set").Observe(time.Since(start).Seconds())
-	c.redisResult("set", err)
+	return id
 }

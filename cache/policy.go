@@ -12,97 +12,125 @@ type Class string
 
 // The classes.
 const (
-	Immutable Class = "immutable" // never changes once it exists
-	Medium    Class = "medium"    // slowly changing lists: validators, subnets, UTXOs
-	Short     Class = "short"     // heads, balances, peers
-	Metrics   Class = "metrics"   // time series updated several times an hour
-	Never     Class = "never"     // writes, signatures
+	Immutable Class = "immutable" // never changes once it exists: txs and blocks by id, network ids
+	Short     Class = "short"     // heads, balances, heights, peers
+	Medium    Class = "medium"    // slowly changing lists: validators, delegators, subnets, UTXOs
+	Metrics   Class = "metrics"   // time series updated a few times an hour
+	Never     Class = "never"     // writes, signatures: never stored
 )
 
-// Policy is the freshness of a class: fresh for Fresh, then served stale
-// while one refresh runs for Stale, and served stale when the upstream fails
-// for Error (both counted after Fresh).
+// Policy is the freshness of a class: an answer is fresh for Fresh; after
+// that it is served stale while one refresh runs for Stale, and served
+// stale when the upstream fails for Error (both windows counted from the
+// end of Fresh, Error >= Stale).
 type Policy struct{ Fresh, Stale, Error time.Duration }
 
-// DefaultPolicy returns the policy of a class:
+// DefaultPolicy returns the policy of a class. Stale is Fresh (an answer
+// served while revalidating is at most twice its freshness old); Error
+// covers an upstream outage for at least ten minutes, longer the slower the
+// data changes; an immutable answer cannot go wrong, so it covers a week:
 //
-//	immutable  fresh 24h,  stale 24h,  on error 7d (capped by page tokens)
-//	medium     fresh 30s,  stale 30s,  on error 1h
-//	short      fresh 2s,   stale 2s,   on error 10m
-//	metrics    fresh 5m,   stale 5m,   on error 6h
-//	never      not stored
+//	class      fresh  stale  error  kept in Redis (fresh+error)
+//	immutable  24h    24h    7d     8d
+//	short      2s     2s     10m    10m2s
+//	medium     30s    30s    1h     1h0m30s
+//	metrics    5m     5m     6h     6h5m
+//	never      -      -      -      not stored
+//
+// An unknown class is never stored. It is safe for concurrent use.
 func DefaultPolicy(c Class) Policy {
 	switch c {
 	case Immutable:
-		return Policy{24 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour}
-	case Medium:
-		return Policy{30 * time.Second, 30 * time.Second, time.Hour}
+		return Policy{Fresh: 24 * time.Hour, Stale: 24 * time.Hour, Error: 7 * 24 * time.Hour}
 	case Short:
-		return Policy{2 * time.Second, 2 * time.Second, 10 * time.Minute}
+		return Policy{Fresh: 2 * time.Second, Stale: 2 * time.Second, Error: 10 * time.Minute}
+	case Medium:
+		return Policy{Fresh: 30 * time.Second, Stale: 30 * time.Second, Error: time.Hour}
 	case Metrics:
-		return Policy{5 * time.Minute, 5 * time.Minute, 6 * time.Hour}
+		return Policy{Fresh: 5 * time.Minute, Stale: 5 * time.Minute, Error: 6 * time.Hour}
 	}
 	return Policy{}
 }
 
-// NegativeTTL is how long a 404 answer is kept.
+// NegativeTTL is how long a 404 answer is kept (fresh, with no stale
+// windows), when its class is stored at all.
 const NegativeTTL = 5 * time.Second
 
-// PageTokenLifetime is how long the real services' page tokens live; a page
-// fetched with a token is never kept longer.
+// PageTokenLifetime is how long the real services' page tokens live. A page
+// fetched with a pageToken is never kept longer: Fresh+Error (and so the
+// Redis TTL) stays within it.
 const PageTokenLifetime = 24 * time.Hour
 
-// Windows returns the windows of an answer under policy p: only 200 is
-// stored (404 briefly, without stale windows); upstream Cache-Control
-// no-store and private prevent storing, s-maxage and max-age cap freshness;
-// a page fetched with a pageToken is never kept past the token's lifetime.
+// Windows returns the windows of an answer under policy p, and whether to
+// store it at all:
+//
+//   - only 200 is stored; a 404 is kept NegativeTTL (at most p.Fresh) with
+//     no stale windows, so a negative answer is never served past it;
+//   - upstream Cache-Control (RFC 9111 §5.2.2): no-store, private and
+//     no-cache prevent storing; s-maxage, else max-age, caps Fresh (minus
+//     the upstream's Age header); max-age=0 means not stored;
+//     must-revalidate and proxy-revalidate forbid stale serving (both
+//     windows become zero);
+//   - a page fetched with a pageToken is never kept past
+//     PageTokenLifetime: Fresh+Error <= PageTokenLifetime.
+//
+// Error is raised to at least Stale. It is safe for concurrent use.
 func Windows(p Policy, status int, h http.Header, hasPageToken bool) (fresh, stale, errorFor time.Duration, store bool) {
+	fresh, stale, errorFor = p.Fresh, p.Stale, max(p.Error, p.Stale)
 	switch status {
 	case http.StatusOK:
 	case http.StatusNotFound:
-		if p.Fresh <= 0 {
-			return 0, 0, 0, false
-		}
-		return min(NegativeTTL, p.Fresh), 0, 0, true
+		fresh, stale, errorFor = min(NegativeTTL, p.Fresh), 0, 0
 	default:
 		return 0, 0, 0, false
 	}
-	fresh, stale, errorFor = p.Fresh, p.Stale, p.Error
-	if h != nil {
-		var maxAge, sMaxAge time.Duration = -1, -1
-		for _, v := range h.Values("Cache-Control") {
-			for _, d := range strings.Split(v, ",") {
-				name, val, _ := strings.Cut(strings.TrimSpace(strings.ToLower(d)), "=")
-				switch name {
+	if cc := h.Values("Cache-Control"); len(cc) > 0 {
+		maxAge, sMaxAge := time.Duration(-1), time.Duration(-1)
+		for _, v := range cc {
+			for d := range strings.SplitSeq(v, ",") {
+				name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
+				switch strings.ToLower(strings.TrimSpace(name)) {
 				case "no-store", "private", "no-cache":
 					return 0, 0, 0, false
-				case "max-age", "s-maxage":
-					n, err := strconv.ParseInt(strings.Trim(val, `"`), 10, 64)
-					if err != nil || n < 0 {
-						continue
-					}
-					if name == "max-age" {
-						maxAge = time.Duration(n) * time.Second
-					} else {
-						sMaxAge = time.Duration(n) * time.Second
-					}
+				case "must-revalidate", "proxy-revalidate":
+					stale, errorFor = 0, 0
+				case "max-age":
+					maxAge = seconds(val)
+				case "s-maxage":
+					sMaxAge = seconds(val)
 				}
 			}
 		}
 		if sMaxAge >= 0 {
 			maxAge = sMaxAge
 		}
-		if maxAge >= 0 && maxAge < fresh {
-			fresh = maxAge
+		if maxAge >= 0 {
+			if age := seconds(h.Get("Age")); age > 0 {
+				maxAge = max(maxAge-age, 0)
+			}
+			fresh = min(fresh, maxAge)
 		}
 	}
 	if hasPageToken {
 		fresh = min(fresh, PageTokenLifetime)
-		stale = min(stale, PageTokenLifetime-fresh)
 		errorFor = min(errorFor, PageTokenLifetime-fresh)
+		stale = min(stale, errorFor)
 	}
-	if fresh <= 0 && stale <= 0 && errorFor <= 0 {
+	if fresh <= 0 {
 		return 0, 0, 0, false
 	}
 	return fresh, stale, errorFor, true
+}
+
+// seconds parses a delta-seconds value (RFC 9111 §1.2.2), quoted or not;
+// -1 when it is not one.
+func seconds(v string) time.Duration {
+	n, err := strconv.ParseInt(strings.Trim(strings.TrimSpace(v), `"`), 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	if n > int64(1<<63-1)/int64(time.Second) {
+		n = int64(1<<63-1) / int64(time.Second)
+	}
+	return time.Duration(n) * time.Second
 }

@@ -132,20 +132,30 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	if len(chains) == 0 {
 		return nil
 	}
-	path := ""
+	path, mpath := "", ""
 	if cfg.DataDir != "" {
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
+		mpath = filepath.Join(cfg.DataDir, "metrics.db")
 	}
-	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log})
+	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath})
 	if err != nil {
-		return err
+		return fmt.Errorf("metrics engine: %w", err)
 	}
-	onBlock, onRollback := metricsHooks(engine)
+	parts.close = append(parts.close, engine.Close)
+	onBlock, onRollback := metricsHooks(engine, log)
 	ix, err := evmindex.Open(ctx, evmindex.Options{Path: path, Chains: chains, Registerer: reg, Logger: log, OnBlock: onBlock, OnRollback: onRollback})
 	if err != nil {
 		return fmt.Errorf("evm index: %w", err)
 	}
 	parts.close = append(parts.close, func() error { return ix.Close() })
+	for _, c := range chains {
+		ih, iok := ix.Head(c.ChainID)
+		mh, mok := engine.Head(c.ChainID)
+		if iok && (!mok || mh < ih) {
+			log.Warn("the metrics history in the data directory ends before the EVM index; metrics miss those blocks until both files are removed and rebuilt",
+				"chain", c.ChainID, "indexHead", ih, "metricsHead", mh)
+		}
+	}
 	ix.Start(ctx)
 	if chain != nil {
 		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -10,12 +11,22 @@ import (
 )
 
 // metricsHooks feed indexed blocks to the metrics engine.
-func metricsHooks(e *metricsapi.Engine) (evmindex.BlockHook, evmindex.RollbackHook) {
+// A block the engine already holds (it keeps its own history in the data
+// directory, so after a restart the index may hand it blocks it has) is
+// skipped quietly; any other refusal is logged.
+func metricsHooks(e *metricsapi.Engine, log *slog.Logger) (evmindex.BlockHook, evmindex.RollbackHook) {
 	onBlock := func(ctx context.Context, b *evmindex.Block) {
-		e.Apply(ctx, metricsBlock(b))
+		if head, ok := e.Head(b.ChainID); ok && b.Number <= head {
+			return
+		}
+		if err := e.Apply(ctx, metricsBlock(b)); err != nil && ctx.Err() == nil {
+			log.Error("metrics engine refused a block", "chain", b.ChainID, "block", b.Number, "err", err)
+		}
 	}
 	onRollback := func(ctx context.Context, chainID, from uint64) {
-		e.Rollback(ctx, chainID, from)
+		if err := e.Rollback(ctx, chainID, from); err != nil && ctx.Err() == nil {
+			log.Error("metrics engine rollback failed", "chain", chainID, "from", from, "err", err)
+		}
 	}
 	return onBlock, onRollback
 }

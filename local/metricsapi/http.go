@@ -2,162 +2,214 @@ package metricsapi
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/local/pagetoken"
 )
 
-func sortInt64(s []int64) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j] }) }
+// Page sizes of the seed.
+const (
+	defaultPageSize = 100
+	maxPageSize     = 2160
+)
 
-// Handlers returns the Metrics API handlers by operation: getEvmChainMetrics,
-// listChains, getChain and getAvgTps. They read the path values chainId and
-// metric.
+// Handlers returns the Metrics API handlers by operation id:
+// getEvmChainMetrics (GET /v2/chains/{chainId}/metrics/{metric}), listChains
+// (GET /v2/chains), getChain (GET /v2/chains/{chainId}) and getAvgTps
+// (GET /v1/avg_tps/{chainId}). They read the path values chainId and metric
+// with r.PathValue. Every error body has an array message.
 func (e *Engine) Handlers() map[string]http.Handler {
 	return map[string]http.Handler{
-		"getEvmChainMetrics": http.HandlerFunc(e.serveMetric),
-		"listChains":         http.HandlerFunc(e.serveChains),
-		"getChain":           http.HandlerFunc(e.serveChain),
-		"getAvgTps":          http.HandlerFunc(e.serveAvgTps),
+		"getEvmChainMetrics": e.timed("getEvmChainMetrics", e.serveMetrics),
+		"listChains":         e.timed("listChains", e.serveChains),
+		"getChain":           e.timed("getChain", e.serveChain),
+		"getAvgTps":          e.timed("getAvgTps", e.serveAvgTps),
 	}
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
-	b, _ := json.Marshal(v)
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Write(b)
+func (e *Engine) timed(op string, f http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		f(w, r)
+		e.tel.served(op, time.Since(t0))
+	})
 }
 
-// selectChains resolves a chainId: an EVM chain id, or the aggregates
-// total, mainnet and testnet. ok is false for an unknown chain.
-func (e *Engine) selectChains(id string) ([]*chainState, bool) {
-	switch id {
-	case "total", "mainnet", "testnet":
-		var out []*chainState
-		for cid, cs := range e.chains {
-			if id == "total" || e.networkOf(cid) == id {
-				out = append(out, cs)
-			}
+// pageReq is one page of a series.
+type pageReq struct {
+	sel        selection
+	metric     string
+	iv         interval
+	start, end int64 // inclusive bounds on the points' timestamps
+	cursor     int64 // the newest timestamp this page may hold
+	size       int
+}
+
+// appendPage appends the page's points, newest first, as JSON objects
+// separated by commas, and returns the timestamp the next page starts at,
+// if any. The caller holds e.mu for reading.
+func appendPage(buf []byte, p pageReq) (out []byte, next int64, more bool) {
+	first, last, ok := p.sel.span(p.iv)
+	if !ok {
+		return buf, 0, false
+	}
+	lo := p.iv.ceil(max(p.start, first))
+	hi := min(p.end, last, p.cursor)
+	if hi < lo {
+		return buf, 0, false
+	}
+	ev := newEvaluator(p.sel, p.metric, p.iv)
+	ts := p.iv.floor(hi)
+	for n := 0; ts >= lo && n < p.size; n++ {
+		if n > 0 {
+			buf = append(buf, ',')
 		}
-		return out, true
+		buf = append(buf, `{"value":`...)
+		buf = ev.appendValue(buf, ts)
+		buf = append(buf, `,"timestamp":`...)
+		buf = strconv.AppendInt(buf, ts, 10)
+		buf = append(buf, '}')
+		ts = p.iv.prev(ts)
 	}
-	n, err := strconv.ParseUint(id, 10, 64)
+	return buf, ts, ts >= lo
+}
+
+// resolve returns the chains chainId names: an EVM chain id, or total,
+// mainnet or testnet. The caller holds e.mu for reading.
+func (e *Engine) resolve(chainID string) (selection, bool) {
+	if g := e.groups[chainID]; g != nil {
+		return selection{chains: g.members, group: g}, true
+	}
+	n, err := strconv.ParseUint(chainID, 10, 64)
 	if err != nil {
-		return nil, false
+		return selection{}, false
 	}
-	if cs, ok := e.chains[n]; ok {
-		return []*chainState{cs}, true
+	cs := e.chains[n]
+	if cs == nil {
+		return selection{}, false
 	}
-	for _, c := range e.opts.Chains {
-		if c.EVMChainID == n {
-			return []*chainState{newChainState()}, true
-		}
-	}
-	return nil, false
+	return selection{chains: []*chainState{cs}}, true
 }
 
-func (e *Engine) networkOf(chainID uint64) string {
-	for _, c := range e.opts.Chains {
-		if c.EVMChainID == chainID {
-			return c.Network
-		}
-	}
-	return "testnet" // chains indexed locally without a listing are test chains
-}
-
-type result struct {
-	Value     float64 `json:"value"`
-	Timestamp int64   `json:"timestamp"`
-}
-
-func (e *Engine) serveMetric(w http.ResponseWriter, r *http.Request) {
+// serveMetrics answers getEvmChainMetrics.
+func (e *Engine) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	metric := r.PathValue("metric")
-	if !slices.Contains(Metrics, metric) {
-		apierror.WriteList(w, http.StatusBadRequest, "metric must be one of the following values: "+joinComma(Metrics))
+	chainID, metric := r.PathValue("chainId"), r.PathValue("metric")
+	var msgs []string
+	if !slices.Contains(metricNames, metric) {
+		msgs = append(msgs, "metric must be one of the following values: "+strings.Join(metricNames, ", "))
+	}
+	iv := day
+	if s := q.Get("timeInterval"); s != "" {
+		var ok bool
+		if iv, ok = parseInterval(s); !ok {
+			msgs = append(msgs, "timeInterval must be one of the following values: hour, day, week, month")
+		}
+	}
+	if iv != day && dayOnly(metric) {
+		msgs = append(msgs, "timeInterval must be day for metric "+metric+": metrics prefixed with cumulative, max or avg only support day")
+	}
+	start := intParam(q, "startTimestamp", 0, 0, math.MaxInt64, &msgs)
+	end := intParam(q, "endTimestamp", math.MaxInt64, 0, math.MaxInt64, &msgs)
+	size := intParam(q, "pageSize", defaultPageSize, 1, maxPageSize, &msgs)
+	if len(msgs) == 0 && start > end {
+		msgs = append(msgs, "startTimestamp must not be greater than endTimestamp")
+	}
+	if len(msgs) > 0 {
+		apierror.WriteList(w, http.StatusBadRequest, msgs...)
 		return
 	}
-	iv := q.Get("timeInterval")
-	if iv == "" {
-		iv = Day
-	}
-	if !slices.Contains(intervals, iv) {
-		apierror.WriteList(w, http.StatusBadRequest, "timeInterval must be one of the following values: hour, day, week, month")
-		return
-	}
-	if iv != Day && dayOnly(metric) {
-		apierror.WriteList(w, http.StatusBadRequest, "timeInterval must be day for metric "+metric)
-		return
-	}
-	start, ok1 := intParam(q.Get("startTimestamp"), 0)
-	end, ok2 := intParam(q.Get("endTimestamp"), 1<<62)
-	size, ok3 := intParam(q.Get("pageSize"), 100)
-	if !ok1 || !ok2 || !ok3 || start < 0 || end < 0 || size < 1 || size > 2160 {
-		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp, endTimestamp must be integers >= 0 and pageSize an integer from 1 to 2160")
+	scope := "getEvmChainMetrics|" + chainID + "|" + metric + "|" + iv.String() + "|" +
+		strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end, 10)
+	e.servePage(w, r, chainID, scope, pageReq{metric: metric, iv: iv, start: start, end: end, size: int(size)}, nil)
+}
+
+// serveAvgTps answers the legacy /v1/avg_tps/{chainId}: the daily avgTps,
+// newest first, with status 200 and lastRun, the time the chain's data last
+// changed. It takes pageToken and, beyond the seed, pageSize (default 100).
+func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request) {
+	var msgs []string
+	size := intParam(r.URL.Query(), "pageSize", defaultPageSize, 1, maxPageSize, &msgs)
+	if len(msgs) > 0 {
+		apierror.WriteList(w, http.StatusBadRequest, msgs...)
 		return
 	}
 	chainID := r.PathValue("chainId")
-	scope := "metrics|" + chainID + "|" + metric + "|" + iv + "|" + strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end, 10)
-	offset := uint64(0)
-	if tok := q.Get("pageToken"); tok != "" {
-		var err error
-		if offset, err = pagetoken.Decode(scope, tok, e.opts.Now()); err != nil {
-			apierror.WriteList(w, http.StatusBadRequest, "Invalid page token")
+	e.servePage(w, r, chainID, "getAvgTps|"+chainID, pageReq{metric: "avgTps", iv: day, end: math.MaxInt64, size: int(size)},
+		func(buf []byte, sel selection) []byte {
+			var lastRun int64
+			for _, cs := range sel.chains {
+				lastRun = max(lastRun, cs.lastRun)
+			}
+			buf = append(buf, `,"status":200,"lastRun":`...)
+			return strconv.AppendInt(buf, lastRun, 10)
+		})
+}
+
+// servePage writes {"results":[...], "nextPageToken"?, extra...} for p over
+// chainID, continuing from the request's pageToken.
+func (e *Engine) servePage(w http.ResponseWriter, r *http.Request, chainID, scope string, p pageReq, extra func([]byte, selection) []byte) {
+	now := e.now()
+	p.cursor = math.MaxInt64
+	if tok := r.URL.Query().Get("pageToken"); tok != "" {
+		c, err := pagetoken.Decode(scope, tok, now)
+		if err != nil || c > math.MaxInt64 {
+			apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
 			return
 		}
+		p.cursor = int64(c)
 	}
+	buf := make([]byte, 0, 64+40*min(p.size, 512))
+	buf = append(buf, `{"results":[`...)
 	e.mu.RLock()
-	chains, ok := e.selectChains(chainID)
-	var pts []point
+	sel, ok := e.resolve(chainID)
+	var next int64
+	var more bool
 	if ok {
-		pts = series(chains, metric, iv)
+		p.sel = sel
+		buf, next, more = appendPage(buf, p)
+		buf = append(buf, ']')
+		if extra != nil {
+			buf = extra(buf, sel)
+		}
 	}
 	e.mu.RUnlock()
 	if !ok {
-		apierror.WriteList(w, http.StatusNotFound, "Chain "+chainID+" not found")
+		apierror.WriteList(w, http.StatusNotFound, "chainId "+chainID+" is not a supported chain id, total, mainnet or testnet")
 		return
 	}
-	// Newest first, within [start, end].
-	var sel []result
-	for i := len(pts) - 1; i >= 0; i-- {
-		if pts[i].ts >= start && pts[i].ts <= end {
-			sel = append(sel, result{Value: pts[i].value, Timestamp: pts[i].ts})
-		}
+	if more {
+		buf = append(buf, `,"nextPageToken":"`...)
+		buf = append(buf, pagetoken.Encode(scope, uint64(next), now)...)
+		buf = append(buf, '"')
 	}
-	resp := struct {
-		NextPageToken string   `json:"nextPageToken,omitempty"`
-		Results       []result `json:"results"`
-	}{Results: []result{}}
-	if offset < uint64(len(sel)) {
-		stop := min(uint64(len(sel)), offset+uint64(size))
-		resp.Results = sel[offset:stop]
-		if stop < uint64(len(sel)) {
-			resp.NextPageToken = pagetoken.Encode(scope, stop, e.opts.Now())
-		}
-	}
-	writeJSON(w, resp)
+	buf = append(buf, '}')
+	writeBody(w, buf)
 }
 
-func intParam(s string, def int64) (int64, bool) {
-	if s == "" {
-		return def, true
+// intParam reads the integer query parameter name in [lo, hi], def when
+// absent; a bad value adds a message to msgs.
+func intParam(q map[string][]string, name string, def, lo, hi int64, msgs *[]string) int64 {
+	vs := q[name]
+	if len(vs) == 0 || vs[0] == "" {
+		return def
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, v := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
+	n, err := strconv.ParseInt(vs[0], 10, 64)
+	switch {
+	case err != nil:
+		*msgs = append(*msgs, name+" must be an integer number")
+	case n < lo:
+		*msgs = append(*msgs, name+" must not be less than "+strconv.FormatInt(lo, 10))
+	case n > hi:
+		*msgs = append(*msgs, name+" must not be greater than "+strconv.FormatInt(hi, 10))
 	}
-	return out
+	return n
 }
 
 type chainJSON struct {
@@ -168,63 +220,65 @@ type chainJSON struct {
 	Network      string `json:"network"`
 }
 
-func (c Chain) json() chainJSON {
+func (c Chain) toJSON() chainJSON {
 	return chainJSON{c.EVMChainID, c.ChainName, c.BlockchainID, c.SubnetID, c.Network}
 }
 
+// serveChains answers listChains: every chain of Options.Chains, filtered
+// by network (mainnet, or testnet/fuji), on one page.
 func (e *Engine) serveChains(w http.ResponseWriter, r *http.Request) {
-	network := r.URL.Query().Get("network")
-	if network == "fuji" {
+	q := r.URL.Query()
+	network := q.Get("network")
+	switch network {
+	case "", "mainnet", "testnet":
+	case "fuji":
 		network = "testnet"
+	default:
+		apierror.WriteList(w, http.StatusBadRequest, "network must be one of the following values: mainnet, fuji, testnet")
+		return
 	}
-	out := []chainJSON{}
-	for _, c := range e.opts.Chains {
+	if tok := q.Get("pageToken"); tok != "" {
+		// The list fits one page, so no token was ever issued.
+		apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
+		return
+	}
+	out := struct {
+		Chains []chainJSON `json:"chains"`
+	}{Chains: []chainJSON{}}
+	for _, c := range e.list {
 		if network == "" || c.Network == network {
-			out = append(out, c.json())
+			out.Chains = append(out.Chains, c.toJSON())
 		}
 	}
-	writeJSON(w, struct {
-		Chains []chainJSON `json:"chains"`
-	}{out})
+	writeJSON(w, out)
 }
 
+// serveChain answers getChain for an EVM chain id (or, beyond the spec, a
+// blockchain id).
 func (e *Engine) serveChain(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("chainId")
-	for _, c := range e.opts.Chains {
+	for _, c := range e.list {
 		if strconv.FormatUint(c.EVMChainID, 10) == id || c.BlockchainID == id {
-			writeJSON(w, c.json())
+			writeJSON(w, c.toJSON())
 			return
 		}
 	}
-	apierror.WriteList(w, http.StatusNotFound, "Chain "+id+" not found")
+	apierror.WriteList(w, http.StatusNotFound, "chainId "+id+" is not a supported chain id")
 }
 
-// serveAvgTps is the legacy /v1/avg_tps/{chainId}: daily avgTps, newest
-// first, with status 200 and the time of the last update.
-func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request) {
-	chainID := r.PathValue("chainId")
-	e.mu.RLock()
-	chains, ok := e.selectChains(chainID)
-	var pts []point
-	var lastRun int64
-	if ok {
-		pts = series(chains, "avgTps", Day)
-		for _, cs := range chains {
-			lastRun = max(lastRun, cs.lastRun)
-		}
-	}
-	e.mu.RUnlock()
-	if !ok {
-		apierror.WriteList(w, http.StatusNotFound, "Chain "+chainID+" not found")
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		apierror.WriteList(w, http.StatusInternalServerError, "encoding the response failed")
 		return
 	}
-	res := []result{}
-	for i := len(pts) - 1; i >= 0; i-- {
-		res = append(res, result{Value: pts[i].value, Timestamp: pts[i].ts})
-	}
-	writeJSON(w, struct {
-		Results []result `json:"results"`
-		Status  int      `json:"status"`
-		LastRun int64    `json:"lastRun"`
-	}{res, 200, lastRun})
+	writeBody(w, b)
+}
+
+func writeBody(w http.ResponseWriter, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
 }

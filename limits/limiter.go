@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -57,13 +58,16 @@ type Decision struct {
 // Allowed reports whether the request may proceed.
 func (d Decision) Allowed() bool { return d.Status == 0 }
 
+// HasHeaders reports whether WriteHeaders writes any header.
+func (d Decision) HasHeaders() bool { return d.Policy != "" }
+
 // WriteHeaders sets the rate-limit headers: ratelimit-policy, ratelimit-limit
 // and ratelimit-remaining on every answer with a plan, and retry-after and
 // ratelimit-reset (whole seconds, rounded up) on a 429. The names are set
 // lower-case, as the real Data API sends them (HTTP/2 lower-cases anyway;
 // on HTTP/1.1 this keeps the bytes identical).
 func (d Decision) WriteHeaders(h http.Header) {
-	if d.Policy == "" {
+	if !d.HasHeaders() {
 		return
 	}
 	vals := make([]string, 5) // one allocation for every value
@@ -123,6 +127,7 @@ type Limiter struct {
 	m       *metrics
 	log     *slog.Logger
 	fileSig atomic.Value // string: size and mtime of KeysPath
+	anonIDs anonIDs      // recent clients' anonymous ids
 
 	redisDown  atomic.Bool
 	redisUntil atomic.Int64 // unix ns before which Redis is not retried
@@ -304,7 +309,33 @@ func (l *Limiter) identify(r *http.Request) (key *Key, id string, plan *planInfo
 	if ks.file.Anonymous == "" {
 		return nil, "", nil, true
 	}
-	return nil, anonymousID(ClientIP(r, l.opts.TrustedProxies)), ks.plans[ks.file.Anonymous], false
+	return nil, l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), ks.plans[ks.file.Anonymous], false
+}
+
+// anonIDs remembers the anonymous ids of recent client addresses in a
+// direct-mapped table, so a returning client's request builds no string.
+// Slots are replaced whole, so readers never see a torn pair.
+type anonIDs struct {
+	slots [anonSlots]atomic.Pointer[anonID]
+}
+
+const anonSlots = 4096 // a power of two
+
+type anonID struct {
+	addr netip.Addr
+	id   string
+}
+
+func (t *anonIDs) get(a netip.Addr) string {
+	b := a.As16()
+	h := (binary.LittleEndian.Uint64(b[:8])*0x9e3779b97f4a7c15 ^ binary.LittleEndian.Uint64(b[8:])) * 0xff51afd7ed558ccd
+	slot := &t.slots[h>>32&(anonSlots-1)]
+	if e := slot.Load(); e != nil && e.addr == a {
+		return e.id
+	}
+	id := anonymousID(a)
+	slot.Store(&anonID{addr: a, id: id})
+	return id
 }
 
 // anonymousID groups IPv6 clients by /64, as one host usually owns one.

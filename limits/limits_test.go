@@ -404,3 +404,35 @@ func hv(h http.Header, name string) string {
 	}
 	return ""
 }
+
+// TestAnonymousIDs: clients are told apart by IPv4 address and IPv6 /64,
+// whatever the table remembers, including two addresses sharing a slot.
+func TestAnonymousIDs(t *testing.T) {
+	var tab anonIDs
+	cases := []struct{ addr, want string }{
+		{"192.0.2.7", "ip:192.0.2.7"},
+		{"::ffff:192.0.2.7", "ip:192.0.2.7"},
+		{"2001:db8:1:2:aaaa::1", "ip:2001:db8:1:2::/64"},
+		{"2001:db8:1:2:bbbb::9", "ip:2001:db8:1:2::/64"},
+		{"2001:db8:1:3::1", "ip:2001:db8:1:3::/64"},
+	}
+	for round := 0; round < 2; round++ { // the second round reads the table
+		for _, c := range cases {
+			if got := tab.get(netip.MustParseAddr(c.addr)); got != c.want {
+				t.Fatalf("round %d: %s -> %q, want %q", round, c.addr, got, c.want)
+			}
+		}
+	}
+	// Fill every slot many times over: each answer is still the address's own.
+	for i := 0; i < 3*anonSlots; i++ {
+		a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+		if got, want := tab.get(a), "ip:"+a.String(); got != want {
+			t.Fatalf("%s -> %q, want %q", a, got, want)
+		}
+	}
+	a := netip.MustParseAddr("198.51.100.1")
+	tab.get(a)
+	if n := testing.AllocsPerRun(100, func() { tab.get(a) }); n != 0 {
+		t.Fatalf("a remembered client allocates %v times", n)
+	}
+}

@@ -35,6 +35,12 @@ func (c *mapCache) Do(ctx context.Context, key string, bypass bool, fetch func(c
 	return st, Miss, nil
 }
 
+func (c *mapCache) Fresh(key string) *Stored {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
+}
+
 func freshAlways(*config.Route, int, http.Header, bool) (time.Duration, time.Duration, time.Duration, bool) {
 	return time.Hour, 0, 0, true
 }

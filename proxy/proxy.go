@@ -50,8 +50,13 @@ const (
 // stores what it returns when its FreshFor is positive; when fetch fails it
 // answers a stale copy within the error window, else returns fetch's error.
 // bypass skips the read but not the store.
+//
+// Fresh returns key's entry when it is fresh in the process (no I/O, no
+// allocation), else nil; the proxy asks it first so that a hit builds no
+// fetch. A nil answer says nothing about other tiers.
 type Cache interface {
 	Do(ctx context.Context, key string, bypass bool, fetch func(ctx context.Context) (*Stored, error)) (*Stored, CacheStatus, error)
+	Fresh(key string) *Stored
 }
 
 // Charge is what one request costs.
@@ -67,7 +72,8 @@ type Decision struct {
 	Message string
 	// KeyID names the client's key for logs ("anonymous" without one).
 	KeyID string
-	// SetHeaders writes the rate-limit headers; nil writes none.
+	// SetHeaders writes the rate-limit headers; nil writes none (an
+	// anonymous request's success carries none, and builds no closure).
 	SetHeaders func(http.Header)
 }
 

@@ -94,8 +94,14 @@ func (s *Server) answerREST(ex *exchange, rt *config.Route, q url.Values, body [
 // with an upstream.
 func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasToken bool) {
 	r := ex.r
-	up := s.opts.Upstreams[rt.Service]
 	bypass := noCache(r.Header)
+	if !bypass {
+		if st := s.opts.Cache.Fresh(key); st != nil {
+			s.writeStored(ex, st, Hit)
+			return
+		}
+	}
+	up := s.opts.Upstreams[rt.Service]
 	st, cs, err := s.opts.Cache.Do(r.Context(), key, bypass, func(ctx context.Context) (*Stored, error) {
 		return s.fetch(ctx, up, rt, r, hasToken)
 	})

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/decimal"
@@ -139,6 +140,7 @@ type exchange struct {
 	sw      statusWriter  // w points here: one allocation per request
 	rm      *routeMetrics // the route's counters, when known at begin
 	vals    [4]string     // backing store of header values set by the edge
+	idBuf   [32]byte      // backing store of id
 	r       *http.Request
 	service config.Service
 	route   string
@@ -186,10 +188,11 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, svc config.Servic
 	if s.opts.AccessLog {
 		ex.start = s.now()
 	}
-	var buf [32]byte
-	id := append(buf[:0], s.idPrefix...)
+	id := append(ex.idBuf[:0], s.idPrefix...)
 	id = strconv.AppendUint(id, s.idCounter.Add(1), 36)
-	ex.id = string(id)
+	// ex is never reused and idBuf never written again, so the string may
+	// share its bytes: one allocation fewer per request.
+	ex.id = unsafe.String(&id[0], len(id))
 	ex.vals[0] = ex.id
 	w.Header()["X-Request-Id"] = ex.vals[0:1:1]
 	return ex

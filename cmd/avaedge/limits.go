@@ -14,7 +14,11 @@ type limiterAdapter struct{ l *limits.Limiter }
 
 func (a limiterAdapter) Admit(ctx context.Context, r *http.Request, c proxy.Charge) proxy.Decision {
 	d := a.l.Admit(ctx, r, limits.Charge{Routes: c.Routes, Cost: c.Cost})
-	return proxy.Decision{Status: d.Status, Message: d.Message, KeyID: d.KeyID, SetHeaders: d.WriteHeaders}
+	out := proxy.Decision{Status: d.Status, Message: d.Message, KeyID: d.KeyID}
+	if d.HasHeaders() {
+		out.SetHeaders = d.WriteHeaders
+	}
+	return out
 }
 
 func parsePrefixes(ss []string) []netip.Prefix {

@@ -308,3 +308,47 @@ func TestCloseStopsRefreshes(t *testing.T) {
 		t.Fatalf("fetch calls = %d; want 2", n)
 	}
 }
+
+// TestFresh: the fast lane answers only what the in-process tier holds
+// fresh at the given time, never Redis, and allocates nothing.
+func TestFresh(t *testing.T) {
+	ctx := context.Background()
+	for _, s := range tierSetups(t) {
+		t.Run(s.name, func(t *testing.T) {
+			clk := newClock()
+			c := s.new(t, clk)
+			u := &upstream{clk: clk}
+			const key = "data|getBlock|/v1/fresh|"
+			if e := c.Fresh(key, clk.Now()); e != nil {
+				t.Fatalf("Fresh before any store = %s", e.Body)
+			}
+			stored, _, err := c.Do(ctx, key, false, u.fetch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := c.Fresh(key, clk.Now())
+			if c.mem == nil {
+				if e != nil {
+					t.Fatalf("Fresh without an in-process tier = %s; want nil (Redis is Do's)", e.Body)
+				}
+				return
+			}
+			if e == nil || string(e.Body) != string(stored.Body) {
+				t.Fatalf("Fresh = %v; want the stored entry", e)
+			}
+			if n := testing.AllocsPerRun(100, func() { c.Fresh(key, clk.Now()) }); n != 0 {
+				t.Fatalf("Fresh allocates %v times", n)
+			}
+			clk.Add(10 * time.Second)
+			if e := c.Fresh(key, clk.Now()); e != nil {
+				t.Fatal("Fresh answered an entry past its freshness")
+			}
+			if e, st, _ := c.Do(ctx, key, false, u.fetch); st != Stale || e == nil {
+				t.Fatalf("Do after freshness = %s; the stale copy is still Do's to serve", st)
+			}
+			if u.calls.Load() != 1 {
+				t.Fatalf("fetch calls = %d; want 1 (Fresh never fetches)", u.calls.Load())
+			}
+		})
+	}
+}

@@ -38,6 +38,10 @@ type Charge struct {
 	Cost int64
 	// Cached says the answer comes from the cache (see Plan.ChargeCached).
 	Cached bool
+	// At is when the request arrived, read by the caller from the same
+	// clock as Options.Now (one clock reading per request). Zero means
+	// Options.Now().
+	At time.Time
 }
 
 // Decision is a verdict and what the rate-limit headers say.
@@ -146,11 +150,12 @@ type keySet struct {
 
 // planInfo is what a decision needs of a plan, computed once per keys file.
 type planInfo struct {
-	plan     Plan
-	rule     rule // the plan's limits
-	divided  rule // the limits while Redis fails (divided by replicas)
-	policy   string
-	outcomes map[string]prometheus.Counter
+	plan    Plan
+	rule    rule // the plan's limits
+	divided rule // the limits while Redis fails (divided by replicas)
+	policy  string
+	// allowed, limited and forbidden count the plan's decisions.
+	allowed, limited, forbidden prometheus.Counter
 }
 
 func newKeySet(kf *KeysFile, replicas int, m *metrics) *keySet {
@@ -161,13 +166,13 @@ func newKeySet(kf *KeysFile, replicas int, m *metrics) *keySet {
 		ks.byID[k.ID] = k
 	}
 	for name, p := range kf.Plans {
-		pi := &planInfo{plan: p, outcomes: map[string]prometheus.Counter{}}
+		pi := &planInfo{plan: p,
+			allowed:   m.decisions.WithLabelValues(name, "allowed"),
+			limited:   m.decisions.WithLabelValues(name, "limited"),
+			forbidden: m.decisions.WithLabelValues(name, "forbidden")}
 		pi.rule = ruleOf(&pi.plan, 1)
 		pi.divided = ruleOf(&pi.plan, replicas)
 		pi.policy = policyOf(&pi.plan)
-		for _, o := range []string{"allowed", "limited", "forbidden"} {
-			pi.outcomes[o] = m.decisions.WithLabelValues(name, o)
-		}
 		ks.plans[name] = pi
 	}
 	return ks
@@ -291,9 +296,9 @@ func (l *Limiter) Close() error {
 // belong to, and the plan; unknown is true for a key that is not in the file.
 func (l *Limiter) identify(r *http.Request) (key *Key, id string, plan *planInfo, unknown bool) {
 	ks := l.keys.Load()
-	presented := r.Header.Get("X-Glacier-Api-Key")
+	presented := header(r.Header, "X-Glacier-Api-Key")
 	if presented == "" {
-		presented = r.Header.Get("X-Data-Api-Key")
+		presented = header(r.Header, "X-Data-Api-Key")
 	}
 	if presented != "" {
 		sum := sha256.Sum256([]byte(presented))
@@ -310,6 +315,15 @@ func (l *Limiter) identify(r *http.Request) (key *Key, id string, plan *planInfo
 		return nil, "", nil, true
 	}
 	return nil, l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), ks.plans[ks.file.Anonymous], false
+}
+
+// header is h.Get(key) for a key already in canonical form (as servers
+// store received names), without canonicalising it again.
+func header(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // anonIDs remembers the anonymous ids of recent client addresses in a
@@ -406,7 +420,7 @@ func (l *Limiter) Admit(ctx context.Context, r *http.Request, c Charge) Decision
 		d.KeyID = key.ID
 	}
 	if route, ok := plan.plan.allows(c.Routes); !ok {
-		plan.outcomes["forbidden"].Inc()
+		plan.forbidden.Inc()
 		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route
 		return d
 	}
@@ -414,17 +428,17 @@ func (l *Limiter) Admit(ctx context.Context, r *http.Request, c Charge) Decision
 	if c.Cached && !plan.plan.chargesCached() {
 		cost = 0
 	}
-	res := l.decide(ctx, id, plan, cost)
+	res := l.decide(ctx, id, plan, cost, c.At)
 	fill(&d, &plan.plan, res)
 	if !res.allowed {
-		plan.outcomes["limited"].Inc()
+		plan.limited.Inc()
 		d.Status = http.StatusTooManyRequests
 		d.Message = "Rate limit exceeded (" + limitName(res.failed) + "); retry after " + seconds(res.retryAfter) + "s"
 		d.RetryAfter = res.retryAfter
 		d.ResetAfter = res.retryAfter
 		return d
 	}
-	plan.outcomes["allowed"].Inc()
+	plan.allowed.Inc()
 	if key == nil {
 		// Rate-limit headers go on keyed answers (FACTS.md); anonymous
 		// clients see them only on a refusal.
@@ -447,8 +461,10 @@ func limitName(f string) string {
 
 // decide asks Redis, or the in-process limiter when there is none or it is
 // failing.
-func (l *Limiter) decide(ctx context.Context, id string, plan *planInfo, cost int64) result {
-	now := l.opts.Now()
+func (l *Limiter) decide(ctx context.Context, id string, plan *planInfo, cost int64, now time.Time) result {
+	if now.IsZero() {
+		now = l.opts.Now()
+	}
 	if l.opts.Redis == nil {
 		return l.mem.decide(id, plan.rule, cost, now)
 	}

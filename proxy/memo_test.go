@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func (c *mapCache) Do(ctx context.Context, key string, bypass bool, fetch func(c
 	return st, Miss, nil
 }
 
-func (c *mapCache) Fresh(key string) *Stored {
+func (c *mapCache) Fresh(key string, _ time.Time) *Stored {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[key]
@@ -84,5 +85,38 @@ func TestMemo(t *testing.T) {
 	w := get(srv, "/v1/networks/fuji/validators")
 	if w.Header().Get("X-Avaedge-Source") != "local" {
 		t.Fatalf("memoised request did not fall back to local: %d %v", w.Code, w.Header())
+	}
+}
+
+// TestHitDateAndAge: a hit is dated by the request's clock reading, in
+// RFC 9110's format, and its Age counts from the store.
+func TestHitDateAndAge(t *testing.T) {
+	origin := newFlakyOrigin(t)
+	up := upstreamFor(t, config.Data, origin.srv.URL)
+	now := time.Date(2026, 11, 23, 9, 30, 5, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
+		Cache: &mapCache{m: map[string]*Stored{}}, Freshness: freshAlways, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := get(srv, "/v1/networks/fuji/subnets"); w.Header().Get("X-Cache-Status") != "MISS" {
+		t.Fatal(w.Header())
+	}
+	for _, step := range []time.Duration{7 * time.Second, 1500 * time.Millisecond} {
+		mu.Lock()
+		now = now.Add(step)
+		mu.Unlock()
+		w := get(srv, "/v1/networks/fuji/subnets")
+		if w.Header().Get("X-Cache-Status") != "HIT" {
+			t.Fatal(w.Header())
+		}
+		if got, want := w.Header().Get("Date"), clock().Format(http.TimeFormat); got != want {
+			t.Fatalf("Date = %q; want %q", got, want)
+		}
+		if got, want := w.Header().Get("Age"), strconv.Itoa(int(clock().Sub(time.Date(2026, 11, 23, 9, 30, 5, 0, time.UTC))/time.Second)); got != want {
+			t.Fatalf("Age = %q; want %q", got, want)
+		}
 	}
 }

@@ -51,18 +51,19 @@ const (
 // answers a stale copy within the error window, else returns fetch's error.
 // bypass skips the read but not the store.
 //
-// Fresh returns key's entry when it is fresh in the process (no I/O, no
-// allocation), else nil; the proxy asks it first so that a hit builds no
-// fetch. A nil answer says nothing about other tiers.
+// Fresh returns key's entry when it is fresh in the process at now (no
+// I/O, no allocation), else nil; the proxy asks it first so that a hit
+// builds no fetch. A nil answer says nothing about other tiers.
 type Cache interface {
 	Do(ctx context.Context, key string, bypass bool, fetch func(ctx context.Context) (*Stored, error)) (*Stored, CacheStatus, error)
-	Fresh(key string) *Stored
+	Fresh(key string, now time.Time) *Stored
 }
 
 // Charge is what one request costs.
 type Charge struct {
-	Routes []string // the route names charged
-	Cost   int64    // total compute units
+	Routes []string  // the route names charged
+	Cost   int64     // total compute units
+	At     time.Time // when the request arrived, by the Server's clock
 }
 
 // Decision is a limiter's verdict.

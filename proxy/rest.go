@@ -96,7 +96,7 @@ func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasTok
 	r := ex.r
 	bypass := noCache(r.Header)
 	if !bypass {
-		if st := s.opts.Cache.Fresh(key); st != nil {
+		if st := s.opts.Cache.Fresh(key, ex.start); st != nil {
 			s.writeStored(ex, st, Hit)
 			return
 		}
@@ -133,12 +133,14 @@ func (s *Server) restKey(rt *config.Route, r *http.Request, query url.Values) st
 }
 
 func noCache(h http.Header) bool {
-	for _, v := range h.Values("Cache-Control") {
+	// Received names are canonical: index the map without canonicalising.
+	for _, v := range h["Cache-Control"] {
 		if strings.Contains(v, "no-cache") || strings.Contains(v, "no-store") {
 			return true
 		}
 	}
-	return h.Get("Pragma") == "no-cache"
+	p := h["Pragma"]
+	return len(p) > 0 && p[0] == "no-cache"
 }
 
 // fetch calls the upstream for a cacheable route and reads the whole answer.

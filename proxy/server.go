@@ -185,9 +185,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, svc config.Servic
 		route:   route,
 	}
 	ex.w = &ex.sw
-	if s.opts.AccessLog {
-		ex.start = s.now()
-	}
+	ex.start = s.now() // the request's one clock reading on the hit path
 	id := append(ex.idBuf[:0], s.idPrefix...)
 	id = strconv.AppendUint(id, s.idCounter.Add(1), 36)
 	// ex is never reused and idBuf never written again, so the string may
@@ -263,6 +261,7 @@ func (s *Server) admit(ex *exchange, c Charge, refuse func(status int, msg strin
 	if s.opts.Limiter == nil {
 		return true
 	}
+	c.At = ex.start
 	d := s.opts.Limiter.Admit(ex.r.Context(), ex.r, c)
 	ex.keyID = d.KeyID
 	if d.SetHeaders != nil {
@@ -307,7 +306,14 @@ func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
 	h["X-Cache-Status"] = cacheHdr[cs]
 	if cs == Hit || cs == Stale {
 		setSource(h, ex, "cache")
-		age := s.now().Sub(st.StoredAt)
+		now := ex.start // a hit is answered at once
+		if cs != Hit {
+			now = s.now()
+		} else {
+			// net/http would read the clock again for Date.
+			h["Date"] = dates.at(now)
+		}
+		age := now.Sub(st.StoredAt)
 		if age < 0 {
 			age = 0
 		}
@@ -335,4 +341,27 @@ func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
 // it keeps the values of ctx but not its cancellation, and is bounded by d.
 func detached(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// dates formats the Date header once a second, as nginx does with its
+// cached time, so a hit neither reads the clock again nor formats a date.
+var dates dateCache
+
+type dateCache struct{ cur atomic.Pointer[dateValue] }
+
+type dateValue struct {
+	sec int64
+	v   []string
+}
+
+// at returns the Date header value of t (IMF-fixdate, RFC 9110 §5.6.7).
+// The slice is shared: callers must not change it.
+func (c *dateCache) at(t time.Time) []string {
+	sec := t.Unix()
+	if d := c.cur.Load(); d != nil && d.sec == sec {
+		return d.v
+	}
+	d := &dateValue{sec: sec, v: []string{t.UTC().Format(http.TimeFormat)}}
+	c.cur.Store(d)
+	return d.v
 }

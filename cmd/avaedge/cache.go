@@ -22,7 +22,9 @@ func (a cacheAdapter) Do(ctx context.Context, key string, bypass bool, fetch fun
 	return (*proxy.Stored)(e), proxy.CacheStatus(st), err
 }
 
-func (a cacheAdapter) Fresh(key string) *proxy.Stored { return (*proxy.Stored)(a.c.Fresh(key)) }
+func (a cacheAdapter) Fresh(key string, now time.Time) *proxy.Stored {
+	return (*proxy.Stored)(a.c.Fresh(key, now))
+}
 
 // freshness gives the proxy the cache windows of a route's answers: the
 // policy of its class, with a route's configured ttl replacing the class's

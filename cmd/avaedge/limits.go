@@ -13,7 +13,7 @@ import (
 type limiterAdapter struct{ l *limits.Limiter }
 
 func (a limiterAdapter) Admit(ctx context.Context, r *http.Request, c proxy.Charge) proxy.Decision {
-	d := a.l.Admit(ctx, r, limits.Charge{Routes: c.Routes, Cost: c.Cost})
+	d := a.l.Admit(ctx, r, limits.Charge{Routes: c.Routes, Cost: c.Cost, At: c.At})
 	out := proxy.Decision{Status: d.Status, Message: d.Message, KeyID: d.KeyID}
 	if d.HasHeaders() {
 		out.SetHeaders = d.WriteHeaders

@@ -67,15 +67,18 @@ func (s *Server) remember(rt *config.Route, rm *routeMetrics, r *http.Request, q
 
 // serveMemo answers a request whose routing and validation are remembered.
 func (s *Server) serveMemo(e *memoEntry, w http.ResponseWriter, r *http.Request) {
-	for _, kv := range e.values {
-		// The local fallback reads the network and chain from path values.
-		r.SetPathValue(kv[0], kv[1])
-	}
 	ex := s.begin(w, r, e.rt.Service, e.rt.Name)
 	ex.rm = e.rm
 	defer s.finish(ex)
 	if !s.admit(ex, Charge{Routes: e.charged, Cost: e.rt.Cost}, func(st int, msg string) { s.restError(ex, st, []string{msg}, false) }) {
 		return
+	}
+	if s.answerFresh(ex, e.key) {
+		return
+	}
+	for _, kv := range e.values {
+		// The local fallback reads the network and chain from path values.
+		r.SetPathValue(kv[0], kv[1])
 	}
 	s.answerCached(ex, e.rt, e.key, e.hasToken)
 }

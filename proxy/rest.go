@@ -93,14 +93,11 @@ func (s *Server) answerREST(ex *exchange, rt *config.Route, q url.Values, body [
 // answerCached runs the cached part of the chain for a GET of a cached route
 // with an upstream.
 func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasToken bool) {
+	if s.answerFresh(ex, key) {
+		return
+	}
 	r := ex.r
 	bypass := noCache(r.Header)
-	if !bypass {
-		if st := s.opts.Cache.Fresh(key, ex.start); st != nil {
-			s.writeStored(ex, st, Hit)
-			return
-		}
-	}
 	up := s.opts.Upstreams[rt.Service]
 	st, cs, err := s.opts.Cache.Do(r.Context(), key, bypass, func(ctx context.Context) (*Stored, error) {
 		return s.fetch(ctx, up, rt, r, hasToken)
@@ -110,6 +107,20 @@ func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasTok
 		return
 	}
 	s.fallback(ex, up, rt.Name, err, r)
+}
+
+// answerFresh answers a GET from the in-process tier when it holds key
+// fresh and the client did not ask to bypass the cache.
+func (s *Server) answerFresh(ex *exchange, key string) bool {
+	if noCache(ex.r.Header) {
+		return false
+	}
+	st := s.opts.Cache.Fresh(key, ex.start)
+	if st == nil {
+		return false
+	}
+	s.writeStored(ex, st, Hit)
+	return true
 }
 
 // RoutePrefix is the start of every cache key of a route: service|route|.

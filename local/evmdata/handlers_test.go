@@ -43,7 +43,9 @@ type world struct {
 
 var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func newWorld(t testing.TB) *world {
+// newWorld starts the world; tune, when given, adjusts the chain's index
+// options before the index opens.
+func newWorld(t testing.TB, tune ...func(*evm.Chain, *evmindex.ChainOptions)) *world {
 	t.Helper()
 	ctx := context.Background()
 	c, err := evm.New(ctx, evm.Options{})
@@ -53,8 +55,12 @@ func newWorld(t testing.TB) *world {
 	t.Cleanup(func() { c.Close() })
 	cl := c.Client()
 	t.Cleanup(cl.Close)
+	co := evmindex.ChainOptions{ChainID: c.ChainID(), Client: cl, PollInterval: 20 * time.Millisecond}
+	for _, f := range tune {
+		f(c, &co)
+	}
 	ix, err := evmindex.Open(ctx, evmindex.Options{
-		Chains: []evmindex.ChainOptions{{ChainID: c.ChainID(), Client: cl, PollInterval: 20 * time.Millisecond}},
+		Chains: []evmindex.ChainOptions{co},
 		Now:    func() time.Time { return fixedNow },
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -100,7 +101,24 @@ func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex
 		n.MaxPriorityFeePerGas = tx.MaxPriorityFeePerGas.String()
 	}
 	out.NativeTransaction = n
+	if len(tx.Teleporter) > 0 {
+		out.TeleporterMessageInfo = teleporterJSON(tx.Teleporter[0])
+	}
 	return out, nil
+}
+
+// teleporterJSON describes a transaction's first Teleporter event: the
+// message id in hex and the other end's blockchain id in cb58.
+func teleporterJSON(e evmindex.TeleporterEvent) *teleporterMessageInfo {
+	j := &teleporterMessageInfo{TeleporterMessageID: hexutil.Encode(e.MessageID[:]), Direction: e.Direction.String()}
+	other := avax.ID(e.OtherChain).String()
+	switch e.Direction {
+	case evmindex.TeleporterSource:
+		j.DestinationChainID = other
+	case evmindex.TeleporterDestination:
+		j.SourceChainID = other
+	}
+	return j
 }
 
 // getDeploymentTransaction answers GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment.

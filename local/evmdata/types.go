@@ -161,7 +161,17 @@ type transactionResponse struct {
 	NetworkTokenDetails  struct {
 		NetworkToken networkToken `json:"networkToken"`
 	} `json:"networkTokenDetails"`
-	NativeTransaction nativeTransaction `json:"nativeTransaction"`
+	NativeTransaction     nativeTransaction      `json:"nativeTransaction"`
+	TeleporterMessageInfo *teleporterMessageInfo `json:"teleporterMessageInfo,omitempty"`
+}
+
+// teleporterMessageInfo is glacier.json's TeleporterMessageInfo. The chain
+// ids are Avalanche blockchain ids in cb58; only the other end's is set.
+type teleporterMessageInfo struct {
+	TeleporterMessageID string `json:"teleporterMessageId"`
+	Direction           string `json:"direction"`
+	SourceChainID       string `json:"sourceChainId,omitempty"`
+	DestinationChainID  string `json:"destinationChainId,omitempty"`
 }
 
 type chainInfoJSON struct {

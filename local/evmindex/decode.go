@@ -36,6 +36,7 @@ type decoded struct {
 	feesSpent *big.Int
 	internals []internalTx
 	traced    bool
+	teleport  []TeleporterEvent
 }
 
 func bigOf(h interface{ ToInt() *big.Int }) *big.Int {
@@ -46,7 +47,8 @@ func bigOf(h interface{ ToInt() *big.Int }) *big.Int {
 }
 
 // decode turns a fetched block into the hook's Block and the store's rows.
-func decode(chainID uint64, f *fetched) *decoded {
+// messengers are the addresses whose Teleporter events are kept.
+func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *decoded {
 	b := &f.block
 	d := &decoded{Block: Block{
 		ChainID: chainID, Number: uint64(b.Number), Hash: b.Hash, ParentHash: b.ParentHash,
@@ -74,6 +76,7 @@ func decode(chainID uint64, f *fetched) *decoded {
 		for _, l := range r.Logs {
 			if !l.Removed {
 				d.Transfers = decodeLog(d.Transfers, t.Hash, &l)
+				d.teleport = decodeTeleporter(d.teleport, messengers, t.Hash, &l)
 			}
 		}
 	}

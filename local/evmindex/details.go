@@ -166,11 +166,13 @@ type InternalTx struct {
 	Reverted bool
 }
 
-// TxDetail is a transaction with its token transfers and internal calls.
+// TxDetail is a transaction with its token transfers, internal calls and
+// Teleporter events.
 type TxDetail struct {
 	TxRow
-	Transfers []TransferRow
-	Internals []InternalTx
+	Transfers  []TransferRow
+	Internals  []InternalTx
+	Teleporter []TeleporterEvent // in log order
 }
 
 // Transaction returns the stored transaction with hash.
@@ -222,5 +224,11 @@ func (ix *Index) Transaction(ctx context.Context, chainID uint64, hash common.Ha
 		it.Value, _ = new(big.Int).SetString(v, 10)
 		d.Internals = append(d.Internals, it)
 	}
-	return d, irows.Err()
+	if err := irows.Err(); err != nil {
+		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
+	}
+	if d.Teleporter, err = ix.teleporterEvents(ctx, chainID, hash); err != nil {
+		return nil, err
+	}
+	return d, nil
 }

@@ -27,6 +27,8 @@ type follower struct {
 	dialed bool // client was dialled by us: close it
 	trace  atomic.Bool
 	http   *http.Client
+	// messengers are the addresses whose Teleporter events are indexed.
+	messengers map[common.Address]bool
 
 	// mu guards head, hasHead and changed (closed and replaced whenever the
 	// indexed head moves).
@@ -54,7 +56,7 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 		co.Concurrency = 4
 	}
 	f := &follower{ix: ix, opts: co, id: co.ChainID, label: strconv.FormatUint(co.ChainID, 10), client: co.Client,
-		changed: make(chan struct{}), tokens: map[common.Address]TokenKind{}, http: co.HTTPClient}
+		changed: make(chan struct{}), tokens: map[common.Address]TokenKind{}, http: co.HTTPClient, messengers: messengerSet(co.TeleporterAddresses)}
 	if f.http == nil {
 		f.http = &http.Client{Timeout: 5 * time.Second}
 	}

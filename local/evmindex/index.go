@@ -1,11 +1,12 @@
 // Package evmindex follows EVM JSON-RPC nodes into an embedded SQLite store:
 // blocks, transactions and receipts, ERC-20 / ERC-721 / ERC-1155 transfers
 // decoded from logs, balances and NFT owners derived from them, token
-// metadata read with eth_call, and contract creations and internal
-// transactions from debug_traceBlockByNumber's call tracer where the node has
-// it (receipts' contractAddress otherwise). Fetching is batched and
-// concurrent; re-orgs are detected by parent hash and rolled back; a
-// restarted index resumes from its store.
+// metadata read with eth_call, the Teleporter (ICM) messages a transaction
+// sent or delivered, and contract creations and internal transactions from
+// debug_traceBlockByNumber's call tracer where the node has it (receipts'
+// contractAddress otherwise). Fetching is batched and concurrent; re-orgs are
+// detected by parent hash and rolled back; a restarted index resumes from its
+// store.
 package evmindex
 
 import (
@@ -20,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
 	"github.com/prometheus/client_golang/prometheus"
@@ -86,6 +88,12 @@ type ChainOptions struct {
 	FetchHTTP bool
 	// HTTPClient fetches metadata. Nil means a client with a 5s timeout.
 	HTTPClient *http.Client
+	// TeleporterAddresses are the TeleporterMessenger contracts whose
+	// SendCrossChainMessage and ReceiveCrossChainMessage events are indexed;
+	// the same events from any other address are ignored. Empty means
+	// TeleporterMessenger alone; to add a messenger, list TeleporterMessenger
+	// too.
+	TeleporterAddresses []common.Address
 }
 
 // Index is the store plus one follower per chain. It is safe for

@@ -3,7 +3,9 @@ package evmindex
 // schema is the store's SQLite schema. Addresses and hashes are BLOBs,
 // token ids 32-byte big-endian BLOBs (so they sort numerically), amounts
 // decimal TEXT. seq orders token transfers: block<<28 | logIndex<<10 |
-// batchIndex. Every list route reads one index range.
+// batchIndex. Every list route reads one index range. Every statement is
+// idempotent, so opening a store written by an older version adds the tables
+// it lacks (blocks indexed before a table existed have no rows in it).
 const schema = `
 CREATE TABLE IF NOT EXISTS chains (
 	chain_id INTEGER PRIMARY KEY,
@@ -135,4 +137,15 @@ CREATE TABLE IF NOT EXISTS internal_txs (
 	PRIMARY KEY (chain_id, tx_hash, idx)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS internal_txs_block ON internal_txs (chain_id, block_number);
+CREATE TABLE IF NOT EXISTS teleporter_messages (
+	chain_id INTEGER NOT NULL,
+	tx_hash BLOB NOT NULL,
+	log_index INTEGER NOT NULL,
+	block_number INTEGER NOT NULL,
+	message_id BLOB NOT NULL,
+	direction INTEGER NOT NULL,
+	other_chain BLOB NOT NULL,
+	PRIMARY KEY (chain_id, tx_hash, log_index)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS teleporter_messages_block ON teleporter_messages (chain_id, block_number);
 `

@@ -51,7 +51,7 @@ func (f *follower) commit(ctx context.Context, blocks []*fetched) error {
 	newTokens := map[common.Address]TokenKind{}
 	nTransfers := 0
 	for i, b := range blocks {
-		ds[i] = decode(f.id, b)
+		ds[i] = decode(f.id, b, f.messengers)
 		for _, t := range ds[i].Transfers {
 			if _, ok := f.tokens[t.Contract]; !ok {
 				if _, ok := newTokens[t.Contract]; !ok {
@@ -114,7 +114,8 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 	insContract := prep(`INSERT OR IGNORE INTO contracts VALUES (?,?,?,?,?,?)`)
 	insInternal := prep(`INSERT OR REPLACE INTO internal_txs VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 	insToken := prep(`INSERT OR IGNORE INTO tokens VALUES (?,?,?,?,?,?)`)
-	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insContract, insInternal, insToken} {
+	insTeleport := prep(`INSERT OR REPLACE INTO teleporter_messages VALUES (?,?,?,?,?,?,?)`)
+	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insContract, insInternal, insToken, insTeleport} {
 		if s != nil {
 			defer s.Close()
 		}
@@ -203,6 +204,11 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		}
 		for _, it := range d.internals {
 			if _, err := insInternal.Exec(f.id, it.TxHash.Bytes(), it.Idx, d.Number, it.Type, it.From.Bytes(), it.To.Bytes(), it.Value.String(), it.Gas, it.GasUsed, it.Reverted); err != nil {
+				return 0, err
+			}
+		}
+		for _, e := range d.teleport {
+			if _, err := insTeleport.Exec(f.id, e.TxHash.Bytes(), e.LogIndex, d.Number, e.MessageID.Bytes(), e.Direction, e.OtherChain.Bytes()); err != nil {
 				return 0, err
 			}
 		}
@@ -349,6 +355,7 @@ func (f *follower) rollback(ctx context.Context, from uint64) error {
 		`DELETE FROM txs WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM contracts WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM internal_txs WHERE chain_id=? AND block_number>=?`,
+		`DELETE FROM teleporter_messages WHERE chain_id=? AND block_number>=?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, f.id, from); err != nil {
 			return fmt.Errorf("rollback: %w", err)

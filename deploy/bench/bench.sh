@@ -96,8 +96,14 @@ for a in $ORIGIN $BARE $NG $EDGE $EDGE_REDIS; do
 done
 # Warm the caches and check the hit path really is a hit.
 for a in $NG $EDGE $EDGE_REDIS; do curl -sf -o /dev/null "http://$a$PATHQ"; done
-curl -sfi "http://$EDGE$PATHQ" | grep -qi '^x-cache-status: HIT' || { echo "avaedge did not HIT"; exit 1; }
-curl -sfi "http://$EDGE_REDIS$PATHQ" | grep -qi '^x-cache-status: HIT' || { echo "avaedge (redis) did not HIT"; exit 1; }
+# The whole answer is read before it is searched: grep -q stopping early
+# would break curl's pipe, and pipefail would call that a miss.
+hit() {
+  h=$(curl -sfi -o /dev/stdout "http://$1$PATHQ") || { echo "$2 did not answer"; exit 1; }
+  h=${h%%$'\r\n\r\n'*}
+  grep -qi '^x-cache-status: HIT' <<<"$h" || { echo "$2 did not HIT:"; echo "$h"; exit 1; }
+}
+hit $EDGE avaedge; hit $EDGE_REDIS "avaedge (redis)"
 
 rps() {
   out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" "http://$1$PATHQ")

@@ -73,12 +73,5 @@ func (s *Server) serveMemo(e *memoEntry, w http.ResponseWriter, r *http.Request)
 	if !s.admit(ex, Charge{Routes: e.charged, Cost: e.rt.Cost}, func(st int, msg string) { s.restError(ex, st, []string{msg}, false) }) {
 		return
 	}
-	if s.answerFresh(ex, e.key) {
-		return
-	}
-	for _, kv := range e.values {
-		// The local fallback reads the network and chain from path values.
-		r.SetPathValue(kv[0], kv[1])
-	}
-	s.answerCached(ex, e.rt, e.key, e.hasToken)
+	s.answerCached(ex, e.rt, e.key, e.hasToken, e.values)
 }

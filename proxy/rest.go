@@ -87,17 +87,28 @@ func (s *Server) answerREST(ex *exchange, rt *config.Route, q url.Values, body [
 		s.forward(ex, up, rt.Name, body)
 		return
 	}
-	s.answerCached(ex, rt, s.restKey(rt, r, q), q.Has("pageToken"))
+	s.answerCached(ex, rt, s.restKey(rt, r, q), q.Has("pageToken"), nil)
 }
 
 // answerCached runs the cached part of the chain for a GET of a cached route
-// with an upstream.
-func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasToken bool) {
-	if s.answerFresh(ex, key) {
-		return
-	}
+// with an upstream: first the in-process tier's fresh copy (unless the
+// client bypasses the cache), then the whole cache path. values are path
+// values to set on the request before anything past a fresh hit reads them
+// (a remembered request skips the mux that would have set them); nil when
+// the mux did.
+func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasToken bool, values [][2]string) {
 	r := ex.r
 	bypass := noCache(r.Header)
+	if !bypass {
+		if st := s.opts.Cache.Fresh(key, ex.start); st != nil {
+			s.writeStored(ex, st, Hit)
+			return
+		}
+	}
+	for _, kv := range values {
+		// The local fallback reads the network and chain from path values.
+		r.SetPathValue(kv[0], kv[1])
+	}
 	up := s.opts.Upstreams[rt.Service]
 	st, cs, err := s.opts.Cache.Do(r.Context(), key, bypass, func(ctx context.Context) (*Stored, error) {
 		return s.fetch(ctx, up, rt, r, hasToken)
@@ -107,20 +118,6 @@ func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasTok
 		return
 	}
 	s.fallback(ex, up, rt.Name, err, r)
-}
-
-// answerFresh answers a GET from the in-process tier when it holds key
-// fresh and the client did not ask to bypass the cache.
-func (s *Server) answerFresh(ex *exchange, key string) bool {
-	if noCache(ex.r.Header) {
-		return false
-	}
-	st := s.opts.Cache.Fresh(key, ex.start)
-	if st == nil {
-		return false
-	}
-	s.writeStored(ex, st, Hit)
-	return true
 }
 
 // RoutePrefix is the start of every cache key of a route: service|route|.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -13,14 +14,16 @@ import (
 // metricsHooks feed indexed blocks to the metrics engine.
 // A block the engine already holds (it keeps its own history in the data
 // directory, so after a restart the index may hand it blocks it has) is
-// skipped quietly; any other refusal is logged.
+// skipped before it is converted. The engine logs the blocks it drops
+// (unknown chain, out of order); other failures (its store) are logged here.
 func metricsHooks(e *metricsapi.Engine, log *slog.Logger) (evmindex.BlockHook, evmindex.RollbackHook) {
 	onBlock := func(ctx context.Context, b *evmindex.Block) {
 		if head, ok := e.Head(b.ChainID); ok && b.Number <= head {
 			return
 		}
-		if err := e.Apply(ctx, metricsBlock(b)); err != nil && ctx.Err() == nil {
-			log.Error("metrics engine refused a block", "chain", b.ChainID, "block", b.Number, "err", err)
+		err := e.Apply(ctx, metricsBlock(b))
+		if err != nil && ctx.Err() == nil && !errors.Is(err, metricsapi.ErrUnknownChain) && !errors.Is(err, metricsapi.ErrOutOfOrder) {
+			log.Error("metrics engine failed to apply a block", "chain", b.ChainID, "block", b.Number, "err", err)
 		}
 	}
 	onRollback := func(ctx context.Context, chainID, from uint64) {

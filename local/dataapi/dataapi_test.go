@@ -6,13 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/avaedge/avaedge/local/avax"
@@ -88,50 +88,13 @@ func (f *fixture) getOK(t testing.TB, path string) map[string]any {
 	return m
 }
 
-var (
-	schemaOnce sync.Once
-	compiler   *jsonschema.Compiler
-	schemaErr  error
-)
+var spec = spectest.New(specPath, fixExamples)
 
-func schema(t *testing.T, name string) *jsonschema.Schema {
-	t.Helper()
-	schemaOnce.Do(func() {
-		f, err := os.Open(specPath)
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		fixExamples(doc)
-		compiler = jsonschema.NewCompiler()
-		schemaErr = compiler.AddResource("file:///glacier.json", doc)
-	})
-	if schemaErr != nil {
-		if os.IsNotExist(schemaErr) {
-			t.Skipf("spec not found at %s", specPath)
-		}
-		t.Fatal(schemaErr)
-	}
-	s, err := compiler.Compile("file:///glacier.json#/components/schemas/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func schema(t *testing.T, name string) *jsonschema.Schema { return spec.Schema(t, name) }
 
 func validate(t *testing.T, name string, body []byte) {
 	t.Helper()
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema(t, name).Validate(inst); err != nil {
+	if err := spec.Validate(t, name, body); err != nil {
 		t.Fatalf("%s: %v\nbody: %.2000s", name, err, body)
 	}
 	if bytes.Contains(body, []byte(":null")) && name != "Subnet" && name != "ListSubnetsResponse" {

@@ -6,11 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/avaedge/avaedge/local/devnet/evm"
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -107,52 +107,16 @@ func (w *world) get(t testing.TB, path string, wantStatus int) map[string]any {
 	return out
 }
 
-var (
-	schemaOnce sync1
-	glacier    *jsonschema.Compiler
-)
-
-type sync1 struct{ done bool }
+var spec = spectest.New("../../../shared/spec/glacier.json", nil)
 
 // schema compiles #/components/schemas/name of ../shared/spec/glacier.json.
-func schema(t testing.TB, name string) *jsonschema.Schema {
-	t.Helper()
-	if !schemaOnce.done {
-		schemaOnce.done = true
-		f, err := os.Open("../../../shared/spec/glacier.json")
-		if err != nil {
-			t.Skipf("glacier.json not available: %v", err)
-		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		glacier = jsonschema.NewCompiler()
-		glacier.DefaultDraft(jsonschema.Draft2020)
-		if err := glacier.AddResource("https://avaedge.invalid/glacier.json", doc); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if glacier == nil {
-		t.Skip("glacier.json not available")
-	}
-	s, err := glacier.Compile("https://avaedge.invalid/glacier.json#/components/schemas/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func schema(t testing.TB, name string) *jsonschema.Schema { return spec.Schema(t, name) }
 
 func validate(t testing.TB, name string, v map[string]any) {
 	t.Helper()
 	// Round-trip through the validator's own decoder (json.Number).
 	raw, _ := json.Marshal(v)
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema(t, name).Validate(doc); err != nil {
+	if err := spec.Validate(t, name, raw); err != nil {
 		t.Fatalf("answer is not a valid %s: %v\n%s", name, err, raw)
 	}
 }

@@ -3,10 +3,9 @@ package metricsapi
 import (
 	"bytes"
 	"net/http"
-	"os"
-	"sync"
 	"testing"
 
+	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -14,50 +13,13 @@ import (
 // Schema 2020-12.
 const specPath = "../../../shared/spec/popsicle.json"
 
-var (
-	specOnce sync.Once
-	specErr  error
-	compiler *jsonschema.Compiler
-)
+var spec = spectest.New(specPath, nil)
 
-func schema(t *testing.T, name string) *jsonschema.Schema {
-	t.Helper()
-	specOnce.Do(func() {
-		f, err := os.Open(specPath)
-		if err != nil {
-			specErr = err
-			return
-		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			specErr = err
-			return
-		}
-		compiler = jsonschema.NewCompiler()
-		compiler.DefaultDraft(jsonschema.Draft2020)
-		specErr = compiler.AddResource("file:///popsicle.json", doc)
-	})
-	if specErr != nil {
-		if os.IsNotExist(specErr) {
-			t.Skipf("spec not found at %s", specPath)
-		}
-		t.Fatal(specErr)
-	}
-	s, err := compiler.Compile("file:///popsicle.json#/components/schemas/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func schema(t *testing.T, name string) *jsonschema.Schema { return spec.Schema(t, name) }
 
 func validate(t *testing.T, name string, body []byte) {
 	t.Helper()
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema(t, name).Validate(inst); err != nil {
+	if err := spec.Validate(t, name, body); err != nil {
 		t.Fatalf("%s: %v\nbody: %.1000s", name, err, body)
 	}
 }

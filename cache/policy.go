@@ -64,7 +64,9 @@ const PageTokenLifetime = 24 * time.Hour
 // Windows returns the windows of an answer under policy p, and whether to
 // store it at all:
 //
-//   - only 200 is stored; a 404 is kept NegativeTTL (at most p.Fresh) with
+//   - a success is stored whatever 2xx status the service uses (the
+//     signature aggregator answers 201), except 206, a part of an answer;
+//     a 404 is kept NegativeTTL (at most p.Fresh) with
 //     no stale windows, so a negative answer is never served past it;
 //   - upstream Cache-Control (RFC 9111 §5.2.2): no-store, private and
 //     no-cache prevent storing; s-maxage, else max-age, caps Fresh (minus
@@ -77,9 +79,9 @@ const PageTokenLifetime = 24 * time.Hour
 // Error is raised to at least Stale. It is safe for concurrent use.
 func Windows(p Policy, status int, h http.Header, hasPageToken bool) (fresh, stale, errorFor time.Duration, store bool) {
 	fresh, stale, errorFor = p.Fresh, p.Stale, max(p.Error, p.Stale)
-	switch status {
-	case http.StatusOK:
-	case http.StatusNotFound:
+	switch {
+	case status >= 200 && status < 300 && status != http.StatusPartialContent:
+	case status == http.StatusNotFound:
 		fresh, stale, errorFor = min(NegativeTTL, p.Fresh), 0, 0
 	default:
 		return 0, 0, 0, false

@@ -491,6 +491,9 @@ func (c *Config) RoutesWithOverrides() []Route {
 		if o.Cache != "" {
 			routes[i].Cache = o.Cache
 		}
+		if o.TTL > 0 {
+			routes[i].TTL = o.TTL.D()
+		}
 	}
 	return routes
 }

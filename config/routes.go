@@ -3,6 +3,7 @@ package config
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Service names one of the three services the edge fronts.
@@ -45,6 +46,9 @@ type Route struct {
 	Cost int64
 	// Cache is the route's freshness class.
 	Cache CacheClass
+	// TTL, when positive, replaces the class's freshness and stale-while-
+	// revalidate windows (an operator's override; zero keeps the class's).
+	TTL time.Duration
 	// Check, when set, applies rules that span several parameters and
 	// returns their messages.
 	Check func(v Values) []string

@@ -8,42 +8,39 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
 )
 
 // mapCache is a minimal Cache for proxy tests: fresh forever, no windows.
 type mapCache struct {
 	mu sync.Mutex // guards m
-	m  map[string]*Stored
+	m  map[string]*cache.Entry
 }
 
-func (c *mapCache) Do(ctx context.Context, key string, bypass bool, fetch func(context.Context) (*Stored, error)) (*Stored, CacheStatus, error) {
+func (c *mapCache) Do(ctx context.Context, key string, bypass bool, fetch func(context.Context) (*cache.Entry, error)) (*cache.Entry, cache.Status, error) {
 	c.mu.Lock()
 	st, ok := c.m[key]
 	c.mu.Unlock()
 	if ok && !bypass {
-		return st, Hit, nil
+		return st, cache.Hit, nil
 	}
 	st, err := fetch(ctx)
 	if err != nil {
-		return nil, Miss, err
+		return nil, cache.Miss, err
 	}
 	if st.FreshFor > 0 {
 		c.mu.Lock()
 		c.m[key] = st
 		c.mu.Unlock()
 	}
-	return st, Miss, nil
+	return st, cache.Miss, nil
 }
 
-func (c *mapCache) Fresh(key string, _ time.Time) *Stored {
+func (c *mapCache) Fresh(key string, _ time.Time) *cache.Entry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[key]
-}
-
-func freshAlways(*config.Route, int, http.Header, bool) (time.Duration, time.Duration, time.Duration, bool) {
-	return time.Hour, 0, 0, true
 }
 
 // TestMemo: repeated valid GETs skip routing and validation but answer the
@@ -55,7 +52,7 @@ func TestMemo(t *testing.T) {
 	up := upstreamFor(t, config.Data, origin.srv.URL)
 	up.RetryBudget = 0
 	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Local: local,
-		Cache: &mapCache{m: map[string]*Stored{}}, Freshness: freshAlways})
+		Cache: &mapCache{m: map[string]*cache.Entry{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +94,7 @@ func TestHitDateAndAge(t *testing.T) {
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
-		Cache: &mapCache{m: map[string]*Stored{}}, Freshness: freshAlways, Now: clock})
+		Cache: &mapCache{m: map[string]*cache.Entry{}}, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ type counterKey struct {
 	service config.Service
 	route   string
 	status  int
-	source  string
+	source  Source
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -61,11 +61,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-func (m *metrics) observe(svc config.Service, route string, status int, source string) {
+func (m *metrics) observe(svc config.Service, route string, status int, source Source) {
 	k := counterKey{svc, route, status, source}
 	c, ok := m.counters.Load(k)
 	if !ok {
-		c, _ = m.counters.LoadOrStore(k, m.requests.WithLabelValues(string(svc), route, strconv.Itoa(status), source))
+		c, _ = m.counters.LoadOrStore(k, m.requests.WithLabelValues(string(svc), route, strconv.Itoa(status), source.String()))
 	}
 	c.(prometheus.Counter).Inc()
 }
@@ -102,21 +102,14 @@ type routeMetrics struct {
 	m        *metrics
 	svc      config.Service
 	name     string
-	counters sync.Map // uint32(status<<3 | source index) -> prometheus.Counter
+	counters sync.Map // uint32(status<<4 | source) -> prometheus.Counter
 }
 
-var sourceIndex = map[string]uint32{"upstream": 0, "cache": 1, "local": 2, "edge": 3}
-
-func (rm *routeMetrics) observe(status int, source string) {
-	si, ok := sourceIndex[source]
-	if !ok {
-		rm.m.observe(rm.svc, rm.name, status, source)
-		return
-	}
-	k := uint32(status)<<3 | si
+func (rm *routeMetrics) observe(status int, source Source) {
+	k := uint32(status)<<4 | uint32(source&15)
 	c, ok := rm.counters.Load(k)
 	if !ok {
-		c, _ = rm.counters.LoadOrStore(k, rm.m.requests.WithLabelValues(string(rm.svc), rm.name, strconv.Itoa(status), source))
+		c, _ = rm.counters.LoadOrStore(k, rm.m.requests.WithLabelValues(string(rm.svc), rm.name, strconv.Itoa(status), source.String()))
 	}
 	c.(prometheus.Counter).Inc()
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/limits"
 )
 
 // serviceOf names the service whose prefix path falls under, for paths the
@@ -26,9 +27,9 @@ func serviceOf(path string) (svc config.Service, ok bool) {
 	return "", false
 }
 
-// servePassthrough forwards a path the catalogue does not know, untouched and
-// never cached, at the real service's published cost (else the default).
-// Without an upstream it answers the service's 404.
+// servePassthrough plans a path the catalogue does not know: forwarded
+// untouched and never cached, at the real service's published cost (else the
+// default). Without an upstream it answers the service's 404.
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")
@@ -38,31 +39,29 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		s.notFound(ex)
 		return
 	}
-	refuse := func(st int, msg string) { s.restError(ex, st, []string{msg}, false) }
-	if svc == config.Node {
-		refuse = func(st int, msg string) { writeRPCError(ex.w, st, nil, msg) }
-	}
-	cost := config.PassthroughCost(r.Method, r.URL.Path, s.opts.PassthroughCost)
-	if !s.admit(ex, Charge{Routes: []string{"passthrough"}, Cost: cost}, refuse) {
-		return
-	}
-	up := s.opts.Upstreams[svc]
-	if up == nil {
-		s.notFound(ex)
+	p := &plan{service: svc,
+		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: config.PassthroughCost(r.Method, r.URL.Path, s.opts.PassthroughCost)},
+		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
+	if s.opts.Upstreams[svc] == nil {
+		if s.admit(ex, p.charge) {
+			s.notFound(ex)
+		}
 		return
 	}
 	body, err := s.readBody(r)
 	if err != nil {
-		refuse(bodyStatus(err), bodyMessage(err))
+		s.refuseBody(ex, err)
 		return
 	}
-	s.forward(ex, up, "", body)
+	p.body = body
+	s.serve(ex, p.charge, []*plan{p}, false)
 }
 
 // notFound answers a path no service knows: NestJS's "Cannot GET /path" for
 // the REST services, net/http's 404 for the node.
 func (s *Server) notFound(ex *exchange) {
-	setSource(ex.w.Header(), ex, "edge")
+	ex.source = FromEdge
+	setSource(ex.w.Header(), FromEdge)
 	if ex.service == config.Node {
 		http.NotFound(ex.w, ex.r)
 		return

@@ -3,9 +3,12 @@
 // to the real services behind circuit breakers, and the fallback chain
 // (upstream, stale copy, local handler, 503).
 //
-// The proxy depends only on the small interfaces it defines here (Cache,
-// Limiter, Local); cmd/avaedge wires the concrete cache, limits and local
-// packages into them.
+// Every request takes the same way (pipeline.go): routing and validation make
+// a plan per call (plan.go, rpc.go), then one function admits the request and
+// runs each plan's chain. The proxy uses the cache's entries and the
+// limiter's charges and decisions as they are; it depends only on the small
+// interfaces it defines here (Cache, Limiter, Local), which cmd/avaedge fills
+// with the concrete packages.
 package proxy
 
 import (
@@ -16,85 +19,81 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/limits"
 )
 
-// Stored is a response as the cache keeps it. Body is always identity-encoded
-// here; the cache may compress it at rest.
-type Stored struct {
-	Status      int
-	ContentType string
-	Encoding    string
-	Body        []byte
-	StoredAt    time.Time
-	// FreshFor, StaleFor and ErrorFor are the freshness, stale-while-
-	// revalidate and stale-if-error windows, counted from StoredAt (the
-	// latter two after FreshFor ends).
-	FreshFor, StaleFor, ErrorFor time.Duration
-}
-
-// CacheStatus is the X-Cache-Status of an answer.
-type CacheStatus string
-
-// Cache statuses.
-const (
-	Hit    CacheStatus = "HIT"
-	Miss   CacheStatus = "MISS"
-	Stale  CacheStatus = "STALE"
-	Bypass CacheStatus = "BYPASS"
-)
-
-// Cache is the response cache. Do answers key from the cache when fresh (or
-// stale within its stale-while-revalidate window, refreshing in the
-// background), else calls fetch once for all concurrent callers of key and
-// stores what it returns when its FreshFor is positive; when fetch fails it
-// answers a stale copy within the error window, else returns fetch's error.
-// bypass skips the read but not the store.
-//
-// Fresh returns key's entry when it is fresh in the process at now (no
-// I/O, no allocation), else nil; the proxy asks it first so that a hit
-// builds no fetch. A nil answer says nothing about other tiers.
+// Cache is the response cache; *cache.Cache is one. Do answers key from the
+// cache (see cache.Cache.Do for the whole contract: single flight, stale-
+// while-revalidate, stale-if-error); Fresh returns key's entry only when it is
+// fresh in the process, without I/O, so a hit builds no fetch.
 type Cache interface {
-	Do(ctx context.Context, key string, bypass bool, fetch func(ctx context.Context) (*Stored, error)) (*Stored, CacheStatus, error)
-	Fresh(key string, now time.Time) *Stored
+	Do(ctx context.Context, key string, bypass bool, fetch func(ctx context.Context) (*cache.Entry, error)) (*cache.Entry, cache.Status, error)
+	Fresh(key string, now time.Time) *cache.Entry
 }
 
-// Charge is what one request costs.
-type Charge struct {
-	Routes []string  // the route names charged
-	Cost   int64     // total compute units
-	At     time.Time // when the request arrived, by the Server's clock
-}
+var _ Cache = (*cache.Cache)(nil)
 
-// Decision is a limiter's verdict.
-type Decision struct {
-	// Status is 0 when the request may proceed, else 401, 403 or 429.
-	Status  int
-	Message string
-	// KeyID names the client's key for logs ("anonymous" without one).
-	KeyID string
-	// SetHeaders writes the rate-limit headers; nil writes none (an
-	// anonymous request's success carries none, and builds no closure).
-	SetHeaders func(http.Header)
-}
-
-// Limiter decides whether a request may proceed.
+// Limiter decides whether a request may proceed; *limits.Limiter is one.
 type Limiter interface {
-	Admit(ctx context.Context, r *http.Request, c Charge) Decision
+	Admit(ctx context.Context, r *http.Request, c limits.Charge) limits.Decision
 }
 
-// Local is the offline implementation of every route. It serves requests on
-// the routes' own paths; Serves reports whether it has a real source for the
-// request (a network mapped to the devnet, an EVM chain it indexes). In local
-// mode it serves everything.
+var _ Limiter = (*limits.Limiter)(nil)
+
+// Local is the offline implementation of every route.
 type Local interface {
-	http.Handler
-	Serves(r *http.Request, route string) bool
+	// Serve answers one call of rt from the local world. For REST routes v
+	// holds the validated parameters (path, query, body; defaults filled) and
+	// r is the client's request, unchanged. For JSON-RPC routes (info.*,
+	// avm.*, evm.rpc) v is nil and r is a request built by the edge whose
+	// body is that one call (or the whole EVM body).
+	Serve(w http.ResponseWriter, r *http.Request, rt *config.Route, v config.Values)
+	// Serves reports whether the local world has a real source for a call
+	// of rt with values v: always in local mode; in proxy mode only for
+	// networks mapped to the devnet and EVM chains the indexer follows.
+	Serves(rt *config.Route, v config.Values) bool
 }
 
-// Freshness returns the cache windows of an answer of route, and whether to
-// store it at all.
-type Freshness func(route *config.Route, status int, h http.Header, hasPageToken bool) (fresh, stale, errorFor time.Duration, store bool)
+// Source names where an answer came from, as X-Avaedge-Source says. A
+// JSON-RPC batch may combine several: Source is a set of bits.
+type Source uint8
+
+// Sources.
+const (
+	FromUpstream Source = 1 << iota // the real service answered
+	FromCache                       // a stored answer (fresh or stale)
+	FromLocal                       // the local world answered
+	FromEdge                        // the edge answered or refused by itself
+)
+
+// sourceNames are the header values of every set of sources, built once.
+var sourceNames = func() (out [16][]string) {
+	names := []string{"upstream", "cache", "local", "edge"}
+	for set := 1; set < 16; set++ {
+		v := ""
+		for i, n := range names {
+			if set&(1<<i) != 0 {
+				if v != "" {
+					v += ", "
+				}
+				v += n
+			}
+		}
+		out[set] = []string{v}
+	}
+	return out
+}()
+
+// String returns the header value: "upstream", "cache", "local", "edge", or a
+// comma-separated set for a batch.
+func (s Source) String() string {
+	if s == 0 || s >= 16 {
+		return ""
+	}
+	return sourceNames[s][0]
+}
 
 // Options configures a Server. Zero values mean the documented defaults.
 type Options struct {
@@ -107,8 +106,6 @@ type Options struct {
 	Local Local
 	// Cache stores upstream answers. Nil disables caching.
 	Cache Cache
-	// Freshness gives cache windows; required with Cache.
-	Freshness Freshness
 	// Limiter admits requests. Nil admits everything.
 	Limiter Limiter
 	// ClientIP names the client of a request for X-Forwarded-For and logs.

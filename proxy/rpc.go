@@ -2,49 +2,38 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/limits"
 )
 
-// rpcAnswer is the answer to one JSON-RPC call.
-type rpcAnswer struct {
-	status int
-	ctype  string
-	body   []byte // nil for a notification
-	source string
-	cache  CacheStatus
-}
+func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
 
-// maxBatch bounds the calls of one batch.
+// maxBatch bounds the calls of one batch, on every JSON-RPC endpoint.
 const maxBatch = 100
 
 // serveRPC handles a node endpoint ("info", "avm", "evm"): the node's
-// envelope rules are enforced at the edge, batches are split into single
-// calls (each cached and charged on its own) and answered as an array.
+// envelope rules are enforced at the edge, and the body becomes plans: one
+// per call of an info or avm request (a batch is split, each call cached and
+// charged on its own, and answered as one array), one for an EVM body.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, config.Node, endpoint)
 	defer s.finish(ex)
 	if status, msg := jsonrpc.HTTPError(r); status != 0 {
-		setSource(ex.w.Header(), ex, "edge")
+		ex.source = FromEdge
+		setSource(ex.w.Header(), FromEdge)
 		jsonrpc.WriteHTTPError(ex.w, status, msg)
 		return
 	}
 	body, err := s.readBody(r)
 	if err != nil {
-		setSource(ex.w.Header(), ex, "edge")
-		writeRPCError(ex.w, bodyStatus(err), nil, bodyMessage(err))
+		s.refuseBody(ex, err)
 		return
 	}
 	if endpoint == "evm" {
@@ -53,166 +42,112 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	}
 	calls, batch, errResp := jsonrpc.Decode(body)
 	if errResp != nil {
-		setSource(ex.w.Header(), ex, "edge")
+		ex.source = FromEdge
+		setSource(ex.w.Header(), FromEdge)
 		jsonrpc.WriteResponse(ex.w, errResp)
 		return
 	}
 	if len(calls) > maxBatch {
-		setSource(ex.w.Header(), ex, "edge")
-		writeRPCError(ex.w, http.StatusRequestEntityTooLarge, nil, "batch of "+strconv.Itoa(len(calls))+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
+		s.refuse(ex, http.StatusRequestEntityTooLarge, "batch of "+strconv.Itoa(len(calls))+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
 		return
 	}
-	routes := make([]*config.Route, len(calls))
-	charge := Charge{Routes: make([]string, 0, len(calls))}
+	plans := make([]*plan, len(calls))
+	charge := limits.Charge{Routes: make([]string, 0, len(calls))}
 	for i := range calls {
-		if calls[i].Err != nil {
+		c := &calls[i]
+		p := &plan{service: config.Node, call: c}
+		plans[i] = p
+		if c.Err != nil {
 			continue
 		}
-		rt := s.rpc[endpoint][jsonrpc.LookupName(calls[i].Method)]
-		routes[i] = rt
-		if rt != nil {
-			charge.Routes = append(charge.Routes, rt.Name)
-			charge.Cost += rt.Cost
-		} else {
+		p.body = body
+		if batch {
+			p.body = encodeCall(c)
+		}
+		rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
+		if rt == nil {
+			p.unknown = s.unknownRPC[endpoint]
 			charge.Routes = append(charge.Routes, "passthrough")
 			charge.Cost++
-		}
-	}
-	if !batch && routes[0] != nil {
-		ex.route = routes[0].Name
-	}
-	var firstID *json.RawMessage
-	if !batch {
-		firstID = calls[0].ID
-	}
-	if !s.admit(ex, charge, func(st int, msg string) { writeRPCError(ex.w, st, firstID, msg) }) {
-		return
-	}
-	if !batch {
-		a := s.rpcCall(ex, endpoint, &calls[0], routes[0], body)
-		s.writeRPC(ex, a)
-		return
-	}
-	answers := make([]rpcAnswer, len(calls))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i := range calls {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			answers[i] = s.rpcCall(ex, endpoint, &calls[i], routes[i], nil)
-		}()
-	}
-	wg.Wait()
-	var out bytes.Buffer
-	sources := map[string]bool{}
-	for _, a := range answers {
-		if a.body == nil {
 			continue
 		}
-		sources[a.source] = true
+		p.rt = rt
+		charge.Routes = append(charge.Routes, rt.Name)
+		charge.Cost += rt.Cost
+		// Reads are retried and cached; writes (avm.issueTx) are neither.
+		p.retry = rt.Cache != config.Never
+		if p.retry && s.opts.Cache != nil && !c.IsNotification() {
+			p.key = RoutePrefix(rt) + r.URL.EscapedPath() + "|" + paramsHash(c.RawParams())
+		}
+	}
+	if !batch {
+		if plans[0].rt != nil {
+			ex.route = plans[0].rt.Name
+		}
+		if calls[0].ID != nil {
+			ex.rpcID = *calls[0].ID
+		}
+	}
+	s.serve(ex, charge, plans, batch)
+}
+
+// serveEVM plans an Ethereum JSON-RPC body (single or batch): forwarded whole
+// to the node upstream's C-Chain endpoint, or to the local dev chain, and
+// charged per call.
+func (s *Server) serveEVM(ex *exchange, body []byte) {
+	n := 1
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		var elems []json.RawMessage
+		if json.Unmarshal(t, &elems) == nil && len(elems) > 0 {
+			n = len(elems)
+		}
+	}
+	if n > maxBatch {
+		s.refuse(ex, http.StatusRequestEntityTooLarge, "batch of "+strconv.Itoa(n)+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
+		return
+	}
+	rt := s.rpc["evm"]["evm.rpc"]
+	ex.route = "evm.rpc"
+	p := &plan{rt: rt, service: config.Node, body: body,
+		charge: limits.Charge{Routes: []string{"evm.rpc"}, Cost: int64(n)}}
+	if rt != nil {
+		p.charge.Cost = int64(n) * rt.Cost
+	}
+	s.serve(ex, p.charge, []*plan{p}, false)
+}
+
+// writeBatch writes a batch's answers as one JSON array, leaving out
+// notifications' empty answers; X-Avaedge-Source names every source.
+func (s *Server) writeBatch(ex *exchange, answers []bufferWriter, sources []Source) {
+	var out bytes.Buffer
+	var set Source
+	for i := range answers {
+		b := answers[i].buf.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		set |= sources[i]
 		if out.Len() == 0 {
 			out.WriteByte('[')
 		} else {
 			out.WriteByte(',')
 		}
-		out.Write(bytes.TrimRight(a.body, "\n"))
+		out.Write(bytes.TrimRight(b, "\n"))
 	}
 	h := ex.w.Header()
 	if out.Len() == 0 {
-		setSource(h, ex, "edge")
+		ex.source = FromEdge
+		setSource(h, FromEdge)
 		ex.w.WriteHeader(http.StatusOK)
 		return
 	}
 	out.WriteString("]\n")
-	src := make([]string, 0, len(sources))
-	for _, name := range []string{"upstream", "cache", "local", "edge"} {
-		if sources[name] {
-			src = append(src, name)
-		}
-	}
-	ex.source = strings.Join(src, ",")
-	h["X-Avaedge-Source"] = []string{strings.Join(src, ", ")}
+	ex.source = set
+	setSource(h, set)
 	h["Content-Type"] = hdrJSON
 	h["Content-Length"] = []string{strconv.Itoa(out.Len())}
 	ex.w.WriteHeader(http.StatusOK)
 	ex.w.Write(out.Bytes())
-}
-
-func (s *Server) writeRPC(ex *exchange, a rpcAnswer) {
-	h := ex.w.Header()
-	setSource(h, ex, a.source)
-	if a.cache != "" {
-		ex.cache = a.cache
-		h["X-Cache-Status"] = cacheHdr[a.cache]
-	}
-	if a.body == nil {
-		ex.w.WriteHeader(http.StatusOK)
-		return
-	}
-	if a.ctype != "" {
-		h["Content-Type"] = []string{a.ctype}
-	}
-	h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
-	ex.w.WriteHeader(a.status)
-	ex.w.Write(a.body)
-}
-
-// rpcCall answers one call: envelope errors at the edge; else upstream
-// (through the cache for cacheable methods) with the fallback chain, or the
-// local handler in local mode. raw is the original body of a single call,
-// forwarded intact; nil re-encodes the call (a batch element).
-func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *config.Route, raw []byte) rpcAnswer {
-	if c.Err != nil {
-		if c.IsNotification() && c.Err.Code != jsonrpc.CodeParse {
-			return rpcAnswer{status: http.StatusOK, source: "edge"}
-		}
-		return rpcAnswer{status: http.StatusOK, ctype: hdrJSON[0], body: jsonrpc.Marshal(c.ErrorResponse()), source: "edge"}
-	}
-	if raw == nil {
-		raw = encodeCall(c)
-	}
-	up := s.opts.Upstreams[config.Node]
-	name := "passthrough"
-	if rt != nil {
-		name = rt.Name
-	}
-	if up == nil {
-		return s.localRPC(ex, c, name, raw)
-	}
-	if rt == nil || rt.Cache == config.Never || s.opts.Cache == nil || c.IsNotification() {
-		a, err := s.upstreamRPC(ex.r.Context(), up, ex.r, raw)
-		if err != nil {
-			return s.rpcFallback(ex, up, c, name, raw, err)
-		}
-		return a
-	}
-	key := RoutePrefix(rt) + ex.r.URL.EscapedPath() + "|" + paramsHash(c.RawParams())
-	st, cs, err := s.opts.Cache.Do(ex.r.Context(), key, noCache(ex.r.Header), func(ctx context.Context) (*Stored, error) {
-		ctx, cancel := detached(ctx, up.timeout())
-		defer cancel()
-		a, err := s.upstreamRPC(ctx, up, ex.r, raw)
-		if err != nil {
-			return nil, err
-		}
-		st := &Stored{Status: a.status, ContentType: a.ctype, Body: a.body, StoredAt: s.now()}
-		if a.status == http.StatusOK && isRPCResult(a.body) {
-			if fresh, stale, errFor, store := s.opts.Freshness(rt, a.status, nil, false); store {
-				st.FreshFor, st.StaleFor, st.ErrorFor = fresh, stale, errFor
-			}
-		}
-		return st, nil
-	})
-	if err != nil {
-		return s.rpcFallback(ex, up, c, name, raw, err)
-	}
-	src := "upstream"
-	if cs == Hit || cs == Stale {
-		src = "cache"
-	}
-	return rpcAnswer{status: st.Status, ctype: st.ContentType, body: withID(st.Body, c.ID), source: src, cache: cs}
 }
 
 // encodeCall re-encodes one call of a batch for the upstream, leaving out
@@ -277,119 +212,6 @@ func withID(body []byte, id *json.RawMessage) []byte {
 	return buf.Bytes()
 }
 
-// upstreamRPC sends one call's body to the node upstream on the request's
-// path. 5xx and 429 answers are failures.
-func (s *Server) upstreamRPC(ctx context.Context, up *Upstream, in *http.Request, raw []byte) (rpcAnswer, error) {
-	ctx, cancel := context.WithTimeout(ctx, up.timeout())
-	defer cancel()
-	out := up.outgoing(ctx, in, raw, s.clientIP(in))
-	out.Header.Del("Accept-Encoding")
-	start := time.Now()
-	resp, err := up.RoundTrip(out, true)
-	s.metrics.upstreamLatency(up.Service, time.Since(start), err)
-	if err != nil {
-		return rpcAnswer{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamBody))
-	if err != nil {
-		return rpcAnswer{}, &FailureError{Err: err}
-	}
-	if Failed(resp.StatusCode) {
-		return rpcAnswer{}, &FailureError{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: errUpstreamStatus}
-	}
-	if len(b) == 0 {
-		b = nil // a notification's empty answer
-	}
-	return rpcAnswer{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), body: b, source: "upstream"}, nil
-}
-
-// rpcFallback answers a call whose upstream failed: local when it serves the
-// node's network, else the upstream's own failure answer, else a 503 carrying
-// a JSON-RPC error.
-func (s *Server) rpcFallback(ex *exchange, up *Upstream, c *jsonrpc.Call, route string, raw []byte, err error) rpcAnswer {
-	if up.LocalFallback && s.opts.Local != nil && s.opts.Local.Serves(ex.r, route) {
-		return s.localRPC(ex, c, route, raw)
-	}
-	var fe *FailureError
-	if errors.As(err, &fe) && fe.Status != 0 {
-		return rpcAnswer{status: fe.Status, ctype: fe.Header.Get("Content-Type"), body: fe.Body, source: "upstream"}
-	}
-	return rpcAnswer{status: http.StatusServiceUnavailable, ctype: hdrJSON[0],
-		body: rpcErrorBody(c.ID, "upstream node unavailable: "+reason(err)), source: "edge"}
-}
-
-// localRPC asks the local handler for one call's answer.
-func (s *Server) localRPC(ex *exchange, c *jsonrpc.Call, route string, raw []byte) rpcAnswer {
-	if s.opts.Local == nil {
-		return rpcAnswer{status: http.StatusServiceUnavailable, ctype: hdrJSON[0],
-			body: rpcErrorBody(c.ID, "no upstream is configured for the node service and "+route+" has no local handler"), source: "edge"}
-	}
-	lr, _ := http.NewRequestWithContext(ex.r.Context(), http.MethodPost, ex.r.URL.String(), bytes.NewReader(raw))
-	lr.Header = ex.r.Header.Clone()
-	lr.Header.Set("Content-Type", "application/json")
-	lr.RemoteAddr = ex.r.RemoteAddr
-	bw := &bufferWriter{header: http.Header{}}
-	s.opts.Local.ServeHTTP(bw, lr)
-	if bw.status == 0 {
-		bw.status = http.StatusOK
-	}
-	var body []byte
-	if bw.buf.Len() > 0 {
-		body = bw.buf.Bytes()
-	}
-	return rpcAnswer{status: bw.status, ctype: bw.header.Get("Content-Type"), body: body, source: "local"}
-}
-
-// serveEVM forwards an Ethereum JSON-RPC body (single or batch) whole to the
-// node upstream's C-Chain endpoint, or to the local dev chain.
-func (s *Server) serveEVM(ex *exchange, body []byte) {
-	n := int64(1)
-	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		var elems []json.RawMessage
-		if json.Unmarshal(t, &elems) == nil && len(elems) > 0 {
-			n = int64(len(elems))
-		}
-	}
-	rt := s.rpc["evm"]["evm.rpc"]
-	cost := n
-	if rt != nil {
-		cost = n * rt.Cost
-	}
-	if !s.admit(ex, Charge{Routes: []string{"evm.rpc"}, Cost: cost}, func(st int, msg string) { writeRPCError(ex.w, st, nil, msg) }) {
-		return
-	}
-	ex.route = "evm.rpc"
-	r := ex.r.Clone(ex.r.Context())
-	r.Body = readCloser(body)
-	if up := s.opts.Upstreams[config.Node]; up != nil {
-		ex.r = r
-		s.forward(ex, up, "evm.rpc", body)
-		return
-	}
-	s.serveLocal(ex, "evm.rpc", r)
-}
-
-// bufferWriter collects a local handler's answer in memory.
-type bufferWriter struct {
-	header http.Header
-	status int
-	buf    bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header { return b.header }
-func (b *bufferWriter) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
-}
-func (b *bufferWriter) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.buf.Write(p)
-}
-
 // rpcErrorCode maps an edge refusal to a JSON-RPC error code: -32005 "limit
 // exceeded" for 429 (EIP-1474, what Ethereum clients back off on), -32000
 // otherwise, like the node's own errors.
@@ -400,11 +222,7 @@ func rpcErrorCode(status int) int {
 	return jsonrpc.CodeServer
 }
 
-func rpcErrorBody(id *json.RawMessage, msg string) []byte {
-	return rpcErrorBodyCode(id, jsonrpc.CodeServer, msg)
-}
-
-func rpcErrorBodyCode(id *json.RawMessage, code int, msg string) []byte {
+func rpcErrorBody(id *json.RawMessage, code int, msg string) []byte {
 	if id == nil {
 		null := json.RawMessage("null")
 		id = &null
@@ -415,7 +233,7 @@ func rpcErrorBodyCode(id *json.RawMessage, code int, msg string) []byte {
 // writeRPCError answers a node request refused at the edge with status and a
 // JSON-RPC error body.
 func writeRPCError(w http.ResponseWriter, status int, id *json.RawMessage, msg string) {
-	body := rpcErrorBodyCode(id, rpcErrorCode(status), msg)
+	body := rpcErrorBody(id, rpcErrorCode(status), msg)
 	h := w.Header()
 	h["Content-Type"] = hdrJSON
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}

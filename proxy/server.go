@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -15,24 +14,27 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
-	"github.com/avaedge/avaedge/internal/decimal"
 )
 
 // Server is the edge's public http.Handler. It is safe for concurrent use.
 type Server struct {
-	opts      Options
-	mux       *http.ServeMux
-	routes    map[string]*config.Route // by name
-	charged   map[string][]string      // route name -> []string{name}, shared by every Charge
-	rmetrics  map[string]*routeMetrics // REST route name -> its counters
-	rpc       map[string]map[string]*config.Route
-	metrics   *metrics
-	log       *slog.Logger
-	now       func() time.Time
-	idPrefix  string
-	memo      memo // routing and validation of repeated GETs
-	idCounter atomic.Uint64
+	opts     Options
+	mux      *http.ServeMux
+	routes   map[string]*config.Route // by name
+	charged  map[string][]string      // route name -> []string{name}, shared by every Charge
+	rmetrics map[string]*routeMetrics // route name -> its counters
+	rpc      map[string]map[string]*config.Route
+	// unknownRPC is, per endpoint, the route a method the catalogue does not
+	// name is handed to the local world under (Name "passthrough").
+	unknownRPC map[string]*config.Route
+	metrics    *metrics
+	log        *slog.Logger
+	now        func() time.Time
+	idPrefix   string
+	memo       memo // plans of repeated GETs, by request URI
+	idCounter  atomic.Uint64
 }
 
 // New builds a Server.
@@ -52,21 +54,20 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Cache != nil && opts.Freshness == nil {
-		return nil, errors.New("proxy: a Cache needs a Freshness")
-	}
 	var b [4]byte
 	rand.Read(b[:])
 	s := &Server{
-		opts:     opts,
-		mux:      http.NewServeMux(),
-		routes:   map[string]*config.Route{},
-		charged:  map[string][]string{},
-		rmetrics: map[string]*routeMetrics{},
-		rpc:      map[string]map[string]*config.Route{},
-		log:      opts.Logger,
-		now:      opts.Now,
-		idPrefix: hex.EncodeToString(b[:]) + "-",
+		opts:       opts,
+		mux:        http.NewServeMux(),
+		routes:     map[string]*config.Route{},
+		charged:    map[string][]string{},
+		rmetrics:   map[string]*routeMetrics{},
+		rpc:        map[string]map[string]*config.Route{},
+		unknownRPC: map[string]*config.Route{},
+		log:        opts.Logger,
+		now:        opts.Now,
+		idPrefix:   hex.EncodeToString(b[:]) + "-",
+		memo:       memo{maxBytes: memoMaxBytes},
 	}
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
@@ -92,6 +93,7 @@ func New(opts Options) (*Server, error) {
 		if s.rpc[endpoint] == nil {
 			continue
 		}
+		s.unknownRPC[endpoint] = &config.Route{Name: "passthrough", Service: config.Node, Endpoint: endpoint, Path: paths[0], Cache: config.Never}
 		for _, p := range paths {
 			s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 				if strings.Contains(p, "{chain}") && !isXChainID(r.PathValue("chain")) {
@@ -120,11 +122,15 @@ func isXChainID(id string) bool {
 	return false
 }
 
-// ServeHTTP routes r by the catalogue.
+// ServeHTTP routes r: a GET whose plan is remembered goes straight to the
+// pipeline; everything else through the mux, which parses and validates.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
-		if e := s.memo.get(r.RequestURI); e != nil {
-			s.serveMemo(e, w, r)
+		if p := s.memo.get(r.RequestURI); p != nil {
+			ex := s.begin(w, r, p.rt.Service, p.rt.Name)
+			ex.rm = p.rm
+			defer s.finish(ex)
+			s.serve(ex, p.charge, p.self, false)
 			return
 		}
 	}
@@ -134,21 +140,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Route returns the catalogue entry named name, or nil.
 func (s *Server) Route(name string) *config.Route { return s.routes[name] }
 
+// errFormat is how the edge writes its own errors on a request.
+type errFormat uint8
+
+const (
+	restErrors errFormat = iota // the Data and Metrics APIs' JSON error body
+	rpcErrors                   // a JSON-RPC error object, with the call's id
+)
+
 // exchange is the state of one request, for headers, metrics and the log.
 type exchange struct {
-	w       *statusWriter
-	sw      statusWriter  // w points here: one allocation per request
-	rm      *routeMetrics // the route's counters, when known at begin
-	vals    [4]string     // backing store of header values set by the edge
-	idBuf   [32]byte      // backing store of id
-	r       *http.Request
-	service config.Service
-	route   string
-	id      string
-	start   time.Time
-	keyID   string
-	source  string
-	cache   CacheStatus
+	w        *statusWriter
+	sw       statusWriter  // w points here: one allocation per request
+	rm       *routeMetrics // the route's counters, when known at begin
+	vals     [4]string     // backing store of header values set by the edge
+	idBuf    [32]byte      // backing store of id
+	r        *http.Request
+	service  config.Service
+	route    string
+	id       string
+	start    time.Time
+	keyID    string
+	source   Source
+	cache    cache.Status
+	format   errFormat
+	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
+	admitted bool   // the limiter admitted the request
 }
 
 // statusWriter records the status and size written.
@@ -184,6 +201,9 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, svc config.Servic
 		service: svc,
 		route:   route,
 	}
+	if svc == config.Node {
+		ex.format = rpcErrors
+	}
 	ex.w = &ex.sw
 	ex.start = s.now() // the request's one clock reading on the hit path
 	id := append(ex.idBuf[:0], s.idPrefix...)
@@ -216,7 +236,7 @@ func (s *Server) finish(ex *exchange) {
 		slog.String("service", string(ex.service)),
 		slog.String("route", ex.route),
 		slog.Int("status", status),
-		slog.String("source", ex.source),
+		slog.String("source", ex.source.String()),
 		slog.String("cache", string(ex.cache)),
 		slog.Int64("bytes", ex.w.bytes),
 		slog.Duration("duration", s.now().Sub(ex.start)),
@@ -256,112 +276,11 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// admit asks the limiter; on refusal it answers and returns false.
-func (s *Server) admit(ex *exchange, c Charge, refuse func(status int, msg string)) bool {
-	if s.opts.Limiter == nil {
-		return true
+// refuseBody answers a body that could not be read.
+func (s *Server) refuseBody(ex *exchange, err error) {
+	if errors.Is(err, errBodyTooLarge) {
+		s.refuse(ex, http.StatusRequestEntityTooLarge, "request entity too large")
+		return
 	}
-	c.At = ex.start
-	d := s.opts.Limiter.Admit(ex.r.Context(), ex.r, c)
-	ex.keyID = d.KeyID
-	if d.SetHeaders != nil {
-		d.SetHeaders(ex.w.Header())
-	}
-	if d.Status != 0 {
-		ex.source = "edge"
-		refuse(d.Status, d.Message)
-		return false
-	}
-	return true
-}
-
-// Pre-built header values: no allocation per answer.
-var (
-	hdrJSON     = []string{"application/json; charset=utf-8"}
-	srcUpstream = []string{"upstream"}
-	srcCache    = []string{"cache"}
-	srcLocal    = []string{"local"}
-	srcEdge     = []string{"edge"}
-	cacheHdr    = map[CacheStatus][]string{Hit: {"HIT"}, Miss: {"MISS"}, Stale: {"STALE"}, Bypass: {"BYPASS"}}
-)
-
-func setSource(h http.Header, ex *exchange, src string) {
-	ex.source = src
-	switch src {
-	case "upstream":
-		h["X-Avaedge-Source"] = srcUpstream
-	case "cache":
-		h["X-Avaedge-Source"] = srcCache
-	case "local":
-		h["X-Avaedge-Source"] = srcLocal
-	default:
-		h["X-Avaedge-Source"] = srcEdge
-	}
-}
-
-// writeStored sends a cached or fetched answer.
-func (s *Server) writeStored(ex *exchange, st *Stored, cs CacheStatus) {
-	h := ex.w.Header()
-	ex.cache = cs
-	h["X-Cache-Status"] = cacheHdr[cs]
-	if cs == Hit || cs == Stale {
-		setSource(h, ex, "cache")
-		now := ex.start // a hit is answered at once
-		if cs != Hit {
-			now = s.now()
-		} else {
-			// net/http would read the clock again for Date.
-			h["Date"] = dates.at(now)
-		}
-		age := now.Sub(st.StoredAt)
-		if age < 0 {
-			age = 0
-		}
-		ex.vals[1] = decimal.Itoa(int64(age / time.Second))
-		h["Age"] = ex.vals[1:2:2]
-	} else {
-		setSource(h, ex, "upstream")
-	}
-	if st.ContentType != "" {
-		ex.vals[2] = st.ContentType
-		h["Content-Type"] = ex.vals[2:3:3]
-	}
-	if st.Encoding != "" {
-		h["Content-Encoding"] = []string{st.Encoding}
-	}
-	ex.vals[3] = decimal.Itoa(int64(len(st.Body)))
-	h["Content-Length"] = ex.vals[3:4:4]
-	ex.w.WriteHeader(st.Status)
-	if ex.r.Method != http.MethodHead {
-		ex.w.Write(st.Body)
-	}
-}
-
-// detached returns a context for an upstream call shared by several clients:
-// it keeps the values of ctx but not its cancellation, and is bounded by d.
-func detached(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), d)
-}
-
-// dates formats the Date header once a second, as nginx does with its
-// cached time, so a hit neither reads the clock again nor formats a date.
-var dates dateCache
-
-type dateCache struct{ cur atomic.Pointer[dateValue] }
-
-type dateValue struct {
-	sec int64
-	v   []string
-}
-
-// at returns the Date header value of t (IMF-fixdate, RFC 9110 §5.6.7).
-// The slice is shared: callers must not change it.
-func (c *dateCache) at(t time.Time) []string {
-	sec := t.Unix()
-	if d := c.cur.Load(); d != nil && d.sec == sec {
-		return d.v
-	}
-	d := &dateValue{sec: sec, v: []string{t.UTC().Format(http.TimeFormat)}}
-	c.cur.Store(d)
-	return d.v
+	s.refuse(ex, http.StatusBadRequest, "request body could not be read")
 }

@@ -1,9 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -108,8 +110,8 @@ func (u *Upstream) outgoing(ctx context.Context, in *http.Request, body []byte, 
 		out.Body = http.NoBody
 		out.GetBody = nil
 		if len(body) > 0 {
-			out.Body = readCloser(body)
-			out.GetBody = func() (rc ioReadCloser, err error) { return readCloser(body), nil }
+			out.Body = io.NopCloser(bytes.NewReader(body))
+			out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 		out.ContentLength = int64(len(body))
 	}

@@ -1,41 +1,30 @@
 package main
 
 import (
-	"context"
 	"net/http"
-	"time"
 
-	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
-	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/local"
 )
 
-// cacheAdapter presents cache.Cache as the proxy's Cache. The two entry types
-// have the same fields, so entries convert without copying.
-type cacheAdapter struct{ c *cache.Cache }
+// localAdapter presents the local world as the proxy's Local.
+// TODO(merge): replaced by local.Handler's own Serve and Serves.
+type localAdapter struct{ h *local.Handler }
 
-func (a cacheAdapter) Do(ctx context.Context, key string, bypass bool, fetch func(context.Context) (*proxy.Stored, error)) (*proxy.Stored, proxy.CacheStatus, error) {
-	e, st, err := a.c.Do(ctx, key, bypass, func(ctx context.Context) (*cache.Entry, error) {
-		s, err := fetch(ctx)
-		return (*cache.Entry)(s), err
-	})
-	return (*proxy.Stored)(e), proxy.CacheStatus(st), err
-}
-
-func (a cacheAdapter) Fresh(key string, now time.Time) *proxy.Stored {
-	return (*proxy.Stored)(a.c.Fresh(key, now))
-}
-
-// freshness gives the proxy the cache windows of a route's answers: the
-// policy of its class, with a route's configured ttl replacing the class's
-// freshness (and its stale-while-revalidate window).
-func freshness(cfg *config.Config) proxy.Freshness {
-	return func(rt *config.Route, status int, h http.Header, hasToken bool) (time.Duration, time.Duration, time.Duration, bool) {
-		p := cache.DefaultPolicy(cache.Class(rt.Cache))
-		if o, ok := cfg.Routes[rt.Name]; ok && o.TTL > 0 {
-			p.Fresh, p.Stale = o.TTL.D(), o.TTL.D()
-			p.Error = max(p.Error, o.TTL.D())
+func (a localAdapter) Serve(w http.ResponseWriter, r *http.Request, rt *config.Route, v config.Values) {
+	if !rt.IsRPC() {
+		r = r.Clone(r.Context())
+		for k, val := range v {
+			r.SetPathValue(k, val)
 		}
-		return cache.Windows(p, status, h, hasToken)
 	}
+	a.h.ServeHTTP(w, r)
+}
+
+func (a localAdapter) Serves(rt *config.Route, v config.Values) bool {
+	r, _ := http.NewRequest(http.MethodGet, "/", nil)
+	for k, val := range v {
+		r.SetPathValue(k, val)
+	}
+	return a.h.Serves(r, rt.Name)
 }

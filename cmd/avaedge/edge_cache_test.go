@@ -79,7 +79,7 @@ func cachedEdge(t *testing.T, origin string, rdb redis.UniversalClient, clk *tes
 	}
 	t.Cleanup(func() { c.Close() })
 	srv, err := proxy.New(proxy.Options{Upstreams: map[config.Service]*proxy.Upstream{config.Data: up},
-		Cache: cacheAdapter{c}, Freshness: freshness(&cfg), Now: clk.Now})
+		Routes: cfg.RoutesWithOverrides(), Cache: c, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

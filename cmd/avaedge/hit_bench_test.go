@@ -48,7 +48,7 @@ func benchmarkCacheHit(b *testing.B, parallel bool) {
 	}
 	lim, _ := limits.New(limits.Options{Keys: kf})
 	defer lim.Close()
-	srv, err := proxy.New(proxy.Options{Upstreams: map[config.Service]*proxy.Upstream{config.Data: up}, Cache: cacheAdapter{c}, Freshness: freshness(&cfg), Limiter: limiterAdapter{lim}})
+	srv, err := proxy.New(proxy.Options{Upstreams: map[config.Service]*proxy.Upstream{config.Data: up}, Cache: c, Limiter: lim})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +104,28 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDataDirCreated: a data directory that does not exist yet is created,
+// readable by this user only, instead of failing to open its databases.
+func TestDataDirCreated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "data")
+	pub, _, stop := startEdge(t, map[string]string{"AVAEDGE_DATA_DIR": dir})
+	resp, err := http.Get(pub + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	stop()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != 0o700 {
+		t.Fatalf("mode = %v; want 0700", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "evmindex.db")); err != nil {
+		t.Fatalf("the EVM index is not in the data directory: %v", err)
 	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +43,13 @@ func (a *app) Close() error {
 // build wires config into the proxy: upstreams, local world, cache, limits.
 func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
 	a := &app{}
+	if cfg.DataDir != "" {
+		// Like servers that keep state, create the directory when missing,
+		// readable by this user only (it holds keys of certificates).
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("data directory: %w", err)
+		}
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	routes := cfg.RoutesWithOverrides()
@@ -123,16 +132,16 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.Reload = lim.Reload
 
 	srv, err = proxy.New(proxy.Options{
-		Routes:     routes,
-		Upstreams:  ups,
-		Local:      world.handler,
-		Cache:      cacheAdapter{c},
-		Freshness:  freshness(cfg),
-		Limiter:    limiterAdapter{lim},
-		ClientIP:   func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
-		AccessLog:  !cfg.DisableAccessLog,
-		Logger:     log,
-		Registerer: reg,
+		Routes:       routes,
+		Upstreams:    ups,
+		Local:        localAdapter{world.handler},
+		Cache:        c,
+		Limiter:      lim,
+		MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
+		AccessLog:    !cfg.DisableAccessLog,
+		Logger:       log,
+		Registerer:   reg,
 	})
 	if err != nil {
 		return nil, err

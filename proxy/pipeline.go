@@ -1,0 +1,274 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/limits"
+)
+
+// serve is the pipeline every request runs once routing and validation have
+// made its plans: admission for their summed charge, then each plan's chain
+// (answer). A request of one plan is answered straight to the client; a
+// JSON-RPC batch's plans are answered concurrently and written as one array.
+func (s *Server) serve(ex *exchange, charge limits.Charge, plans []*plan, batch bool) {
+	if !s.admit(ex, charge) {
+		return
+	}
+	if !batch {
+		ex.source, ex.cache = s.answer(ex, plans[0], ex.w)
+		return
+	}
+	answers := make([]bufferWriter, len(plans))
+	sources := make([]Source, len(plans))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, p := range plans {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			answers[i].header = http.Header{}
+			sources[i], _ = s.answer(ex, p, &answers[i])
+		}()
+	}
+	wg.Wait()
+	s.writeBatch(ex, answers, sources)
+}
+
+// answer runs one plan's chain and writes its answer to w: an edge error of
+// the call; the local world when the service has no upstream; else the cache
+// (fresh in the process, then the whole cache path) for cached plans, or the
+// upstream directly; and the fallback when the upstream fails. It returns the
+// answer's source and cache status.
+func (s *Server) answer(ex *exchange, p *plan, w http.ResponseWriter) (Source, cache.Status) {
+	if p.call != nil && p.call.Err != nil {
+		return writeCallError(w, p.call), ""
+	}
+	up := s.opts.Upstreams[p.service]
+	if up == nil {
+		return s.local(ex, p, w)
+	}
+	if p.key == "" || s.opts.Cache == nil {
+		return s.forward(ex, up, p, w)
+	}
+	bypass := noCache(ex.r.Header)
+	if !bypass {
+		if e := s.opts.Cache.Fresh(p.key, ex.start); e != nil {
+			return s.writeEntry(ex, p, w, e, cache.Hit)
+		}
+	}
+	e, cs, err := s.opts.Cache.Do(ex.r.Context(), p.key, bypass, func(ctx context.Context) (*cache.Entry, error) {
+		return s.fetch(ctx, up, ex.r, p)
+	})
+	if err != nil {
+		return s.fallback(ex, up, p, w, err)
+	}
+	return s.writeEntry(ex, p, w, e, cs)
+}
+
+// maxUpstreamBody bounds an upstream answer read into memory for caching.
+const maxUpstreamBody = 32 << 20
+
+// call is the one upstream call: p sent to up on in's path, through the
+// breaker (and one retry of an idempotent read). shared says the answer will
+// serve other clients too (a cache fill): the client's cache, conditional and
+// range headers are not sent, so every client can be served from it. The
+// caller closes the answer's body.
+func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *plan, shared bool) (*http.Response, error) {
+	out := up.outgoing(ctx, in, p.body, s.clientIP(in))
+	if shared || p.call != nil {
+		// Stored answers and JSON-RPC answers (ids are rewritten, batches
+		// joined) are kept identity-encoded.
+		out.Header.Del("Accept-Encoding")
+	}
+	if shared {
+		for _, h := range sharedFetchDrops {
+			out.Header.Del(h)
+		}
+	}
+	start := time.Now()
+	resp, err := up.RoundTrip(out, p.retry)
+	s.metrics.upstreamLatency(up.Service, time.Since(start), err)
+	return resp, err
+}
+
+// sharedFetchDrops are request headers that would make the upstream's answer
+// specific to one client.
+var sharedFetchDrops = []string{"Cache-Control", "Pragma", "If-None-Match", "If-Modified-Since",
+	"If-Match", "If-Unmodified-Since", "If-Range", "Range"}
+
+// fetch fills the cache for a cached plan: the upstream's whole answer, with
+// the windows the route's class and the answer allow. It runs once for all
+// concurrent callers of a key, so it is bounded by the upstream's timeout
+// rather than by one client's context.
+func (s *Server) fetch(ctx context.Context, up *Upstream, in *http.Request, p *plan) (*cache.Entry, error) {
+	ctx, cancel := detached(ctx, up.timeout())
+	defer cancel()
+	resp, err := s.call(ctx, up, in, p, true)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamBody))
+	if err != nil {
+		return nil, &FailureError{Err: err}
+	}
+	if Failed(resp.StatusCode) {
+		return nil, &FailureError{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: errUpstreamStatus}
+	}
+	e := &cache.Entry{
+		Status:      resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"),
+		Encoding:    resp.Header.Get("Content-Encoding"),
+		Body:        b,
+		StoredAt:    s.now(),
+	}
+	if e.Encoding != "" || (p.call != nil && !isRPCResult(b)) {
+		return e, nil // not stored: compressed bodies, JSON-RPC errors
+	}
+	if fresh, stale, errFor, store := cache.Windows(policy(p.rt), resp.StatusCode, resp.Header, p.hasToken); store {
+		e.FreshFor, e.StaleFor, e.ErrorFor = fresh, stale, errFor
+	}
+	return e, nil
+}
+
+// policy is the cache policy of rt: its class's, with the operator's ttl
+// replacing the freshness (and stale-while-revalidate) window.
+func policy(rt *config.Route) cache.Policy {
+	p := cache.DefaultPolicy(cache.Class(rt.Cache))
+	if rt.TTL > 0 {
+		p.Fresh, p.Stale = rt.TTL, rt.TTL
+		p.Error = max(p.Error, rt.TTL)
+	}
+	return p
+}
+
+func (u *Upstream) timeout() time.Duration {
+	if u.Timeout <= 0 {
+		return 30 * time.Second
+	}
+	return u.Timeout
+}
+
+// detached returns a context for an upstream call shared by several clients:
+// it keeps the values of ctx but not its cancellation, and is bounded by d.
+func detached(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// forward answers an uncached plan (writes, never-cached routes, paths the
+// catalogue does not name) by streaming the upstream's answer, and falls
+// back when the upstream fails before answering.
+func (s *Server) forward(ex *exchange, up *Upstream, p *plan, w http.ResponseWriter) (Source, cache.Status) {
+	ctx, cancel := context.WithTimeout(ex.r.Context(), up.timeout())
+	defer cancel()
+	resp, err := s.call(ctx, up, ex.r, p, false)
+	if err == nil && Failed(resp.StatusCode) && s.localServes(up, p) {
+		resp.Body.Close()
+		err = &FailureError{Status: resp.StatusCode, Err: errUpstreamStatus}
+	}
+	if err != nil {
+		return s.fallback(ex, up, p, w, err)
+	}
+	defer resp.Body.Close()
+	h := w.Header()
+	copyAnswerHeaders(h, resp.Header)
+	setSource(h, FromUpstream)
+	h["X-Cache-Status"] = cacheHdr[cache.Bypass]
+	w.WriteHeader(resp.StatusCode)
+	streamBody(w, resp.Body)
+	return FromUpstream, cache.Bypass
+}
+
+// localServes reports whether a failed call of p may be answered locally.
+func (s *Server) localServes(up *Upstream, p *plan) bool {
+	return up.LocalFallback && s.opts.Local != nil && p.rt != nil && s.opts.Local.Serves(p.rt, p.vals)
+}
+
+// fallback answers after the upstream (and the stale copy) failed: the local
+// world when it has a real source, else the upstream's own failure answer
+// when there was one, else 503.
+func (s *Server) fallback(ex *exchange, up *Upstream, p *plan, w http.ResponseWriter, err error) (Source, cache.Status) {
+	if s.localServes(up, p) {
+		return s.local(ex, p, w)
+	}
+	var fe *FailureError
+	if errors.As(err, &fe) && fe.Status != 0 {
+		h := w.Header()
+		copyAnswerHeaders(h, fe.Header)
+		setSource(h, FromUpstream)
+		w.WriteHeader(fe.Status)
+		w.Write(fe.Body)
+		return FromUpstream, ""
+	}
+	s.unavailable(ex, p, w, "upstream "+string(p.service)+" unavailable: "+reason(err))
+	return FromEdge, ""
+}
+
+func reason(err error) string {
+	if errors.Is(err, ErrBreakerOpen) {
+		return "circuit breaker open"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "connection failed"
+}
+
+// local answers p from the local world: REST calls with their validated
+// values, JSON-RPC calls with a request that carries just that call.
+func (s *Server) local(ex *exchange, p *plan, w http.ResponseWriter) (Source, cache.Status) {
+	rt := p.rt
+	if rt == nil {
+		rt = p.unknown // the local node answers an unknown method as the node does
+	}
+	if s.opts.Local == nil || rt == nil {
+		route := "passthrough"
+		if rt != nil {
+			route = rt.Name
+		}
+		s.unavailable(ex, p, w, "no upstream is configured for the "+string(p.service)+" service and "+route+" has no local handler")
+		return FromEdge, ""
+	}
+	h := w.Header()
+	setSource(h, FromLocal)
+	h["X-Cache-Status"] = cacheHdr[cache.Bypass]
+	r := ex.r
+	if rt.IsRPC() {
+		r, _ = http.NewRequestWithContext(ex.r.Context(), http.MethodPost, ex.r.URL.String(), bytes.NewReader(p.body))
+		r.Header = ex.r.Header.Clone()
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = ex.r.RemoteAddr
+	}
+	s.opts.Local.Serve(w, r, rt, p.vals)
+	return FromLocal, cache.Bypass
+}
+
+// bufferWriter collects one call's answer of a batch in memory.
+type bufferWriter struct {
+	header http.Header
+	status int
+	buf    bytes.Buffer
+}
+
+func (b *bufferWriter) Header() http.Header { return b.header }
+func (b *bufferWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+func (b *bufferWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.buf.Write(p)
+}

@@ -1,0 +1,147 @@
+package proxy
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/limits"
+)
+
+// plan is what routing and validation concluded about one call: a REST
+// request, one call of a JSON-RPC request, a whole EVM body, or a path the
+// catalogue does not name. The pipeline runs it; a plan is never changed
+// once built, so a remembered plan is shared by concurrent requests.
+type plan struct {
+	rt       *config.Route // nil for a path or method the catalogue does not name
+	unknown  *config.Route // for a JSON-RPC method the catalogue does not name: its endpoint, for the local world's own error
+	rm       *routeMetrics // rt's counters (REST plans)
+	service  config.Service
+	vals     config.Values // validated parameters of a REST call
+	key      string        // cache key; "" when the answer is not cached
+	hasToken bool          // the query carries a pageToken (bounds the cache windows)
+	charge   limits.Charge // what the call costs (At is set per request)
+	body     []byte        // the body sent upstream: a POST's, one JSON-RPC call's
+	call     *jsonrpc.Call // the JSON-RPC call, whose id answers carry
+	retry    bool          // an idempotent read: the upstream call may be retried
+	self     []*plan       // []*plan{this}, so a remembered plan is served without allocating
+}
+
+// serveREST handles one catalogued Data or Metrics API route: it parses and
+// validates the request into a plan and runs it.
+func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
+	ex := s.begin(w, r, rt.Service, rt.Name)
+	ex.rm = rm
+	defer s.finish(ex)
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		if body, err = s.readBody(r); err != nil {
+			s.refuseBody(ex, err)
+			return
+		}
+	}
+	q := r.URL.Query()
+	vals, msgs := validate(rt, r, q, body)
+	if len(msgs) > 0 {
+		s.restError(ex, http.StatusBadRequest, msgs, true)
+		return
+	}
+	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body,
+		charge: limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost},
+		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
+	p.self = []*plan{p}
+	cached := s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != config.Never && s.opts.Upstreams[rt.Service] != nil
+	if cached {
+		p.key, p.hasToken = s.restKey(rt, r, q), q.Has("pageToken")
+	}
+	s.serve(ex, p.charge, p.self, false)
+	if cached && ex.admitted {
+		// Only admitted, answered requests are remembered: refused clients
+		// cannot fill the table.
+		s.memo.put(r.RequestURI, p)
+	}
+}
+
+// validate checks a REST request and returns its parameters.
+func validate(rt *config.Route, r *http.Request, q url.Values, body []byte) (config.Values, []string) {
+	if msgs := rt.Validate(r, q, body); len(msgs) > 0 {
+		return nil, msgs
+	}
+	vals := config.Values{}
+	for _, p := range rt.Params {
+		switch p.In {
+		case config.Path:
+			vals[p.Name] = r.PathValue(p.Name)
+		case config.Query:
+			if q.Has(p.Name) {
+				vals[p.Name] = q.Get(p.Name)
+			}
+		}
+	}
+	return vals, nil
+}
+
+// RoutePrefix is the start of every cache key of a route: service|route|.
+// The admin API purges a route by it.
+func RoutePrefix(rt *config.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
+
+// restKey is service|route|path|canonical query. The client's key is never
+// part of it. A JSON-RPC key is service|method|path|hash of the params.
+func (s *Server) restKey(rt *config.Route, r *http.Request, query url.Values) string {
+	var b strings.Builder
+	path := r.URL.EscapedPath()
+	b.Grow(len(rt.Service) + len(rt.Name) + len(path) + 64)
+	b.WriteString(string(rt.Service))
+	b.WriteByte('|')
+	b.WriteString(rt.Name)
+	b.WriteByte('|')
+	b.WriteString(path)
+	b.WriteByte('|')
+	rt.AppendCanonicalQuery(&b, query)
+	return b.String()
+}
+
+// memo remembers the plans of cacheable GETs by request URI, so that a
+// repeated request (the cache's hit path) skips the mux, query parsing,
+// validation and key building; the plan is the same because all of them
+// depend on the URI alone. It holds at most maxBytes of URIs, keys and
+// values (counted with a fixed overhead per entry), and only plans of
+// requests that were admitted and answered. It is safe for concurrent use.
+type memo struct {
+	entries  sync.Map // request URI -> *plan
+	n        atomic.Int64 // entries
+	bytes    atomic.Int64 // their size, as counted by put
+	maxBytes int64
+}
+
+// memoMaxBytes bounds the memo: 16 MiB holds about 50,000 typical URIs.
+const memoMaxBytes = 16 << 20
+
+// memoOverhead approximates a remembered plan's fixed cost in bytes.
+const memoOverhead = 256
+
+func (m *memo) get(uri string) *plan {
+	if v, ok := m.entries.Load(uri); ok {
+		return v.(*plan)
+	}
+	return nil
+}
+
+func (m *memo) put(uri string, p *plan) {
+	size := int64(len(uri) + len(p.key) + memoOverhead)
+	for k, v := range p.vals {
+		size += int64(len(k) + len(v))
+	}
+	if m.bytes.Load()+size > m.maxBytes {
+		return
+	}
+	if _, loaded := m.entries.LoadOrStore(uri, p); !loaded {
+		m.n.Add(1)
+		m.bytes.Add(size)
+	}
+}

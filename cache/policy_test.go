@@ -83,3 +83,14 @@ func TestWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowsSuccessStatuses: a success is stored whatever 2xx the service
+// answers with (the signature aggregator's 201), but never a partial 206.
+func TestWindowsSuccessStatuses(t *testing.T) {
+	p := DefaultPolicy(Short)
+	for status, want := range map[int]bool{200: true, 201: true, 203: true, 206: false, 302: false, 400: false, 500: false} {
+		if _, _, _, store := Windows(p, status, http.Header{}, false); store != want {
+			t.Errorf("status %d: store = %v; want %v", status, store, want)
+		}
+	}
+}

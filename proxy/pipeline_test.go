@@ -1,0 +1,165 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/limits"
+)
+
+// refuseAll refuses every request with 401, as an unknown key is.
+type refuseAll struct{}
+
+func (refuseAll) Admit(context.Context, *http.Request, limits.Charge) limits.Decision {
+	return limits.Decision{Status: http.StatusUnauthorized, Message: "Invalid API key"}
+}
+
+// TestMemoOnlyAfterAdmission: refused requests never fill the remembered-plan
+// table, and the table stops growing at its byte bound.
+func TestMemoOnlyAfterAdmission(t *testing.T) {
+	origin := newFlakyOrigin(t)
+	up := upstreamFor(t, config.Data, origin.srv.URL)
+	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
+		Cache: &mapCache{m: map[string]*cache.Entry{}}, Limiter: refuseAll{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if w := get(srv, "/v1/networks/fuji/subnets?pageSize="+string(rune('1'+i%9))); w.Code != 401 {
+			t.Fatalf("refused request answered %d", w.Code)
+		}
+	}
+	if n := srv.memo.n.Load(); n != 0 {
+		t.Fatalf("%d refused requests were remembered", n)
+	}
+	if c := origin.calls.Load(); c != 0 {
+		t.Fatalf("refused requests reached the upstream %d times", c)
+	}
+
+	srv, err = New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
+		Cache: &mapCache{m: map[string]*cache.Entry{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.memo.maxBytes = 4096
+	long := strings.Repeat("a", 900)
+	for i := range 20 {
+		get(srv, "/v1/networks/fuji/subnets?pageSize=5&x"+string(rune('a'+i))+"="+long)
+	}
+	if b := srv.memo.bytes.Load(); b > 4096 || srv.memo.n.Load() == 0 {
+		t.Fatalf("memo holds %d bytes in %d entries; want some, at most 4096 bytes", b, srv.memo.n.Load())
+	}
+}
+
+// TestSharedFetchIsClientNeutral: the upstream call that fills the cache
+// carries none of the first client's conditional, range or cache headers,
+// so coalesced clients never receive its 304 or 206.
+func TestSharedFetchIsClientNeutral(t *testing.T) {
+	var mu sync.Mutex
+	var seen http.Header
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = r.Header.Clone()
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"subnets":[]}`))
+	}))
+	t.Cleanup(origin.Close)
+	up := upstreamFor(t, config.Data, origin.URL)
+	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Cache: &mapCache{m: map[string]*cache.Entry{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/v1/networks/fuji/subnets", nil)
+	for _, h := range []string{"If-None-Match", "If-Modified-Since", "Range", "If-Range", "Cache-Control"} {
+		r.Header.Set(h, "x")
+	}
+	r.Header.Set("Accept-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Fatalf("status %d", w.Code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, h := range []string{"If-None-Match", "If-Modified-Since", "Range", "If-Range", "Cache-Control", "Accept-Encoding"} {
+		if v := seen.Get(h); v != "" {
+			t.Errorf("shared fetch sent %s: %q", h, v)
+		}
+	}
+}
+
+// TestRPCWritesNotRetried: a JSON-RPC write (avm.issueTx) is sent once even
+// when the upstream fails; a read is retried within the budget.
+func TestRPCWritesNotRetried(t *testing.T) {
+	var calls atomic.Int64
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "down", http.StatusBadGateway)
+	}))
+	t.Cleanup(origin.Close)
+	up := upstreamFor(t, config.Node, origin.URL)
+	up.RetryBudget = 1
+	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Node: up}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(body string) {
+		r := httptest.NewRequest("POST", "/ext/bc/X", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		srv.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"avm.issueTx","params":{"tx":"0x00"}}`)
+	if c := calls.Swap(0); c != 1 {
+		t.Fatalf("avm.issueTx sent %d times; want 1", c)
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"avm.getHeight","params":{}}`)
+	if c := calls.Swap(0); c != 2 {
+		t.Fatalf("avm.getHeight sent %d times; want 2 (one retry)", c)
+	}
+}
+
+// TestBatchRunsThePipeline: each call of a batch is answered by the same
+// chain as a single call: cached calls hit, the sources are combined.
+func TestBatchRunsThePipeline(t *testing.T) {
+	var calls atomic.Int64
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","result":{"networkID":"5"},"id":7}`))
+	}))
+	t.Cleanup(origin.Close)
+	up := upstreamFor(t, config.Node, origin.URL)
+	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Node: up}, Cache: &mapCache{m: map[string]*cache.Entry{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/ext/info", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		return w
+	}
+	if w := send(`{"jsonrpc":"2.0","id":7,"method":"info.getNetworkID"}`); w.Header().Get("X-Cache-Status") != "MISS" {
+		t.Fatalf("single call: %v %s", w.Header(), w.Body)
+	}
+	w := send(`[{"jsonrpc":"2.0","id":1,"method":"info.getNetworkID"},{"jsonrpc":"2.0","id":2,"method":"info.getNetworkID"}]`)
+	want := `[{"jsonrpc":"2.0","result":{"networkID":"5"},"id":1},{"jsonrpc":"2.0","result":{"networkID":"5"},"id":2}]` + "\n"
+	if got := w.Body.String(); got != want {
+		t.Fatalf("batch = %s; want %s", got, want)
+	}
+	if got := w.Header().Get("X-Avaedge-Source"); got != "cache" {
+		t.Fatalf("batch source = %q; want cache", got)
+	}
+	if c := calls.Load(); c != 1 {
+		t.Fatalf("upstream called %d times; want 1", c)
+	}
+}

@@ -113,7 +113,7 @@ func (s *Server) restKey(rt *config.Route, r *http.Request, query url.Values) st
 // values (counted with a fixed overhead per entry), and only plans of
 // requests that were admitted and answered. It is safe for concurrent use.
 type memo struct {
-	entries  sync.Map // request URI -> *plan
+	entries  sync.Map     // request URI -> *plan
 	n        atomic.Int64 // entries
 	bytes    atomic.Int64 // their size, as counted by put
 	maxBytes int64

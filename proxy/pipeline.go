@@ -69,6 +69,9 @@ func (s *Server) answer(ex *exchange, p *plan, w http.ResponseWriter) (Source, c
 	e, cs, err := s.opts.Cache.Do(ex.r.Context(), p.key, bypass, func(ctx context.Context) (*cache.Entry, error) {
 		return s.fetch(ctx, up, ex.r, p)
 	})
+	if errors.Is(err, errTooLargeToStore) {
+		return s.forward(ex, up, p, w) // streamed to this client, never stored
+	}
 	if err != nil {
 		return s.fallback(ex, up, p, w, err)
 	}
@@ -76,7 +79,11 @@ func (s *Server) answer(ex *exchange, p *plan, w http.ResponseWriter) (Source, c
 }
 
 // maxUpstreamBody bounds an upstream answer read into memory for caching.
+// A larger answer is streamed to the client uncached, never truncated.
 const maxUpstreamBody = 32 << 20
+
+// errTooLargeToStore says a cache fill met an answer over maxUpstreamBody.
+var errTooLargeToStore = errors.New("upstream answer too large to cache")
 
 // call is the one upstream call: p sent to up on in's path, through the
 // breaker (and one retry of an idempotent read). shared says the answer will
@@ -96,7 +103,7 @@ func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *pl
 		}
 	}
 	start := time.Now()
-	resp, err := up.RoundTrip(out, p.retry)
+	resp, err := up.roundTrip(out, p.retry, p.rt != nil)
 	s.metrics.upstreamLatency(up.Service, time.Since(start), err)
 	return resp, err
 }
@@ -118,9 +125,12 @@ func (s *Server) fetch(ctx context.Context, up *Upstream, in *http.Request, p *p
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamBody))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, s.maxUpstreamBody+1))
 	if err != nil {
 		return nil, &FailureError{Err: err}
+	}
+	if int64(len(b)) > s.maxUpstreamBody {
+		return nil, errTooLargeToStore
 	}
 	if Failed(resp.StatusCode) {
 		return nil, &FailureError{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: errUpstreamStatus}

@@ -163,3 +163,53 @@ func TestBatchRunsThePipeline(t *testing.T) {
 		t.Fatalf("upstream called %d times; want 1", c)
 	}
 }
+
+// TestOversizedAnswerStreamedUncached: an answer larger than a cache fill
+// keeps reaches the client whole and is never stored.
+func TestOversizedAnswerStreamedUncached(t *testing.T) {
+	big := `{"subnets":[` + strings.Repeat(`"x",`, 1000) + `"x"]}`
+	var calls atomic.Int64
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(big))
+	}))
+	t.Cleanup(origin.Close)
+	up := upstreamFor(t, config.Data, origin.URL)
+	mc := &mapCache{m: map[string]*cache.Entry{}}
+	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Cache: mc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.maxUpstreamBody = 1024
+	for range 2 {
+		w := get(srv, "/v1/networks/fuji/subnets")
+		if w.Code != 200 || w.Body.String() != big {
+			t.Fatalf("got %d, %d bytes; want 200 and the whole %d bytes", w.Code, w.Body.Len(), len(big))
+		}
+	}
+	if len(mc.m) != 0 {
+		t.Fatal("an oversized answer was stored")
+	}
+}
+
+// TestPassthroughNeverTripsBreaker: failing calls of paths the catalogue
+// does not name do not open the breaker for catalogued routes.
+func TestPassthroughNeverTripsBreaker(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/networks/fuji/subnets") {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"subnets":[]}`))
+			return
+		}
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	t.Cleanup(origin.Close)
+	srv := breakerEdge(t, origin.URL, nil)
+	for range 10 {
+		get(srv, "/v1/teleporter/messages")
+	}
+	if w := get(srv, "/v1/networks/fuji/subnets"); w.Code != 200 || w.Header().Get("X-Avaedge-Source") != "upstream" {
+		t.Fatalf("catalogued route after failing passthrough calls: %d %v", w.Code, w.Header())
+	}
+}

@@ -35,6 +35,9 @@ type Server struct {
 	idPrefix   string
 	memo       memo // plans of repeated GETs, by request URI
 	idCounter  atomic.Uint64
+	// maxUpstreamBody is the largest answer a cache fill keeps
+	// (maxUpstreamBody; tests lower it).
+	maxUpstreamBody int64
 }
 
 // New builds a Server.
@@ -57,17 +60,18 @@ func New(opts Options) (*Server, error) {
 	var b [4]byte
 	rand.Read(b[:])
 	s := &Server{
-		opts:       opts,
-		mux:        http.NewServeMux(),
-		routes:     map[string]*config.Route{},
-		charged:    map[string][]string{},
-		rmetrics:   map[string]*routeMetrics{},
-		rpc:        map[string]map[string]*config.Route{},
-		unknownRPC: map[string]*config.Route{},
-		log:        opts.Logger,
-		now:        opts.Now,
-		idPrefix:   hex.EncodeToString(b[:]) + "-",
-		memo:       memo{maxBytes: memoMaxBytes},
+		opts:            opts,
+		mux:             http.NewServeMux(),
+		routes:          map[string]*config.Route{},
+		charged:         map[string][]string{},
+		rmetrics:        map[string]*routeMetrics{},
+		rpc:             map[string]map[string]*config.Route{},
+		unknownRPC:      map[string]*config.Route{},
+		log:             opts.Logger,
+		now:             opts.Now,
+		idPrefix:        hex.EncodeToString(b[:]) + "-",
+		memo:            memo{maxBytes: memoMaxBytes},
+		maxUpstreamBody: maxUpstreamBody,
 	}
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {

@@ -194,8 +194,15 @@ var (
 // says whether the call is an idempotent read that may be retried once within
 // the retry budget.
 func (u *Upstream) RoundTrip(req *http.Request, retryable bool) (*http.Response, error) {
+	return u.roundTrip(req, retryable, true)
+}
+
+// roundTrip is RoundTrip; counted says whether the breaker sees the call. Calls
+// of paths the catalogue does not name are not counted: one client's failing
+// requests of its own choosing must not open the breaker for everyone.
+func (u *Upstream) roundTrip(req *http.Request, retryable, counted bool) (*http.Response, error) {
 	u.calls.Add(1)
-	resp, err := u.try(req)
+	resp, err := u.try(req, counted)
 	if retryable && u.shouldRetry(resp, err) && req.Context().Err() == nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -206,12 +213,12 @@ func (u *Upstream) RoundTrip(req *http.Request, retryable bool) (*http.Response,
 				req.Body = b
 			}
 		}
-		resp, err = u.try(req)
+		resp, err = u.try(req, counted)
 	}
 	return resp, err
 }
 
-func (u *Upstream) try(req *http.Request) (*http.Response, error) {
+func (u *Upstream) try(req *http.Request, counted bool) (*http.Response, error) {
 	call := func() (*http.Response, error) {
 		resp, err := u.Transport.RoundTrip(req)
 		if err != nil {
@@ -227,7 +234,7 @@ func (u *Upstream) try(req *http.Request) (*http.Response, error) {
 	}
 	var resp *http.Response
 	var err error
-	if u.Breaker != nil {
+	if u.Breaker != nil && counted {
 		resp, err = u.Breaker.Execute(call)
 	} else {
 		resp, err = call()

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/caddyserver/certmagic"
 	"github.com/redis/go-redis/v9"
@@ -139,18 +140,54 @@ func (m *Manager) TLSConfig() *tls.Config {
 }
 
 // HTTPHandler is the plain-HTTP listener's handler: it answers ACME HTTP-01
-// challenges and redirects every other request to the same host and path over
-// HTTPS (308, so methods and bodies are kept).
+// challenges and redirects every other request to HTTPS on the same path
+// (308, so methods and bodies are kept). The redirect names the requested
+// host only when it is one this edge has a certificate for, else the first
+// configured one: a Location built from any client's Host header would make
+// the edge an open redirect.
 func (m *Manager) HTTPHandler() http.Handler {
+	names := m.names()
 	redirect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host := r.Host
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
 		}
-		http.Redirect(w, r, "https://"+host+r.URL.RequestURI(), http.StatusPermanentRedirect)
+		target := ""
+		for _, n := range names {
+			if strings.EqualFold(n, host) {
+				target = n
+				break
+			}
+		}
+		if target == "" && len(names) > 0 {
+			target = names[0]
+		}
+		if target == "" {
+			http.Error(w, "unknown host", http.StatusMisdirectedRequest)
+			return
+		}
+		http.Redirect(w, r, "https://"+target+r.URL.RequestURI(), http.StatusPermanentRedirect)
 	})
 	if m.issuer == nil {
 		return redirect
 	}
 	return m.issuer.HTTPChallengeHandler(redirect)
+}
+
+// names are the host names the edge serves: the ACME domains, or the static
+// certificate's DNS names.
+func (m *Manager) names() []string {
+	if len(m.opts.Domains) > 0 {
+		return m.opts.Domains
+	}
+	if m.static != nil {
+		leaf := m.static.Leaf
+		if leaf == nil && len(m.static.Certificate) > 0 {
+			leaf, _ = x509.ParseCertificate(m.static.Certificate[0])
+		}
+		if leaf != nil {
+			return leaf.DNSNames
+		}
+	}
+	return nil
 }

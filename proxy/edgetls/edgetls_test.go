@@ -130,8 +130,21 @@ func acmeFlow(t *testing.T, storage Options) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") != "https://127.0.0.1/v1/chains?x=1" {
+	if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") != "https://localhost/v1/chains?x=1" {
 		t.Fatalf("redirect: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// The redirect never names a host the client chose (no open redirect).
+	for host, want := range map[string]string{"evil.example": "https://localhost/p", "LOCALHOST:80": "https://localhost/p"} {
+		req, _ := http.NewRequest("GET", "http://"+plain.Addr+"/p", nil)
+		req.Host = host
+		resp, err = noFollow.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Location"); got != want {
+			t.Errorf("Host %q: Location %q; want %q", host, got, want)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
 	"gopkg.in/yaml.v3"
 )
 
@@ -86,6 +87,13 @@ type Upstreams struct {
 type Upstream struct {
 	// URL is the service's base URL. Empty means local mode for the service.
 	URL string `yaml:"url"`
+	// Headers are sent with every call to this upstream, e.g. a third-party
+	// node provider's own key. Env AVAEDGE_DATA_UPSTREAM_HEADERS,
+	// AVAEDGE_METRICS_UPSTREAM_HEADERS, AVAEDGE_NODE_UPSTREAM_HEADERS:
+	// "Name: value" pairs separated by ";". Never logged. The operator's
+	// upstream_api_key goes to the Data and Metrics APIs only, never to the
+	// node upstream.
+	Headers map[string]string `yaml:"headers"`
 	// Mode is "proxy" (upstream, then stale copy, then local), "upstream-only"
 	// (no local fallback) or "local". Default "proxy" when URL is set, else "local".
 	Mode string `yaml:"mode"`
@@ -280,6 +288,20 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	set("AVAEDGE_REDIS", &c.Redis)
 	set("AVAEDGE_KEYS_FILE", &c.KeysFile)
 	set("AVAEDGE_DATA_DIR", &c.DataDir)
+	for name, u := range map[string]*Upstream{"DATA": &c.Upstreams.Data, "METRICS": &c.Upstreams.Metrics, "NODE": &c.Upstreams.Node} {
+		v := getenv("AVAEDGE_" + name + "_UPSTREAM_HEADERS")
+		if v == "" {
+			continue
+		}
+		u.Headers = map[string]string{}
+		for _, pair := range strings.Split(v, ";") {
+			if k, val, ok := strings.Cut(pair, ":"); ok {
+				u.Headers[strings.TrimSpace(k)] = strings.TrimSpace(val)
+			} else if strings.TrimSpace(pair) != "" {
+				u.Headers[strings.TrimSpace(pair)] = "" // rejected by Validate
+			}
+		}
+	}
 	if v := getenv("AVAEDGE_LOCAL_NETWORKS"); v != "" {
 		c.Local.Networks = nil
 		for _, n := range strings.Split(v, ",") {
@@ -332,6 +354,11 @@ func (c *Config) Validate() error {
 			pu, err := url.Parse(u.URL)
 			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 				bad(field+".url", "%q is not an http(s) URL", u.URL)
+			}
+		}
+		for k, v := range u.Headers {
+			if !httpguts.ValidHeaderFieldName(k) || !httpguts.ValidHeaderFieldValue(v) || v == "" {
+				bad(field+".headers", "%q is not a header name with a value", k)
 			}
 		}
 		switch u.Mode {

@@ -31,8 +31,9 @@ type AdminOptions struct {
 	Token string
 }
 
-// AdminHandler returns the admin listener's handler: /metrics, /healthz,
-// /readyz, /debug/pprof/, and the token-protected /admin/ API
+// AdminHandler returns the admin listener's handler: /healthz and /readyz
+// (open, for probes), /metrics (behind the token when one is set),
+// /debug/pprof/ and the /admin/ API (only with the token)
 // (POST /admin/cache/purge?route=NAME or ?prefix=P, GET /admin/usage?key=ID).
 func AdminHandler(o AdminOptions) http.Handler {
 	mux := http.NewServeMux()
@@ -40,7 +41,13 @@ func AdminHandler(o AdminOptions) http.Handler {
 	if g == nil {
 		g = prometheus.DefaultGatherer
 	}
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	// With a token, /metrics needs it too (a scraper sends it as a bearer
+	// token); without one it stays open for the loopback listener's scraper.
+	metricsH := promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+	if o.Token != "" {
+		metricsH = bearer(o.Token, metricsH)
+	}
+	mux.Handle("GET /metrics", metricsH)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
@@ -56,11 +63,14 @@ func AdminHandler(o AdminOptions) http.Handler {
 		}
 		writeJSON(w, status, map[string]any{"status": state, "detail": detail})
 	})
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	// Profiles reveal memory contents and cost CPU: only with the token.
+	pp := http.NewServeMux()
+	pp.HandleFunc("/debug/pprof/", pprof.Index)
+	pp.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	pp.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	pp.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	pp.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/debug/pprof/", bearer(o.Token, pp))
 	admin := http.NewServeMux()
 	admin.HandleFunc("POST /admin/cache/purge", func(w http.ResponseWriter, r *http.Request) {
 		if o.Purge == nil {
@@ -97,19 +107,25 @@ func AdminHandler(o AdminOptions) http.Handler {
 		}
 		o.Usage.ServeHTTP(w, r)
 	})
-	mux.HandleFunc("/admin/", func(w http.ResponseWriter, r *http.Request) {
-		if o.Token == "" {
-			writeJSON(w, http.StatusForbidden, map[string]any{"error": "the admin API is disabled: set AVAEDGE_ADMIN_TOKEN"})
+	mux.Handle("/admin/", bearer(o.Token, admin))
+	return mux
+}
+
+// bearer lets through only requests that carry "Authorization: Bearer
+// <token>"; with an empty token it refuses everything.
+func bearer(token string, h http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token == "" {
+			writeJSON(w, http.StatusForbidden, map[string]any{"error": "disabled: set AVAEDGE_ADMIN_TOKEN"})
 			return
 		}
-		want := "Bearer " + o.Token
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) != 1 {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "bad or missing admin token"})
 			return
 		}
-		admin.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
-	return mux
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

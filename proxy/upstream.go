@@ -26,6 +26,8 @@ type Upstream struct {
 	Base *url.URL
 	// APIKey is the operator's key, sent as x-glacier-api-key. Empty sends none.
 	APIKey string
+	// Headers are sent with every call (an upstream's own credentials).
+	Headers http.Header
 	// Transport carries the calls. Nil means a pooled transport built from the
 	// timeouts of NewUpstream.
 	Transport http.RoundTripper
@@ -68,10 +70,14 @@ func NewUpstream(svc config.Service, c config.Upstream, apiKey string, onState f
 		Service:       svc,
 		Base:          base,
 		APIKey:        apiKey,
+		Headers:       http.Header{},
 		Transport:     tr,
 		Timeout:       c.Timeout.D(),
 		RetryBudget:   c.Retry.Budget,
 		LocalFallback: c.Mode != "upstream-only",
+	}
+	for k, v := range c.Headers {
+		u.Headers.Set(k, v)
 	}
 	u.Breaker = NewBreaker(string(svc), c.Breaker, func(from, to string) {
 		if onState != nil {
@@ -121,6 +127,9 @@ func (u *Upstream) outgoing(ctx context.Context, in *http.Request, body []byte, 
 	}
 	if u.APIKey != "" {
 		out.Header.Set("X-Glacier-Api-Key", u.APIKey)
+	}
+	for k, v := range u.Headers {
+		out.Header[k] = v
 	}
 	if clientIP != "" {
 		if prior := out.Header.Values("X-Forwarded-For"); len(prior) > 0 {

@@ -129,3 +129,43 @@ func TestDataDirCreated(t *testing.T) {
 		t.Fatalf("the EVM index is not in the data directory: %v", err)
 	}
 }
+
+// TestUpstreamCredentials: the operator's Data API key goes to the Data API
+// only, never to the node upstream, which gets its own configured headers.
+func TestUpstreamCredentials(t *testing.T) {
+	seen := make(chan http.Header, 16)
+	record := func(w http.ResponseWriter, r *http.Request) {
+		seen <- r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","result":{"networkID":"5"},"id":1}`)
+	}
+	node := httptest.NewServer(http.HandlerFunc(record))
+	defer node.Close()
+	data := httptest.NewServer(http.HandlerFunc(record))
+	defer data.Close()
+	pub, _, _ := startEdge(t, map[string]string{
+		"AVAEDGE_NODE_UPSTREAM":         node.URL,
+		"AVAEDGE_DATA_UPSTREAM":         data.URL,
+		"AVAEDGE_UPSTREAM_API_KEY":      "operator-secret",
+		"AVAEDGE_NODE_UPSTREAM_HEADERS": "X-Provider-Key: provider-secret",
+	})
+	<-seen // the network id learned at start
+	resp, err := http.Post(pub+"/ext/info", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"info.getNodeVersion"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h := <-seen
+	if h.Get("X-Glacier-Api-Key") != "" || h.Get("X-Provider-Key") != "provider-secret" {
+		t.Fatalf("node upstream got x-glacier-api-key %q, x-provider-key %q", h.Get("X-Glacier-Api-Key"), h.Get("X-Provider-Key"))
+	}
+	resp, err = http.Get(pub + "/v1/chains")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h = <-seen
+	if h.Get("X-Glacier-Api-Key") != "operator-secret" || h.Get("X-Provider-Key") != "" {
+		t.Fatalf("data upstream got x-glacier-api-key %q, x-provider-key %q", h.Get("X-Glacier-Api-Key"), h.Get("X-Provider-Key"))
+	}
+}

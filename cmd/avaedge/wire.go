@@ -62,7 +62,11 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 			localMode[svc] = true
 			continue
 		}
-		up, err := proxy.NewUpstream(svc, u, cfg.UpstreamAPIKey, func(svc config.Service, from, to string) {
+		key := cfg.UpstreamAPIKey
+		if svc == config.Node {
+			key = "" // the Data API key is the operator's account: never sent to a node provider
+		}
+		up, err := proxy.NewUpstream(svc, u, key, func(svc config.Service, from, to string) {
 			if srv != nil {
 				srv.BreakerChanged(svc, from, to)
 			}

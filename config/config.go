@@ -63,6 +63,13 @@ type Config struct {
 	Cache Cache `yaml:"cache"`
 	// Routes overrides catalogue entries by route name.
 	Routes map[string]RouteOverride `yaml:"routes"`
+	// Publish forwards further routes of the real services, each to the
+	// named keys only (account-scoped routes such as webhooks or usage, or
+	// writes, that the operator chooses to share). Beyond the catalogue, the
+	// built-in list of the services' other read routes and these entries,
+	// every path is refused with 404: the operator's upstream key never
+	// serves what the operator did not publish.
+	Publish []Publish `yaml:"publish"`
 	// Local configures the offline world.
 	Local Local `yaml:"local"`
 	// TLS terminates HTTPS on the public listener when set.
@@ -81,6 +88,19 @@ type Upstreams struct {
 	Metrics Upstream `yaml:"metrics"`
 	// Node is an avalanchego node's HTTP API. Env AVAEDGE_NODE_UPSTREAM (e.g. https://api.avax.network).
 	Node Upstream `yaml:"node"`
+}
+
+// Publish is one route the operator publishes to named keys.
+type Publish struct {
+	// Method is the HTTP method (GET, POST, PUT, PATCH or DELETE).
+	Method string `yaml:"method"`
+	// Path is the path pattern; a "{name}" segment matches any one segment,
+	// e.g. /v1/webhooks/{id}.
+	Path string `yaml:"path"`
+	// Keys are the key ids (of the keys file) that may call it. Required.
+	Keys []string `yaml:"keys"`
+	// Cost is the route's price in CU. Default 20.
+	Cost int64 `yaml:"cost"`
 }
 
 // Upstream is one real service.
@@ -424,6 +444,26 @@ func (c *Config) Validate() error {
 	known := map[string]bool{}
 	for _, r := range Catalogue() {
 		known[r.Name] = true
+	}
+	for i := range c.Publish {
+		pub := &c.Publish[i]
+		field := fmt.Sprintf("publish[%d]", i)
+		switch pub.Method {
+		case "GET", "POST", "PUT", "PATCH", "DELETE":
+		default:
+			bad(field+".method", "%q is not GET, POST, PUT, PATCH or DELETE", pub.Method)
+		}
+		if !strings.HasPrefix(pub.Path, "/v1/") && !strings.HasPrefix(pub.Path, "/v2/") && !strings.HasPrefix(pub.Path, "/ext/") {
+			bad(field+".path", "%q is not a path of the Data, Metrics or node API", pub.Path)
+		}
+		if len(pub.Keys) == 0 {
+			bad(field+".keys", "name the key ids that may call it")
+		}
+		if pub.Cost < 0 {
+			bad(field+".cost", "must not be negative")
+		} else if pub.Cost == 0 {
+			pub.Cost = 20
+		}
 	}
 	for name, o := range c.Routes {
 		if !known[name] {

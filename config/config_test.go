@@ -218,23 +218,38 @@ func FuzzValidate(f *testing.F) {
 	})
 }
 
-func TestPassthroughCost(t *testing.T) {
+// TestPublished: only GETs of the real services' published read routes are
+// forwarded, at their published cost; account-scoped routes, writes and path
+// variants are not.
+func TestPublished(t *testing.T) {
 	tests := []struct {
 		method, path string
-		want         int64
+		want         int64 // 0: not published
 	}{
 		{"GET", "/v1/networks/fuji/blockchains/p-chain/transactions", 100},
 		{"GET", "/v1/networks/fuji/blockchains/p-chain/blocks/abc", 100},
 		{"GET", "/v1/chains/allBlocks", 1},
 		{"GET", "/v1/chains/43114/blocks/12", 10},
-		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", 10},
-		{"GET", "/v2/lookingGlass/compositeQuery", 7},
-		{"POST", "/v2/lookingGlass/compositeQuery", 3000},
-		{"GET", "/v1/unknown/route", 7},
+		{"GET", "/v2/icm/summary", 7},
+		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", 0},
+		{"GET", "/v2/lookingGlass/compositeQuery", 0},
+		{"POST", "/v2/lookingGlass/compositeQuery", 0},
+		{"GET", "/v1/unknown/route", 0},
+		{"GET", "/v1/webhooks", 0},
+		{"DELETE", "/v1/webhooks/abc", 0},
+		{"GET", "/v1/webhooks:getSharedSecret", 0},
+		{"GET", "/v1/apiLogs", 0},
+		{"GET", "/v1/apiUsageMetrics", 0},
+		{"GET", "/v1/rpcUsageMetrics", 0},
+		{"GET", "/v1/operations/abc", 0},
+		{"GET", "/v1/chains/allBlocks/", 0},
+		{"GET", "/V1/CHAINS/ALLBLOCKS", 0},
+		{"GET", "/v1/chains//blocks/12", 0},
 	}
 	for _, tt := range tests {
-		if got := PassthroughCost(tt.method, tt.path, 7); got != tt.want {
-			t.Errorf("PassthroughCost(%s %s) = %d; want %d", tt.method, tt.path, got, tt.want)
+		got, ok := Published(tt.method, tt.path, 7)
+		if ok != (tt.want != 0) || got != tt.want {
+			t.Errorf("Published(%s %s) = %d, %v; want %d", tt.method, tt.path, got, ok, tt.want)
 		}
 	}
 }

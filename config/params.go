@@ -195,9 +195,10 @@ func bodyValues(body []byte, params []Param) (Values, []string) {
 	return vals, msgs
 }
 
-// CanonicalQuery returns q with the route's defaults filled in, in sorted
-// order: the query part of a cache key. Parameters the route does not know are
-// kept (the upstream may honour them). Values are query-escaped.
+// CanonicalQuery returns the parameters of q that the route knows, with its
+// defaults filled in, in sorted order: the query part of a cache key.
+// Unknown parameters are left out (the edge does not forward them either), so
+// they cannot make new entries. Values are query-escaped.
 func (r *Route) CanonicalQuery(q url.Values) string {
 	var b strings.Builder
 	r.AppendCanonicalQuery(&b, q)
@@ -209,7 +210,9 @@ func (r *Route) AppendCanonicalQuery(b *strings.Builder, q url.Values) {
 	var stack [16]string
 	keys := stack[:0]
 	for k := range q {
-		keys = append(keys, k)
+		if r.param(k) != nil {
+			keys = append(keys, k)
+		}
 	}
 	for i := range r.Params {
 		p := &r.Params[i]

@@ -19,7 +19,7 @@ func (u *Upstream) NetworkID(ctx context.Context) (uint32, error) {
 		return 0, err
 	}
 	in.Header.Set("Content-Type", "application/json")
-	resp, err := u.RoundTrip(u.outgoing(ctx, in, body, ""), true)
+	resp, err := u.RoundTrip(u.outgoing(ctx, in, nil, body, ""), true)
 	if err != nil {
 		return 0, err
 	}

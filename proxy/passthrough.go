@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/avaedge/avaedge/config"
@@ -27,9 +28,13 @@ func serviceOf(path string) (svc config.Service, ok bool) {
 	return "", false
 }
 
-// servePassthrough plans a path the catalogue does not know: forwarded
-// untouched and never cached, at the real service's published cost (else the
-// default). Without an upstream it answers the service's 404.
+// servePassthrough plans a path the catalogue does not list. Only published
+// paths are forwarded: GETs of the real services' other read routes (never
+// cached, at the published cost), and the operator's own Publish entries, to
+// their keys only. Everything else (account-scoped routes, writes, other node
+// APIs, path variants of catalogued routes) is answered 404 at the edge and
+// never reaches the upstream. Without an upstream a published path is 404
+// too.
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")
@@ -39,21 +44,47 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		s.notFound(ex)
 		return
 	}
-	p := &plan{service: svc,
-		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: config.PassthroughCost(r.Method, r.URL.Path, s.opts.PassthroughCost)},
-		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
-	if s.opts.Upstreams[svc] == nil {
-		if s.admit(ex, p.charge) {
-			s.notFound(ex)
+	cost, published := int64(0), false
+	var keys []string
+	if svc != config.Node {
+		cost, published = config.Published(r.Method, r.URL.Path, s.opts.PassthroughCost)
+	}
+	if !published {
+		best := -1
+		for i := range s.opts.Publish {
+			pub := &s.opts.Publish[i]
+			if pub.Method != r.Method {
+				continue
+			}
+			if literals, match := config.MatchPath(pub.Path, r.URL.Path); match && literals > best {
+				best, cost, keys, published = literals, pub.Cost, pub.Keys, true
+			}
 		}
+	}
+	if !published || s.opts.Upstreams[svc] == nil {
+		s.notFound(ex)
 		return
 	}
-	body, err := s.readBody(r)
-	if err != nil {
-		s.refuseBody(ex, err)
-		return
+	p := &plan{service: svc,
+		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: cost},
+		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
+	if keys != nil {
+		// An operator's route: admitted before its body is read, and only
+		// for its keys.
+		if !s.admit(ex, p.charge) {
+			return
+		}
+		if !slices.Contains(keys, ex.keyID) {
+			s.notFound(ex)
+			return
+		}
+		body, err := s.readBody(r)
+		if err != nil {
+			s.refuseBody(ex, err)
+			return
+		}
+		p.body = body
 	}
-	p.body = body
 	s.serve(ex, p.charge, []*plan{p}, false)
 }
 

@@ -19,8 +19,8 @@ import (
 // (answer). A request of one plan is answered straight to the client; a
 // JSON-RPC batch's plans are answered concurrently and written as one array.
 func (s *Server) serve(ex *exchange, charge limits.Charge, plans []*plan, batch bool) {
-	if !s.admit(ex, charge) {
-		return
+	if !ex.admitted && !s.admit(ex, charge) {
+		return // (a request with a body was admitted before it was read)
 	}
 	if !batch {
 		ex.source, ex.cache = s.answer(ex, plans[0], ex.w)
@@ -91,7 +91,7 @@ var errTooLargeToStore = errors.New("upstream answer too large to cache")
 // range headers are not sent, so every client can be served from it. The
 // caller closes the answer's body.
 func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *plan, shared bool) (*http.Response, error) {
-	out := up.outgoing(ctx, in, p.body, s.clientIP(in))
+	out := up.outgoing(ctx, in, p.url, p.body, s.clientIP(in))
 	if shared || p.call != nil {
 		// Stored answers and JSON-RPC answers (ids are rewritten, batches
 		// joined) are kept identity-encoded.

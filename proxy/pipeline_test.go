@@ -213,3 +213,57 @@ func TestPassthroughNeverTripsBreaker(t *testing.T) {
 		t.Fatalf("catalogued route after failing passthrough calls: %d %v", w.Code, w.Header())
 	}
 }
+
+// keyLimiter admits everyone and names the key the client sends.
+type keyLimiter struct{}
+
+func (keyLimiter) Admit(_ context.Context, r *http.Request, _ limits.Charge) limits.Decision {
+	id := r.Header.Get("X-Glacier-Api-Key")
+	if id == "" {
+		id = "anonymous"
+	}
+	return limits.Decision{KeyID: id}
+}
+
+// TestOnlyPublishedPathsForwarded: account-scoped routes, other node APIs
+// and path variants never reach an upstream; a route the operator publishes
+// reaches it for its keys only.
+func TestOnlyPublishedPathsForwarded(t *testing.T) {
+	te := newTestEdge(t, Options{Limiter: keyLimiter{}, Publish: []config.Publish{{Method: "DELETE", Path: "/v1/webhooks/{id}", Keys: []string{"acme"}, Cost: 5}}})
+	for _, c := range []struct{ method, path, key string }{
+		{"GET", "/v1/webhooks", ""},
+		{"DELETE", "/v1/webhooks/abc", ""},
+		{"DELETE", "/v1/webhooks/abc", "other"},
+		{"GET", "/v1/webhooks:getSharedSecret", "acme"},
+		{"GET", "/v1/apiLogs", ""},
+		{"GET", "/v1/apiUsageMetrics", ""},
+		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", ""},
+		{"POST", "/ext/admin", ""},
+		{"POST", "/ext/keystore", ""},
+		{"POST", "/ext/metrics", ""},
+		{"GET", "/v1/chains/43114/blocks/?pageSize=10", ""},
+		{"GET", "/V1/CHAINS/43114/blocks", ""},
+	} {
+		r := httptest.NewRequest(c.method, c.path, strings.NewReader(`{}`))
+		r.Header.Set("Content-Type", "application/json")
+		if c.key != "" {
+			r.Header.Set("X-Glacier-Api-Key", c.key)
+		}
+		w := httptest.NewRecorder()
+		te.srv.ServeHTTP(w, r)
+		calls := te.data.count.Load() + te.metrics.count.Load() + te.node.count.Load()
+		if w.Code != 404 || calls != 0 || w.Header().Get("X-Avaedge-Source") != "edge" {
+			t.Fatalf("%s %s (key %q) = %d from %q, upstream calls %d; want 404 at the edge", c.method, c.path, c.key, w.Code, w.Header().Get("X-Avaedge-Source"), calls)
+		}
+		if !strings.Contains(w.Body.String(), "Cannot "+c.method) && !strings.Contains(w.Body.String(), "404 page not found") {
+			t.Fatalf("%s %s: unclear error %s", c.method, c.path, w.Body)
+		}
+	}
+	r := httptest.NewRequest("DELETE", "/v1/webhooks/abc", nil)
+	r.Header.Set("X-Glacier-Api-Key", "acme")
+	w := httptest.NewRecorder()
+	te.srv.ServeHTTP(w, r)
+	if w.Code != 200 || te.data.count.Load() != 1 {
+		t.Fatalf("the operator's published route for its key: %d, %d upstream calls", w.Code, te.data.count.Load())
+	}
+}

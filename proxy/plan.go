@@ -25,6 +25,7 @@ type plan struct {
 	key      string        // cache key; "" when the answer is not cached
 	hasToken bool          // the query carries a pageToken (bounds the cache windows)
 	charge   limits.Charge // what the call costs (At is set per request)
+	url      *url.URL      // the path and query sent upstream; nil sends the client's own
 	body     []byte        // the body sent upstream: a POST's, one JSON-RPC call's
 	call     *jsonrpc.Call // the JSON-RPC call, whose id answers carry
 	retry    bool          // an idempotent read: the upstream call may be retried
@@ -37,8 +38,14 @@ func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWr
 	ex := s.begin(w, r, rt.Service, rt.Name)
 	ex.rm = rm
 	defer s.finish(ex)
+	charge := limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}
 	var body []byte
 	if r.Method == http.MethodPost {
+		// Admitted before the body is read: a client without a valid key
+		// cannot make the edge buffer its body.
+		if !s.admit(ex, charge) {
+			return
+		}
 		var err error
 		if body, err = s.readBody(r); err != nil {
 			s.refuseBody(ex, err)
@@ -51,13 +58,16 @@ func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWr
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
-	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body,
-		charge: limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost},
-		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
+	// The upstream gets the path in its canonical encoding and only the
+	// parameters the route knows: what validation checked is what is sent,
+	// and encodings or unknown parameters cannot make new cache entries.
+	target := &url.URL{Path: r.URL.Path, RawQuery: knownQuery(rt, q)}
+	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, url: target, charge: charge,
+		retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
 	p.self = []*plan{p}
 	cached := s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != config.Never && s.opts.Upstreams[rt.Service] != nil
 	if cached {
-		p.key, p.hasToken = s.restKey(rt, r, q), q.Has("pageToken")
+		p.key, p.hasToken = s.restKey(rt, target.EscapedPath(), q), q.Has("pageToken")
 	}
 	s.serve(ex, p.charge, p.self, false)
 	if cached && ex.admitted {
@@ -86,15 +96,31 @@ func validate(rt *config.Route, r *http.Request, q url.Values, body []byte) (con
 	return vals, nil
 }
 
+// knownQuery encodes the parameters of q that rt knows, sorted.
+func knownQuery(rt *config.Route, q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	known := make(url.Values, len(q))
+	for _, p := range rt.Params {
+		if p.In == config.Query {
+			if vs, ok := q[p.Name]; ok {
+				known[p.Name] = vs
+			}
+		}
+	}
+	return known.Encode()
+}
+
 // RoutePrefix is the start of every cache key of a route: service|route|.
 // The admin API purges a route by it.
 func RoutePrefix(rt *config.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
 
-// restKey is service|route|path|canonical query. The client's key is never
-// part of it. A JSON-RPC key is service|method|path|hash of the params.
-func (s *Server) restKey(rt *config.Route, r *http.Request, query url.Values) string {
+// restKey is service|route|path|canonical query, path in its canonical
+// encoding. The client's key is never part of it. A JSON-RPC key is
+// service|method|path|hash of the params.
+func (s *Server) restKey(rt *config.Route, path string, query url.Values) string {
 	var b strings.Builder
-	path := r.URL.EscapedPath()
 	b.Grow(len(rt.Service) + len(rt.Name) + len(path) + 64)
 	b.WriteString(string(rt.Service))
 	b.WriteByte('|')

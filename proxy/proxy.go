@@ -113,9 +113,12 @@ type Options struct {
 	ClientIP func(r *http.Request) string
 	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means 1 MiB.
 	MaxBodyBytes int64
-	// PassthroughCost is the CU cost of a path the catalogue does not know
-	// and the real services publish no cost for. Zero means 20.
+	// PassthroughCost is the CU cost of a published path the catalogue does
+	// not list and the real services publish no cost for. Zero means 20.
 	PassthroughCost int64
+	// Publish are further routes forwarded to named keys only (see
+	// config.Config.Publish).
+	Publish []config.Publish
 	// AccessLog enables the per-request log line.
 	AccessLog bool
 	// Logger receives the access log and errors. Nil means slog.Default().

@@ -97,20 +97,24 @@ var hopHeaders = []string{
 var clientKeyHeaders = []string{"X-Glacier-Api-Key", "X-Data-Api-Key"}
 
 // outgoing builds the upstream request for in: a clone (the incoming request
-// is never changed) with the upstream's URL, hop-by-hop and client key
-// headers removed, X-Forwarded-For extended with clientIP, and the operator's
-// key added. body replaces the incoming body when non-nil.
-func (u *Upstream) outgoing(ctx context.Context, in *http.Request, body []byte, clientIP string) *http.Request {
+// is never changed) with the upstream's URL and path, query and raw path of
+// to (nil: in's own), hop-by-hop and client key headers removed,
+// X-Forwarded-For extended with clientIP, and the operator's key added. body
+// replaces the incoming body when non-nil.
+func (u *Upstream) outgoing(ctx context.Context, in *http.Request, to *url.URL, body []byte, clientIP string) *http.Request {
+	if to == nil {
+		to = in.URL
+	}
 	out := in.Clone(ctx)
 	out.RequestURI = ""
 	out.Host = ""
 	target := *u.Base
-	target.Path = singleJoin(u.Base.Path, in.URL.Path)
+	target.Path = singleJoin(u.Base.Path, to.Path)
 	target.RawPath = ""
-	if in.URL.RawPath != "" {
-		target.RawPath = singleJoin(u.Base.EscapedPath(), in.URL.EscapedPath())
+	if to.RawPath != "" {
+		target.RawPath = singleJoin(u.Base.EscapedPath(), to.EscapedPath())
 	}
-	target.RawQuery = in.URL.RawQuery
+	target.RawQuery = to.RawQuery
 	out.URL = &target
 	if body != nil {
 		out.Body = http.NoBody

@@ -152,7 +152,7 @@ func TestRPCWire(t *testing.T) {
 }
 
 // TestXChainAliases checks that every alias of the X-Chain endpoint is the avm
-// endpoint and that other /ext/bc/ ids pass through.
+// endpoint and that other /ext/ paths never reach the node upstream.
 func TestXChainAliases(t *testing.T) {
 	te := newTestEdge(t, Options{})
 	for _, p := range []string{"/ext/bc/X", "/ext/bc/avm", "/ext/X", "/ext/avm", "/ext/bc/2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"} {
@@ -163,11 +163,16 @@ func TestXChainAliases(t *testing.T) {
 			t.Fatalf("GET %s = %d; want the node's 405", p, w.Code)
 		}
 	}
-	r := httptest.NewRequest("GET", "/ext/bc/P", nil)
-	w := httptest.NewRecorder()
-	te.srv.ServeHTTP(w, r)
-	if w.Code != 200 || te.node.count.Load() != 1 {
-		t.Fatalf("GET /ext/bc/P = %d, upstream calls %d; want passthrough", w.Code, te.node.count.Load())
+	for _, p := range []string{"/ext/bc/P", "/ext/admin", "/ext/keystore", "/ext/metrics", "/ext/health", "/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"} {
+		for _, m := range []string{"GET", "POST"} {
+			r := httptest.NewRequest(m, p, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"admin.stopCPUProfiler"}`))
+			r.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			te.srv.ServeHTTP(w, r)
+			if w.Code != 404 || te.node.count.Load() != 0 {
+				t.Fatalf("%s %s = %d, upstream calls %d; want 404 at the edge", m, p, w.Code, te.node.count.Load())
+			}
+		}
 	}
 }
 

@@ -142,6 +142,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		Cache:        c,
 		Limiter:      lim,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		Publish:      cfg.Publish,
 		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
 		AccessLog:    !cfg.DisableAccessLog,
 		Logger:       log,

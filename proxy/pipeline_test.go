@@ -267,3 +267,27 @@ func TestOnlyPublishedPathsForwarded(t *testing.T) {
 		t.Fatalf("the operator's published route for its key: %d, %d upstream calls", w.Code, te.data.count.Load())
 	}
 }
+
+// TestEVMBodies: an EVM batch over the limit and a body that is not JSON are
+// answered at the edge; a batch is charged per call.
+func TestEVMBodies(t *testing.T) {
+	te := newTestEdge(t, Options{})
+	post := func(body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/ext/bc/C/rpc", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		te.srv.ServeHTTP(w, r)
+		return w
+	}
+	call := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`
+	big := "[" + strings.Repeat(call+",", maxBatch) + call + "]"
+	if w := post(big); w.Code != http.StatusRequestEntityTooLarge || te.node.count.Load() != 0 {
+		t.Fatalf("batch of %d: %d, %d upstream calls", maxBatch+1, w.Code, te.node.count.Load())
+	}
+	if w := post(`[` + call + `,`); w.Code != 200 || !strings.Contains(w.Body.String(), "-32700") || te.node.count.Load() != 0 {
+		t.Fatalf("invalid JSON: %d %s, %d upstream calls", w.Code, w.Body, te.node.count.Load())
+	}
+	if w := post("[" + call + "," + call + "]"); w.Code != 200 || te.node.count.Load() != 1 {
+		t.Fatalf("valid batch: %d, %d upstream calls", w.Code, te.node.count.Load())
+	}
+}

@@ -95,11 +95,20 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 // to the node upstream's C-Chain endpoint, or to the local dev chain, and
 // charged per call.
 func (s *Server) serveEVM(ex *exchange, body []byte) {
+	if !json.Valid(body) {
+		// What geth answers; answered here, so a body that is not JSON is
+		// neither forwarded nor charged as if it were one call.
+		ex.source = FromEdge
+		setSource(ex.w.Header(), FromEdge)
+		ex.w.Header()["Content-Type"] = hdrJSON
+		ex.w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n"))
+		return
+	}
 	n := 1
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
 		var elems []json.RawMessage
-		if json.Unmarshal(t, &elems) == nil && len(elems) > 0 {
-			n = len(elems)
+		if json.Unmarshal(t, &elems) == nil {
+			n = max(len(elems), 1)
 		}
 	}
 	if n > maxBatch {

@@ -11,7 +11,7 @@ import (
 	"github.com/avaedge/avaedge/local/avax"
 )
 
-// Well-known local network constants (FACTS.md).
+// Well-known constants of avalanchego's local network (network id 12345).
 var (
 	// NetworkID is the devnet's network id.
 	NetworkID = avax.LocalID

@@ -222,7 +222,7 @@ type chainJSON struct {
 }
 
 func (c Chain) toJSON() chainJSON {
-	return chainJSON{c.EVMChainID, c.ChainName, c.BlockchainID, c.SubnetID, c.Network}
+	return chainJSON(c)
 }
 
 // serveChains answers listChains: every chain of Options.Chains, filtered

@@ -3,8 +3,8 @@ package config
 import "strings"
 
 // passthroughCosts are the published CU costs of the real services' routes
-// that the catalogue does not list (data-api-rate-limits.mdx and
-// metrics-api-rate-limits.mdx), so forwarded routes are charged what the
+// that the catalogue does not list (the Data and Metrics APIs' "Rate Limits"
+// pages; docs/facts.md, section 1), so forwarded routes are charged what the
 // real service charges.
 var passthroughCosts = []struct {
 	method, path string

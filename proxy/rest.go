@@ -63,7 +63,7 @@ func bodyMessage(err error) string {
 
 // restError answers in the service's error format: the Metrics API always
 // sends an array of messages, the Data API an array for validation errors and
-// a string otherwise (FACTS.md).
+// a string otherwise (docs/facts.md, section 1).
 func (s *Server) restError(ex *exchange, status int, msgs []string, validation bool) {
 	if ex.source == "" {
 		setSource(ex.w.Header(), ex, "edge")

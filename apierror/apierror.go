@@ -1,8 +1,10 @@
 // Package apierror writes the REST error body shared by the Data API and the
 // Metrics API: {"message": string | string[], "statusCode": N, "error": "Bad Request"}.
 //
-// All three fields are always present (FACTS.md). Validation errors carry an
-// array of messages in the NestJS style; the Metrics API always uses an array.
+// All three fields are always present and statusCode equals the HTTP status
+// (both services' OpenAPI documents; docs/facts.md, section 1). Validation
+// errors carry an array of messages in the NestJS style; the Metrics API
+// always uses an array.
 package apierror
 
 import (

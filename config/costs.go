@@ -4,11 +4,12 @@ import "strings"
 
 // published are the real services' read routes that the catalogue does not
 // list but the edge forwards (GET only, never cached), with their published
-// CU costs (the Data API's and Metrics API's rate-limit pages; 0 means the
-// edge's default passthrough cost). Everything account-scoped is left out on
-// purpose: webhooks, API keys, usage metrics and logs, export operations
-// belong to the operator's account, and the operator's key must never serve
-// them to a client; so are writes (reindex, exports, composite queries).
+// CU costs (the Data and Metrics APIs' "Rate Limits" pages; docs/facts.md,
+// section 1; 0 means the edge's default passthrough cost). Everything
+// account-scoped is left out on purpose: webhooks, API keys, usage metrics
+// and logs, export operations belong to the operator's account, and the
+// operator's key must never serve them to a client; so are writes (reindex,
+// exports, composite queries).
 var published = []struct {
 	path string
 	cost int64

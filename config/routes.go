@@ -142,14 +142,16 @@ var NodeEndpoints = map[string][]string{
 }
 
 // XChainIDs are the X-Chain blockchain ids the avm endpoint accepts in place
-// of the alias: mainnet, fuji and the local network (FACTS.md).
+// of the alias: mainnet, fuji and the local network (docs/facts.md, sections
+// 2 and 5).
 var XChainIDs = []string{
 	"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
 	"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
 	"2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
 }
 
-// Enumerations shared by several routes (FACTS.md, glacier.json).
+// Enumerations shared by several routes (glacier.json and popsicle.json;
+// docs/facts.md, sections 2 and 3).
 var (
 	Networks            = []string{"mainnet", "fuji", "testnet"}
 	SortOrders          = []string{"asc", "desc"}
@@ -216,8 +218,8 @@ func atLeastOne(names ...string) func(Values) []string {
 	}
 }
 
-// dayOnlyMetrics enforces the seed's rule: metrics whose names start with
-// cumulative, max or avg support only timeInterval=day.
+// dayOnlyMetrics enforces popsicle.json's rule: metrics whose names start
+// with cumulative, max or avg support only timeInterval=day.
 func dayOnlyMetrics(v Values) []string {
 	m := v["metric"]
 	if ti, ok := v["timeInterval"]; ok && ti != "day" &&
@@ -227,8 +229,9 @@ func dayOnlyMetrics(v Values) []string {
 	return nil
 }
 
-// quorumRule enforces seed 4.1: message or justification, and
-// quorumPercentage + quorumPercentageBuffer <= 100.
+// quorumRule enforces aggregateSignatures' body rules (docs/facts.md,
+// section 2): message or justification, and quorumPercentage +
+// quorumPercentageBuffer <= 100.
 func quorumRule(v Values) []string {
 	var msgs []string
 	if v["message"] == "" && v["justification"] == "" {
@@ -256,18 +259,17 @@ func rpc(endpoint, name string, cost int64, class CacheClass) Route {
 		Endpoint: endpoint, Cost: cost, Cache: class}
 }
 
-// Catalogue returns every route the edge knows, in a fixed order: the 18
-// Data API routes of the seed plus /v1/chains, /v1/chains/{chainId} and
-// listValidators; the Metrics routes; and each JSON-RPC method of the node
-// seed, plus the EVM block, transaction and ERC-20 balance routes the local
-// index answers too. Data API costs are those of data-api-rate-limits.mdx; metrics costs
-// those of metrics-api-rate-limits.mdx (avg_tps priced like a metric); node
-// costs are avaedge's own (see the README): 1 for constant answers, 10 for a
-// lookup, 20 for balances, 50 for UTXO pages.
+// Catalogue returns every route the edge knows, in a fixed order: the Data
+// API routes of docs/facts.md, section 2; the Metrics routes; and each Info
+// and X-Chain JSON-RPC method, plus the EVM JSON-RPC endpoint. Data API and
+// Metrics API costs are their published ones (docs/facts.md, section 1;
+// avg_tps priced like a metric); node costs are avaedge's own (see the
+// README): 1 for constant answers, 10 for a lookup, 20 for balances, 50 for
+// UTXO pages.
 func Catalogue() []Route {
 	get := http.MethodGet
 	routes := []Route{
-		// Data API, seed sections 4.1-4.18.
+		// Data API: docs/facts.md, section 2.
 		withCheck(rest(Data, "aggregateSignatures", http.MethodPost, "/v1/signatureAggregator/{network}/aggregateSignatures", 20, Never,
 			network,
 			Param{Name: "message", In: Body, Format: Hex},

@@ -3,7 +3,8 @@
 // that the edge can answer envelope errors itself, split batches, and host
 // local method handlers that avalanchego's own clients accept.
 //
-// Wire rules (FACTS.md, gorilla/rpc v2 server.go and json2/server.go):
+// Wire rules (gorilla/rpc v2 server.go and json2/server.go; docs/facts.md,
+// section 4):
 //   - POST only: 405 text/plain "rpc: POST method required, received GET".
 //   - Content-Type application/json (case-insensitive, parameters after ';'
 //     ignored), else 415 text/plain "rpc: unrecognized Content-Type: X".

@@ -55,9 +55,9 @@ type KeysFile struct {
 	Anonymous string `yaml:"anonymous"`
 }
 
-// DefaultKeysFile returns the real Data API's published plans
-// (data-api-rate-limits.mdx), anonymous clients on "unauthenticated", and no
-// keys.
+// DefaultKeysFile returns the real Data API's published plans (its "Rate
+// Limits" page; docs/facts.md, section 1), anonymous clients on
+// "unauthenticated", and no keys.
 func DefaultKeysFile() *KeysFile {
 	plan := func(min, day int64) Plan { return Plan{CUPerMinute: min, CUPerDay: day} }
 	kf := &KeysFile{

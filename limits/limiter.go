@@ -440,8 +440,8 @@ func (l *Limiter) Admit(ctx context.Context, r *http.Request, c Charge) Decision
 	}
 	plan.allowed.Inc()
 	if key == nil {
-		// Rate-limit headers go on keyed answers (FACTS.md); anonymous
-		// clients see them only on a refusal.
+		// Rate-limit headers go on answers to keyed requests (the Data
+		// API's Usage Guide); anonymous clients see them only on a refusal.
 		d.Policy = ""
 	}
 	return d

@@ -216,7 +216,7 @@ func TestAnswers(t *testing.T) {
 			}
 		})
 	}
-	// The x-data-api-key header of the seed works too.
+	// The x-data-api-key header of the Data API's interface description works too.
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set("X-Data-Api-Key", "frank-secret")
 	if d := l.Admit(context.Background(), r, charge(1)); d.KeyID != "frank" {

@@ -12,7 +12,7 @@ import (
 	"github.com/avaedge/avaedge/config"
 )
 
-// TestBadInputNeverReachesUpstream checks every seed constraint at the edge:
+// TestBadInputNeverReachesUpstream checks every published parameter rule at the edge:
 // the right status and body in the service's format, and no upstream call.
 func TestBadInputNeverReachesUpstream(t *testing.T) {
 	te := newTestEdge(t, Options{MaxBodyBytes: 1024})

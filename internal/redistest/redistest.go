@@ -63,6 +63,9 @@ func Start(t testing.TB) *Server {
 func (s *Server) RequireReal() {
 	s.t.Helper()
 	if !s.Real {
+		if Required() {
+			s.t.Fatal("needs a real redis-server and AVAEDGE_TEST_REDIS=required")
+		}
 		s.t.Skip("needs a real redis-server")
 	}
 }

@@ -15,9 +15,7 @@ func TestStartAndCluster(t *testing.T) {
 	if err := s.Client().Ping(ctx).Err(); err != nil {
 		t.Fatalf("ping after restart: %v", err)
 	}
-	if !s.Real {
-		t.Skip("cluster needs a real redis-server")
-	}
+	s.RequireReal() // the cluster needs a real redis-server
 	c := StartCluster(t, 3)
 	cl := c.Client(t)
 	for _, k := range []string{"a", "b", "c", "d"} {

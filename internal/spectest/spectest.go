@@ -1,43 +1,56 @@
-// Package spectest validates answers against the real services' OpenAPI
-// files (../shared/spec beside the project's root), for tests.
+// Package spectest validates answers against the real services' published
+// OpenAPI documents, for tests. The documents are copied, unchanged, into
+// testdata/: glacier.json is the Data API's (servers: https://data-api.avax.network)
+// and popsicle.json the Metrics API's (servers: https://metrics.avax.network);
+// both are OpenAPI 3.1, whose schemas are JSON Schema 2020-12. They are
+// embedded, so a test that uses them runs wherever the repository is.
 package spectest
 
 import (
 	"bytes"
-	"os"
+	_ "embed"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Spec is one OpenAPI file whose #/components/schemas validate answers. It
-// is loaded once, on first use, and is safe for concurrent use.
+var (
+	//go:embed testdata/glacier.json
+	glacierJSON []byte
+	//go:embed testdata/popsicle.json
+	popsicleJSON []byte
+)
+
+// Spec is one OpenAPI document whose #/components/schemas validate answers.
+// It is decoded and compiled once, on first use, and is safe for concurrent
+// use.
 type Spec struct {
-	path string
+	name string
+	data []byte
 	fix  func(doc any)
 
 	once sync.Once
 	err  error
-	mu   sync.Mutex // the compiler is not safe for concurrent use
+	mu   sync.Mutex // guards c: the compiler is not safe for concurrent use
 	c    *jsonschema.Compiler
 }
 
-// New returns the spec at path. fix, if not nil, may edit the decoded
-// document before it is compiled (annotations a draft-2020-12 metaschema
-// rejects).
-func New(path string, fix func(doc any)) *Spec {
-	return &Spec{path: path, fix: fix}
+// DataAPI returns the Data API's OpenAPI document (testdata/glacier.json).
+// fix, if not nil, may edit the decoded document before it is compiled
+// (annotations a draft-2020-12 metaschema rejects).
+func DataAPI(fix func(doc any)) *Spec {
+	return &Spec{name: "glacier.json", data: glacierJSON, fix: fix}
+}
+
+// MetricsAPI returns the Metrics API's OpenAPI document
+// (testdata/popsicle.json). fix is as for DataAPI.
+func MetricsAPI(fix func(doc any)) *Spec {
+	return &Spec{name: "popsicle.json", data: popsicleJSON, fix: fix}
 }
 
 func (s *Spec) load() {
-	f, err := os.Open(s.path)
-	if err != nil {
-		s.err = err
-		return
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.data))
 	if err != nil {
 		s.err = err
 		return
@@ -47,23 +60,20 @@ func (s *Spec) load() {
 	}
 	s.c = jsonschema.NewCompiler()
 	s.c.DefaultDraft(jsonschema.Draft2020)
-	s.err = s.c.AddResource("file:///spec.json", doc)
+	s.err = s.c.AddResource("file:///"+s.name, doc)
 }
 
-// Schema compiles #/components/schemas/name. It skips the test when the
-// file is not there and fails it when the file does not compile.
+// Schema compiles #/components/schemas/name. It fails the test when the
+// document or the schema does not compile.
 func (s *Spec) Schema(t testing.TB, name string) *jsonschema.Schema {
 	t.Helper()
 	s.once.Do(s.load)
 	if s.err != nil {
-		if os.IsNotExist(s.err) {
-			t.Skipf("spec not found at %s", s.path)
-		}
-		t.Fatal(s.err)
+		t.Fatalf("%s: %v", s.name, s.err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sch, err := s.c.Compile("file:///spec.json#/components/schemas/" + name)
+	sch, err := s.c.Compile("file:///" + s.name + "#/components/schemas/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,8 @@ import (
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
-	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // Avalanche addresses are ripemd160(sha256(pk)).
+	//lint:ignore SA1019 Avalanche addresses are ripemd160(sha256(pk)): the protocol fixes the hash.
+	"golang.org/x/crypto/ripemd160"
 )
 
 // PrivateKey is a secp256k1 key of the kind that owns UTXOs. It is safe for

@@ -1,7 +1,7 @@
 // Package dataapi answers the Data API's primary-network routes from the
 // local devnet: subnets, UTXOs, pending rewards, validators, delegators,
 // X-chain vertices, blocks proposed by a node and the chains an address has
-// touched. Answers follow ../shared/spec/glacier.json: optional fields are
+// touched. Answers follow the Data API's glacier.json: optional fields are
 // left out rather than null, 64-bit quantities are strings, enums are the
 // spec's, and lists page with stateless tokens (local/pagetoken).
 //

@@ -19,8 +19,6 @@ import (
 	"github.com/avaedge/avaedge/local/devnet"
 )
 
-const specPath = "../../../shared/spec/glacier.json"
-
 var patterns = map[string]string{
 	"listSubnets":                      "GET /v1/networks/{network}/subnets",
 	"getSubnetById":                    "GET /v1/networks/{network}/subnets/{subnetId}",
@@ -88,7 +86,7 @@ func (f *fixture) getOK(t testing.TB, path string) map[string]any {
 	return m
 }
 
-var spec = spectest.New(specPath, fixExamples)
+var spec = spectest.DataAPI(fixExamples)
 
 func schema(t *testing.T, name string) *jsonschema.Schema { return spec.Schema(t, name) }
 

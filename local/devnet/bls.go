@@ -9,7 +9,8 @@ import (
 	"github.com/avaedge/avaedge/local/avax"
 )
 
-// BLS domain separation tags (min-pk, FACTS.md).
+// BLS domain separation tags of avalanchego's min-pk scheme (utils/crypto/bls):
+// signatures and proofs of possession.
 var (
 	DSTSignature = []byte("BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_")
 	DSTPoP       = []byte("BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_")

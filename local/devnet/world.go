@@ -11,7 +11,7 @@ import (
 	"github.com/avaedge/avaedge/local/avax"
 )
 
-// Well-known local network constants (FACTS.md).
+// Well-known constants of avalanchego's local network (network id 12345).
 var (
 	// NetworkID is the devnet's network id.
 	NetworkID = avax.LocalID
@@ -119,7 +119,7 @@ func (w *World) Now() time.Time { return time.Unix(w.now, 0).UTC() }
 // GenesisTime returns the devnet's genesis time.
 func (w *World) GenesisTime() time.Time { return time.Unix(w.genesis, 0).UTC() }
 
-// Seed returns the seed the world was made from.
+// Seed returns the random seed (Config.Seed) the world was made from.
 func (w *World) Seed() int64 { return w.cfg.Seed }
 
 // rng returns the deterministic stream named label.

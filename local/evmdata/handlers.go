@@ -236,8 +236,7 @@ func scope(r *http.Request, filters ...string) string {
 }
 
 func (s *server) nativeToken(c *ChainInfo) networkToken {
-	t := c.NetworkToken
-	return networkToken{Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals, LogoURI: t.LogoURI, Description: t.Description}
+	return networkToken(c.NetworkToken)
 }
 
 func rich(a common.Address) richAddress { return richAddress{Address: a.Hex()} }

@@ -107,9 +107,9 @@ func (w *world) get(t testing.TB, path string, wantStatus int) map[string]any {
 	return out
 }
 
-var spec = spectest.New("../../../shared/spec/glacier.json", nil)
+var spec = spectest.DataAPI(nil)
 
-// schema compiles #/components/schemas/name of ../shared/spec/glacier.json.
+// schema compiles #/components/schemas/name of the Data API's glacier.json.
 func schema(t testing.TB, name string) *jsonschema.Schema { return spec.Schema(t, name) }
 
 func validate(t testing.TB, name string, v map[string]any) {

@@ -1,8 +1,8 @@
 package evmdata
 
-// JSON shapes of glacier.json's components. Optional fields carry omitempty
-// (FACTS.md: leave them out, never null); prices are unknown offline and
-// always omitted.
+// JSON shapes of glacier.json's components. Optional fields carry omitempty:
+// the real service leaves them out, and the official SDK rejects a null
+// optional field. Prices are unknown offline and always omitted.
 
 type richAddress struct {
 	Name     string `json:"name,omitempty"`

@@ -13,7 +13,7 @@ import (
 	"github.com/avaedge/avaedge/local/pagetoken"
 )
 
-// Page sizes of the seed.
+// Page sizes of getEvmChainMetrics (popsicle.json): 1 to 2160, default 100.
 const (
 	defaultPageSize = 100
 	maxPageSize     = 2160
@@ -132,7 +132,8 @@ func (e *Engine) serveMetrics(w http.ResponseWriter, r *http.Request) {
 
 // serveAvgTps answers the legacy /v1/avg_tps/{chainId}: the daily avgTps,
 // newest first, with status 200 and lastRun, the time the chain's data last
-// changed. It takes pageToken and, beyond the seed, pageSize (default 100).
+// changed. It takes pageToken and, beyond the published route, pageSize
+// (default 100).
 func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request) {
 	var msgs []string
 	size := intParam(r.URL.Query(), "pageSize", defaultPageSize, 1, maxPageSize, &msgs)
@@ -221,7 +222,7 @@ type chainJSON struct {
 }
 
 func (c Chain) toJSON() chainJSON {
-	return chainJSON{c.EVMChainID, c.ChainName, c.BlockchainID, c.SubnetID, c.Network}
+	return chainJSON(c)
 }
 
 // serveChains answers listChains: every chain of Options.Chains, filtered

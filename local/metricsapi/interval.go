@@ -2,7 +2,8 @@ package metricsapi
 
 import "time"
 
-// interval is a timeInterval of the seed. The zero value is hour.
+// interval is a timeInterval of the Metrics API: hour, day, week or month.
+// The zero value is hour.
 type interval int
 
 const (
@@ -30,7 +31,8 @@ func parseInterval(s string) (interval, bool) {
 const daySeconds = 86400
 
 // floor returns the start of the bucket that holds ts: the hour; 00:00 UTC;
-// Monday 00:00 UTC; the first of the month 00:00 UTC (seed section 1).
+// Monday 00:00 UTC; the first of the month 00:00 UTC (popsicle.json,
+// getEvmChainMetrics).
 func (iv interval) floor(ts int64) int64 {
 	switch iv {
 	case hour:

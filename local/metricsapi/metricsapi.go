@@ -1,7 +1,7 @@
-// Package metricsapi answers the Metrics API locally (seed
-// 001_ef0161571135c4ac) from indexed EVM blocks: the 17 chain metrics at
-// hour, day, week and month intervals, /v2/chains, /v2/chains/{chainId} and
-// the legacy /v1/avg_tps/{chainId}.
+// Package metricsapi answers the Metrics API locally (popsicle.json; the
+// metric definitions are in docs/facts.md, section 3) from indexed EVM
+// blocks: the 17 chain metrics at hour, day, week and month intervals,
+// /v2/chains, /v2/chains/{chainId} and the legacy /v1/avg_tps/{chainId}.
 //
 // The Engine keeps per-bucket aggregates for every interval, updated as
 // each block arrives, so a request reads only the buckets of the page it
@@ -21,7 +21,7 @@
 // removed blocks' first-seen records. Memory holds every block's record
 // (about 150 bytes plus 4 bytes an address) and every bucket's sets.
 //
-// Choices the seed leaves open, made here:
+// Choices the published definitions leave open, made here:
 //
 //   - A series spans the buckets from the selected chains' first indexed
 //     block to their last. Buckets inside that span without blocks are
@@ -29,8 +29,8 @@
 //     from the day before (cumulative metrics), so series are dense and
 //     cumulative ones monotone. Buckets outside the span are left out.
 //   - Cumulative metrics count through the end of the day of the
-//     timestamp. The seed's line for cumulativeContracts says "up to the
-//     timestamp", but its general rule (a point holds the data of its
+//     timestamp. popsicle.json's line for cumulativeContracts says "up until
+//     the timestamp", but its general rule (a point holds the data of its
 //     timestamp plus the interval) and the other cumulative lines say
 //     through the end of the day; cumulativeContracts is therefore the
 //     running sum of contracts, as cumulativeTxCount is of txCount.
@@ -46,10 +46,10 @@
 //   - avgGasPrice is the mean of the receipts' effective gas prices over the
 //     transactions that have one (not weighted by gas).
 //   - The metrics whose names start with cumulative, avg or max accept
-//     only timeInterval=day; other intervals get a 400 (the parameter rule
-//     of the seed and of popsicle.json). contracts, deployers and feesPaid,
-//     which the seed's table lists with day only, are answered at every
-//     interval.
+//     only timeInterval=day; other intervals get a 400 (the rule of
+//     popsicle.json's timeInterval parameter). contracts, deployers and
+//     feesPaid, which the metric descriptions list with day only, are
+//     answered at every interval.
 //   - Values are JSON numbers. Counts and sums of integers (feesPaid and
 //     maxGasPrice in wei included) are written as exact integers of any
 //     size; the ratios avgGps, avgTps, maxGps, maxTps and avgGasPrice as the

@@ -12,8 +12,8 @@ import (
 
 // This file holds the test's independent model: a generator of chains with
 // known activity and a brute-force oracle that computes every metric from
-// the raw blocks with the seed's definitions, using package time (not the
-// engine's interval code) for alignment.
+// the raw blocks with the published definitions (docs/facts.md, section 3),
+// using package time (not the engine's interval code) for alignment.
 
 var kinds = []string{"CREATE", "CREATE2", "CREATE3", "CALL", "DELEGATECALL"}
 
@@ -139,8 +139,8 @@ type oPoint struct {
 }
 
 // oracle returns the series of metric at iv over chains, newest first, as
-// the seed defines it: every bucket from the first block's to the last
-// block's.
+// the published definitions give it: every bucket from the first block's to
+// the last block's.
 func oracle(chains [][]*Block, metric, iv string) []oPoint {
 	var first, last int64 = 1 << 62, -1
 	for _, bs := range chains {

@@ -9,11 +9,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// specPath is the real Metrics API's OpenAPI 3.1 file; its schemas are JSON
-// Schema 2020-12.
-const specPath = "../../../shared/spec/popsicle.json"
-
-var spec = spectest.New(specPath, nil)
+// spec is the real Metrics API's OpenAPI document, popsicle.json.
+var spec = spectest.MetricsAPI(nil)
 
 func schema(t *testing.T, name string) *jsonschema.Schema { return spec.Schema(t, name) }
 

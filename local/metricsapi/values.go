@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// metricNames are the seed's 17 metrics, in popsicle.json's ChainMetric
-// order.
+// metricNames are the Metrics API's 17 chain metrics, in popsicle.json's
+// ChainMetric order.
 var metricNames = []string{"activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses",
 	"cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps",
 	"maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"}

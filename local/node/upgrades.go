@@ -73,7 +73,8 @@ var (
 	unscheduled = utc(9999, time.December, 1, 0, 0)
 
 	// mainnetUpgrades and fujiUpgrades are avalanchego upgrade/upgrade.go
-	// (v1.14.2), with Helicon as scheduled by v1.15.0 (FACTS.md).
+	// (v1.14.2), with Helicon as v1.15.0 schedules it: mainnet
+	// 2026-09-22T15:00:00Z, fuji 2026-07-28T15:00:00Z.
 	mainnetUpgrades = Upgrades{
 		ApricotPhase1Time:            utc(2021, time.March, 31, 14, 0),
 		ApricotPhase2Time:            utc(2021, time.May, 10, 11, 0),

@@ -1,8 +1,8 @@
 // Package warp serves the Data API's signature aggregator from a local world:
 // it parses and builds Avalanche Warp messages, computes the canonical
 // validator set of a signing subnet, asks that set's validators for BLS
-// signatures and aggregates them with blst (FACTS.md, "Avalanche Warp messages
-// and BLS").
+// signatures and aggregates them with blst (avalanchego vms/platformvm/warp;
+// the byte layouts and rules are in docs/facts.md, section 6).
 //
 // Every byte layout here is avalanchego's linear codec: big-endian integers, a
 // u16 codec version 0 in front of each top-level value, a u32 type id in front

@@ -91,7 +91,8 @@ func respond(w http.ResponseWriter, signed []byte, err error) {
 	w.Write(body)
 }
 
-// parseBody reads an aggregateSignatures body (seed 4.1) into a Request
+// parseBody reads an aggregateSignatures body (glacier.json's
+// SignatureAggregatorRequest; docs/facts.md, section 2) into a Request
 // without its Network. It returns NestJS-style validation messages, nil when
 // the body is valid. Unknown fields are ignored; null means absent.
 func parseBody(body []byte) (Request, []string) {

@@ -52,7 +52,8 @@ var (
 	ErrWrongNetwork = errors.New("warp: wrong network id")
 )
 
-// NewValidatorSet returns the canonical set of vdrs (FACTS.md): validators
+// NewValidatorSet returns the canonical set of vdrs (avalanchego
+// vms/platformvm/warp; docs/facts.md, section 6): validators
 // without a BLS key are dropped but their weight counts in TotalWeight;
 // validators sharing a key are merged with summed weights; the rest are
 // sorted by uncompressed public key. A malformed key or a weight overflow is

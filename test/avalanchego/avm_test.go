@@ -117,11 +117,13 @@ func TestAVMClient(t *testing.T) {
 				t.Fatalf("tx id %s; want %s", tx.ID(), id)
 			}
 			verifySignatures(t, tx)
+			//lint:ignore SA1019 the edge serves the deprecated avm.getTxStatus too; its own client checks it.
 			status, err := c.GetTxStatus(ctx, id)
 			if err != nil || status != choices.Accepted {
 				t.Errorf("getTxStatus(%s): %v, %v", id, status, err)
 			}
 		}
+		//lint:ignore SA1019 as above: avm.getTxStatus is deprecated but served.
 		status, err := c.GetTxStatus(ctx, ids.GenerateTestID())
 		if err != nil || status != choices.Unknown {
 			t.Errorf("unknown tx: got %v, %v; want Unknown", status, err)
@@ -197,6 +199,7 @@ func TestAVMClient(t *testing.T) {
 					n++
 				}
 			}
+			//lint:ignore SA1019 the edge serves the deprecated avm.getBalance too; its own client checks it.
 			bal, err := c.GetBalance(ctx, addr, "AVAX", false)
 			if err != nil {
 				t.Fatal(err)
@@ -207,6 +210,7 @@ func TestAVMClient(t *testing.T) {
 			if want := dw.Balance(devnet.XChainID, localavax.ShortID(addr), devnet.AVAXAssetID); uint64(bal.Balance) != want {
 				t.Errorf("%s: balance %d; devnet says %d", addr, bal.Balance, want)
 			}
+			//lint:ignore SA1019 the edge serves the deprecated avm.getAllBalances too; its own client checks it.
 			all, err := c.GetAllBalances(ctx, addr, false)
 			if err != nil {
 				t.Fatal(err)

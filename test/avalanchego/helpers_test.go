@@ -18,7 +18,8 @@ var (
 	worldErr  error
 )
 
-// devnetWorld returns the default devnet (seed 1), built once.
+// devnetWorld returns the default devnet (Config.Seed zero, read as 1),
+// built once.
 func devnetWorld(t testing.TB) *devnet.World {
 	t.Helper()
 	worldOnce.Do(func() { world, worldErr = devnet.New(devnet.Config{}) })

@@ -195,7 +195,8 @@ func TestInfoImpersonating(t *testing.T) {
 				t.Error(err)
 			}
 			// v1.14.2 leaves Helicon unscheduled; the live networks run
-			// v1.15.0, which schedules it (FACTS.md).
+			// v1.15.0, which schedules it (mainnet 2026-09-22T15:00:00Z,
+			// fuji 2026-07-28T15:00:00Z).
 			want := tc.want
 			want.HeliconTime = tc.helicon
 			if *got != want {

@@ -9,7 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
-// EwoqKey is the well-known local test key "ewoq" (FACTS.md); its address is
+// EwoqKey is avalanchego's well-known local test key "ewoq", funded in the
+// local network's genesis; its address is
 // 0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC.
 const EwoqKey = "56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 

@@ -38,7 +38,7 @@ func newFlakyOrigin(t *testing.T) *flakyOrigin {
 		case "500":
 			http.Error(w, `{"message":"boom","statusCode":500,"error":"Internal Server Error"}`, 500)
 		case "429":
-			http.Error(w, `{"message":"slow down","statusCode":429,"error":"Too Many Requests"}`, 429)
+			http.Error(w, `{"message":"slow down","statusCode":429,"error":"Too Many Requests"}`, http.StatusTooManyRequests)
 		case "404":
 			http.Error(w, `{"message":"nope","statusCode":404,"error":"Not Found"}`, 404)
 		case "hang":

@@ -15,6 +15,7 @@ import (
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local"
+	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/dataapi"
 	"github.com/avaedge/avaedge/local/devnet"
 	"github.com/avaedge/avaedge/local/devnet/evm"
@@ -137,7 +138,20 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
 		mpath = filepath.Join(cfg.DataDir, "metrics.db")
 	}
-	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath})
+	// In local mode the C-Chain answers under every id clients of the real
+	// services use for it; never in proxy mode, where devnet data must not
+	// pass for a real network's.
+	var aliases *cchain.Aliases
+	if chain != nil {
+		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: devnet.CChainID.String()}
+	}
+	only := func(s config.Service) *cchain.Aliases {
+		if localMode[s] {
+			return aliases
+		}
+		return nil
+	}
+	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath, CChain: only(config.Metrics)})
 	if err != nil {
 		return fmt.Errorf("metrics engine: %w", err)
 	}
@@ -165,7 +179,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
 		}
 	}
-	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log}))
+	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log, CChain: only(config.Data)}))
 	parts.add(engine.Handlers())
 	return nil
 }

@@ -27,15 +27,16 @@ func within(t *testing.T, in string, f func()) {
 	t.Fatalf("decoding %d bytes (%s) took %v; want at most %v", len(in), Clip(in), d, maxDecodeTime)
 }
 
-// long inputs every decoder must refuse quickly: an id of 200,000
-// characters, and the longest strings each decoder still reads.
+// long are seeds every decoder must refuse quickly: strings far over every
+// limit, and the longest strings the decoders still read. (TestLengthLimits
+// sends 200,000 characters; seeds that long slow the mutator down.)
 var long = []string{
-	strings.Repeat("z", 200_000),
+	strings.Repeat("z", 5000),
 	strings.Repeat("z", MaxBase58Len),
 	strings.Repeat("1", MaxBase58Len-8) + "1WByTYt3",
-	"NodeID-" + strings.Repeat("z", 200_000),
-	"X-" + strings.Repeat("q", 200_000),
-	"0x" + strings.Repeat("ab", 100_000),
+	"NodeID-" + strings.Repeat("z", 5000),
+	"X-" + strings.Repeat("q", 5000),
+	"0x" + strings.Repeat("ab", 2500),
 }
 
 func FuzzCB58(f *testing.F) {
@@ -67,6 +68,10 @@ func FuzzBase58(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(bytes.Repeat([]byte{0xff}, 740))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > MaxBase58Len*3/4 {
+			// The encoder is quadratic too; it only ever prints ids.
+			return
+		}
 		enc := Base58Encode(b)
 		if len(enc) > MaxBase58Len {
 			if _, err := Base58Decode(enc); err == nil {

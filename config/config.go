@@ -204,6 +204,8 @@ type Local struct {
 	EVMChains []EVMChain `yaml:"evm_chains"`
 	// DisableDevChain turns off the embedded EVM dev chain.
 	DisableDevChain bool `yaml:"disable_dev_chain"`
+	// EVM bounds what clients may do on the embedded dev chain.
+	EVM LocalEVM `yaml:"evm"`
 }
 
 // EVMChain is an EVM node the indexer follows.
@@ -489,6 +491,7 @@ func (c *Config) Validate() error {
 	if c.Local.Seed == 0 {
 		c.Local.Seed = 1
 	}
+	c.Local.EVM.validate(bad)
 	for i, ch := range c.Local.EVMChains {
 		field := fmt.Sprintf("local.evm_chains[%d]", i)
 		if ch.ChainID == 0 {

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -14,7 +17,9 @@ import (
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/local"
+	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/dataapi"
 	"github.com/avaedge/avaedge/local/devnet"
 	"github.com/avaedge/avaedge/local/devnet/evm"
@@ -100,7 +105,8 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	var chain *evm.Chain
 	if runDev {
 		var err error
-		chain, err = evm.New(ctx, evm.Options{Now: time.Now})
+		chain, err = evm.New(ctx, evm.Options{Now: time.Now, Debug: cfg.Local.EVM.Debug,
+			WritesPerMinute: cfg.Local.EVM.WritesPerMinute, WriteKeys: writeKeys(parsePrefixes(cfg.TrustedProxies))})
 		if err != nil {
 			return fmt.Errorf("dev chain: %w", err)
 		}
@@ -137,7 +143,20 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
 		mpath = filepath.Join(cfg.DataDir, "metrics.db")
 	}
-	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath})
+	// In local mode the C-Chain answers under every id clients of the real
+	// services use for it; never in proxy mode, where devnet data must not
+	// pass for a real network's.
+	var aliases *cchain.Aliases
+	if chain != nil {
+		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: devnet.CChainID.String()}
+	}
+	only := func(s config.Service) *cchain.Aliases {
+		if localMode[s] {
+			return aliases
+		}
+		return nil
+	}
+	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath, CChain: only(config.Metrics)})
 	if err != nil {
 		return fmt.Errorf("metrics engine: %w", err)
 	}
@@ -165,7 +184,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
 		}
 	}
-	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log}))
+	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log, CChain: only(config.Data)}))
 	parts.add(engine.Handlers())
 	return nil
 }
@@ -181,4 +200,23 @@ func publicURL(listen string) string {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// writeKeys names the identities a dev chain write counts against: the
+// client's address and, when it sends one, the hash of its API key (never
+// the key itself), each with its own allowance, so that fresh keys do not
+// buy fresh writes.
+func writeKeys(trusted []netip.Prefix) func(r *http.Request) []string {
+	return func(r *http.Request) []string {
+		keys := []string{"ip:" + limits.ClientIP(r, trusted).String()}
+		key := r.Header.Get("X-Glacier-Api-Key")
+		if key == "" {
+			key = r.Header.Get("X-Data-Api-Key")
+		}
+		if key != "" {
+			sum := sha256.Sum256([]byte(key))
+			keys = append(keys, "key:"+hex.EncodeToString(sum[:]))
+		}
+		return keys
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -233,5 +234,67 @@ func TestPrefix(t *testing.T) {
 	w.Fixed(id[:])
 	if got, want := id.Prefix(3), Hash256(w.Bytes()); got != want {
 		t.Fatalf("Prefix = %v; want %v", got, want)
+	}
+}
+
+func TestLengthLimits(t *testing.T) {
+	var id ID
+	var short ShortID
+	var node NodeID
+	for i := range id {
+		id[i] = 0xff
+	}
+	for i := range short {
+		short[i], node[i] = 0xff, 0xff
+	}
+	for _, tc := range []struct {
+		name    string
+		printed string
+		max     int
+	}{
+		{"largest id", id.String(), MaxIDLen},
+		{"largest short id", short.String(), MaxShortIDLen},
+		{"largest node id", node.String(), MaxNodeIDLen},
+		{"largest address", strings.Repeat("z", MaxIDLen) + "-" + FormatBech32(strings.Repeat("a", 83-33), short), MaxAddressLen},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.printed) > tc.max {
+				t.Fatalf("%s has %d characters; the limit is %d", tc.printed, len(tc.printed), tc.max)
+			}
+		})
+	}
+	huge := strings.Repeat("z", 200_000)
+	for _, tc := range []struct {
+		name  string
+		parse func(string) error
+		in    string
+	}{
+		{"id", func(s string) error { _, err := ParseID(s); return err }, huge},
+		{"id one over", func(s string) error { _, err := ParseID(s); return err }, huge[:MaxIDLen+1]},
+		{"short id", func(s string) error { _, err := ParseShortID(s); return err }, huge},
+		{"node id", func(s string) error { _, err := ParseNodeID(s); return err }, NodeIDPrefix + huge},
+		{"address", func(s string) error { _, _, _, err := ParseAddress(s); return err }, "X-" + huge},
+		{"cb58", func(s string) error { _, err := CB58Decode(s); return err }, huge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			within(t, tc.in, func() { err = tc.parse(tc.in) })
+			if !errors.Is(err, ErrInputTooLong) {
+				t.Fatalf("got %v; want ErrInputTooLong", err)
+			}
+			if len(err.Error()) > 200 {
+				t.Fatalf("error has %d bytes; want the input clipped", len(err.Error()))
+			}
+		})
+	}
+}
+
+func BenchmarkCB58DecodeLongest(b *testing.B) {
+	s := strings.Repeat("z", MaxBase58Len)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := CB58Decode(s); err == nil {
+			b.Fatal("a string of z decoded with a valid checksum")
+		}
 	}
 }

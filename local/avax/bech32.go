@@ -187,9 +187,18 @@ func FormatAddress(chain, hrp string, addr ShortID) string {
 	return chain + "-" + FormatBech32(hrp, addr)
 }
 
+// MaxAddressLen is the longest address ParseAddress reads: a chain alias of
+// at most MaxIDLen characters (a blockchain id), "-" and a bech32 string of
+// at most 90 characters (BIP 173).
+const MaxAddressLen = MaxIDLen + 1 + 90
+
 // ParseAddress decodes "<chain>-<hrp>1..." or "<hrp>1..." into its chain
-// alias ("" when absent), hrp and short id.
+// alias ("" when absent), hrp and short id. Strings over MaxAddressLen
+// characters get ErrInputTooLong without being decoded.
 func ParseAddress(s string) (chain, hrp string, addr ShortID, err error) {
+	if len(s) > MaxAddressLen {
+		return "", "", ShortID{}, fmt.Errorf("address %s: %w (%d characters, at most %d)", Clip(s), ErrInputTooLong, len(s), MaxAddressLen)
+	}
 	rest := s
 	if i := strings.IndexByte(s, '-'); i >= 0 {
 		chain, rest = s[:i], s[i+1:]

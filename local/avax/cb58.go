@@ -6,6 +6,7 @@ package avax
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 )
 
@@ -32,10 +33,27 @@ var (
 	ErrLength = errors.New("avax: wrong length")
 )
 
-// maxCB58Len bounds the strings the decoders accept, so that a hostile input
-// cannot make the quadratic base58 decoder spin. 1 MiB of bytes is far more
-// than any id, UTXO or transaction the local world encodes.
-const maxCB58Len = 1 << 20
+// Length limits of the printed forms, checked before any decoding: base58
+// decoding is quadratic in its input, so a decoder must never see a string
+// longer than the type it reads can be.
+const (
+	// MaxBase58Len bounds every string Base58Decode and CB58Decode accept:
+	// 1,024 characters, about 750 bytes, far more than any id the local
+	// world prints (at most 36 bytes with the checksum).
+	MaxBase58Len = 1024
+	// MaxIDLen is the longest cb58 form of a 32-byte ID: 36 bytes with the
+	// checksum are at most 50 base58 digits (288 bits / log2(58) < 50).
+	MaxIDLen = 50
+	// MaxShortIDLen is the longest cb58 form of a 20-byte ShortID: 24 bytes
+	// with the checksum are at most 33 digits.
+	MaxShortIDLen = 33
+	// MaxNodeIDLen is the longest printed NodeID: "NodeID-" and a short id.
+	MaxNodeIDLen = len(NodeIDPrefix) + MaxShortIDLen
+)
+
+// ErrInputTooLong means a string is longer than any value of its type can be; it
+// is refused before decoding.
+var ErrInputTooLong = errors.New("avax: input too long")
 
 // Base58Encode returns b in Bitcoin's base58 alphabet, leading zero bytes as
 // '1's.
@@ -71,38 +89,52 @@ func Base58Encode(b []byte) string {
 	return string(s)
 }
 
-// Base58Decode reverses Base58Encode.
+// Base58Decode reverses Base58Encode. Strings over MaxBase58Len characters
+// get ErrInputTooLong without being read. The work is quadratic in the
+// length, in 32-bit limbs five digits at a time: about 0.1 ms at the limit.
 func Base58Decode(s string) ([]byte, error) {
-	if len(s) > maxCB58Len*138/100+8 {
-		return nil, ErrLength
+	if len(s) > MaxBase58Len {
+		return nil, ErrInputTooLong
 	}
 	zeros := 0
 	for zeros < len(s) && s[zeros] == '1' {
 		zeros++
 	}
-	// log(58)/log(256) < 0.733
-	out := make([]byte, (len(s)-zeros)*733/1000+1)
-	high := len(out) - 1
-	for i := zeros; i < len(s); i++ {
-		v := base58Index[s[i]]
-		if v < 0 {
-			return nil, ErrBase58
+	// The value in 32-bit limbs, least significant first; a digit is less
+	// than 0.1831 limbs (log(58)/log(2^32)).
+	limbs := make([]uint32, 0, (len(s)-zeros)*1831/10000+1)
+	for i := zeros; i < len(s); {
+		// Fold up to five digits into one multiply-add: 58^5 < 2^30, so a
+		// limb times mul plus the carry stays under 2^63.
+		mul, add := uint64(1), uint64(0)
+		for k := 0; k < 5 && i < len(s); k, i = k+1, i+1 {
+			v := base58Index[s[i]]
+			if v < 0 {
+				return nil, ErrBase58
+			}
+			mul *= 58
+			add = add*58 + uint64(v)
 		}
-		carry := int(v)
-		j := len(out) - 1
-		for ; j > high || carry != 0; j-- {
-			carry += 58 * int(out[j])
-			out[j] = byte(carry)
-			carry >>= 8
+		carry := add
+		for j := range limbs {
+			carry += uint64(limbs[j]) * mul
+			limbs[j] = uint32(carry)
+			carry >>= 32
 		}
-		high = j
+		for ; carry != 0; carry >>= 32 {
+			limbs = append(limbs, uint32(carry))
+		}
+	}
+	value := make([]byte, 4*len(limbs))
+	for j, l := range limbs {
+		binary.BigEndian.PutUint32(value[len(value)-4*(j+1):], l)
 	}
 	i := 0
-	for i < len(out) && out[i] == 0 {
+	for i < len(value) && value[i] == 0 {
 		i++
 	}
-	res := make([]byte, zeros+len(out)-i)
-	copy(res[zeros:], out[i:])
+	res := make([]byte, zeros+len(value)-i)
+	copy(res[zeros:], value[i:])
 	return res, nil
 }
 

@@ -2,15 +2,57 @@ package avax
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 )
+
+// maxDecodeTime bounds one decode of any input (issue 18: a 200,000
+// character id once took 29 s of CPU).
+const maxDecodeTime = 10 * time.Millisecond
+
+// within runs f and fails t when it takes longer than maxDecodeTime twice
+// in a row: a slow input is slow on every run, while one run can lose its
+// core to another process on a busy machine.
+func within(t *testing.T, in string, f func()) {
+	t.Helper()
+	var d time.Duration
+	for range 2 {
+		start := time.Now()
+		f()
+		if d = time.Since(start); d <= maxDecodeTime {
+			return
+		}
+	}
+	t.Fatalf("decoding %d bytes (%s) took %v; want at most %v", len(in), Clip(in), d, maxDecodeTime)
+}
+
+// long are seeds every decoder must refuse quickly: strings far over every
+// limit, and the longest strings the decoders still read. (TestLengthLimits
+// sends 200,000 characters; seeds that long slow the mutator down.)
+var long = []string{
+	strings.Repeat("z", 5000),
+	strings.Repeat("z", MaxBase58Len),
+	strings.Repeat("1", MaxBase58Len-8) + "1WByTYt3",
+	"NodeID-" + strings.Repeat("z", 5000),
+	"X-" + strings.Repeat("q", 5000),
+	"0x" + strings.Repeat("ab", 2500),
+}
 
 func FuzzCB58(f *testing.F) {
 	for _, s := range []string{"1WByTYt3", "11111111111111111111111111111111LpoYY", "111111111111111111116DBWJs", "", "0", "zzzz"} {
 		f.Add(s)
 	}
+	for _, s := range long {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b, err := CB58Decode(s)
+		var b []byte
+		var err error
+		within(t, s, func() { b, err = CB58Decode(s) })
+		if len(s) > MaxBase58Len && err == nil {
+			t.Fatalf("CB58Decode accepted %d characters; the limit is %d", len(s), MaxBase58Len)
+		}
 		if err != nil {
 			return
 		}
@@ -24,22 +66,118 @@ func FuzzCB58(f *testing.F) {
 func FuzzBase58(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 2, 255})
 	f.Add([]byte{})
+	f.Add(bytes.Repeat([]byte{0xff}, 740))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		back, err := Base58Decode(Base58Encode(b))
+		if len(b) > MaxBase58Len*3/4 {
+			// The encoder is quadratic too; it only ever prints ids.
+			return
+		}
+		enc := Base58Encode(b)
+		if len(enc) > MaxBase58Len {
+			if _, err := Base58Decode(enc); err == nil {
+				t.Fatalf("Base58Decode accepted %d characters; the limit is %d", len(enc), MaxBase58Len)
+			}
+			return
+		}
+		var back []byte
+		var err error
+		within(t, enc, func() { back, err = Base58Decode(enc) })
 		if err != nil || !bytes.Equal(back, b) {
 			t.Fatalf("round trip of %x: %x, %v", b, back, err)
 		}
 	})
 }
 
-func FuzzParseAddress(f *testing.F) {
-	for _, s := range []string{"X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u", "P-fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqxyzzz", "avax1", "a1qqqqqq", "X-"} {
+func FuzzParseID(f *testing.F) {
+	for _, s := range []string{pChainString, localXChain, ewoqShortID, "", "0"} {
+		f.Add(s)
+	}
+	for _, s := range long {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		chain, hrp, addr, err := ParseAddress(s)
+		var id ID
+		var err error
+		within(t, s, func() { id, err = ParseID(s) })
 		if err != nil {
 			return
+		}
+		if len(s) > MaxIDLen {
+			t.Fatalf("ParseID accepted %d characters; the limit is %d", len(s), MaxIDLen)
+		}
+		if back, err := ParseID(id.String()); err != nil || back != id {
+			t.Fatalf("round trip of %q: %v, %v", s, back, err)
+		}
+	})
+}
+
+func FuzzParseNodeID(f *testing.F) {
+	for _, s := range []string{"NodeID-9svQk6dYpuVvADYURdidi4PaSqtBkKpN8", "NodeID-111111111111111111116DBWJs", "NodeID-", "9svQk6dYpuVvADYURdidi4PaSqtBkKpN8"} {
+		f.Add(s)
+	}
+	for _, s := range long {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var n NodeID
+		var err error
+		within(t, s, func() { n, err = ParseNodeID(s) })
+		if err != nil {
+			return
+		}
+		if len(s) > MaxNodeIDLen {
+			t.Fatalf("ParseNodeID accepted %d characters; the limit is %d", len(s), MaxNodeIDLen)
+		}
+		if back, err := ParseNodeID(n.String()); err != nil || back != n {
+			t.Fatalf("round trip of %q: %v, %v", s, back, err)
+		}
+	})
+}
+
+func FuzzBech32(f *testing.F) {
+	for _, s := range []string{"local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u", "A12UEL5L", "a12uel5l", "avax1", "1qqqqqqqq"} {
+		f.Add(s)
+	}
+	for _, s := range long {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var hrp string
+		var data []byte
+		var err error
+		within(t, s, func() { hrp, data, err = Bech32Decode(s) })
+		if err != nil {
+			return
+		}
+		enc, err := Bech32Encode(hrp, data)
+		if err != nil {
+			// Padding bits make some five-bit strings decode to bytes
+			// whose encoding differs; the hrp is what must encode.
+			t.Fatalf("Bech32Encode(%q) of a decoded string: %v", hrp, err)
+		}
+		if _, back, err := Bech32Decode(enc); err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("round trip of %q: %x, %v", s, back, err)
+		}
+	})
+}
+
+func FuzzParseAddress(f *testing.F) {
+	for _, s := range []string{ewoqXLocal, "P-fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqxyzzz", "avax1", "a1qqqqqq", "X-"} {
+		f.Add(s)
+	}
+	for _, s := range long {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var chain, hrp string
+		var addr ShortID
+		var err error
+		within(t, s, func() { chain, hrp, addr, err = ParseAddress(s) })
+		if err != nil {
+			return
+		}
+		if len(s) > MaxAddressLen {
+			t.Fatalf("ParseAddress accepted %d characters; the limit is %d", len(s), MaxAddressLen)
 		}
 		_, _, back, err := ParseAddress(FormatAddress(chain, hrp, addr))
 		if err != nil || back != addr {
@@ -52,8 +190,13 @@ func FuzzDecodeHex(f *testing.F) {
 	f.Add(EncodeHex([]byte{0, 1, 2}))
 	f.Add("0x")
 	f.Add("0xzz")
+	for _, s := range long {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b, err := DecodeHex(s)
+		var b []byte
+		var err error
+		within(t, s, func() { b, err = DecodeHex(s) })
 		if err != nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -54,8 +55,12 @@ func (id ID) Prefix(prefixes ...uint64) ID {
 	return Hash256(w.Bytes())
 }
 
-// ParseID decodes a cb58 id.
+// ParseID decodes a cb58 id. Strings over MaxIDLen characters get
+// ErrInputTooLong without being decoded.
 func ParseID(s string) (ID, error) {
+	if len(s) > MaxIDLen {
+		return ID{}, fmt.Errorf("id %s: %w (%d characters, at most %d)", Clip(s), ErrInputTooLong, len(s), MaxIDLen)
+	}
 	b, err := CB58Decode(s)
 	if err != nil {
 		return ID{}, fmt.Errorf("id %q: %w", s, err)
@@ -66,8 +71,12 @@ func ParseID(s string) (ID, error) {
 	return ID(b), nil
 }
 
-// ParseShortID decodes a cb58 short id.
+// ParseShortID decodes a cb58 short id. Strings over MaxShortIDLen
+// characters get ErrInputTooLong without being decoded.
 func ParseShortID(s string) (ShortID, error) {
+	if len(s) > MaxShortIDLen {
+		return ShortID{}, fmt.Errorf("short id %s: %w (%d characters, at most %d)", Clip(s), ErrInputTooLong, len(s), MaxShortIDLen)
+	}
 	b, err := CB58Decode(s)
 	if err != nil {
 		return ShortID{}, fmt.Errorf("short id %q: %w", s, err)
@@ -78,8 +87,12 @@ func ParseShortID(s string) (ShortID, error) {
 	return ShortID(b), nil
 }
 
-// ParseNodeID decodes "NodeID-" + cb58 of 20 bytes.
+// ParseNodeID decodes "NodeID-" + cb58 of 20 bytes. Strings over
+// MaxNodeIDLen characters get ErrInputTooLong without being decoded.
 func ParseNodeID(s string) (NodeID, error) {
+	if len(s) > MaxNodeIDLen {
+		return NodeID{}, fmt.Errorf("node id %s: %w (%d characters, at most %d)", Clip(s), ErrInputTooLong, len(s), MaxNodeIDLen)
+	}
 	rest, ok := strings.CutPrefix(s, NodeIDPrefix)
 	if !ok {
 		return NodeID{}, fmt.Errorf("node id %q: missing %q prefix", s, NodeIDPrefix)
@@ -92,4 +105,16 @@ func ParseNodeID(s string) (NodeID, error) {
 		return NodeID{}, fmt.Errorf("node id %q: %w", s, ErrLength)
 	}
 	return NodeID(b), nil
+}
+
+// clipLen is how much of a rejected input Clip keeps.
+const clipLen = 64
+
+// Clip returns s quoted for an error message, cut to its first 64 bytes
+// (and "...") when longer, so that an answer never echoes a huge input.
+func Clip(s string) string {
+	if len(s) <= clipLen {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:clipLen]) + "..."
 }

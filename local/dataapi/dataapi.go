@@ -227,7 +227,7 @@ func (q *req) addresses(name string) []avax.ShortID {
 	for _, s := range q.list(name) {
 		_, _, a, err := avax.ParseAddress(s)
 		if err != nil {
-			q.fail("%s contains an invalid address: %s", name, s)
+			q.fail("%s contains an invalid address: %s", name, shorten(s))
 			continue
 		}
 		if !slices.Contains(out, a) {
@@ -237,13 +237,22 @@ func (q *req) addresses(name string) []avax.ShortID {
 	return out
 }
 
+// shorten cuts a rejected value to its first 64 bytes (and "...") for an
+// error message, so that an answer never echoes a huge input.
+func shorten(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	return s[:64] + "..."
+}
+
 // nodeIDs parses a list of node ids.
 func (q *req) nodeIDs(name string) []avax.NodeID {
 	var out []avax.NodeID
 	for _, s := range q.list(name) {
 		id, err := avax.ParseNodeID(s)
 		if err != nil {
-			q.fail("%s contains an invalid node id: %s", name, s)
+			q.fail("%s contains an invalid node id: %s", name, shorten(s))
 			continue
 		}
 		out = append(out, id)

@@ -45,7 +45,7 @@ func (s *server) nativeBalance(ctx context.Context, c *ChainInfo, addr common.Ad
 		return nativeTokenBalance{}, err
 	}
 	t := c.NetworkToken
-	return nativeTokenBalance{Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals, LogoURI: t.LogoURI, ChainID: u64(c.ChainID), Balance: bal.String()}, nil
+	return nativeTokenBalance{Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals, LogoURI: t.LogoURI, ChainID: c.answerID(), Balance: bal.String()}, nil
 }
 
 // balanceRequest is what every balance route reads first.
@@ -179,7 +179,7 @@ func (s *server) listErc20Balances(w http.ResponseWriter, r *http.Request) {
 	}{NextPageToken: next, NativeTokenBalance: nb, Erc20TokenBalances: make([]erc20TokenBalance, 0, len(hs))}
 	for _, h := range hs {
 		out.Erc20TokenBalances = append(out.Erc20TokenBalances, erc20TokenBalance{erc20Token: *d.erc20(h.Contract),
-			ChainID: u64(b.chain.ChainID), Balance: h.Balance.String(), TokenReputation: "Benign"})
+			ChainID: b.chain.answerID(), Balance: h.Balance.String(), TokenReputation: "Benign"})
 	}
 	writeJSON(w, out)
 }
@@ -219,7 +219,7 @@ func (s *server) listErc721Balances(w http.ResponseWriter, r *http.Request) {
 	}{NextPageToken: next, NativeTokenBalance: nb, Erc721TokenBalances: make([]erc721Token, 0, len(hs))}
 	for _, h := range hs {
 		t := d.erc721(h.Contract, h.TokenID)
-		t.OwnerAddress, t.ChainID = b.owner.Hex(), u64(b.chain.ChainID)
+		t.OwnerAddress, t.ChainID = b.owner.Hex(), b.chain.answerID()
 		out.Erc721TokenBalances = append(out.Erc721TokenBalances, *t)
 	}
 	writeJSON(w, out)
@@ -260,7 +260,7 @@ func (s *server) listErc1155Balances(w http.ResponseWriter, r *http.Request) {
 	}{NextPageToken: next, NativeTokenBalance: nb, Erc1155TokenBalances: make([]erc1155Token, 0, len(hs))}
 	for _, h := range hs {
 		t := d.erc1155(h.Contract, h.TokenID)
-		t.ChainID, t.Balance = u64(b.chain.ChainID), h.Balance.String()
+		t.ChainID, t.Balance = b.chain.answerID(), h.Balance.String()
 		out.Erc1155TokenBalances = append(out.Erc1155TokenBalances, *t)
 	}
 	writeJSON(w, out)

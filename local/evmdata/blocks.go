@@ -9,9 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-func blockJSON(b evmindex.BlockRow) evmBlock {
+func blockJSON(c *ChainInfo, b evmindex.BlockRow) evmBlock {
 	return evmBlock{
-		ChainID: u64(b.ChainID), BlockNumber: u64(b.Number), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(),
+		ChainID: c.answerID(), BlockNumber: u64(b.Number), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(),
 		TxCount: b.TxCount, BaseFee: b.BaseFee.String(), GasUsed: u64(b.GasUsed), GasLimit: u64(b.GasLimit),
 		GasCost:    "0", // Avalanche's blockGasCost; a go-ethereum chain has none
 		ParentHash: b.ParentHash.Hex(), FeesSpent: b.FeesSpent.String(), CumulativeTransactions: u64(b.CumulativeTxs),
@@ -51,7 +51,7 @@ func (s *server) getLatestBlocks(w http.ResponseWriter, r *http.Request) {
 			out.NextPageToken = s.token(sc, rows[size-1].Number)
 			break
 		}
-		out.Blocks = append(out.Blocks, blockJSON(b))
+		out.Blocks = append(out.Blocks, blockJSON(c, b))
 	}
 	writeJSON(w, out)
 }
@@ -84,5 +84,5 @@ func (s *server) getBlock(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, blockJSON(b))
+	writeJSON(w, blockJSON(c, b))
 }

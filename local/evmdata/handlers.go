@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/ethereum/go-ethereum/common"
@@ -45,6 +46,10 @@ type ChainInfo struct {
 	ExplorerURL     string // optional
 	WSURL           string // optional
 	ChainLogoURI    string // optional
+
+	// as is the EVM chain id the answers name when a request reached the
+	// chain through a C-Chain alias (Options.CChain); zero means ChainID.
+	as uint64
 }
 
 // LocalChain returns the ChainInfo of the embedded dev chain (chain id
@@ -73,6 +78,12 @@ type Options struct {
 	Now func() time.Time
 	// Logger logs internal errors (answered 500). Nil means slog.Default().
 	Logger *slog.Logger
+	// CChain, when set, lets every id a client of the real services uses
+	// for the C-Chain (43114, 43113, 43112 and their blockchain ids) answer
+	// from the chain it targets, under the id the client asked for. For
+	// local mode only: in proxy mode devnet data must never pass for a real
+	// network's. Nil means each chain answers only for its own ids.
+	CChain *cchain.Aliases
 }
 
 // server holds the handlers' shared state; it is immutable after Handlers.
@@ -81,6 +92,7 @@ type server struct {
 	chains []ChainInfo
 	now    func() time.Time
 	log    *slog.Logger
+	cchain *cchain.Aliases
 }
 
 // Handlers returns one handler per glacier.json operationId: getLatestBlocks,
@@ -91,7 +103,7 @@ type server struct {
 // "address", "tokenId", "txHash", "blockId"), so they must be mounted on a
 // ServeMux pattern that names them.
 func Handlers(opts Options) map[string]http.Handler {
-	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger}
+	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger, cchain: opts.CChain}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -164,6 +176,9 @@ func (s *server) chain(r *http.Request) (*ChainInfo, error) {
 		if (raw == strconv.FormatUint(c.ChainID, 10) || (c.PlatformChainID != "" && raw == c.PlatformChainID)) && s.ix.Has(c.ChainID) {
 			return c, nil
 		}
+	}
+	if c := s.alias(raw); c != nil {
+		return c, nil
 	}
 	return nil, errNotFound(fmt.Sprintf("Chain %s not found", raw))
 }
@@ -245,7 +260,7 @@ func u64(v uint64) string { return strconv.FormatUint(v, 10) }
 
 func toChainInfoJSON(c *ChainInfo) chainInfoJSON {
 	return chainInfoJSON{
-		ChainID: u64(c.ChainID), Status: "OK", ChainName: c.ChainName, Description: c.Description,
+		ChainID: c.answerID(), Status: "OK", ChainName: c.ChainName, Description: c.Description,
 		PlatformChainID: c.PlatformChainID, SubnetID: c.SubnetID, VMID: c.VMID, VMName: "EVM",
 		ExplorerURL: c.ExplorerURL, RPCURL: c.RPCURL, WSURL: c.WSURL, IsTestnet: c.IsTestnet,
 		NetworkToken: networkToken{Name: c.NetworkToken.Name, Symbol: c.NetworkToken.Symbol, Decimals: c.NetworkToken.Decimals,

@@ -80,8 +80,8 @@ func (s *server) getTokenDetails(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	id, ok := new(big.Int).SetString(r.PathValue("tokenId"), 10)
-	if !ok || id.Sign() < 0 || id.BitLen() > 256 {
+	id, ok := tokenID(r.PathValue("tokenId"))
+	if !ok {
 		s.writeError(w, r, errBadRequest{"tokenId must be a non-negative integer"})
 		return
 	}

@@ -88,7 +88,7 @@ func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex
 		status = "1"
 	}
 	n := nativeTransaction{
-		BlockNumber: u64(tx.BlockNumber), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(), ChainID: u64(c.ChainID),
+		BlockNumber: u64(tx.BlockNumber), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(), ChainID: c.answerID(),
 		BlockIndex: tx.Index, TxHash: tx.Hash.Hex(), TxStatus: status, TxType: tx.Type, GasLimit: u64(tx.GasLimit),
 		GasUsed: u64(tx.GasUsed), GasPrice: tx.EffectiveGasPrice.String(), Nonce: strconv.FormatUint(tx.Nonce, 10),
 		From: rich(tx.From), To: rich(to), Method: m, Value: tx.Value.String(), Input: hexutil.Encode(tx.Input),

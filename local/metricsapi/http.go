@@ -80,19 +80,18 @@ func appendPage(buf []byte, p pageReq) (out []byte, next int64, more bool) {
 	return buf, ts, ts >= lo
 }
 
-// resolve returns the chains chainId names: an EVM chain id, or total,
-// mainnet or testnet. The caller holds e.mu for reading.
+// resolve returns the chains chainId names: an EVM chain id, total, mainnet
+// or testnet, or a C-Chain alias (Options.CChain). The caller holds e.mu for reading.
 func (e *Engine) resolve(chainID string) (selection, bool) {
 	if g := e.groups[chainID]; g != nil {
 		return selection{chains: g.members, group: g}, true
 	}
 	n, err := strconv.ParseUint(chainID, 10, 64)
-	if err != nil {
-		return selection{}, false
-	}
 	cs := e.chains[n]
-	if cs == nil {
-		return selection{}, false
+	if err != nil || cs == nil {
+		if cs, _ = e.alias(chainID); cs == nil {
+			return selection{}, false
+		}
 	}
 	return selection{chains: []*chainState{cs}}, true
 }
@@ -263,6 +262,10 @@ func (e *Engine) serveChain(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, c.toJSON())
 			return
 		}
+	}
+	if c, ok := e.aliasChain(id); ok {
+		writeJSON(w, c.toJSON())
+		return
 	}
 	apierror.WriteList(w, http.StatusNotFound, "chainId "+id+" is not a supported chain id")
 }

@@ -75,6 +75,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/avaedge/avaedge/local/cchain"
 )
 
 // Block is one indexed block, delivered to Apply in chain order.
@@ -134,6 +136,13 @@ type Options struct {
 	// replays the history after a restart and Close must be called. Empty
 	// means memory only: a restarted engine starts empty.
 	Path string
+	// CChain, when set, lets every id a client of the real services uses
+	// for the C-Chain (43114, 43113, 43112 and their blockchain ids) answer
+	// from the chain it targets; getChain names the id the client asked
+	// for. For local mode only: in proxy mode devnet data must never pass
+	// for a real network's. Nil means each chain answers only for its own
+	// ids.
+	CChain *cchain.Aliases
 }
 
 // Errors of Apply.
@@ -150,11 +159,12 @@ var (
 // Metrics API routes from them. It is safe for concurrent use: Apply and
 // Rollback take the write lock, requests the read lock.
 type Engine struct {
-	now   func() time.Time
-	log   *slog.Logger
-	tel   *telemetry
-	list  []Chain // Options.Chains, in order, for /v2/chains
-	store *store  // nil without Options.Path
+	now    func() time.Time
+	log    *slog.Logger
+	tel    *telemetry
+	list   []Chain // Options.Chains, in order, for /v2/chains
+	store  *store  // nil without Options.Path
+	cchain *cchain.Aliases
 
 	mu sync.RWMutex // guards ids, chains' and groups' contents, scratch
 	// ids numbers addresses for every chain.
@@ -170,7 +180,7 @@ type Engine struct {
 
 // New returns an Engine for opts.Chains.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{now: opts.Now, log: opts.Logger, ids: interner{ids: map[string]uint32{}},
+	e := &Engine{now: opts.Now, log: opts.Logger, cchain: opts.CChain, ids: interner{ids: map[string]uint32{}},
 		chains: map[uint64]*chainState{}, scratch: map[uint32]uint8{}, groups: map[string]*group{}}
 	if e.now == nil {
 		e.now = time.Now

@@ -83,7 +83,13 @@ func (id *jsonID) UnmarshalJSON(b []byte) error {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return errMissingQuotes
 	}
-	raw, err := avax.CB58Decode(s[1 : len(s)-1])
+	str := s[1 : len(s)-1]
+	if len(str) > avax.MaxIDLen {
+		// Refused before decoding: base58 decoding is quadratic, and no
+		// longer string is a 32-byte id.
+		return fmt.Errorf("couldn't decode ID to bytes: %w: %d characters, at most %d", avax.ErrInputTooLong, len(str), avax.MaxIDLen)
+	}
+	raw, err := avax.CB58Decode(str)
 	if err != nil {
 		return fmt.Errorf("couldn't decode ID to bytes: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"sync"
 	"time"
 
@@ -55,6 +56,18 @@ type Options struct {
 	NoAutoMine bool
 	// GasLimit is every block's gas limit. Zero means 30,000,000.
 	GasLimit uint64
+	// Debug serves the debug namespace through Handler. Client always has
+	// it (the indexer traces blocks).
+	Debug bool
+	// WritesPerMinute bounds the transactions (eth_sendRawTransaction,
+	// eth_sendTransaction) each client sends through Handler per minute,
+	// with bursts of as many. Zero means DefaultWritesPerMinute (60);
+	// negative means no limit.
+	WritesPerMinute int
+	// WriteKeys names the identities a request's writes count against,
+	// each with its own allowance (say its address and its API key's hash).
+	// Nil means the connection's remote host.
+	WriteKeys func(r *http.Request) []string
 }
 
 // Chain is a running dev chain. It is safe for concurrent use.
@@ -63,7 +76,9 @@ type Chain struct {
 	chainID  *big.Int
 	stack    *node.Node
 	eth      *eth.Ethereum
-	rpc      *rpc.Server
+	rpc      *rpc.Server // Client's: every served namespace
+	public   *rpc.Server // Handler's: without debug unless Options.Debug
+	writes   *writeLimiter
 	accounts []Account
 	seed     *Seed
 
@@ -93,12 +108,18 @@ func New(ctx context.Context, opts Options) (*Chain, error) {
 	if opts.GasLimit == 0 {
 		opts.GasLimit = 30_000_000
 	}
+	if opts.WritesPerMinute == 0 {
+		opts.WritesPerMinute = DefaultWritesPerMinute
+	}
 	c := &Chain{
 		opts:     opts,
 		chainID:  new(big.Int).SetUint64(opts.ChainID),
 		accounts: DevAccounts(),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
+	}
+	if opts.WritesPerMinute > 0 {
+		c.writes = newWriteLimiter(opts.WritesPerMinute)
 	}
 	if err := c.start(); err != nil {
 		return nil, err
@@ -167,7 +188,7 @@ func (c *Chain) start() error {
 		stack.Close()
 		return fmt.Errorf("evm: eth: %w", err)
 	}
-	srv, err := newRPCServer(backend)
+	srv, public, err := newRPCServers(backend, c.opts.Debug)
 	if err != nil {
 		stack.Close()
 		return err
@@ -176,7 +197,7 @@ func (c *Chain) start() error {
 		stack.Close()
 		return fmt.Errorf("evm: start: %w", err)
 	}
-	c.stack, c.eth, c.rpc = stack, backend, srv
+	c.stack, c.eth, c.rpc, c.public = stack, backend, srv, public
 	return nil
 }
 
@@ -187,6 +208,7 @@ func (c *Chain) Close() error {
 		close(c.stop)
 		<-c.done
 		c.rpc.Stop()
+		c.public.Stop()
 		err = c.stack.Close()
 	})
 	return err

@@ -53,7 +53,7 @@ func TestSeedDeterministic(t *testing.T) {
 }
 
 func TestHandlerAutoMine(t *testing.T) {
-	c := newTestChain(t, Options{Now: func() time.Time { return time.Unix(1_800_000_000, 0) }})
+	c := newTestChain(t, Options{Now: func() time.Time { return time.Unix(1_800_000_000, 0) }, Debug: true})
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
 	cl, err := ethclient.Dial(srv.URL)
@@ -89,7 +89,8 @@ func TestHandlerAutoMine(t *testing.T) {
 	if h.Time != 1_800_000_000 {
 		t.Fatalf("live block time %d; want the clock's 1800000000", h.Time)
 	}
-	// debug_traceBlockByNumber with the call tracer is served.
+	// With Options.Debug, debug_traceBlockByNumber with the call tracer is
+	// served.
 	body := `{"jsonrpc":"2.0","id":1,"method":"debug_traceBlockByNumber","params":["0x6",{"tracer":"callTracer"}]}`
 	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(body))
 	if err != nil {

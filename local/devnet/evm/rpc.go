@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -17,8 +18,12 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// servedNamespaces are the JSON-RPC namespaces Handler and Client expose;
-// admin, miner and personal stay private.
+// servedNamespaces are the JSON-RPC namespaces Client exposes (the indexer
+// traces blocks with debug_traceBlockByNumber). Handler serves the same but
+// debug, unless Options.Debug: debug_setHead rewinds the chain under the
+// indexer, debug_standardTraceBlockToFile writes files, debug_chaindbCompact
+// and the trace family burn CPU. admin (exportChain writes files) and miner
+// stay private to everyone; txpool only reads.
 var servedNamespaces = map[string]bool{"eth": true, "net": true, "web3": true, "debug": true, "txpool": true}
 
 // ClientVersion is the answer of web3_clientVersion.
@@ -33,8 +38,10 @@ func (web3API) ClientVersion() string { return ClientVersion }
 // Sha3 answers web3_sha3.
 func (web3API) Sha3(input hexutil.Bytes) hexutil.Bytes { return crypto.Keccak256(input) }
 
-func newRPCServer(backend *eth.Ethereum) (*rpc.Server, error) {
-	srv := rpc.NewServer()
+// newRPCServers returns the server of Client (every served namespace) and
+// the server of Handler (without debug unless debug is set).
+func newRPCServers(backend *eth.Ethereum, debug bool) (client, public *rpc.Server, err error) {
+	client, public = rpc.NewServer(), rpc.NewServer()
 	apis := backend.APIs()
 	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	apis = append(apis, rpc.API{Namespace: "eth", Service: filters.NewFilterAPI(fs)})
@@ -44,11 +51,17 @@ func newRPCServer(backend *eth.Ethereum) (*rpc.Server, error) {
 		if !servedNamespaces[api.Namespace] {
 			continue
 		}
-		if err := srv.RegisterName(api.Namespace, api.Service); err != nil {
-			return nil, fmt.Errorf("evm: rpc %s: %w", api.Namespace, err)
+		if err := client.RegisterName(api.Namespace, api.Service); err != nil {
+			return nil, nil, fmt.Errorf("evm: rpc %s: %w", api.Namespace, err)
+		}
+		if api.Namespace == "debug" && !debug {
+			continue
+		}
+		if err := public.RegisterName(api.Namespace, api.Service); err != nil {
+			return nil, nil, fmt.Errorf("evm: rpc %s: %w", api.Namespace, err)
 		}
 	}
-	return srv, nil
+	return client, public, nil
 }
 
 // maxRequestBody bounds one JSON-RPC request body, as go-ethereum's HTTP
@@ -56,13 +69,16 @@ func newRPCServer(backend *eth.Ethereum) (*rpc.Server, error) {
 const maxRequestBody = 5 << 20
 
 // Handler returns the chain's Ethereum JSON-RPC over HTTP (POST, single or
-// batch). A request that sends a transaction is answered after the block
-// that includes it is sealed, so a client's next eth_getTransactionReceipt
-// finds it. The lead mounts it at POST /ext/bc/C/rpc.
+// batch), without the debug namespace unless Options.Debug. A request that
+// sends transactions first takes them from its client's write allowance
+// (Options.WritesPerMinute), or is answered 429; it is answered after the
+// block that includes them is sealed, so a client's next
+// eth_getTransactionReceipt finds it. The lead mounts it at POST
+// /ext/bc/C/rpc.
 func (c *Chain) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
-			c.rpc.ServeHTTP(w, r) // go-ethereum answers GET/OPTIONS itself
+			c.public.ServeHTTP(w, r) // go-ethereum answers GET/OPTIONS itself
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
@@ -77,12 +93,19 @@ func (c *Chain) Handler() http.Handler {
 		r2 := r.Clone(r.Context())
 		r2.Body = io.NopCloser(bytes.NewReader(body))
 		r2.ContentLength = int64(len(body))
-		if !bytes.Contains(body, []byte(`"eth_sendRawTransaction"`)) && !bytes.Contains(body, []byte(`"eth_sendTransaction"`)) {
-			c.rpc.ServeHTTP(w, r2)
+		writes := countWrites(body)
+		if writes == 0 {
+			c.public.ServeHTTP(w, r2)
 			return
 		}
+		if c.writes != nil {
+			if ok, wait := c.writes.allow(c.writeKeys(r), writes, time.Now()); !ok {
+				writeRateLimited(w, body, c.opts.WritesPerMinute, wait)
+				return
+			}
+		}
 		rec := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
-		c.rpc.ServeHTTP(rec, r2)
+		c.public.ServeHTTP(rec, r2)
 		if !c.opts.NoAutoMine {
 			_ = c.mineIfPending(context.WithoutCancel(r.Context())) // on failure the auto-miner retries
 		}

@@ -1,0 +1,41 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLocalEVM(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       LocalEVM
+		wantErr    string
+	}{
+		{"defaults", "", LocalEVM{Debug: false, WritesPerMinute: DefaultWritesPerMinute}, ""},
+		{"set", "local:\n  evm:\n    debug: true\n    writes_per_minute: 5\n", LocalEVM{Debug: true, WritesPerMinute: 5}, ""},
+		{"negative", "local:\n  evm:\n    writes_per_minute: -1\n", LocalEVM{}, "local.evm.writes_per_minute: must not be negative"},
+		{"unknown field", "local:\n  evm:\n    trace: true\n", LocalEVM{}, "field trace not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(file, []byte(tc.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load(file, func(string) string { return "" })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got %v; want an error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Local.EVM != tc.want {
+				t.Fatalf("local.evm = %+v; want %+v", c.Local.EVM, tc.want)
+			}
+		})
+	}
+}

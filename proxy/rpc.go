@@ -115,7 +115,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 		s.refuse(ex, http.StatusRequestEntityTooLarge, "batch of "+strconv.Itoa(n)+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
 		return
 	}
-	rt := s.rpc["evm"]["evm.rpc"]
+	rt := s.routes["evm.rpc"]
 	ex.route = "evm.rpc"
 	p := &plan{rt: rt, service: config.Node, body: body,
 		charge: limits.Charge{Routes: []string{"evm.rpc"}, Cost: int64(n)}}

@@ -215,14 +215,27 @@ var (
 	sharedStops []func()
 )
 
-// localEdge returns the shared local-mode avaedge (no upstreams, no keys
-// file, in-memory state).
+// localEdge returns the shared local-mode avaedge (no upstreams, in-memory
+// state), the source of the world's identifiers and the upstream the
+// recording upstreams forward to. Every test's client is 127.0.0.1, so its
+// keys file gives anonymous clients a plan large enough for the whole suite;
+// the modes without a keys file run their own process (noKeysLocal).
 func localEdge(t testing.TB) *edge {
 	t.Helper()
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
 	if sharedLocal == nil {
-		sharedLocal = launchEdge(t, map[string]string{})
+		dir, err := os.MkdirTemp("", "avaedge-e2e-keys-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := filepath.Join(dir, "keys.yaml")
+		plan := "plans:\n  bulk: {cu_per_minute: 1000000000, cu_per_day: 100000000000}\nanonymous: bulk\n"
+		if err := os.WriteFile(keys, []byte(plan), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sharedStops = append(sharedStops, func() { os.RemoveAll(dir) })
+		sharedLocal = launchEdge(t, map[string]string{"AVAEDGE_KEYS_FILE": keys})
 		e := sharedLocal
 		sharedStops = append(sharedStops, func() {
 			e.cmd.Process.Signal(syscall.SIGTERM)
@@ -234,6 +247,13 @@ func localEdge(t testing.TB) *edge {
 		})
 	}
 	return sharedLocal
+}
+
+// noKeysLocal starts a local-mode avaedge of the test's own with no keys
+// file: the published plans, the anonymous client metered per IP.
+func noKeysLocal(t testing.TB, secrets ...string) *edge {
+	t.Helper()
+	return startEdge(t, map[string]string{}, secrets...)
 }
 
 // onExit registers f to run after every test.

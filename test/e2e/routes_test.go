@@ -84,9 +84,9 @@ func eachCall(t *testing.T, w *world, f func(t *testing.T, r route, c call)) {
 // request with the spec's success status and schema, from the local world,
 // for mainnet and fuji.
 func TestRoutesLocal(t *testing.T) {
-	e := localEdge(t)
 	for _, network := range []string{"fuji", "mainnet"} {
 		t.Run(network, func(t *testing.T) {
+			e := noKeysLocal(t)
 			w := discover(t, network)
 			eachCall(t, w, func(t *testing.T, r route, c call) {
 				rep := do(t, c.Method, e.URL+c.Path, c.Body, nil)

@@ -88,12 +88,20 @@ func (s *syncBuffer) String() string {
 // freePort returns a loopback port nobody listens on right now.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := loopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func loopbackPort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
 	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // startEdge runs the avaedge binary with env (plus free listen addresses)

@@ -133,10 +133,10 @@ func verifyWarp(t testing.TB, e *edge, network string, unsigned []byte, signedHe
 // never goes upstream or into the log.
 func TestClientKeyWithoutKeysFile(t *testing.T) {
 	keyA, keyB := "e2e-arbitrary-key-A-91c2", "e2e-arbitrary-key-B-04d7"
-	t.Run("local", func(t *testing.T) {
-		e := noKeysLocal(t, keyA, keyB)
-		meteredApart(t, e, keyA, keyB)
-		t.Run("sdk", func(t *testing.T) { conformance(t, e.URL, "any-string-as-api-key", "fuji") })
+	t.Run("local", func(t *testing.T) { meteredApart(t, noKeysLocal(t, keyA, keyB), keyA, keyB) })
+	t.Run("sdk", func(t *testing.T) {
+		const key = "any-string-as-api-key"
+		conformance(t, noKeysLocal(t, key).URL, key, "fuji")
 	})
 	t.Run("proxy", func(t *testing.T) {
 		rec := newRecorder(t, localEdge(t).URL)

@@ -245,3 +245,14 @@ func (n *realNode) issueXTransfer(ctx context.Context) error {
 	}
 	return nil
 }
+
+// TestNodeBinary builds (once per machine) or finds the avalanchego binary
+// and checks it is the expected release. .ci/run runs it on its own first,
+// so the build's time is not charged to the suite's timeout.
+func TestNodeBinary(t *testing.T) {
+	bin := nodeBinary(t)
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "avalanchego/"+strings.TrimPrefix(nodeVersion, "v")) {
+		t.Fatalf("%s --version = %q, %v", bin, out, err)
+	}
+}

@@ -57,7 +57,6 @@ func wireCases(txID string) []wireCase {
 		j := "application/json"
 		out = append(out,
 			wireCase{"unknown method", "POST", p, j, `{"jsonrpc":"2.0","id":1,"method":"` + ns + `.noSuchMethod"}`},
-			wireCase{"upper-case method", "POST", p, j, `{"jsonrpc":"2.0","id":1,"method":"` + ns + `.` + strings.ToUpper(method[len(ns)+1:len(ns)+2]) + method[len(ns)+2:] + `"}`},
 			wireCase{"other service", "POST", p, j, `{"jsonrpc":"2.0","id":1,"method":"platform.getHeight"}`},
 			wireCase{"no service", "POST", p, j, `{"jsonrpc":"2.0","id":1,"method":"getNetworkID"}`},
 			wireCase{"string id", "POST", p, j, `{"jsonrpc":"2.0","id":"abc","method":"` + method + `"}`},
@@ -68,6 +67,8 @@ func wireCases(txID string) []wireCase {
 			wireCase{"notification", "POST", p, j, `{"jsonrpc":"2.0","method":"` + method + `"}`},
 			wireCase{"params array", "POST", p, j, `{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":[]}`},
 			wireCase{"params null", "POST", p, j, `{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":null}`},
+			// After the valid calls above: never an answer from their cache entry.
+			wireCase{"upper-case method", "POST", p, j, `{"jsonrpc":"2.0","id":1,"method":"` + ns + `.` + strings.ToUpper(method[len(ns)+1:len(ns)+2]) + method[len(ns)+2:] + `"}`},
 			wireCase{"jsonrpc 1.0", "POST", p, j, `{"jsonrpc":"1.0","id":3,"method":"` + method + `"}`},
 			wireCase{"no jsonrpc", "POST", p, j, `{"id":3,"method":"` + method + `"}`},
 			wireCase{"no method", "POST", p, j, `{"jsonrpc":"2.0","id":3}`},
@@ -170,6 +171,9 @@ func TestRealNodeMethods(t *testing.T) {
 				if hs := second.Header.Get("X-Cache-Status"); r.Cache != "never" && hs != "HIT" {
 					t.Errorf("%s: second call X-Cache-Status %q; want HIT", r.Name, hs)
 				}
+				// A cached answer carries each request's own id.
+				other := []byte(strings.Replace(string(body), fmt.Sprintf(`"id":%d`, 11+i), `"id":"e2e-other-id"`, 1))
+				sameAnswer(t, r.Name+" "+p+" (cached, another id)", do(t, "POST", n.URI+r.Path, other, nil), do(t, "POST", e.URL+r.Path, other, nil))
 			}
 		})
 	}
@@ -204,11 +208,18 @@ func clientView(t testing.TB, uri string, xAddr ids.ShortID, txID, blockID ids.I
 	ic := info.NewClient(uri)
 	xc := avm.NewClient(uri, "X")
 	var b strings.Builder
+	// add renders a call's results (the last is its error) as JSON.
 	add := func(name string, v ...any) {
-		fmt.Fprintf(&b, "%s: %+v\n", name, v)
 		if err, _ := v[len(v)-1].(error); err != nil {
 			t.Errorf("%s at %s: %v", name, uri, err)
+			fmt.Fprintf(&b, "%s: error %v\n", name, err)
+			return
 		}
+		j, err := json.Marshal(v[:len(v)-1])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", name, j)
 	}
 	v, err := ic.GetNodeVersion(ctx)
 	add("GetNodeVersion", v, err)

@@ -86,6 +86,10 @@ func wireCases(txID string) []wireCase {
 			wireCase{"json with charset", "POST", p, "application/json; charset=utf-8", `{"jsonrpc":"2.0","id":1,"method":"` + method + `"}`},
 		)
 	}
+	// The X-Chain's other paths.
+	for _, p := range []string{"/ext/bc/avm", "/ext/X", "/ext/avm", "/ext/bc/2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed"} {
+		out = append(out, wireCase{"alias", "POST", p, "application/json", `{"jsonrpc":"2.0","id":4,"method":"avm.getTxFee"}`})
+	}
 	out = append(out,
 		wireCase{"bad params", "POST", "/ext/bc/X", "application/json", `{"jsonrpc":"2.0","id":1,"method":"avm.getTx","params":{"txID":"not-an-id"}}`},
 		wireCase{"unknown tx", "POST", "/ext/bc/X", "application/json", `{"jsonrpc":"2.0","id":1,"method":"avm.getTx","params":{"txID":"2Zd3qEVkpwYydun3nRaBgxRpsAyuoVFzgCZXoYU4AQdKDy4Ed8"}}`},
@@ -305,4 +309,22 @@ func TestLocalNodeClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	clientView(t, e.URL, ewoq, txID, blockID)
+}
+
+// TestRealNodeEthers: ethers v6 through avaedge's /ext/bc/C/rpc proxied to
+// the real node's C-Chain: chain id, block number, a transfer from ewoq and
+// the recipient's balance.
+func TestRealNodeEthers(t *testing.T) {
+	n := startNode(t)
+	e := startEdge(t, map[string]string{"AVAEDGE_NODE_UPSTREAM": n.URI})
+	out := nodeScript(t, "", "ethers.mjs", e.URL)
+	var res struct {
+		ChainID string `json:"chainId"`
+		Status  int    `json:"status"`
+		Value   string `json:"value"`
+		Balance string `json:"balance"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.ChainID != "43112" || res.Status != 1 || res.Balance != res.Value {
+		t.Fatalf("ethers through avaedge to the node: %s (%v)", out, err)
+	}
 }

@@ -240,7 +240,7 @@ func TestMethodCase(t *testing.T) {
 	t.Run("proxy", func(t *testing.T) {
 		rec := newRecorder(t, localEdge(t).URL)
 		// The upstream answers as avalanchego does (utils/json/codec.go).
-		rec.handle = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		rec.setHandle(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 			var req struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
@@ -254,7 +254,7 @@ func TestMethodCase(t *testing.T) {
 				return true
 			}
 			return false
-		}
+		})
 		e := startEdge(t, map[string]string{"AVAEDGE_NODE_UPSTREAM": rec.URL})
 		for i := 0; i < 2; i++ {
 			first := do(t, "POST", e.URL+"/ext/info", rpcBody(1, "info.getNetworkID", ""), nil)
@@ -288,12 +288,12 @@ func TestDataDirCreated(t *testing.T) {
 // is a cache HIT and the upstream is called once.
 func TestAggregatedSignaturesCached(t *testing.T) {
 	rec := newRecorder(t, "")
-	rec.handle = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+	rec.setHandle(func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(http.StatusCreated)
 		w.Write([]byte(`{"signedMessage":"00000000000500000000000000000000000000000000000000000000000000000000"}`))
 		return true
-	}
+	})
 	e := startEdge(t, map[string]string{"AVAEDGE_DATA_UPSTREAM": rec.URL})
 	const tx = "2bYcpg3dfbvvU4SYrzJZVdC3Dd6qw4J1NUUqJAPL8kF4bZXRrT"
 	p := "/v1/signatureAggregator/fuji/aggregateSignatures/" + tx

@@ -105,6 +105,14 @@ func (rec *recorder) count(method, uri string) int {
 	return n
 }
 
+// setHandle makes handle answer the requests it accepts (true) before
+// they are forwarded.
+func (rec *recorder) setHandle(handle func(w http.ResponseWriter, r *http.Request, body []byte) bool) {
+	rec.mu.Lock()
+	rec.handle = handle
+	rec.mu.Unlock()
+}
+
 // setFail makes the upstream answer every request with status (0: forward).
 func (rec *recorder) setFail(status int) {
 	rec.mu.Lock()

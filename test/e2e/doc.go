@@ -7,6 +7,21 @@
 // avalanchego node as the node upstream, whose answers avaedge must repeat
 // byte for byte.
 //
+// The cases:
+//
+//   - TestRoutesLocal, TestRoutesProxy, TestRoutesFailingUpstream,
+//     TestRoutesKeysFile, TestRoutesRedis: every catalogued route (parameters
+//     built from the local world, see world_test.go) in each mode, with its
+//     status, content type and OpenAPI schema (testdata/glacier.json,
+//     testdata/popsicle.json) checked, cache hits and upstream calls counted;
+//   - TestSDKLocal, TestSDKProxy, TestSDKKeysFile, TestEthers: the official
+//     SDK and ethers (test/sdk);
+//   - TestRealNode*: avaedge in front of a real avalanchego node answers every
+//     info.* and avm.* method and the JSON-RPC wire behaviour byte for byte as
+//     the node does, first and cached call, and avalanchego's clients and
+//     ethers see the same results;
+//   - findings_test.go: one test per finding of issue 17.
+//
 // It is a separate module because avalanchego cannot link with
 // go-ethereum. Run it with:
 //

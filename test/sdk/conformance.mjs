@@ -5,13 +5,17 @@
 //
 //   node conformance.mjs http://127.0.0.1:8080 [network]
 //
+// With AVAEDGE_SDK_API_KEY set the SDK is configured with that apiKey, as an
+// app with a key would be (it then sends x-glacier-api-key on every call).
+//
 // Exits non-zero when any call fails. Identifiers (node ids, addresses,
 // contracts) are discovered from the answers themselves.
 import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
 const base = process.argv[2] ?? "http://127.0.0.1:8080";
 const network = process.argv[3] ?? "fuji";
-const sdk = new AvaCloudSDK({ serverURL: base, network, chainId: "43112" });
+const apiKey = process.env.AVAEDGE_SDK_API_KEY || undefined;
+const sdk = new AvaCloudSDK({ serverURL: base, network, chainId: "43112", apiKey });
 // Each operation carries its own server URL in the SDK; point every call at
 // avaedge and do not retry (a retry would hide a failure).
 const O = { serverURL: base, retries: { strategy: "none" } };

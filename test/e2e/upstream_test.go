@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// recorded is one request an upstream received.
+type recorded struct {
+	Method string
+	URI    string
+	Header http.Header
+	Body   []byte
+}
+
+// recorder is an httptest upstream that records every request. It forwards
+// each one to target (a local-mode avaedge, whose answers are the real
+// services' shapes) unless handle answers it first; with fail set it
+// answers every request with that status instead.
+type recorder struct {
+	URL    string
+	target string
+	fail   int
+	handle func(w http.ResponseWriter, r *http.Request, body []byte) bool
+
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+func newRecorder(t testing.TB, target string) *recorder {
+	t.Helper()
+	rec := &recorder{target: target}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	rec.URL = srv.URL
+	return rec
+}
+
+func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec.mu.Lock()
+	rec.reqs = append(rec.reqs, recorded{r.Method, r.URL.RequestURI(), r.Header.Clone(), body})
+	fail, handle := rec.fail, rec.handle
+	rec.mu.Unlock()
+	if fail != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(fail)
+		w.Write([]byte(`{"message":"upstream failure injected by the e2e suite","statusCode":` + strconv.Itoa(fail) + `}`))
+		return
+	}
+	if handle != nil && handle(w, r, body) {
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, rec.target+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for _, h := range []string{"Content-Type", "Cache-Control"} {
+		if v := resp.Header.Get(h); v != "" {
+			w.Header().Set(h, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// requests returns the requests received so far whose URI starts with
+// prefix (all with "").
+func (rec *recorder) requests(prefix string) []recorded {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var out []recorded
+	for _, r := range rec.reqs {
+		if strings.HasPrefix(r.URI, prefix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// count returns how many requests were received for exactly uri.
+func (rec *recorder) count(method, uri string) int {
+	n := 0
+	for _, r := range rec.requests("") {
+		if r.Method == method && r.URI == uri {
+			n++
+		}
+	}
+	return n
+}
+
+// setHandle makes handle answer the requests it accepts (true) before
+// they are forwarded.
+func (rec *recorder) setHandle(handle func(w http.ResponseWriter, r *http.Request, body []byte) bool) {
+	rec.mu.Lock()
+	rec.handle = handle
+	rec.mu.Unlock()
+}
+
+// setFail makes the upstream answer every request with status (0: forward).
+func (rec *recorder) setFail(status int) {
+	rec.mu.Lock()
+	rec.fail = status
+	rec.mu.Unlock()
+}

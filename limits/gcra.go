@@ -15,11 +15,10 @@ type rule struct {
 	cuEmission   time.Duration // per CU; 0 = no per-minute CU limit
 	cuBurst      time.Duration
 	day, month   int64 // 0 = unlimited
-	plan         *Plan
 }
 
 func ruleOf(p *Plan, divide int) rule {
-	r := rule{plan: p}
+	var r rule
 	div := float64(max(1, divide))
 	if p.RPS > 0 {
 		rps := p.RPS / div

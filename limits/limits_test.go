@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -434,5 +435,14 @@ func TestAnonymousIDs(t *testing.T) {
 	tab.get(a)
 	if n := testing.AllocsPerRun(100, func() { tab.get(a) }); n != 0 {
 		t.Fatalf("a remembered client allocates %v times", n)
+	}
+}
+
+// TestChargeCachedRefused: the removed charge_cached setting is refused at
+// load with its reason, not silently ignored.
+func TestChargeCachedRefused(t *testing.T) {
+	_, err := ParseKeysFile([]byte("plans:\n  a: {cu_per_day: 10, charge_cached: false}\n"))
+	if err == nil || !strings.Contains(err.Error(), "plans.a.charge_cached: is not supported") {
+		t.Fatalf("err = %v; want charge_cached refused with its reason", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // counters belong to and its plan. The zero Client is not valid; get one from
 // Identify.
 type Client struct {
-	id    string // the counters' identity: "key:<id>", "hash:<sha256>" or "ip:<addr>"
+	id    string // the counters' identity: "key:<id>", "hash:<hex sha256 of an unmanaged key>" or "ip:<addr>"
 	keyID string // what Decision.KeyID says
 	keyed bool   // a key was presented and accepted
 	plan  *planInfo
@@ -41,6 +41,10 @@ func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
 		// The map finds the key by its hash; compare again in constant time
 		// so the answer's timing does not depend on how much of it matched.
 		if !ok || subtle.ConstantTimeCompare([]byte(k.hash()), []byte(want)) != 1 {
+			if ks.file.Unmanaged != "" {
+				// Counted by the key's hash: the key itself is never kept.
+				return Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}, Decision{}
+			}
 			return l.unauthorized("Invalid API key")
 		}
 		return Client{id: "key:" + k.ID, keyID: k.ID, keyed: true, plan: ks.plans[k.Plan]}, Decision{}

@@ -50,11 +50,18 @@ type KeysFile struct {
 	// Anonymous is the plan of clients without a key, applied per client IP.
 	// Empty means clients must send a key.
 	Anonymous string `yaml:"anonymous"`
+	// Unmanaged, when set, is the plan of every key that is not in Keys:
+	// such a key is accepted and metered on its own, by its SHA-256. It is
+	// what DefaultKeysFile does, for an operator who manages no keys; a
+	// keys file never sets it, so with one, unknown keys are refused.
+	Unmanaged string `yaml:"-"`
 }
 
 // DefaultKeysFile returns the real Data API's published plans
-// (data-api-rate-limits.mdx), anonymous clients on "unauthenticated", and no
-// keys.
+// (data-api-rate-limits.mdx), anonymous clients on "unauthenticated" and
+// every key on "free", the plan the Data API gives a key of its free tier:
+// without a keys file avaedge manages no keys, so a client's own key is
+// metered by its hash, never refused.
 func DefaultKeysFile() *KeysFile {
 	plan := func(min, day int64) Plan { return Plan{CUPerMinute: min, CUPerDay: day} }
 	kf := &KeysFile{
@@ -66,6 +73,7 @@ func DefaultKeysFile() *KeysFile {
 			"pro":             plan(20000, 25_000_000),
 		},
 		Anonymous: "unauthenticated",
+		Unmanaged: "free",
 	}
 	kf.normalize()
 	return kf

@@ -446,3 +446,49 @@ func TestChargeCachedRefused(t *testing.T) {
 		t.Fatalf("err = %v; want charge_cached refused with its reason", err)
 	}
 }
+
+// TestUnmanagedKeys: without a keys file any key is accepted and metered on
+// its own, by its hash, under the published keyed plan (free: 8,000 CU a
+// minute, 2,000,000 a day); anonymous clients stay on "unauthenticated".
+// The key itself appears nowhere in the decision.
+func TestUnmanagedKeys(t *testing.T) {
+	for _, be := range []string{"memory", "redis"} {
+		t.Run(be, func(t *testing.T) {
+			var rdb redis.UniversalClient
+			if be == "redis" {
+				rdb = redistest.Start(t).Client()
+			}
+			l := newLimiter(t, Options{Keys: DefaultKeysFile(), Redis: rdb})
+			ctx := context.Background()
+			d := l.Admit(ctx, req("app-key-one"), charge(7990))
+			if d.Status != 0 || d.Plan != "free" || d.Limit != 8000 || d.Remaining != 10 {
+				t.Fatalf("first key: %+v; want allowed on free with 10 CU left", d)
+			}
+			if strings.Contains(d.KeyID, "app-key-one") || !strings.HasPrefix(d.KeyID, "sha256:") {
+				t.Fatalf("KeyID %q; want the hash's prefix, never the key", d.KeyID)
+			}
+			h := http.Header{}
+			d.WriteHeaders(h)
+			if hv(h, "ratelimit-remaining") != "10" || hv(h, "ratelimit-policy") != "8000;w=60, 2000000;w=86400" {
+				t.Fatalf("headers %v", h)
+			}
+			// Another key has its own counters.
+			if d := l.Admit(ctx, req("app-key-two"), charge(7990)); d.Status != 0 || d.Remaining != 10 {
+				t.Fatalf("second key: %+v", d)
+			}
+			if d := l.Admit(ctx, req("app-key-one"), charge(11)); d.Status != 429 {
+				t.Fatalf("first key over its minute: %+v", d)
+			}
+			r := req("")
+			r.RemoteAddr = "192.0.2.44:1000"
+			if d := l.Admit(ctx, r, charge(6001)); d.Status != 429 || d.Plan != "unauthenticated" || d.Limit != 6000 {
+				t.Fatalf("anonymous: %+v; want refused on unauthenticated", d)
+			}
+		})
+	}
+	// With a keys file an unknown key is still refused.
+	l := newLimiter(t, Options{})
+	if d := l.Admit(context.Background(), req("app-key-one"), charge(1)); d.Status != 401 {
+		t.Fatalf("unknown key with a keys file: %d; want 401", d.Status)
+	}
+}

@@ -1,14 +1,14 @@
 // Package limits identifies clients (API keys, or anonymous by IP), holds
 // their plans, and enforces request rates and compute-unit (CU) quotas shared
-// by every replica: GCRA and fixed UTC day/month windows in one Redis Lua
-// script per decision with Redis TIME as the clock, or the same limits in
-// process when Redis is absent, and divided by the replica count while Redis
-// is failing.
+// by every replica. With Redis, each replica leases slices of a client's
+// budgets from Redis in one Lua call and spends them in process (lease.go),
+// so a client far from its limits costs no Redis round trip per request;
+// without Redis the limits are kept in process (memory.go), and while Redis
+// fails each replica enforces 1/replicas of them there.
 package limits
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -27,7 +27,8 @@ type Options struct {
 	// KeysPath, when set, is read at start and re-read when it changes
 	// (polled every PollInterval) or on Reload, without losing counters.
 	KeysPath string
-	// PollInterval is how often KeysPath is checked. 0 means 2s.
+	// PollInterval is how often KeysPath is checked. 0 means 500ms, so a
+	// plan change takes effect within a second on every replica.
 	PollInterval time.Duration
 	// Redis shares the limits between replicas. Nil means in process.
 	Redis redis.UniversalClient
@@ -37,8 +38,16 @@ type Options struct {
 	Replicas int
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
-	// RedisTimeout bounds one decision in Redis. 0 means 50ms.
+	// RedisTimeout bounds one lease call to Redis. 0 means 50ms.
 	RedisTimeout time.Duration
+	// MaxClients bounds how many clients' states each table keeps in
+	// process; past it the least recently seen are forgotten first. 0 means
+	// 100,000.
+	MaxClients int
+	// ClientIdle is how long an in-process client state (no Redis, or the
+	// fallback) is kept without a request; a client forgotten starts afresh.
+	// Keys of the keys file are never forgotten. 0 means one hour.
+	ClientIdle time.Duration
 	// Registerer receives the limiter's metrics. Nil registers none.
 	Registerer prometheus.Registerer
 	// Logger logs reloads and Redis transitions. Nil means slog.Default().
@@ -53,8 +62,10 @@ type Options struct {
 type Limiter struct {
 	opts    Options
 	keys    atomic.Pointer[keySet]
-	mem     *memory // the in-process limits (no Redis configured)
-	backup  *memory // the fallback while Redis fails (limits / Replicas)
+	mem     *memory            // the in-process limits (no Redis configured)
+	backup  *memory            // the fallback while Redis fails (limits / Replicas)
+	leases  *table[leaseState] // the clients' leases (with Redis)
+	closing atomic.Bool        // Close has begun: no new background calls
 	m       *metrics
 	log     *slog.Logger
 	fileSig atomic.Value // string: size and mtime of KeysPath
@@ -62,6 +73,9 @@ type Limiter struct {
 
 	redisDown  atomic.Bool
 	redisUntil atomic.Int64 // unix ns before which Redis is not retried
+
+	returnsMu sync.Mutex      // guards returns
+	returns   []pendingReturn // evicted clients' leases, to give back
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -79,7 +93,13 @@ func New(opts Options) (*Limiter, error) {
 		opts.RedisTimeout = 50 * time.Millisecond
 	}
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = 2 * time.Second
+		opts.PollInterval = 500 * time.Millisecond
+	}
+	if opts.MaxClients <= 0 {
+		opts.MaxClients = 100_000
+	}
+	if opts.ClientIdle <= 0 {
+		opts.ClientIdle = time.Hour
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -91,7 +111,10 @@ func New(opts Options) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Limiter{opts: opts, mem: &memory{}, backup: &memory{}, m: m, log: opts.Logger, stop: make(chan struct{})}
+	max := int64(opts.MaxClients)
+	l := &Limiter{opts: opts, mem: newMemory(max, opts.ClientIdle), backup: newMemory(max, opts.ClientIdle),
+		m: m, log: opts.Logger, stop: make(chan struct{})}
+	l.leases = &table[leaseState]{max: max, idle: leaseIdle, evict: l.evictLease}
 	kf := opts.Keys
 	if kf == nil && opts.KeysPath != "" {
 		if kf, err = LoadKeysFile(opts.KeysPath); err != nil {
@@ -107,18 +130,59 @@ func New(opts Options) (*Limiter, error) {
 		l.wg.Add(1)
 		go l.watch()
 	}
+	l.wg.Add(1)
+	go l.janitor()
 	return l, nil
 }
 
-// Close stops watching the keys file. It does not close the Redis client.
+// Close stops watching the keys file and gives the leases this replica
+// holds back to Redis. It does not close the Redis client.
 func (l *Limiter) Close() error {
 	select {
 	case <-l.stop:
+		return nil
 	default:
 		close(l.stop)
 	}
+	l.closing.Store(true)
 	l.wg.Wait()
+	if l.opts.Redis != nil {
+		l.leases.m.Range(func(k, v any) bool {
+			l.leases.remove(k.(string), v.(*entry[leaseState]))
+			return true
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		l.flushReturns(ctx, l.opts.Now())
+		cancel()
+	}
 	return nil
+}
+
+// janitor forgets idle clients and gives evicted leases back, until Close.
+func (l *Limiter) janitor() {
+	defer l.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var ticks int
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		now := l.opts.Now()
+		ticks++
+		if ticks%60 == 0 {
+			l.mem.states.sweep(now, false)
+			l.backup.states.sweep(now, false)
+		}
+		if l.opts.Redis != nil {
+			l.leases.sweep(now, false)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*l.opts.RedisTimeout)
+			l.flushReturns(ctx, now)
+			cancel()
+		}
+	}
 }
 
 // Admit decides on one request: Identify, then AdmitClient.
@@ -139,7 +203,7 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route
 		return d
 	}
-	res := l.decide(ctx, client.id, plan, c.Cost, c.At)
+	res := l.decide(client.id, plan, c.Cost, c.At)
 	fill(&d, &plan.plan, res)
 	if !res.allowed {
 		plan.limited.Inc()
@@ -158,9 +222,10 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 	return d
 }
 
-// decide asks Redis, or the in-process limiter when there is none or it is
+// decide spends the client's leases (leasing from Redis when they fall
+// short), or asks the in-process limiter when there is no Redis or it is
 // failing.
-func (l *Limiter) decide(ctx context.Context, id string, plan *planInfo, cost int64, now time.Time) result {
+func (l *Limiter) decide(id string, plan *planInfo, cost int64, now time.Time) result {
 	if now.IsZero() {
 		now = l.opts.Now()
 	}
@@ -168,26 +233,24 @@ func (l *Limiter) decide(ctx context.Context, id string, plan *planInfo, cost in
 		return l.mem.decide(id, plan.rule, cost, now)
 	}
 	if now.UnixNano() >= l.redisUntil.Load() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.RedisTimeout)
-		start := time.Now()
-		res, err := redisDecide(rctx, l.opts.Redis, l.opts.Prefix, id, plan.rule, cost, now)
-		cancel()
-		l.m.redisLatency.Observe(time.Since(start).Seconds())
+		res, err := l.leaseDecide(id, &plan.rule, cost, now)
 		if err == nil {
-			if l.redisDown.Swap(false) {
+			if l.redisDown.Load() && l.redisDown.Swap(false) {
 				l.log.Info("limits: redis is back; limits are cluster-wide again")
 			}
 			return res
 		}
-		if !errors.Is(err, context.Canceled) {
-			l.m.fallbacks.Inc()
-			if !l.redisDown.Swap(true) {
-				l.log.Warn("limits: redis failing; enforcing limits in process, divided by replicas", "err", err, "replicas", l.opts.Replicas)
-			}
-			l.redisUntil.Store(now.Add(time.Second).UnixNano())
-		}
-	} else {
-		l.m.fallbacks.Inc()
+		l.redisFailed(err, now)
 	}
+	l.m.fallbacks.Inc()
 	return l.backup.decide(id, plan.divided, cost, now)
+}
+
+// redisFailed turns to the in-process limits for a second: a Redis error or
+// timeout counts as a refused connection.
+func (l *Limiter) redisFailed(err error, now time.Time) {
+	if !l.redisDown.Swap(true) {
+		l.log.Warn("limits: redis failing; enforcing limits in process, divided by replicas", "err", err, "replicas", l.opts.Replicas)
+	}
+	l.redisUntil.Store(now.Add(time.Second).UnixNano())
 }

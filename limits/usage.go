@@ -36,25 +36,22 @@ func (l *Limiter) Usage(ctx context.Context, keyID string) (Usage, error) {
 	u := Usage{KeyID: keyID, Plan: k.Plan, CUPerMinute: p.CUPerMinute, CUPerDay: p.CUPerDay, CUPerMonth: p.CUPerMonth, RPS: p.RPS}
 	now := l.opts.Now()
 	id := "key:" + keyID
-	var tat time.Time
-	if l.opts.Redis != nil && !l.redisDown.Load() {
+	switch {
+	case l.opts.Redis == nil:
+		u.MinuteUsed, u.DayUsed, u.MonthUsed = l.mem.usage(id, now)
+	case l.redisDown.Load():
+		u.MinuteUsed, u.DayUsed, u.MonthUsed = l.backup.usage(id, now)
+	default:
+		// Units leased to replicas and not yet spent count as used.
 		us, day, month, err := redisUsage(ctx, l.opts.Redis, l.opts.Prefix, id, now)
 		if err != nil {
 			return u, err
 		}
 		u.DayUsed, u.MonthUsed = day, month
-		if us > 0 {
-			// Redis TIME and the local clock agree closely enough for a report.
-			tat = time.UnixMicro(us)
+		// Redis TIME and the local clock agree closely enough for a report.
+		if tat := time.UnixMicro(us); p.CUPerMinute > 0 && tat.After(now) {
+			u.MinuteUsed = min(p.CUPerMinute, int64(tat.Sub(now)/(time.Minute/time.Duration(p.CUPerMinute))))
 		}
-	} else {
-		tat, u.DayUsed, u.MonthUsed = l.mem.usage(id, now)
-		if l.opts.Redis != nil {
-			tat, u.DayUsed, u.MonthUsed = l.backup.usage(id, now)
-		}
-	}
-	if p.CUPerMinute > 0 && tat.After(now) {
-		u.MinuteUsed = min(p.CUPerMinute, int64(tat.Sub(now)/(time.Minute/time.Duration(p.CUPerMinute))))
 	}
 	return u, nil
 }

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -26,7 +27,7 @@ import (
 const (
 	leaseTTL   = 2 * time.Second
 	leaseIdle  = 10 * time.Second
-	leaseBatch = 20 // a lease asks for at least this many requests' worth
+	leaseBatch = 64 // a lease asks for at least this many requests' worth
 )
 
 // leaseState is one client's leases on this replica.
@@ -211,7 +212,9 @@ func (l *Limiter) leaseDecide(id string, r *rule, cost int64, now time.Time) (re
 		}
 		if ch := s.flight; ch != nil {
 			s.mu.Unlock()
-			<-ch
+			if !l.await(ch) {
+				return result{}, errRedisSlow
+			}
 			s.mu.Lock()
 			continue
 		}
@@ -222,53 +225,88 @@ func (l *Limiter) leaseDecide(id string, r *rule, cost int64, now time.Time) (re
 	}
 }
 
-// lease makes one lease call for s, with s.mu held: in the background (the
-// call runs on its own goroutine and lease returns at once), or waiting for
-// it, s.mu released meanwhile.
+// errRedisSlow is a lease call that outlived Options.RedisTimeout: a hung
+// Redis is treated as a failing one.
+var errRedisSlow = errors.New("limits: redis did not answer in time")
+
+// lease makes one lease call for s, with s.mu held. In the background it
+// returns at once; otherwise it waits, s.mu released meanwhile, at most
+// RedisTimeout (and a little), and returns with s.mu held again.
 func (l *Limiter) lease(id string, s *leaseState, need [4]int64, now time.Time, background bool) error {
 	a := s.args(need, now)
 	r := s.rule
 	ch := make(chan struct{})
 	s.flight = ch
-	call := func() error {
+	var err error // set before ch is closed
+	call := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), l.opts.RedisTimeout)
 		start := time.Now()
-		rep, err := leaseCall(ctx, l.opts.Redis, l.opts.Prefix, id, &r, 2*l.opts.Replicas, a, now)
+		rep, cerr := leaseCall(ctx, l.opts.Redis, l.opts.Prefix, id, &r, 2*l.opts.Replicas, a, now)
 		cancel()
 		l.m.redisLatency.Observe(time.Since(start).Seconds())
 		l.m.leaseCalls.Inc()
 		s.mu.Lock()
-		if err != nil {
+		switch {
+		case cerr != nil:
 			for i := range s.ret {
 				s.ret[i] += a.ret[i]
 			}
-		} else if s.rule == r {
+		case s.rule == r:
 			s.apply(a, rep, now)
-		} else if rep.ok {
+		case rep.ok:
 			// The plan changed during the call: give it all back.
 			for i := range s.ret {
 				s.ret[i] += rep.grant[i]
 			}
 		}
 		s.flight = nil
+		err = cerr
 		close(ch)
-		if background {
-			s.mu.Unlock()
+		s.mu.Unlock()
+		if cerr != nil && background {
+			l.redisFailed(cerr, now)
 		}
+	}
+	if l.closing.Load() {
+		s.mu.Unlock()
+		call()
+		s.mu.Lock()
 		return err
 	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		call()
+	}()
 	if background {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			if err := call(); err != nil {
-				l.redisFailed(err, now)
-			}
-		}()
 		return nil
 	}
 	s.mu.Unlock()
-	return call() // returns with s.mu held again
+	if !l.await(ch) {
+		s.mu.Lock()
+		return errRedisSlow
+	}
+	s.mu.Lock()
+	return err
+}
+
+// await waits for a lease call to end, at most a little longer than
+// RedisTimeout (go-redis may not honour the context's deadline on a hung
+// connection), and reports whether it ended.
+func (l *Limiter) await(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	t := time.NewTimer(l.opts.RedisTimeout + 10*time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // pendingReturn is what an evicted client's leases give back.

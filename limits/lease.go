@@ -93,9 +93,13 @@ func (s *leaseState) covers(need [4]int64) bool {
 
 // args is the next call for a request needing need (zero for a top-up).
 // A lease is sized to what the client spent here lately, over leaseTTL (two
-// for day and month units), and at least leaseBatch requests' worth.
-func (s *leaseState) args(need [4]int64, now time.Time) *leaseArgs {
-	s.lapse() // every call takes fresh rate and minute units
+// for day and month units), and at least leaseBatch requests' worth. Every
+// call takes fresh rate and minute units: a request's call gives back what
+// is left of them now; a top-up lets them be spent until it lands (apply).
+func (s *leaseState) args(need [4]int64, now time.Time, background bool) *leaseArgs {
+	if !background {
+		s.lapse()
+	}
 	a := &leaseArgs{ret: s.ret}
 	s.ret = [4]int64{}
 	secs := now.Sub(s.since).Seconds()
@@ -109,8 +113,14 @@ func (s *leaseState) args(need [4]int64, now time.Time) *leaseArgs {
 			}
 			want = max(want, int64(float64(s.spent[i])/secs*horizon))
 		}
-		a.want[i] = max(a.need[i], want-s.have[i])
-		s.target[i] = s.have[i] + a.want[i]
+		if i >= bDay {
+			want -= s.have[i] // kept
+		}
+		a.want[i] = max(a.need[i], want)
+		s.target[i] = a.want[i]
+		if i >= bDay {
+			s.target[i] += s.have[i]
+		}
 	}
 	if secs > 0.05 {
 		s.spent, s.since = [4]int64{}, now
@@ -127,6 +137,10 @@ func (s *leaseState) apply(a *leaseArgs, rep leaseReply, now time.Time) {
 		s.refused = rep
 		s.refusedUntil = now.Add(min(max(rep.wait, time.Millisecond), time.Second))
 		return
+	}
+	for _, i := range [...]int{bRate, bMinute} {
+		s.ret[i] += s.have[i] // what a top-up's wait left over
+		s.have[i] = 0
 	}
 	for i := range s.have {
 		s.have[i] += rep.grant[i]
@@ -233,7 +247,7 @@ var errRedisSlow = errors.New("limits: redis did not answer in time")
 // returns at once; otherwise it waits, s.mu released meanwhile, at most
 // RedisTimeout (and a little), and returns with s.mu held again.
 func (l *Limiter) lease(id string, s *leaseState, need [4]int64, now time.Time, background bool) error {
-	a := s.args(need, now)
+	a := s.args(need, now, background)
 	r := s.rule
 	ch := make(chan struct{})
 	s.flight = ch
@@ -247,6 +261,9 @@ func (l *Limiter) lease(id string, s *leaseState, need [4]int64, now time.Time, 
 		l.m.leaseCalls.Inc()
 		s.mu.Lock()
 		switch {
+		case cerr == nil && s.dead && rep.ok:
+			// Evicted during the call: the grant goes back too.
+			l.queueReturn(pendingReturn{id: id, rule: r, day: s.day, month: s.month, args: leaseArgs{ret: rep.grant}})
 		case cerr != nil:
 			for i := range s.ret {
 				s.ret[i] += a.ret[i]
@@ -333,8 +350,12 @@ func (l *Limiter) evictLease(id string, e *entry[leaseState]) {
 	if !some {
 		return
 	}
+	l.queueReturn(pendingReturn{id: id, rule: s.rule, day: s.day, month: s.month, args: a})
+}
+
+func (l *Limiter) queueReturn(p pendingReturn) {
 	l.returnsMu.Lock()
-	l.returns = append(l.returns, pendingReturn{id: id, rule: s.rule, day: s.day, month: s.month, args: a})
+	l.returns = append(l.returns, p)
 	l.returnsMu.Unlock()
 }
 

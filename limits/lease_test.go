@@ -60,7 +60,7 @@ func TestAnonymousExactnessTwoInstances(t *testing.T) {
 
 // commandstats returns calls and total µs of one command from INFO
 // commandstats.
-func commandstats(t *testing.T, rdb redis.UniversalClient, cmd string) (calls, usec int64) {
+func commandstats(t testing.TB, rdb redis.UniversalClient, cmd string) (calls, usec int64) {
 	info, err := rdb.Info(context.Background(), "commandstats").Result()
 	if err != nil {
 		t.Fatal(err)

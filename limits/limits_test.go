@@ -390,16 +390,56 @@ func BenchmarkAdmitMemory(b *testing.B) {
 	}
 }
 
+// BenchmarkAdmitRedis: a key far from its limits, its limits in Redis:
+// leases make almost every decision in process (redis-calls/op).
 func BenchmarkAdmitRedis(b *testing.B) {
 	srv := redistest.Start(b)
-	l := newLimiter(b, Options{Redis: srv.Client()})
-	r := req("")
+	rdb := srv.Client()
+	kf, err := ParseKeysFile([]byte(bigPlan))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := newLimiter(b, Options{Keys: kf, Redis: rdb})
+	r := req("big-secret")
 	c := charge(1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		l.Admit(context.Background(), r, c)
 	}
+	b.StopTimer()
+	calls, _ := commandstats(b, rdb, "evalsha")
+	b.ReportMetric(float64(calls)/float64(b.N), "redis-calls/op")
+}
+
+// BenchmarkLeaseCall: one lease call (all four budgets), and the Redis CPU
+// it costs by INFO commandstats.
+func BenchmarkLeaseCall(b *testing.B) {
+	srv := redistest.Start(b)
+	srv.RequireReal()
+	rdb := srv.Client()
+	kf, err := ParseKeysFile([]byte(bigPlan))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := kf.Plans["big"]
+	r := ruleOf(&p, 1)
+	a := &leaseArgs{need: [4]int64{1, 1, 1, 1}, want: [4]int64{1, 1, 1, 1}}
+	ctx := context.Background()
+	now := time.Now()
+	if _, err := leaseCall(ctx, rdb, "avaedge", "key:big", &r, 2, a, now); err != nil {
+		b.Fatal(err)
+	}
+	calls0, usec0 := commandstats(b, rdb, "evalsha")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := leaseCall(ctx, rdb, "avaedge", "key:big", &r, 2, a, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	calls, usec := commandstats(b, rdb, "evalsha")
+	b.ReportMetric(float64(usec-usec0)/float64(max(1, calls-calls0)), "redis-µs/call")
 }
 
 // hv reads a header set under its lower-case name.

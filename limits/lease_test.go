@@ -307,3 +307,38 @@ func TestRedisHung(t *testing.T) {
 		t.Fatalf("slowest answers %v / %v with Redis hung; want under 250ms", slowest, time.Duration(slow.Load()))
 	}
 }
+
+// TestMonthlyQuota: a monthly quota survives a restart and starts afresh at
+// the UTC month boundary, in process and with Redis.
+func TestMonthlyQuota(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, mode := range []string{"memory", "redis"} {
+		t.Run(mode, func(t *testing.T) {
+			clk := &fakeClock{t: time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)}
+			var rdb redis.UniversalClient
+			if mode == "redis" {
+				rdb = srv.Client()
+				rdb.FlushAll(context.Background())
+			}
+			ctx := context.Background()
+			l := newLimiter(t, Options{Redis: rdb, Now: clk.Now})
+			if d := l.Admit(ctx, req("erin-secret"), charge(6)); d.Status != 0 {
+				t.Fatal(d.Message)
+			}
+			if mode == "redis" {
+				l.Close()
+				l = newLimiter(t, Options{Redis: rdb, Now: clk.Now})
+			}
+			if d := l.Admit(ctx, req("erin-secret"), charge(5)); d.Status != 429 || d.RetryAfter > time.Minute {
+				t.Fatalf("over the month's 10: %+v", d)
+			}
+			if d := l.Admit(ctx, req("erin-secret"), charge(4)); d.Status != 0 || d.Remaining != 0 {
+				t.Fatalf("the month's last 4: %+v", d)
+			}
+			clk.Set(time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC))
+			if d := l.Admit(ctx, req("erin-secret"), charge(10)); d.Status != 0 {
+				t.Fatalf("in the new month: %+v", d)
+			}
+		})
+	}
+}

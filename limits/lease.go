@@ -99,6 +99,14 @@ func (s *leaseState) covers(need [4]int64) bool {
 func (s *leaseState) args(need [4]int64, now time.Time, background bool) *leaseArgs {
 	if !background {
 		s.lapse()
+		// Day and month units too few for this request go back, so that
+		// fragments held by replicas join again in Redis.
+		for _, i := range [...]int{bDay, bMonth} {
+			if s.have[i] < need[i] {
+				s.ret[i] += s.have[i]
+				s.have[i] = 0
+			}
+		}
 	}
 	a := &leaseArgs{ret: s.ret}
 	s.ret = [4]int64{}
@@ -131,9 +139,6 @@ func (s *leaseState) args(need [4]int64, now time.Time, background bool) *leaseA
 // apply adds a granted lease.
 func (s *leaseState) apply(a *leaseArgs, rep leaseReply, now time.Time) {
 	if !rep.ok {
-		for i := range s.ret {
-			s.ret[i] += a.ret[i] // nothing was taken back
-		}
 		s.refused = rep
 		s.refusedUntil = now.Add(min(max(rep.wait, time.Millisecond), time.Second))
 		return

@@ -342,3 +342,33 @@ func TestMonthlyQuota(t *testing.T) {
 		})
 	}
 }
+
+// TestExactnessCostlyRequests: three limiters, a 2,000 CU daily budget and
+// requests of 20 CU: exactly 100 of 300 pass, so the units replicas hold
+// between requests never strand a request's worth.
+func TestExactnessCostlyRequests(t *testing.T) {
+	kf, err := ParseKeysFile([]byte("plans:\n  q: {cu_per_day: 2000}\nkeys:\n  - {id: q, key: q-secret, plan: q}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redistest.Start(t).Client()
+	ls := []*Limiter{newLimiter(t, Options{Keys: kf, Redis: rdb}), newLimiter(t, Options{Keys: kf, Redis: rdb}), newLimiter(t, Options{Keys: kf, Redis: rdb})}
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 10; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				c := Charge{Routes: []string{"listSubnets"}, Cost: 20}
+				if d := ls[(w+i)%3].Admit(context.Background(), req("q-secret"), c); d.Status == 0 {
+					ok.Add(1)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if ok.Load() != 100 {
+		t.Fatalf("allowed %d of 300; want 100", ok.Load())
+	}
+}

@@ -13,9 +13,10 @@ import (
 // replica returns. The rate and minute budgets are GCRAs (a theoretical
 // arrival time, TAT, in microseconds); the day and month budgets are
 // counters in keys named by their window. Each budget grants its need plus
-// up to want more, but never more than 1/div of what would be left, so
-// leases shrink as a budget runs out and its last units go one by one. If
-// any budget cannot give its need, nothing changes.
+// up to want more, in multiples of the need, but never more than 1/div of
+// what would be left, so leases shrink as a budget runs out and its last
+// units go one request at a time. If any budget cannot give its need,
+// nothing is granted (what was returned is still taken back).
 //
 // KEYS: rate TAT, minute TAT, day counter, month counter (one hash tag).
 // ARGV[1]: div; then per budget: p (emission in µs, or the limit), q
@@ -26,10 +27,11 @@ var leaseScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2]
 local div = tonumber(ARGV[1])
-local cur, left = {}, {}
+local a, cur, left, fail = {}, {}, {}, 0
 for i = 1, 4 do
   local o = i * 5 - 3
-  local p, q, ret, need = tonumber(ARGV[o]), tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3])
+  local p, q, ret, need, want = tonumber(ARGV[o]), tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3]), tonumber(ARGV[o + 4])
+  a[i] = {p, q, ret, need, want}
   left[i] = 0
   if p > 0 then
     local v = tonumber(redis.call('GET', KEYS[i]) or '0')
@@ -41,31 +43,36 @@ for i = 1, 4 do
       left[i] = p - v
     end
     cur[i] = v
-    if need > 0 and need > left[i] then
-      local w = 0
-      if i < 3 then w = v + (need - q) * p - now end
-      return {0, i - 1, math.ceil(w), left[i]}
-    end
+    if fail == 0 and need > 0 and need > left[i] then fail = i end
   end
 end
 local out = {1}
 for i = 1, 4 do
-  local o = i * 5 - 3
-  local p, q, ret, need, want = tonumber(ARGV[o]), tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3]), tonumber(ARGV[o + 4])
+  local p, q, ret, need, want = a[i][1], a[i][2], a[i][3], a[i][4], a[i][5]
   local g = 0
   if p > 0 then
-    g = need + math.max(0, math.min(want - need, math.floor((left[i] - need) / div)))
+    if fail == 0 then
+      local per = math.max(need, 1)
+      g = need + per * math.max(0, math.floor(math.min(want - need, (left[i] - need) / div) / per))
+    end
     if g > 0 or ret > 0 then
+      local v = cur[i] + g
       if i < 3 then
-        local v = cur[i] + g * p
+        v = cur[i] + g * p
         redis.call('SET', KEYS[i], string.format('%.17g', v), 'PX', math.max(1, math.ceil((v - now) / 1000)))
       else
-        redis.call('SET', KEYS[i], string.format('%.17g', cur[i] + g), 'EX', q)
+        redis.call('SET', KEYS[i], string.format('%.17g', v), 'EX', q)
       end
     end
   end
   out[i + 1] = g
   out[i + 5] = left[i] - g
+end
+if fail > 0 then
+  local p, q, need = a[fail][1], a[fail][2], a[fail][4]
+  local w = 0
+  if fail < 3 then w = cur[fail] + (need - q) * p - now end
+  return {0, fail - 1, math.ceil(w), left[fail]}
 end
 return out
 `)

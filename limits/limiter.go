@@ -203,7 +203,7 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route
 		return d
 	}
-	res := l.decide(client.id, plan, c.Cost, c.At)
+	res := l.decide(client.id, plan, c.Cost, c.At, client.keyed)
 	fill(&d, &plan.plan, res)
 	if !res.allowed {
 		plan.limited.Inc()
@@ -225,12 +225,12 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 // decide spends the client's leases (leasing from Redis when they fall
 // short), or asks the in-process limiter when there is no Redis or it is
 // failing.
-func (l *Limiter) decide(id string, plan *planInfo, cost int64, now time.Time) result {
+func (l *Limiter) decide(id string, plan *planInfo, cost int64, now time.Time, left bool) result {
 	if now.IsZero() {
 		now = l.opts.Now()
 	}
 	if l.opts.Redis == nil {
-		return l.mem.decide(id, plan.rule, cost, now)
+		return l.mem.decide(id, plan.rule, cost, now, left)
 	}
 	if now.UnixNano() >= l.redisUntil.Load() {
 		res, err := l.leaseDecide(id, &plan.rule, cost, now)
@@ -243,7 +243,7 @@ func (l *Limiter) decide(id string, plan *planInfo, cost int64, now time.Time) r
 		l.redisFailed(err, now)
 	}
 	l.m.fallbacks.Inc()
-	return l.backup.decide(id, plan.divided, cost, now)
+	return l.backup.decide(id, plan.divided, cost, now, left)
 }
 
 // redisFailed turns to the in-process limits for a second: a Redis error or

@@ -61,7 +61,9 @@ func wait(b *rate.Limiter, n int64, now time.Time) time.Duration {
 	return time.Duration(math.Ceil(short / float64(b.Limit()) * float64(time.Second)))
 }
 
-func (m *memory) decide(id string, r rule, cost int64, now time.Time) result {
+// decide spends cost from id's limits under r, or refuses. left asks for
+// what is left of the buckets on an allowed request too (for the headers).
+func (m *memory) decide(id string, r rule, cost int64, now time.Time, left bool) result {
 	e := m.states.get(id, now)
 	s := &e.s
 	s.mu.Lock()
@@ -86,37 +88,45 @@ func (m *memory) decide(id string, r rule, cost int64, now time.Time) result {
 	}
 	res := result{allowed: true, minuteLeft: -1, rateLeft: -1}
 	refuse := func(failed string, retry time.Duration) {
-		if res.allowed {
-			res.allowed, res.failed, res.retryAfter = false, failed, retry
-		}
+		res.allowed, res.failed, res.retryAfter = false, failed, retry
 	}
-	if s.rate != nil && s.rate.TokensAt(now) < 1 {
-		refuse("rate", wait(s.rate, 1, now))
-	}
-	if s.cu != nil && cost > 0 && s.cu.TokensAt(now) < float64(cost) {
-		refuse("minute", wait(s.cu, cost, now))
-	}
-	if r.day > 0 && s.dayUsed+cost > r.day {
+	// The counters first, then the buckets, each read once where one
+	// bucket applies: a refusal by any limit takes nothing from the others.
+	useRate, useCU := s.rate != nil, s.cu != nil && cost > 0
+	switch {
+	case r.day > 0 && s.dayUsed+cost > r.day:
 		refuse("day", dayLeft)
-	}
-	if r.month > 0 && s.monthUsed+cost > r.month {
+	case r.month > 0 && s.monthUsed+cost > r.month:
 		refuse("month", monthLeft)
-	}
-	if res.allowed {
-		if s.rate != nil {
+	case useRate && useCU:
+		if s.rate.TokensAt(now) < 1 {
+			refuse("rate", wait(s.rate, 1, now))
+		} else if s.cu.TokensAt(now) < float64(cost) {
+			refuse("minute", wait(s.cu, cost, now))
+		} else {
 			s.rate.AllowN(now, 1)
-		}
-		if s.cu != nil && cost > 0 {
 			s.cu.AllowN(now, int(cost))
 		}
+	case useRate:
+		if !s.rate.AllowN(now, 1) {
+			refuse("rate", wait(s.rate, 1, now))
+		}
+	case useCU:
+		if !s.cu.AllowN(now, int(cost)) {
+			refuse("minute", wait(s.cu, cost, now))
+		}
+	}
+	if res.allowed {
 		s.dayUsed += cost
 		s.monthUsed += cost
 	}
-	if s.rate != nil {
-		res.rateLeft = int64(s.rate.TokensAt(now))
-	}
-	if s.cu != nil {
-		res.minuteLeft = int64(s.cu.TokensAt(now))
+	if left || !res.allowed {
+		if s.rate != nil {
+			res.rateLeft = int64(s.rate.TokensAt(now))
+		}
+		if s.cu != nil {
+			res.minuteLeft = int64(s.cu.TokensAt(now))
+		}
 	}
 	res.dayUsed, res.monthUsed = s.dayUsed, s.monthUsed
 	return res

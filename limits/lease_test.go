@@ -372,3 +372,26 @@ func TestExactnessCostlyRequests(t *testing.T) {
 		t.Fatalf("allowed %d of 300; want 100", ok.Load())
 	}
 }
+
+// TestIdentifyThenAdmit: the split form decides as Admit does; Identify
+// alone refuses an unknown key, and a zero Client is refused.
+func TestIdentifyThenAdmit(t *testing.T) {
+	l := newLimiter(t, Options{})
+	ctx := context.Background()
+	if _, d := l.Identify(req("nope")); d.Status != 401 || d.Message != "Invalid API key" {
+		t.Fatalf("unknown key: %+v", d)
+	}
+	c, d := l.Identify(req("alice-secret"))
+	if d.Status != 0 || c.KeyID() != "alice" {
+		t.Fatalf("alice: %+v %q", d, c.KeyID())
+	}
+	if d := l.AdmitClient(ctx, c, charge(100)); d.Status != 0 || d.Remaining != 0 {
+		t.Fatalf("alice's 100: %+v", d)
+	}
+	if d := l.Admit(ctx, req("alice-secret"), charge(1)); d.Status != 429 {
+		t.Fatalf("Admit after AdmitClient spent the day: %+v", d)
+	}
+	if d := l.AdmitClient(ctx, Client{}, charge(1)); d.Status != 401 {
+		t.Fatalf("zero Client: %+v", d)
+	}
+}

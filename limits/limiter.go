@@ -194,9 +194,14 @@ func (l *Limiter) Admit(ctx context.Context, r *http.Request, c Charge) Decision
 	return l.AdmitClient(ctx, client, c)
 }
 
-// AdmitClient decides whether client, from Identify, may spend c.
+// AdmitClient decides whether client, from Identify, may spend c. A zero
+// Client (not from Identify) is refused with 401.
 func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Decision {
 	plan := client.plan
+	if plan == nil {
+		_, d := l.unauthorized("An API key is required")
+		return d
+	}
 	d := Decision{KeyID: client.keyID, Plan: plan.plan.Name, Policy: plan.policy}
 	if route, ok := plan.plan.allows(c.Routes); !ok {
 		plan.forbidden.Inc()

@@ -29,9 +29,6 @@ type Plan struct {
 	CUPerMonth int64 `yaml:"cu_per_month"`
 	// Routes, when set, is the allow-list of route names.
 	Routes []string `yaml:"routes"`
-	// ChargeCached, when false, makes answers from the cache free. Nil means
-	// true: the quota is the client's, not the upstream's.
-	ChargeCached *bool `yaml:"charge_cached"`
 }
 
 // Key is one API key of the keys file.
@@ -53,11 +50,18 @@ type KeysFile struct {
 	// Anonymous is the plan of clients without a key, applied per client IP.
 	// Empty means clients must send a key.
 	Anonymous string `yaml:"anonymous"`
+	// Unmanaged, when set, is the plan of every key that is not in Keys:
+	// such a key is accepted and metered on its own, by its SHA-256. It is
+	// what DefaultKeysFile does, for an operator who manages no keys; a
+	// keys file never sets it, so with one, unknown keys are refused.
+	Unmanaged string `yaml:"-"`
 }
 
 // DefaultKeysFile returns the real Data API's published plans (its "Rate
-// Limits" page; docs/facts.md, section 1), anonymous clients on
-// "unauthenticated", and no keys.
+// Limits" page; docs/facts.md, section 1), anonymous clients on "unauthenticated" and
+// every key on "free", the plan the Data API gives a key of its free tier:
+// without a keys file avaedge manages no keys, so a client's own key is
+// metered by its hash, never refused.
 func DefaultKeysFile() *KeysFile {
 	plan := func(min, day int64) Plan { return Plan{CUPerMinute: min, CUPerDay: day} }
 	kf := &KeysFile{
@@ -69,6 +73,7 @@ func DefaultKeysFile() *KeysFile {
 			"pro":             plan(20000, 25_000_000),
 		},
 		Anonymous: "unauthenticated",
+		Unmanaged: "free",
 	}
 	kf.normalize()
 	return kf
@@ -85,6 +90,9 @@ func LoadKeysFile(path string) (*KeysFile, error) {
 
 // ParseKeysFile parses and validates keys file YAML.
 func ParseKeysFile(b []byte) (*KeysFile, error) {
+	if err := refuseRemoved(b); err != nil {
+		return nil, err
+	}
 	var kf KeysFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -96,6 +104,28 @@ func ParseKeysFile(b []byte) (*KeysFile, error) {
 	}
 	kf.normalize()
 	return &kf, nil
+}
+
+// refuseRemoved names the settings avaedge no longer accepts, with the
+// reason, instead of yaml's bare "field not found".
+func refuseRemoved(b []byte) error {
+	var probe struct {
+		Plans map[string]struct {
+			ChargeCached yaml.Node `yaml:"charge_cached"`
+		} `yaml:"plans"`
+	}
+	if yaml.Unmarshal(b, &probe) != nil {
+		return nil // the strict decode reports the syntax error
+	}
+	var errs []error
+	for name, p := range probe.Plans {
+		if p.ChargeCached.Kind != 0 {
+			errs = append(errs, fmt.Errorf("keys file: plans.%s.charge_cached: is not supported: every answer is charged, "+
+				"because a request is admitted before the cache is read, and charging only misses would let "+
+				"uncached requests (the expensive ones) through unmetered", name))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (kf *KeysFile) validate() error {
@@ -166,9 +196,6 @@ func (k Key) hash() string {
 	sum := sha256.Sum256([]byte(k.Key))
 	return hex.EncodeToString(sum[:])
 }
-
-// chargesCached reports whether cached answers count.
-func (p *Plan) chargesCached() bool { return p.ChargeCached == nil || *p.ChargeCached }
 
 // allows reports whether every route is in the plan's allow-list.
 func (p *Plan) allows(routes []string) (string, bool) {

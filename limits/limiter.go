@@ -1,97 +1,24 @@
 // Package limits identifies clients (API keys, or anonymous by IP), holds
 // their plans, and enforces request rates and compute-unit (CU) quotas shared
-// by every replica: GCRA and fixed UTC day/month windows in one Redis Lua
-// script per decision with Redis TIME as the clock, or the same limits in
-// process when Redis is absent, and divided by the replica count while Redis
-// is failing.
+// by every replica. With Redis, each replica leases slices of a client's
+// budgets from Redis in one Lua call and spends them in process (lease.go),
+// so a client far from its limits costs no Redis round trip per request;
+// without Redis the limits are kept in process (memory.go), and while Redis
+// fails each replica enforces 1/replicas of them there.
 package limits
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/avaedge/avaedge/internal/decimal"
 )
-
-// Charge is what one request costs.
-type Charge struct {
-	// Routes are the route names charged: one, or the calls of a batch.
-	Routes []string
-	// Cost is the total in compute units.
-	Cost int64
-	// Cached says the answer comes from the cache (see Plan.ChargeCached).
-	Cached bool
-	// At is when the request arrived, read by the caller from the same
-	// clock as Options.Now (one clock reading per request). Zero means
-	// Options.Now().
-	At time.Time
-}
-
-// Decision is a verdict and what the rate-limit headers say.
-type Decision struct {
-	// Status is 0 when allowed, else 401, 403 or 429.
-	Status  int
-	Message string
-	// KeyID names the key ("anonymous" without one); never the key itself.
-	KeyID string
-	Plan  string
-	// Policy is the ratelimit-policy value, e.g. "8000;w=60, 2000000;w=86400".
-	Policy           string
-	Limit, Remaining int64
-	// RetryAfter and ResetAfter are set on a 429.
-	RetryAfter, ResetAfter time.Duration
-}
-
-// Allowed reports whether the request may proceed.
-func (d Decision) Allowed() bool { return d.Status == 0 }
-
-// HasHeaders reports whether WriteHeaders writes any header.
-func (d Decision) HasHeaders() bool { return d.Policy != "" }
-
-// WriteHeaders sets the rate-limit headers: ratelimit-policy, ratelimit-limit
-// and ratelimit-remaining on every answer with a plan, and retry-after and
-// ratelimit-reset (whole seconds, rounded up) on a 429. The names are set
-// lower-case, as the real Data API sends them (HTTP/2 lower-cases anyway;
-// on HTTP/1.1 this keeps the bytes identical).
-func (d Decision) WriteHeaders(h http.Header) {
-	if !d.HasHeaders() {
-		return
-	}
-	vals := make([]string, 5) // one allocation for every value
-	vals[0] = d.Policy
-	vals[1] = decimal.Itoa(d.Limit)
-	vals[2] = decimal.Itoa(max(0, d.Remaining))
-	h["ratelimit-policy"] = vals[0:1:1]
-	h["ratelimit-limit"] = vals[1:2:2]
-	h["ratelimit-remaining"] = vals[2:3:3]
-	if d.Status == http.StatusTooManyRequests {
-		vals[3], vals[4] = seconds(d.RetryAfter), seconds(d.ResetAfter)
-		h["retry-after"] = vals[3:4:4]
-		h["ratelimit-reset"] = vals[4:5:5]
-	}
-}
-
-func seconds(d time.Duration) string {
-	s := int64((d + time.Second - 1) / time.Second)
-	return strconv.FormatInt(max(1, s), 10)
-}
 
 // Options configures a Limiter. Zero values mean the documented defaults.
 type Options struct {
@@ -100,7 +27,8 @@ type Options struct {
 	// KeysPath, when set, is read at start and re-read when it changes
 	// (polled every PollInterval) or on Reload, without losing counters.
 	KeysPath string
-	// PollInterval is how often KeysPath is checked. 0 means 2s.
+	// PollInterval is how often KeysPath is checked. 0 means 500ms, so a
+	// plan change takes effect within a second on every replica.
 	PollInterval time.Duration
 	// Redis shares the limits between replicas. Nil means in process.
 	Redis redis.UniversalClient
@@ -110,8 +38,16 @@ type Options struct {
 	Replicas int
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
-	// RedisTimeout bounds one decision in Redis. 0 means 50ms.
+	// RedisTimeout bounds one lease call to Redis. 0 means 50ms.
 	RedisTimeout time.Duration
+	// MaxClients bounds how many clients' states each table keeps in
+	// process; past it the least recently seen are forgotten first. 0 means
+	// 100,000.
+	MaxClients int
+	// ClientIdle is how long an in-process client state (no Redis, or the
+	// fallback) is kept without a request; a client forgotten starts afresh.
+	// Keys of the keys file are never forgotten. 0 means one hour.
+	ClientIdle time.Duration
 	// Registerer receives the limiter's metrics. Nil registers none.
 	Registerer prometheus.Registerer
 	// Logger logs reloads and Redis transitions. Nil means slog.Default().
@@ -126,8 +62,10 @@ type Options struct {
 type Limiter struct {
 	opts    Options
 	keys    atomic.Pointer[keySet]
-	mem     *memory // the in-process limits (no Redis configured)
-	backup  *memory // the fallback while Redis fails (limits / Replicas)
+	mem     *memory            // the in-process limits (no Redis configured)
+	backup  *memory            // the fallback while Redis fails (limits / Replicas)
+	leases  *table[leaseState] // the clients' leases (with Redis)
+	closing atomic.Bool        // Close has begun: no new background calls
 	m       *metrics
 	log     *slog.Logger
 	fileSig atomic.Value // string: size and mtime of KeysPath
@@ -136,66 +74,11 @@ type Limiter struct {
 	redisDown  atomic.Bool
 	redisUntil atomic.Int64 // unix ns before which Redis is not retried
 
+	returnsMu sync.Mutex      // guards returns
+	returns   []pendingReturn // evicted clients' leases, to give back
+
 	stop chan struct{}
 	wg   sync.WaitGroup
-}
-
-// keySet is an immutable view of a keys file.
-type keySet struct {
-	file   *KeysFile
-	byHash map[string]*Key // hex sha256 -> key
-	byID   map[string]*Key
-	plans  map[string]*planInfo
-}
-
-// planInfo is what a decision needs of a plan, computed once per keys file.
-type planInfo struct {
-	plan    Plan
-	rule    rule // the plan's limits
-	divided rule // the limits while Redis fails (divided by replicas)
-	policy  string
-	// allowed, limited and forbidden count the plan's decisions.
-	allowed, limited, forbidden prometheus.Counter
-}
-
-func newKeySet(kf *KeysFile, replicas int, m *metrics) *keySet {
-	ks := &keySet{file: kf, byHash: map[string]*Key{}, byID: map[string]*Key{}, plans: map[string]*planInfo{}}
-	for i := range kf.Keys {
-		k := &kf.Keys[i]
-		ks.byHash[k.hash()] = k
-		ks.byID[k.ID] = k
-	}
-	for name, p := range kf.Plans {
-		pi := &planInfo{plan: p,
-			allowed:   m.decisions.WithLabelValues(name, "allowed"),
-			limited:   m.decisions.WithLabelValues(name, "limited"),
-			forbidden: m.decisions.WithLabelValues(name, "forbidden")}
-		pi.rule = ruleOf(&pi.plan, 1)
-		pi.divided = ruleOf(&pi.plan, replicas)
-		pi.policy = policyOf(&pi.plan)
-		ks.plans[name] = pi
-	}
-	return ks
-}
-
-// policyOf is the ratelimit-policy of a plan: each limit as
-// "<quota>;w=<window seconds>" (IETF RateLimit header fields draft), the
-// month counted as 30 days.
-func policyOf(p *Plan) string {
-	var parts []string
-	if p.CUPerMinute > 0 {
-		parts = append(parts, strconv.FormatInt(p.CUPerMinute, 10)+";w=60")
-	}
-	if p.CUPerDay > 0 {
-		parts = append(parts, strconv.FormatInt(p.CUPerDay, 10)+";w=86400")
-	}
-	if p.CUPerMonth > 0 {
-		parts = append(parts, strconv.FormatInt(p.CUPerMonth, 10)+";w=2592000")
-	}
-	if p.RPS > 0 {
-		parts = append(parts, strconv.Itoa(p.Burst)+";w=1")
-	}
-	return strings.Join(parts, ", ")
 }
 
 // New returns a Limiter.
@@ -210,7 +93,13 @@ func New(opts Options) (*Limiter, error) {
 		opts.RedisTimeout = 50 * time.Millisecond
 	}
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = 2 * time.Second
+		opts.PollInterval = 500 * time.Millisecond
+	}
+	if opts.MaxClients <= 0 {
+		opts.MaxClients = 100_000
+	}
+	if opts.ClientIdle <= 0 {
+		opts.ClientIdle = time.Hour
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -222,7 +111,10 @@ func New(opts Options) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Limiter{opts: opts, mem: &memory{}, backup: &memory{}, m: m, log: opts.Logger, stop: make(chan struct{})}
+	max := int64(opts.MaxClients)
+	l := &Limiter{opts: opts, mem: newMemory(max, opts.ClientIdle), backup: newMemory(max, opts.ClientIdle),
+		m: m, log: opts.Logger, stop: make(chan struct{})}
+	l.leases = &table[leaseState]{max: max, idle: leaseIdle, evict: l.evictLease}
 	kf := opts.Keys
 	if kf == nil && opts.KeysPath != "" {
 		if kf, err = LoadKeysFile(opts.KeysPath); err != nil {
@@ -238,197 +130,85 @@ func New(opts Options) (*Limiter, error) {
 		l.wg.Add(1)
 		go l.watch()
 	}
+	l.wg.Add(1)
+	go l.janitor()
 	return l, nil
 }
 
-// Reload re-reads KeysPath. Counters are kept: they belong to key ids.
-func (l *Limiter) Reload() error {
-	if l.opts.KeysPath == "" {
+// Close stops watching the keys file and gives the leases this replica
+// holds back to Redis. It does not close the Redis client.
+func (l *Limiter) Close() error {
+	select {
+	case <-l.stop:
 		return nil
+	default:
+		close(l.stop)
 	}
-	kf, err := LoadKeysFile(l.opts.KeysPath)
-	if err != nil {
-		l.log.Error("keys file not reloaded", "err", err)
-		return err
+	l.closing.Store(true)
+	l.wg.Wait()
+	if l.opts.Redis != nil {
+		l.leases.m.Range(func(k, v any) bool {
+			l.leases.remove(k.(string), v.(*entry[leaseState]))
+			return true
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		l.flushReturns(ctx, l.opts.Now())
+		cancel()
 	}
-	l.keys.Store(newKeySet(kf, l.opts.Replicas, l.m))
-	l.fileSig.Store(fileSig(l.opts.KeysPath))
-	l.log.Info("keys file reloaded", "keys", len(kf.Keys), "plans", len(kf.Plans))
 	return nil
 }
 
-func fileSig(path string) string {
-	st, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	return strconv.FormatInt(st.Size(), 10) + "@" + strconv.FormatInt(st.ModTime().UnixNano(), 10)
-}
-
-func (l *Limiter) watch() {
+// janitor forgets idle clients and gives evicted leases back, until Close.
+func (l *Limiter) janitor() {
 	defer l.wg.Done()
-	t := time.NewTicker(l.opts.PollInterval)
+	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	var ticks int
 	for {
 		select {
 		case <-l.stop:
 			return
 		case <-t.C:
-			if sig := fileSig(l.opts.KeysPath); sig != "" && sig != l.fileSig.Load() {
-				l.Reload()
-			}
+		}
+		now := l.opts.Now()
+		ticks++
+		if ticks%60 == 0 {
+			l.mem.states.sweep(now, false)
+			l.backup.states.sweep(now, false)
+		}
+		if l.opts.Redis != nil {
+			l.leases.sweep(now, false)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*l.opts.RedisTimeout)
+			l.flushReturns(ctx, now)
+			cancel()
 		}
 	}
 }
 
-// Close stops watching the keys file. It does not close the Redis client.
-func (l *Limiter) Close() error {
-	select {
-	case <-l.stop:
-	default:
-		close(l.stop)
-	}
-	l.wg.Wait()
-	return nil
-}
-
-// identify returns the key (nil for anonymous), the identity the counters
-// belong to, and the plan; unknown is true for a key that is not in the file.
-func (l *Limiter) identify(r *http.Request) (key *Key, id string, plan *planInfo, unknown bool) {
-	ks := l.keys.Load()
-	presented := header(r.Header, "X-Glacier-Api-Key")
-	if presented == "" {
-		presented = header(r.Header, "X-Data-Api-Key")
-	}
-	if presented != "" {
-		sum := sha256.Sum256([]byte(presented))
-		want := hex.EncodeToString(sum[:])
-		k, ok := ks.byHash[want]
-		// The map finds the key by its hash; compare again in constant time
-		// so the answer's timing does not depend on how much of it matched.
-		if !ok || subtle.ConstantTimeCompare([]byte(k.hash()), []byte(want)) != 1 {
-			return nil, "", nil, true
-		}
-		return k, "key:" + k.ID, ks.plans[k.Plan], false
-	}
-	if ks.file.Anonymous == "" {
-		return nil, "", nil, true
-	}
-	return nil, l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), ks.plans[ks.file.Anonymous], false
-}
-
-// header is h.Get(key) for a key already in canonical form (as servers
-// store received names), without canonicalising it again.
-func header(h http.Header, key string) string {
-	if v := h[key]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
-
-// anonIDs remembers the anonymous ids of recent client addresses in a
-// direct-mapped table, so a returning client's request builds no string.
-// Slots are replaced whole, so readers never see a torn pair.
-type anonIDs struct {
-	slots [anonSlots]atomic.Pointer[anonID]
-}
-
-const anonSlots = 4096 // a power of two
-
-type anonID struct {
-	addr netip.Addr
-	id   string
-}
-
-func (t *anonIDs) get(a netip.Addr) string {
-	b := a.As16()
-	h := (binary.LittleEndian.Uint64(b[:8])*0x9e3779b97f4a7c15 ^ binary.LittleEndian.Uint64(b[8:])) * 0xff51afd7ed558ccd
-	slot := &t.slots[h>>32&(anonSlots-1)]
-	if e := slot.Load(); e != nil && e.addr == a {
-		return e.id
-	}
-	id := anonymousID(a)
-	slot.Store(&anonID{addr: a, id: id})
-	return id
-}
-
-// anonymousID groups IPv6 clients by /64, as one host usually owns one.
-func anonymousID(a netip.Addr) string {
-	var buf [64]byte
-	b := append(buf[:0], "ip:"...)
-	if a.Is6() && !a.Is4In6() {
-		p, _ := a.Prefix(64)
-		return string(p.AppendTo(b))
-	}
-	return string(a.Unmap().AppendTo(b))
-}
-
-// ClientIP returns the client's address: the connection's peer, or, when
-// that peer is a trusted proxy, the right-most X-Forwarded-For address that
-// is not itself a trusted proxy.
-func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	var peer netip.Addr
-	if err == nil {
-		peer = ap.Addr().Unmap()
-	} else if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
-		peer = a.Unmap()
-	}
-	if !isTrusted(peer, trusted) {
-		return peer
-	}
-	var hops []string
-	for _, v := range r.Header.Values("X-Forwarded-For") {
-		hops = append(hops, strings.Split(v, ",")...)
-	}
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			return peer
-		}
-		a = a.Unmap()
-		if !isTrusted(a, trusted) {
-			return a
-		}
-		peer = a
-	}
-	return peer
-}
-
-func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
-	for _, p := range trusted {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// Admit decides on one request.
+// Admit decides on one request: Identify, then AdmitClient.
 func (l *Limiter) Admit(ctx context.Context, r *http.Request, c Charge) Decision {
-	key, id, plan, unknown := l.identify(r)
-	if unknown {
-		l.m.unauthorized.Inc()
-		msg := "Invalid API key"
-		if r.Header.Get("X-Glacier-Api-Key") == "" && r.Header.Get("X-Data-Api-Key") == "" {
-			msg = "An API key is required"
-		}
-		return Decision{Status: http.StatusUnauthorized, Message: msg, KeyID: "unknown"}
+	client, d := l.Identify(r)
+	if d.Status != 0 {
+		return d
 	}
-	d := Decision{KeyID: "anonymous", Plan: plan.plan.Name, Policy: plan.policy}
-	if key != nil {
-		d.KeyID = key.ID
+	return l.AdmitClient(ctx, client, c)
+}
+
+// AdmitClient decides whether client, from Identify, may spend c. A zero
+// Client (not from Identify) is refused with 401.
+func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Decision {
+	plan := client.plan
+	if plan == nil {
+		_, d := l.unauthorized("An API key is required")
+		return d
 	}
+	d := Decision{KeyID: client.keyID, Plan: plan.plan.Name, Policy: plan.policy}
 	if route, ok := plan.plan.allows(c.Routes); !ok {
 		plan.forbidden.Inc()
 		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route
 		return d
 	}
-	cost := c.Cost
-	if c.Cached && !plan.plan.chargesCached() {
-		cost = 0
-	}
-	res := l.decide(ctx, id, plan, cost, c.At)
+	res := l.decide(client.id, plan, c.Cost, c.At, client.keyed)
 	fill(&d, &plan.plan, res)
 	if !res.allowed {
 		plan.limited.Inc()
@@ -439,154 +219,43 @@ func (l *Limiter) Admit(ctx context.Context, r *http.Request, c Charge) Decision
 		return d
 	}
 	plan.allowed.Inc()
-	if key == nil {
-		// Rate-limit headers go on answers to keyed requests (the Data
-		// API's Usage Guide); anonymous clients see them only on a refusal.
+	if !client.keyed {
+		// The real Data API sends rate-limit headers on keyed answers;
+		// anonymous clients see them only on a refusal.
 		d.Policy = ""
 	}
 	return d
 }
 
-func limitName(f string) string {
-	switch f {
-	case "rate":
-		return "requests per second"
-	case "minute":
-		return "compute units per minute"
-	case "day":
-		return "compute units per day"
-	}
-	return "compute units per month"
-}
-
-// decide asks Redis, or the in-process limiter when there is none or it is
+// decide spends the client's leases (leasing from Redis when they fall
+// short), or asks the in-process limiter when there is no Redis or it is
 // failing.
-func (l *Limiter) decide(ctx context.Context, id string, plan *planInfo, cost int64, now time.Time) result {
+func (l *Limiter) decide(id string, plan *planInfo, cost int64, now time.Time, left bool) result {
 	if now.IsZero() {
 		now = l.opts.Now()
 	}
 	if l.opts.Redis == nil {
-		return l.mem.decide(id, plan.rule, cost, now)
+		return l.mem.decide(id, plan.rule, cost, now, left)
 	}
 	if now.UnixNano() >= l.redisUntil.Load() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.RedisTimeout)
-		start := time.Now()
-		res, err := redisDecide(rctx, l.opts.Redis, l.opts.Prefix, id, plan.rule, cost, now)
-		cancel()
-		l.m.redisLatency.Observe(time.Since(start).Seconds())
+		res, err := l.leaseDecide(id, &plan.rule, cost, now)
 		if err == nil {
-			if l.redisDown.Swap(false) {
+			if l.redisDown.Load() && l.redisDown.Swap(false) {
 				l.log.Info("limits: redis is back; limits are cluster-wide again")
 			}
 			return res
 		}
-		if !errors.Is(err, context.Canceled) {
-			l.m.fallbacks.Inc()
-			if !l.redisDown.Swap(true) {
-				l.log.Warn("limits: redis failing; enforcing limits in process, divided by replicas", "err", err, "replicas", l.opts.Replicas)
-			}
-			l.redisUntil.Store(now.Add(time.Second).UnixNano())
-		}
-	} else {
-		l.m.fallbacks.Inc()
+		l.redisFailed(err, now)
 	}
-	return l.backup.decide(id, plan.divided, cost, now)
+	l.m.fallbacks.Inc()
+	return l.backup.decide(id, plan.divided, cost, now, left)
 }
 
-// fill sets the headers' numbers from the most constraining limit.
-func fill(d *Decision, p *Plan, res result) {
-	best := 2.0
-	consider := func(limit, remaining int64) {
-		if frac := float64(remaining) / float64(limit); frac < best {
-			best, d.Limit, d.Remaining = frac, limit, remaining
-		}
+// redisFailed turns to the in-process limits for a second: a Redis error or
+// timeout counts as a refused connection.
+func (l *Limiter) redisFailed(err error, now time.Time) {
+	if !l.redisDown.Swap(true) {
+		l.log.Warn("limits: redis failing; enforcing limits in process, divided by replicas", "err", err, "replicas", l.opts.Replicas)
 	}
-	if p.CUPerMinute > 0 {
-		left := res.minuteLeft
-		if left < 0 {
-			left = p.CUPerMinute
-		}
-		consider(p.CUPerMinute, min(left, p.CUPerMinute))
-	}
-	if p.CUPerDay > 0 {
-		consider(p.CUPerDay, p.CUPerDay-res.dayUsed)
-	}
-	if p.CUPerMonth > 0 {
-		consider(p.CUPerMonth, p.CUPerMonth-res.monthUsed)
-	}
-	if p.RPS > 0 {
-		left := res.rateLeft
-		if left < 0 {
-			left = int64(p.Burst)
-		}
-		consider(int64(p.Burst), min(left, int64(p.Burst)))
-	}
-}
-
-// Usage is a key's consumption and limits.
-type Usage struct {
-	KeyID       string  `json:"keyId"`
-	Plan        string  `json:"plan"`
-	MinuteUsed  int64   `json:"cuMinuteUsed"`
-	DayUsed     int64   `json:"cuDayUsed"`
-	MonthUsed   int64   `json:"cuMonthUsed"`
-	CUPerMinute int64   `json:"cuPerMinute,omitempty"`
-	CUPerDay    int64   `json:"cuPerDay,omitempty"`
-	CUPerMonth  int64   `json:"cuPerMonth,omitempty"`
-	RPS         float64 `json:"rps,omitempty"`
-}
-
-// ErrUnknownKey is returned by Usage for an id not in the keys file.
-var ErrUnknownKey = errors.New("unknown key id")
-
-// Usage returns a key's current usage by key id.
-func (l *Limiter) Usage(ctx context.Context, keyID string) (Usage, error) {
-	ks := l.keys.Load()
-	k, ok := ks.byID[keyID]
-	if !ok {
-		return Usage{}, ErrUnknownKey
-	}
-	p := ks.file.Plans[k.Plan]
-	u := Usage{KeyID: keyID, Plan: k.Plan, CUPerMinute: p.CUPerMinute, CUPerDay: p.CUPerDay, CUPerMonth: p.CUPerMonth, RPS: p.RPS}
-	now := l.opts.Now()
-	id := "key:" + keyID
-	var tat time.Time
-	if l.opts.Redis != nil && !l.redisDown.Load() {
-		us, day, month, err := redisUsage(ctx, l.opts.Redis, l.opts.Prefix, id, now)
-		if err != nil {
-			return u, err
-		}
-		u.DayUsed, u.MonthUsed = day, month
-		if us > 0 {
-			// Redis TIME and the local clock agree closely enough for a report.
-			tat = time.UnixMicro(us)
-		}
-	} else {
-		tat, u.DayUsed, u.MonthUsed = l.mem.usage(id, now)
-		if l.opts.Redis != nil {
-			tat, u.DayUsed, u.MonthUsed = l.backup.usage(id, now)
-		}
-	}
-	if p.CUPerMinute > 0 && tat.After(now) {
-		u.MinuteUsed = min(p.CUPerMinute, int64(tat.Sub(now)/(time.Minute/time.Duration(p.CUPerMinute))))
-	}
-	return u, nil
-}
-
-// UsageHandler serves GET ?key=<id> with the key's Usage as JSON.
-func (l *Limiter) UsageHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		u, err := l.Usage(r.Context(), r.URL.Query().Get("key"))
-		switch {
-		case errors.Is(err, ErrUnknownKey):
-			w.WriteHeader(http.StatusNotFound)
-			json.NewEncoder(w).Encode(map[string]string{"error": "no key with id " + strconv.Quote(r.URL.Query().Get("key"))})
-		case err != nil:
-			w.WriteHeader(http.StatusBadGateway)
-			json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
-		default:
-			json.NewEncoder(w).Encode(u)
-		}
-	})
+	l.redisUntil.Store(now.Add(time.Second).UnixNano())
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -267,6 +268,9 @@ func TestRedisStoppedUnderLoad(t *testing.T) {
 			t.Fatal(d.Message)
 		}
 	}
+	// What this replica leased and has not spent stays its to spend.
+	v, _ := l.leases.m.Load("key:alice")
+	leased := v.(*entry[leaseState]).s.have[bDay]
 	srv.Stop()
 	var allowed, limited int
 	for i := 0; i < 100; i++ {
@@ -279,9 +283,10 @@ func TestRedisStoppedUnderLoad(t *testing.T) {
 			t.Fatalf("status %d with Redis down", d.Status)
 		}
 	}
-	// 100 per day divided by 2 replicas: 50 in process.
-	if allowed != 50 || limited != 50 {
-		t.Fatalf("with Redis down: allowed %d, limited %d; want 50/50", allowed, limited)
+	// 100 per day divided by 2 replicas: 50 in process, after the units
+	// leased before Redis stopped.
+	if allowed != 50+int(leased) || limited != 50-int(leased) {
+		t.Fatalf("with Redis down: allowed %d, limited %d; want %d/%d (%d leased)", allowed, limited, 50+leased, 50-leased, leased)
 	}
 	srv.Restart()
 	deadline := time.Now().Add(5 * time.Second)
@@ -385,16 +390,56 @@ func BenchmarkAdmitMemory(b *testing.B) {
 	}
 }
 
+// BenchmarkAdmitRedis: a key far from its limits, its limits in Redis:
+// leases make almost every decision in process (redis-calls/op).
 func BenchmarkAdmitRedis(b *testing.B) {
 	srv := redistest.Start(b)
-	l := newLimiter(b, Options{Redis: srv.Client()})
-	r := req("")
+	rdb := srv.Client()
+	kf, err := ParseKeysFile([]byte(bigPlan))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := newLimiter(b, Options{Keys: kf, Redis: rdb})
+	r := req("big-secret")
 	c := charge(1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		l.Admit(context.Background(), r, c)
 	}
+	b.StopTimer()
+	calls, _ := commandstats(b, rdb, "evalsha")
+	b.ReportMetric(float64(calls)/float64(b.N), "redis-calls/op")
+}
+
+// BenchmarkLeaseCall: one lease call (all four budgets), and the Redis CPU
+// it costs by INFO commandstats.
+func BenchmarkLeaseCall(b *testing.B) {
+	srv := redistest.Start(b)
+	srv.RequireReal()
+	rdb := srv.Client()
+	kf, err := ParseKeysFile([]byte(bigPlan))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := kf.Plans["big"]
+	r := ruleOf(&p, 1)
+	a := &leaseArgs{need: [4]int64{1, 1, 1, 1}, want: [4]int64{1, 1, 1, 1}}
+	ctx := context.Background()
+	now := time.Now()
+	if _, err := leaseCall(ctx, rdb, "avaedge", "key:big", &r, 2, a, now); err != nil {
+		b.Fatal(err)
+	}
+	calls0, usec0 := commandstats(b, rdb, "evalsha")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := leaseCall(ctx, rdb, "avaedge", "key:big", &r, 2, a, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	calls, usec := commandstats(b, rdb, "evalsha")
+	b.ReportMetric(float64(usec-usec0)/float64(max(1, calls-calls0)), "redis-µs/call")
 }
 
 // hv reads a header set under its lower-case name.
@@ -434,5 +479,60 @@ func TestAnonymousIDs(t *testing.T) {
 	tab.get(a)
 	if n := testing.AllocsPerRun(100, func() { tab.get(a) }); n != 0 {
 		t.Fatalf("a remembered client allocates %v times", n)
+	}
+}
+
+// TestChargeCachedRefused: the removed charge_cached setting is refused at
+// load with its reason, not silently ignored.
+func TestChargeCachedRefused(t *testing.T) {
+	_, err := ParseKeysFile([]byte("plans:\n  a: {cu_per_day: 10, charge_cached: false}\n"))
+	if err == nil || !strings.Contains(err.Error(), "plans.a.charge_cached: is not supported") {
+		t.Fatalf("err = %v; want charge_cached refused with its reason", err)
+	}
+}
+
+// TestUnmanagedKeys: without a keys file any key is accepted and metered on
+// its own, by its hash, under the published keyed plan (free: 8,000 CU a
+// minute, 2,000,000 a day); anonymous clients stay on "unauthenticated".
+// The key itself appears nowhere in the decision.
+func TestUnmanagedKeys(t *testing.T) {
+	for _, be := range []string{"memory", "redis"} {
+		t.Run(be, func(t *testing.T) {
+			var rdb redis.UniversalClient
+			if be == "redis" {
+				rdb = redistest.Start(t).Client()
+			}
+			l := newLimiter(t, Options{Keys: DefaultKeysFile(), Redis: rdb})
+			ctx := context.Background()
+			d := l.Admit(ctx, req("app-key-one"), charge(7990))
+			if d.Status != 0 || d.Plan != "free" || d.Limit != 8000 || d.Remaining != 10 {
+				t.Fatalf("first key: %+v; want allowed on free with 10 CU left", d)
+			}
+			if strings.Contains(d.KeyID, "app-key-one") || !strings.HasPrefix(d.KeyID, "sha256:") {
+				t.Fatalf("KeyID %q; want the hash's prefix, never the key", d.KeyID)
+			}
+			h := http.Header{}
+			d.WriteHeaders(h)
+			if hv(h, "ratelimit-remaining") != "10" || hv(h, "ratelimit-policy") != "8000;w=60, 2000000;w=86400" {
+				t.Fatalf("headers %v", h)
+			}
+			// Another key has its own counters.
+			if d := l.Admit(ctx, req("app-key-two"), charge(7990)); d.Status != 0 || d.Remaining != 10 {
+				t.Fatalf("second key: %+v", d)
+			}
+			if d := l.Admit(ctx, req("app-key-one"), charge(11)); d.Status != 429 {
+				t.Fatalf("first key over its minute: %+v", d)
+			}
+			r := req("")
+			r.RemoteAddr = "192.0.2.44:1000"
+			if d := l.Admit(ctx, r, charge(6001)); d.Status != 429 || d.Plan != "unauthenticated" || d.Limit != 6000 {
+				t.Fatalf("anonymous: %+v; want refused on unauthenticated", d)
+			}
+		})
+	}
+	// With a keys file an unknown key is still refused.
+	l := newLimiter(t, Options{})
+	if d := l.Admit(context.Background(), req("app-key-one"), charge(1)); d.Status != 401 {
+		t.Fatalf("unknown key with a keys file: %d; want 401", d.Status)
 	}
 }

@@ -3,6 +3,9 @@
 # through avaedge (in-process tier; then Redis only), and from a bare Go
 # net/http server, interleaved over several rounds with wrk (keep-alive) on
 # loopback. Prints requests/s of each (median of rounds) and the ratios.
+# Then the keyed scenarios: one API key on a plan far from its limits, its
+# limits kept in process, in one Redis, and in a 3-node Redis Cluster (the
+# cache's in-process tier on in all three, so only the limits differ).
 #
 # A shared machine drifts by more than the differences measured here, so
 # every round runs all four back to back (in reverse order every other
@@ -35,9 +38,19 @@ go build -o "$TMP/avaedge" ./cmd/avaedge
 
 ORIGIN=127.0.0.1:18081; BARE=127.0.0.1:18082; NG=127.0.0.1:18083
 EDGE=127.0.0.1:18084; EDGE_REDIS=127.0.0.1:18085; REDIS_PORT=18086
+EDGE_KR=127.0.0.1:18087; EDGE_KC=127.0.0.1:18088; CLUSTER_PORTS="18091 18092 18093"
 "$TMP/origin" -listen $ORIGIN & PIDS+=($!)
 "$TMP/origin" -listen $BARE & PIDS+=($!)
 redis-server --port $REDIS_PORT --save '' --appendonly no --daemonize no >/dev/null & PIDS+=($!)
+CLUSTER=()
+for p in $CLUSTER_PORTS; do
+  redis-server --port "$p" --bind 127.0.0.1 --cluster-enabled yes --cluster-config-file "$TMP/nodes-$p.conf" \
+    --dir "$TMP" --save '' --appendonly no --daemonize no >/dev/null & PIDS+=($!)
+  CLUSTER+=("127.0.0.1:$p")
+done
+for p in $CLUSTER_PORTS; do for i in $(seq 1 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done; done
+redis-cli --cluster create "${CLUSTER[@]}" --cluster-replicas 0 --cluster-yes >/dev/null
+for i in $(seq 1 100); do redis-cli -p "${CLUSTER_PORTS%% *}" cluster info | grep -q cluster_state:ok && break; sleep 0.1; done
 
 mkdir -p "$TMP/nginx/cache"
 cat > "$TMP/nginx.conf" <<NGX
@@ -69,6 +82,8 @@ NGX
 cat > "$TMP/keys.yaml" <<YML
 plans:
   bench: {cu_per_minute: 1000000000000, cu_per_day: 1000000000000000}
+keys:
+  - {id: bench, key: bench-key, plan: bench}
 anonymous: bench
 YML
 common=(AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=127.0.0.1:0 AVAEDGE_KEYS_FILE=$TMP/keys.yaml)
@@ -89,38 +104,59 @@ routes:
 YML
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE_REDIS AVAEDGE_REDIS=redis://127.0.0.1:$REDIS_PORT/0 "$TMP/avaedge" -config "$TMP/edge-redis.yaml" & PIDS+=($!)
+# Keyed: limits in Redis (one node, then the cluster), cache tier in process.
+env "${common[@]}" AVAEDGE_LISTEN=$EDGE_KR AVAEDGE_REDIS=redis://127.0.0.1:$REDIS_PORT/1 "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
+env "${common[@]}" AVAEDGE_LISTEN=$EDGE_KC AVAEDGE_REDIS="$(IFS=,; echo "${CLUSTER[*]}")" "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
 
 PATHQ="/v1/chains/43114/blocks?pageSize=10"
-for a in $ORIGIN $BARE $NG $EDGE $EDGE_REDIS; do
+for a in $ORIGIN $BARE $NG $EDGE $EDGE_REDIS $EDGE_KR $EDGE_KC; do
   for i in $(seq 1 100); do curl -sf -o /dev/null "http://$a$PATHQ" && break; sleep 0.1; done
 done
 # Warm the caches and check the hit path really is a hit.
-for a in $NG $EDGE $EDGE_REDIS; do curl -sf -o /dev/null "http://$a$PATHQ"; done
+for a in $NG $EDGE $EDGE_REDIS $EDGE_KR $EDGE_KC; do curl -sf -o /dev/null "http://$a$PATHQ"; done
 # The whole answer is read before it is searched: grep -q stopping early
 # would break curl's pipe, and pipefail would call that a miss.
 hit() {
-  h=$(curl -sfi -o /dev/stdout "http://$1$PATHQ") || { echo "$2 did not answer"; exit 1; }
+  h=$(curl -sfi -H "x-glacier-api-key: ${3:-}" -o /dev/stdout "http://$1$PATHQ") || { echo "$2 did not answer"; exit 1; }
   h=${h%%$'\r\n\r\n'*}
   grep -qi '^x-cache-status: HIT' <<<"$h" || { echo "$2 did not HIT:"; echo "$h"; exit 1; }
 }
 hit $EDGE avaedge; hit $EDGE_REDIS "avaedge (redis)"
+KEY=bench-key
+for a in $EDGE $EDGE_KR $EDGE_KC; do
+  hit $a "avaedge keyed ($a)" $KEY
+  grep -qi '^ratelimit-policy:' <<<"$h" || { echo "keyed answer from $a without rate-limit headers"; echo "$h"; exit 1; }
+done
+redis_calls() { # lease calls the limits made (EVALSHA and EVAL), summed over the given ports
+  local n=0
+  for p in "$@"; do
+    n=$((n + $(redis-cli -p "$p" info commandstats | awk -F'[:=,]' '/^cmdstat_eval(sha)?:/ {s += $3} END {print s + 0}')))
+  done
+  echo $n
+}
 
 rps() {
-  out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" "http://$1$PATHQ")
+  local hdr=()
+  [ -n "${2:-}" ] && hdr=(-H "x-glacier-api-key: $2")
+  out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" "${hdr[@]}" "http://$1$PATHQ")
   if echo "$out" | grep -q "Non-2xx"; then echo "non-2xx answers from $1" >&2; echo "$out" >&2; exit 1; fi
   echo "$out" | awk '/Requests\/sec/ {print $2}'
 }
 declare -A R
-for name in bare nginx edge edge_redis bn eb en erb; do R[$name]=""; done
+for name in bare nginx edge edge_redis bn eb en erb keyed keyed_redis keyed_cluster krk kck; do R[$name]=""; done
+REQS=0; CALLS0=$(redis_calls $REDIS_PORT $CLUSTER_PORTS)
 for round in $(seq 1 "$ROUNDS"); do
-  order="bare nginx edge edge_redis"
-  ((round % 2)) || order="edge_redis edge nginx bare"
+  order="bare nginx edge edge_redis keyed keyed_redis keyed_cluster"
+  ((round % 2)) || order="keyed_cluster keyed_redis keyed edge_redis edge nginx bare"
   declare -A V
   for name in $order; do
+    key=""
     case $name in
       bare) a=$BARE ;; nginx) a=$NG ;; edge) a=$EDGE ;; edge_redis) a=$EDGE_REDIS ;;
+      keyed) a=$EDGE; key=$KEY ;; keyed_redis) a=$EDGE_KR; key=$KEY ;; keyed_cluster) a=$EDGE_KC; key=$KEY ;;
     esac
-    V[$name]=$(rps $a); R[$name]="${R[$name]} ${V[$name]}"
+    V[$name]=$(rps $a $key); R[$name]="${R[$name]} ${V[$name]}"
+    case $name in keyed_redis|keyed_cluster) REQS=$(awk -v a="$REQS" -v b="${V[$name]}" -v s="$SECS" 'BEGIN {printf "%d", a + b * s}') ;; esac
     echo "round $round $name ${V[$name]} req/s"
   done
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.4f", a/b}'; }
@@ -128,6 +164,8 @@ for round in $(seq 1 "$ROUNDS"); do
   R[eb]="${R[eb]} $(ratio "${V[edge]}" "${V[bare]}")"
   R[en]="${R[en]} $(ratio "${V[edge]}" "${V[nginx]}")"
   R[erb]="${R[erb]} $(ratio "${V[edge_redis]}" "${V[bare]}")"
+  R[krk]="${R[krk]} $(ratio "${V[keyed_redis]}" "${V[keyed]}")"
+  R[kck]="${R[kck]} $(ratio "${V[keyed_cluster]}" "${V[keyed]}")"
   echo "round $round avaedge/bare $(ratio "${V[edge]}" "${V[bare]}")"
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -139,4 +177,14 @@ awk -v bn="$(echo ${R[bn]} | median)" -v eb="$(echo ${R[eb]} | median)" -v en="$
   printf "\nratios (median of %d rounds): bare/nginx %.2f  avaedge/bare %.2f  avaedge/nginx %.2f  avaedge-redis/bare %.2f\n", split(all, x, " "), bn, eb, en, erb
   printf "avaedge/bare per round:%s\n", all
   if (eb < 0.9) { print "FAIL: avaedge in-process hit path below 0.9x the bare server"; exit 1 }
-}'
+}' || FAILED=1
+K=$(echo ${R[keyed]} | median); KR=$(echo ${R[keyed_redis]} | median); KC=$(echo ${R[keyed_cluster]} | median)
+CALLS=$(( $(redis_calls $REDIS_PORT $CLUSTER_PORTS) - CALLS0 ))
+echo
+printf "%-34s %10s req/s\n" "keyed hit, limits in process" "$K" "keyed hit, limits in Redis" "$KR" "keyed hit, limits in Redis Cluster" "$KC"
+awk -v kr="$(echo ${R[krk]} | median)" -v kc="$(echo ${R[kck]} | median)" -v calls="$CALLS" -v reqs="$REQS" 'BEGIN {
+  printf "\nratios (median of rounds): keyed-redis/keyed %.2f  keyed-cluster/keyed %.2f\n", kr, kc
+  printf "limits lease calls to Redis: %d for about %d keyed requests through Redis (1 per %.0f)\n", calls, reqs, reqs / (calls > 0 ? calls : 1)
+  if (kr < 0.85 || kc < 0.85) { print "FAIL: keyed hits with limits in Redis below 0.85x keyed in process"; exit 1 }
+}' || FAILED=1
+exit ${FAILED:-0}

@@ -1,0 +1,148 @@
+package limits
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/binary"
+	"encoding/hex"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+)
+
+// Client is who a request comes from, as Identify found it: the identity its
+// counters belong to and its plan. The zero Client is not valid; get one from
+// Identify.
+type Client struct {
+	id    string // the counters' identity: "key:<id>", "hash:<hex sha256 of an unmanaged key>" or "ip:<addr>"
+	keyID string // what Decision.KeyID says
+	keyed bool   // a key was presented and accepted
+	plan  *planInfo
+}
+
+// KeyID names the client as Decision.KeyID does.
+func (c Client) KeyID() string { return c.keyID }
+
+// Identify finds the client of r: its key (X-Glacier-Api-Key, else
+// X-Data-Api-Key) or, without one, its address. It does no I/O, so a
+// request can be identified, and refused, before its body is read. A
+// Decision with a non-zero Status is a refusal (401) to answer instead.
+func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
+	ks := l.keys.Load()
+	presented := header(r.Header, "X-Glacier-Api-Key")
+	if presented == "" {
+		presented = header(r.Header, "X-Data-Api-Key")
+	}
+	if presented != "" {
+		sum := sha256.Sum256([]byte(presented))
+		want := hex.EncodeToString(sum[:])
+		k, ok := ks.byHash[want]
+		// The map finds the key by its hash; compare again in constant time
+		// so the answer's timing does not depend on how much of it matched.
+		if !ok || subtle.ConstantTimeCompare([]byte(k.hash()), []byte(want)) != 1 {
+			if ks.file.Unmanaged != "" {
+				// Counted by the key's hash: the key itself is never kept.
+				return Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}, Decision{}
+			}
+			return l.unauthorized("Invalid API key")
+		}
+		return Client{id: "key:" + k.ID, keyID: k.ID, keyed: true, plan: ks.plans[k.Plan]}, Decision{}
+	}
+	if ks.file.Anonymous == "" {
+		return l.unauthorized("An API key is required")
+	}
+	return Client{id: l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), keyID: "anonymous", plan: ks.plans[ks.file.Anonymous]}, Decision{}
+}
+
+func (l *Limiter) unauthorized(msg string) (Client, Decision) {
+	l.m.unauthorized.Inc()
+	return Client{}, Decision{Status: http.StatusUnauthorized, Message: msg, KeyID: "unknown"}
+}
+
+// header is h.Get(key) for a key already in canonical form (as servers
+// store received names), without canonicalising it again.
+func header(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// anonIDs remembers the anonymous ids of recent client addresses in a
+// direct-mapped table, so a returning client's request builds no string.
+// Slots are replaced whole, so readers never see a torn pair.
+type anonIDs struct {
+	slots [anonSlots]atomic.Pointer[anonID]
+}
+
+const anonSlots = 4096 // a power of two
+
+type anonID struct {
+	addr netip.Addr
+	id   string
+}
+
+func (t *anonIDs) get(a netip.Addr) string {
+	b := a.As16()
+	h := (binary.LittleEndian.Uint64(b[:8])*0x9e3779b97f4a7c15 ^ binary.LittleEndian.Uint64(b[8:])) * 0xff51afd7ed558ccd
+	slot := &t.slots[h>>32&(anonSlots-1)]
+	if e := slot.Load(); e != nil && e.addr == a {
+		return e.id
+	}
+	id := anonymousID(a)
+	slot.Store(&anonID{addr: a, id: id})
+	return id
+}
+
+// anonymousID groups IPv6 clients by /64, as one host usually owns one.
+func anonymousID(a netip.Addr) string {
+	var buf [64]byte
+	b := append(buf[:0], "ip:"...)
+	if a.Is6() && !a.Is4In6() {
+		p, _ := a.Prefix(64)
+		return string(p.AppendTo(b))
+	}
+	return string(a.Unmap().AppendTo(b))
+}
+
+// ClientIP returns the client's address: the connection's peer, or, when
+// that peer is a trusted proxy, the right-most X-Forwarded-For address that
+// is not itself a trusted proxy.
+func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	var peer netip.Addr
+	if err == nil {
+		peer = ap.Addr().Unmap()
+	} else if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
+		peer = a.Unmap()
+	}
+	if !isTrusted(peer, trusted) {
+		return peer
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return peer
+		}
+		a = a.Unmap()
+		if !isTrusted(a, trusted) {
+			return a
+		}
+		peer = a
+	}
+	return peer
+}
+
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -289,5 +290,39 @@ func TestEVMBodies(t *testing.T) {
 	}
 	if w := post("[" + call + "," + call + "]"); w.Code != 200 || te.node.count.Load() != 1 {
 		t.Fatalf("valid batch: %d, %d upstream calls", w.Code, te.node.count.Load())
+	}
+}
+
+// readSpy records whether a body was read.
+type readSpy struct{ read atomic.Bool }
+
+func (b *readSpy) Read(p []byte) (int, error) {
+	b.read.Store(true)
+	return 0, io.EOF
+}
+
+// TestRefusedBeforeBodyRead: an unknown key is refused before its body is
+// read, on JSON-RPC endpoints and REST POST routes alike.
+func TestRefusedBeforeBodyRead(t *testing.T) {
+	kf, err := limits.ParseKeysFile([]byte("plans: {p: {cu_per_minute: 1000}}\nkeys: [{id: acme, key: k1, plan: p}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim, err := limits.New(limits.Options{Keys: kf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lim.Close() })
+	te := newTestEdge(t, Options{Limiter: lim})
+	for _, path := range []string{"/ext/info", "/ext/bc/X", "/ext/bc/C/rpc", "/v1/signatureAggregator/fuji/aggregateSignatures"} {
+		spy := &readSpy{}
+		r := httptest.NewRequest("POST", path, spy)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("X-Glacier-Api-Key", "unknown")
+		w := httptest.NewRecorder()
+		te.srv.ServeHTTP(w, r)
+		if w.Code != http.StatusUnauthorized || spy.read.Load() {
+			t.Errorf("POST %s with an unknown key: %d, body read %v; want 401 before reading", path, w.Code, spy.read.Load())
+		}
 	}
 }

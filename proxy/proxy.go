@@ -42,6 +42,17 @@ type Limiter interface {
 
 var _ Limiter = (*limits.Limiter)(nil)
 
+// Identifier is a Limiter that admits in two steps: Identify refuses a
+// request by its credentials alone, without I/O, so the edge can do it before
+// reading a body whose cost it does not know yet; AdmitClient then charges
+// the identified client. *limits.Limiter is one.
+type Identifier interface {
+	Identify(r *http.Request) (limits.Client, limits.Decision)
+	AdmitClient(ctx context.Context, c limits.Client, ch limits.Charge) limits.Decision
+}
+
+var _ Identifier = (*limits.Limiter)(nil)
+
 // Local is the offline implementation of every route.
 type Local interface {
 	// Serve answers one call of rt from the local world. For REST routes v

@@ -31,6 +31,11 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 		jsonrpc.WriteHTTPError(ex.w, status, msg)
 		return
 	}
+	// The cost is in the body; the credentials are not: refuse unknown
+	// keys before buffering anything.
+	if s.opts.Limiter != nil && !s.identify(ex) {
+		return
+	}
 	body, err := s.readBody(r)
 	if err != nil {
 		s.refuseBody(ex, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/limits"
 )
 
 // Server is the edge's public http.Handler. It is safe for concurrent use.
@@ -170,6 +171,10 @@ type exchange struct {
 	format   errFormat
 	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
 	admitted bool   // the limiter admitted the request
+	// client is who the limiter identified before the body was read
+	// (identified says whether it did).
+	client     limits.Client
+	identified bool
 }
 
 // statusWriter records the status and size written.

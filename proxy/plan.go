@@ -59,9 +59,10 @@ func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWr
 		return
 	}
 	// The upstream gets the path in its canonical encoding and only the
-	// parameters the route knows: what validation checked is what is sent,
-	// and encodings or unknown parameters cannot make new cache entries.
-	target := &url.URL{Path: r.URL.Path, RawQuery: knownQuery(rt, q)}
+	// parameters the route knows, as the client sent them: what validation
+	// checked is what is sent, and encodings or unknown parameters cannot
+	// make new cache entries.
+	target := &url.URL{Path: r.URL.Path, RawQuery: knownQuery(rt, r.URL.RawQuery)}
 	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, url: target, charge: charge,
 		retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
 	p.self = []*plan{p}
@@ -96,20 +97,39 @@ func validate(rt *config.Route, r *http.Request, q url.Values, body []byte) (con
 	return vals, nil
 }
 
-// knownQuery encodes the parameters of q that rt knows, sorted.
-func knownQuery(rt *config.Route, q url.Values) string {
-	if len(q) == 0 {
+// knownQuery is the client's raw query without the parameters rt does not
+// know: the pairs it keeps are the client's own, in its order and encoding.
+func knownQuery(rt *config.Route, raw string) string {
+	if raw == "" {
 		return ""
 	}
-	known := make(url.Values, len(q))
-	for _, p := range rt.Params {
-		if p.In == config.Query {
-			if vs, ok := q[p.Name]; ok {
-				known[p.Name] = vs
-			}
+	var b strings.Builder
+	kept := 0
+	for pair := range strings.SplitSeq(raw, "&") {
+		k, _, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil || !knownParam(rt, name) {
+			continue
+		}
+		if kept > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(pair)
+		kept++
+	}
+	if b.Len() == len(raw) {
+		return raw
+	}
+	return b.String()
+}
+
+func knownParam(rt *config.Route, name string) bool {
+	for i := range rt.Params {
+		if rt.Params[i].In == config.Query && rt.Params[i].Name == name {
+			return true
 		}
 	}
-	return known.Encode()
+	return false
 }
 
 // RoutePrefix is the start of every cache key of a route: service|route|.

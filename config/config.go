@@ -1,6 +1,7 @@
 // Package config holds avaedge's configuration: the typed YAML file, the
-// environment overrides of the operator contract, defaults and validation,
-// and the route catalogue (routes.go).
+// environment overrides of the operator contract, and per-section
+// validation. Validate fills every documented default, so the components
+// receive complete values; the routes themselves live in package catalog.
 package config
 
 import (
@@ -11,10 +12,14 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // Config is the whole configuration. Every field may be left out; Validate
@@ -156,8 +161,9 @@ type Cache struct {
 type RouteOverride struct {
 	// Cost replaces the route's CU cost when set.
 	Cost *int64 `yaml:"cost"`
-	// Cache replaces the route's cache class when set.
-	Cache CacheClass `yaml:"cache"`
+	// Cache replaces the route's cache class when set: immutable, medium,
+	// short, metrics or never.
+	Cache cache.Class `yaml:"cache"`
 	// TTL replaces the freshness of the route's class when non-zero.
 	TTL Duration `yaml:"ttl"`
 }
@@ -395,7 +401,7 @@ func (c *Config) Validate() error {
 		c.Cache.CompressAbove = 1024
 	}
 	known := map[string]bool{}
-	for _, r := range Catalogue() {
+	for _, r := range catalog.Catalogue() {
 		known[r.Name] = true
 	}
 	for name, o := range c.Routes {
@@ -405,9 +411,7 @@ func (c *Config) Validate() error {
 		if o.Cost != nil && *o.Cost < 0 {
 			bad("routes."+name+".cost", "must not be negative")
 		}
-		switch o.Cache {
-		case "", Immutable, Medium, Short, MetricsClass, Never:
-		default:
+		if o.Cache != "" && !catalog.ValidClass(o.Cache) {
 			bad("routes."+name+".cache", "%q is not one of immutable, medium, short, metrics, never", o.Cache)
 		}
 		if o.TTL < 0 {
@@ -415,7 +419,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, n := range c.Local.Networks {
-		if !contains(Networks, n) {
+		if !slices.Contains(catalog.Networks, n) {
 			bad("local.networks", "%q is not one of mainnet, fuji, testnet", n)
 		}
 	}
@@ -477,20 +481,12 @@ func splitHostPort(a string) (string, string, error) {
 	return a[:i], a[i+1:], nil
 }
 
-// RoutesWithOverrides returns the catalogue with the overrides of c applied.
-func (c *Config) RoutesWithOverrides() []Route {
-	routes := Catalogue()
-	for i := range routes {
-		o, ok := c.Routes[routes[i].Name]
-		if !ok {
-			continue
-		}
-		if o.Cost != nil {
-			routes[i].Cost = *o.Cost
-		}
-		if o.Cache != "" {
-			routes[i].Cache = o.Cache
-		}
+// Overrides returns the routes section as catalogue overrides, for
+// catalog.WithOverrides.
+func (c *Config) Overrides() map[string]catalog.Override {
+	out := make(map[string]catalog.Override, len(c.Routes))
+	for name, o := range c.Routes {
+		out[name] = catalog.Override{Cost: o.Cost, Cache: o.Cache, TTL: o.TTL.D()}
 	}
-	return routes
+	return out
 }

@@ -12,14 +12,14 @@ import (
 	"slices"
 
 	"github.com/avaedge/avaedge/apierror"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
 )
 
 // Options assembles a Handler.
 type Options struct {
-	// Routes is the catalogue. Nil means config.Catalogue().
-	Routes []config.Route
+	// Routes is the catalogue. Nil means catalog.Catalogue().
+	Routes []catalog.Route
 	// Handlers answer REST routes, by route name.
 	Handlers map[string]http.Handler
 	// Methods answer JSON-RPC methods, by method name ("info.getNetworkID").
@@ -28,7 +28,7 @@ type Options struct {
 	EVM http.Handler
 	// LocalMode says, per service, that there is no upstream: everything of
 	// that service is answered locally.
-	LocalMode map[config.Service]bool
+	LocalMode map[catalog.Service]bool
 	// Networks are the network names the devnet may answer for in proxy
 	// mode (AVAEDGE_LOCAL_NETWORKS).
 	Networks []string
@@ -46,16 +46,16 @@ type Options struct {
 type Handler struct {
 	opts   Options
 	mux    *http.ServeMux
-	routes map[string]*config.Route
+	routes map[string]*catalog.Route
 }
 
 // New builds the Handler. Routes without a handler answer 503 in their
 // service's format, saying that the route has no local implementation.
 func New(opts Options) *Handler {
 	if opts.Routes == nil {
-		opts.Routes = config.Catalogue()
+		opts.Routes = catalog.Catalogue()
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux(), routes: map[string]*config.Route{}}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), routes: map[string]*catalog.Route{}}
 	// One method set per endpoint: like the node, /ext/info serves only info.*
 	// and the X-Chain endpoints only avm.*.
 	methods := map[string]map[string]jsonrpc.Method{}
@@ -79,7 +79,7 @@ func New(opts Options) *Handler {
 		}
 		h.mux.Handle(rt.Pattern(), handler)
 	}
-	for endpoint, paths := range config.NodeEndpoints {
+	for endpoint, paths := range catalog.NodeEndpoints {
 		rpc := jsonrpc.NewServer(methods[endpoint])
 		for _, p := range paths {
 			switch endpoint {
@@ -144,10 +144,10 @@ func (h *Handler) Serves(r *http.Request, route string) bool {
 }
 
 // missing answers a route that has no local implementation yet.
-func missing(rt *config.Route) http.Handler {
+func missing(rt *catalog.Route) http.Handler {
 	msg := "route " + rt.Name + " has no local implementation yet; configure an upstream for the " + string(rt.Service) + " service"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rt.Service == config.Metrics {
+		if rt.Service == catalog.Metrics {
 			apierror.WriteList(w, http.StatusServiceUnavailable, msg)
 			return
 		}

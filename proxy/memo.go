@@ -6,7 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // memo remembers, per request URI of a cacheable GET, what routing and
@@ -23,7 +24,7 @@ type memo struct {
 const memoMax = 16384
 
 type memoEntry struct {
-	rt       *config.Route
+	rt       *catalog.Route
 	rm       *routeMetrics
 	key      string
 	hasToken bool
@@ -49,16 +50,16 @@ func (m *memo) put(uri string, e *memoEntry) {
 
 // memoizable reports whether a request's routing and validation depend on
 // its URI alone: a body-less GET of a cached route.
-func (s *Server) memoizable(rt *config.Route, r *http.Request) bool {
-	return s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != config.Never &&
+func (s *Server) memoizable(rt *catalog.Route, r *http.Request) bool {
+	return s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != cache.Never &&
 		s.opts.Upstreams[rt.Service] != nil
 }
 
 // remember stores a validated request's conclusions.
-func (s *Server) remember(rt *config.Route, rm *routeMetrics, r *http.Request, q url.Values) {
+func (s *Server) remember(rt *catalog.Route, rm *routeMetrics, r *http.Request, q url.Values) {
 	e := &memoEntry{rt: rt, rm: rm, key: s.restKey(rt, r, q), hasToken: q.Has("pageToken"), charged: s.charged[rt.Name]}
 	for _, p := range rt.Params {
-		if p.In == config.Path {
+		if p.In == catalog.Path {
 			e.values = append(e.values, [2]string{p.Name, r.PathValue(p.Name)})
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // mapCache is a minimal Cache for proxy tests: fresh forever, no windows.
@@ -42,7 +42,7 @@ func (c *mapCache) Fresh(key string, _ time.Time) *Stored {
 	return c.m[key]
 }
 
-func freshAlways(*config.Route, int, http.Header, bool) (time.Duration, time.Duration, time.Duration, bool) {
+func freshAlways(*catalog.Route, int, http.Header, bool) (time.Duration, time.Duration, time.Duration, bool) {
 	return time.Hour, 0, 0, true
 }
 
@@ -52,9 +52,9 @@ func freshAlways(*config.Route, int, http.Header, bool) (time.Duration, time.Dur
 func TestMemo(t *testing.T) {
 	origin := newFlakyOrigin(t)
 	local := &fakeLocal{}
-	up := upstreamFor(t, config.Data, origin.srv.URL)
+	up := upstreamFor(t, catalog.Data, origin.srv.URL)
 	up.RetryBudget = 0
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Local: local,
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Local: local,
 		Cache: &mapCache{m: map[string]*Stored{}}, Freshness: freshAlways})
 	if err != nil {
 		t.Fatal(err)
@@ -92,11 +92,11 @@ func TestMemo(t *testing.T) {
 // RFC 9110's format, and its Age counts from the store.
 func TestHitDateAndAge(t *testing.T) {
 	origin := newFlakyOrigin(t)
-	up := upstreamFor(t, config.Data, origin.srv.URL)
+	up := upstreamFor(t, catalog.Data, origin.srv.URL)
 	now := time.Date(2026, 11, 23, 9, 30, 5, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up},
 		Cache: &mapCache{m: map[string]*Stored{}}, Freshness: freshAlways, Now: clock})
 	if err != nil {
 		t.Fatal(err)

@@ -4,24 +4,24 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // serviceOf names the service whose prefix path falls under, for paths the
 // catalogue does not know. ok is false outside every service's prefix.
-func serviceOf(path string) (svc config.Service, ok bool) {
+func serviceOf(path string) (svc catalog.Service, ok bool) {
 	switch {
 	case strings.HasPrefix(path, "/ext/"):
-		return config.Node, true
+		return catalog.Node, true
 	case strings.HasPrefix(path, "/v1/avg_tps/"):
-		return config.Metrics, true
+		return catalog.Metrics, true
 	case strings.HasPrefix(path, "/v2/chains/") && strings.Contains(path, "/addresses/"):
 		// The Data API's one v2 route: /v2/chains/{chainId}/addresses/{address}/transactions.
-		return config.Data, true
+		return catalog.Data, true
 	case strings.HasPrefix(path, "/v2/"):
-		return config.Metrics, true
+		return catalog.Metrics, true
 	case strings.HasPrefix(path, "/v1/"):
-		return config.Data, true
+		return catalog.Data, true
 	}
 	return "", false
 }
@@ -34,15 +34,15 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, svc, "passthrough")
 	defer s.finish(ex)
 	if !ok {
-		ex.service = config.Data
+		ex.service = catalog.Data
 		s.notFound(ex)
 		return
 	}
 	refuse := func(st int, msg string) { s.restError(ex, st, []string{msg}, false) }
-	if svc == config.Node {
+	if svc == catalog.Node {
 		refuse = func(st int, msg string) { writeRPCError(ex.w, st, nil, msg) }
 	}
-	cost := config.PassthroughCost(r.Method, r.URL.Path, s.opts.PassthroughCost)
+	cost := catalog.PassthroughCost(r.Method, r.URL.Path, s.opts.PassthroughCost)
 	if !s.admit(ex, Charge{Routes: []string{"passthrough"}, Cost: cost}, refuse) {
 		return
 	}
@@ -63,7 +63,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 // the REST services, net/http's 404 for the node.
 func (s *Server) notFound(ex *exchange) {
 	setSource(ex.w.Header(), ex, "edge")
-	if ex.service == config.Node {
+	if ex.service == catalog.Node {
 		http.NotFound(ex.w, ex.r)
 		return
 	}

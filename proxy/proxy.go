@@ -16,7 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // Stored is a response as the cache keeps it. Body is always identity-encoded
@@ -94,15 +94,15 @@ type Local interface {
 
 // Freshness returns the cache windows of an answer of route, and whether to
 // store it at all.
-type Freshness func(route *config.Route, status int, h http.Header, hasPageToken bool) (fresh, stale, errorFor time.Duration, store bool)
+type Freshness func(route *catalog.Route, status int, h http.Header, hasPageToken bool) (fresh, stale, errorFor time.Duration, store bool)
 
 // Options configures a Server. Zero values mean the documented defaults.
 type Options struct {
-	// Routes is the catalogue, overrides applied. Nil means config.Catalogue().
-	Routes []config.Route
+	// Routes is the catalogue, overrides applied. Nil means catalog.Catalogue().
+	Routes []catalog.Route
 	// Upstreams maps a service to its upstream; a missing service is answered
 	// by Local only.
-	Upstreams map[config.Service]*Upstream
+	Upstreams map[catalog.Service]*Upstream
 	// Local answers what no upstream does. Nil answers 503 instead.
 	Local Local
 	// Cache stores upstream answers. Nil disables caching.

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
 )
 
@@ -20,7 +21,7 @@ func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
 const maxUpstreamBody = 32 << 20
 
 // serveREST handles one catalogued Data or Metrics API route.
-func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, rt.Service, rt.Name)
 	ex.rm = rm
 	defer s.finish(ex)
@@ -68,7 +69,7 @@ func (s *Server) restError(ex *exchange, status int, msgs []string, validation b
 	if ex.source == "" {
 		setSource(ex.w.Header(), ex, "edge")
 	}
-	if ex.service == config.Metrics || validation {
+	if ex.service == catalog.Metrics || validation {
 		apierror.WriteList(ex.w, status, msgs...)
 		return
 	}
@@ -76,14 +77,14 @@ func (s *Server) restError(ex *exchange, status int, msgs []string, validation b
 }
 
 // answerREST runs the fallback chain for a validated, admitted request.
-func (s *Server) answerREST(ex *exchange, rt *config.Route, q url.Values, body []byte) {
+func (s *Server) answerREST(ex *exchange, rt *catalog.Route, q url.Values, body []byte) {
 	r := ex.r
 	up := s.opts.Upstreams[rt.Service]
 	if up == nil {
 		s.serveLocal(ex, rt.Name, r)
 		return
 	}
-	if s.opts.Cache == nil || rt.Cache == config.Never || r.Method != http.MethodGet {
+	if s.opts.Cache == nil || rt.Cache == cache.Never || r.Method != http.MethodGet {
 		s.forward(ex, up, rt.Name, body)
 		return
 	}
@@ -96,7 +97,7 @@ func (s *Server) answerREST(ex *exchange, rt *config.Route, q url.Values, body [
 // values to set on the request before anything past a fresh hit reads them
 // (a remembered request skips the mux that would have set them); nil when
 // the mux did.
-func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasToken bool, values [][2]string) {
+func (s *Server) answerCached(ex *exchange, rt *catalog.Route, key string, hasToken bool, values [][2]string) {
 	r := ex.r
 	bypass := noCache(r.Header)
 	if !bypass {
@@ -122,11 +123,11 @@ func (s *Server) answerCached(ex *exchange, rt *config.Route, key string, hasTok
 
 // RoutePrefix is the start of every cache key of a route: service|route|.
 // The admin API purges a route by it.
-func RoutePrefix(rt *config.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
+func RoutePrefix(rt *catalog.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
 
 // restKey is service|route|path|canonical query. The client's key is never
 // part of it. A JSON-RPC key is service|method|path|hash of the params.
-func (s *Server) restKey(rt *config.Route, r *http.Request, query url.Values) string {
+func (s *Server) restKey(rt *catalog.Route, r *http.Request, query url.Values) string {
 	var b strings.Builder
 	path := r.URL.EscapedPath()
 	b.Grow(len(rt.Service) + len(rt.Name) + len(path) + 64)
@@ -154,7 +155,7 @@ func noCache(h http.Header) bool {
 // fetch calls the upstream for a cacheable route and reads the whole answer.
 // It runs once for all concurrent callers of a key, so it is bounded by the
 // upstream's timeout rather than by one client's context.
-func (s *Server) fetch(ctx context.Context, up *Upstream, rt *config.Route, in *http.Request, hasToken bool) (*Stored, error) {
+func (s *Server) fetch(ctx context.Context, up *Upstream, rt *catalog.Route, in *http.Request, hasToken bool) (*Stored, error) {
 	ctx, cancel := detached(ctx, up.timeout())
 	defer cancel()
 	out := up.outgoing(ctx, in, nil, s.clientIP(in))
@@ -229,7 +230,7 @@ func reason(err error) string {
 // unavailable answers 503 in the service's format.
 func (s *Server) unavailable(ex *exchange, msg string) {
 	setSource(ex.w.Header(), ex, "edge")
-	if ex.service == config.Node {
+	if ex.service == catalog.Node {
 		writeRPCError(ex.w, http.StatusServiceUnavailable, nil, msg)
 		return
 	}

@@ -14,7 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
 )
 
@@ -34,7 +35,7 @@ const maxBatch = 100
 // envelope rules are enforced at the edge, batches are split into single
 // calls (each cached and charged on its own) and answered as an array.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
-	ex := s.begin(w, r, config.Node, endpoint)
+	ex := s.begin(w, r, catalog.Node, endpoint)
 	defer s.finish(ex)
 	if status, msg := jsonrpc.HTTPError(r); status != 0 {
 		setSource(ex.w.Header(), ex, "edge")
@@ -62,7 +63,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 		writeRPCError(ex.w, http.StatusRequestEntityTooLarge, nil, "batch of "+strconv.Itoa(len(calls))+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
 		return
 	}
-	routes := make([]*config.Route, len(calls))
+	routes := make([]*catalog.Route, len(calls))
 	charge := Charge{Routes: make([]string, 0, len(calls))}
 	for i := range calls {
 		if calls[i].Err != nil {
@@ -164,7 +165,7 @@ func (s *Server) writeRPC(ex *exchange, a rpcAnswer) {
 // (through the cache for cacheable methods) with the fallback chain, or the
 // local handler in local mode. raw is the original body of a single call,
 // forwarded intact; nil re-encodes the call (a batch element).
-func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *config.Route, raw []byte) rpcAnswer {
+func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *catalog.Route, raw []byte) rpcAnswer {
 	if c.Err != nil {
 		if c.IsNotification() && c.Err.Code != jsonrpc.CodeParse {
 			return rpcAnswer{status: http.StatusOK, source: "edge"}
@@ -174,7 +175,7 @@ func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *con
 	if raw == nil {
 		raw = encodeCall(c)
 	}
-	up := s.opts.Upstreams[config.Node]
+	up := s.opts.Upstreams[catalog.Node]
 	name := "passthrough"
 	if rt != nil {
 		name = rt.Name
@@ -182,7 +183,7 @@ func (s *Server) rpcCall(ex *exchange, endpoint string, c *jsonrpc.Call, rt *con
 	if up == nil {
 		return s.localRPC(ex, c, name, raw)
 	}
-	if rt == nil || rt.Cache == config.Never || s.opts.Cache == nil || c.IsNotification() {
+	if rt == nil || rt.Cache == cache.Never || s.opts.Cache == nil || c.IsNotification() {
 		a, err := s.upstreamRPC(ex.r.Context(), up, ex.r, raw)
 		if err != nil {
 			return s.rpcFallback(ex, up, c, name, raw, err)
@@ -362,7 +363,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	ex.route = "evm.rpc"
 	r := ex.r.Clone(ex.r.Context())
 	r.Body = readCloser(body)
-	if up := s.opts.Upstreams[config.Node]; up != nil {
+	if up := s.opts.Upstreams[catalog.Node]; up != nil {
 		ex.r = r
 		s.forward(ex, up, "evm.rpc", body)
 		return

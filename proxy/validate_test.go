@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/avaedge/avaedge/apierror"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // TestBadInputNeverReachesUpstream checks every seed constraint at the edge:
@@ -193,7 +193,7 @@ func TestNoUpstreamNoLocal(t *testing.T) {
 	if w.Code != 503 || !strings.Contains(w.Body.String(), `"code":-32000`) {
 		t.Fatalf("node = %d %s", w.Code, w.Body)
 	}
-	_ = config.Data
+	_ = catalog.Data
 	_ = bytes.MinRead
 }
 
@@ -204,7 +204,7 @@ func BenchmarkPassthrough(b *testing.B) {
 		w.Write(body)
 	}))
 	defer origin.Close()
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: upstreamFor(b, config.Data, origin.URL)}})
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: upstreamFor(b, catalog.Data, origin.URL)}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/cache"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -27,14 +27,14 @@ func (a cacheAdapter) Fresh(key string, now time.Time) *proxy.Stored {
 }
 
 // freshness gives the proxy the cache windows of a route's answers: the
-// policy of its class, with a route's configured ttl replacing the class's
-// freshness (and its stale-while-revalidate window).
-func freshness(cfg *config.Config) proxy.Freshness {
-	return func(rt *config.Route, status int, h http.Header, hasToken bool) (time.Duration, time.Duration, time.Duration, bool) {
-		p := cache.DefaultPolicy(cache.Class(rt.Cache))
-		if o, ok := cfg.Routes[rt.Name]; ok && o.TTL > 0 {
-			p.Fresh, p.Stale = o.TTL.D(), o.TTL.D()
-			p.Error = max(p.Error, o.TTL.D())
+// policy of its class, with the route's TTL (a configured override) replacing
+// the class's freshness and its stale-while-revalidate window.
+func freshness() proxy.Freshness {
+	return func(rt *catalog.Route, status int, h http.Header, hasToken bool) (time.Duration, time.Duration, time.Duration, bool) {
+		p := cache.DefaultPolicy(rt.Cache)
+		if rt.TTL > 0 {
+			p.Fresh, p.Stale = rt.TTL, rt.TTL
+			p.Error = max(p.Error, rt.TTL)
 		}
 		return cache.Windows(p, status, h, hasToken)
 	}

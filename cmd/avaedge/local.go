@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local"
@@ -47,7 +48,7 @@ func (p *localParts) add(hs map[string]http.Handler) {
 }
 
 // buildLocal assembles the local world from its packages.
-func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, routes []config.Route, localMode map[config.Service]bool, nodeNetwork string) (*world, error) {
+func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, routes []catalog.Route, localMode map[catalog.Service]bool, nodeNetwork string) (*world, error) {
 	parts := &localParts{handlers: map[string]http.Handler{}, indexed: map[string]bool{}}
 	fail := func(err error) (*world, error) {
 		for i := len(parts.close) - 1; i >= 0; i-- {
@@ -66,7 +67,7 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	// The node answers as the local network, or impersonates the node
 	// upstream's network when that is mapped to the devnet.
 	nodeAs := "local"
-	if !localMode[config.Node] && nodeNetwork != "" {
+	if !localMode[catalog.Node] && nodeNetwork != "" {
 		nodeAs = nodeNetwork
 	}
 	nw, err := node.FromDevnet(dev, nodeAs)
@@ -92,8 +93,8 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 // buildEVM starts the embedded dev chain (when some service is local), the
 // indexer that follows it and the configured external EVM nodes, and the EVM
 // Data API handlers over the index.
-func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[config.Service]bool, parts *localParts) error {
-	runDev := !cfg.Local.DisableDevChain && (localMode[config.Data] || localMode[config.Metrics] || localMode[config.Node])
+func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[catalog.Service]bool, parts *localParts) error {
+	runDev := !cfg.Local.DisableDevChain && (localMode[catalog.Data] || localMode[catalog.Metrics] || localMode[catalog.Node])
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/proxy"
@@ -43,17 +44,17 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a := &app{}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	routes := cfg.RoutesWithOverrides()
+	routes := catalog.WithOverrides(cfg.Overrides())
 
 	var srv *proxy.Server
-	ups := map[config.Service]*proxy.Upstream{}
-	localMode := map[config.Service]bool{}
-	for svc, u := range map[config.Service]config.Upstream{config.Data: cfg.Upstreams.Data, config.Metrics: cfg.Upstreams.Metrics, config.Node: cfg.Upstreams.Node} {
+	ups := map[catalog.Service]*proxy.Upstream{}
+	localMode := map[catalog.Service]bool{}
+	for svc, u := range map[catalog.Service]config.Upstream{catalog.Data: cfg.Upstreams.Data, catalog.Metrics: cfg.Upstreams.Metrics, catalog.Node: cfg.Upstreams.Node} {
 		if u.URL == "" || u.Mode == "local" {
 			localMode[svc] = true
 			continue
 		}
-		up, err := proxy.NewUpstream(svc, u, cfg.UpstreamAPIKey, func(svc config.Service, from, to string) {
+		up, err := proxy.NewUpstream(svc, u, cfg.UpstreamAPIKey, func(svc catalog.Service, from, to string) {
 			if srv != nil {
 				srv.BreakerChanged(svc, from, to)
 			}
@@ -65,7 +66,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 
 	nodeNetwork := ""
-	if up := ups[config.Node]; up != nil {
+	if up := ups[catalog.Node]; up != nil {
 		id := cfg.Upstreams.Node.NetworkID
 		if id == 0 {
 			nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -123,16 +124,17 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.Reload = lim.Reload
 
 	srv, err = proxy.New(proxy.Options{
-		Routes:     routes,
-		Upstreams:  ups,
-		Local:      world.handler,
-		Cache:      cacheAdapter{c},
-		Freshness:  freshness(cfg),
-		Limiter:    limiterAdapter{lim},
-		ClientIP:   func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
-		AccessLog:  !cfg.DisableAccessLog,
-		Logger:     log,
-		Registerer: reg,
+		Routes:       routes,
+		Upstreams:    ups,
+		Local:        world.handler,
+		Cache:        cacheAdapter{c},
+		Freshness:    freshness(),
+		Limiter:      limiterAdapter{lim},
+		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
+		MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		AccessLog:    !cfg.DisableAccessLog,
+		Logger:       log,
+		Registerer:   reg,
 	})
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// routes are the Data API patterns of the handlers (config/routes.go has the
+// routes are the Data API patterns of the handlers (catalog/routes.go has the
 // real catalogue).
 var routes = map[string]string{
 	"supportedChains":          "GET /v1/chains",

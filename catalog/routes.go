@@ -1,8 +1,11 @@
-package config
+package catalog
 
 import (
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/avaedge/avaedge/cache"
 )
 
 // Service names one of the three services the edge fronts.
@@ -15,16 +18,13 @@ const (
 	Node    Service = "node"
 )
 
-// CacheClass names a freshness policy of the response cache.
-type CacheClass string
-
-// Cache classes, from longest-lived to never cached.
+// Short names for the cache classes, to keep the table below readable.
 const (
-	Immutable    CacheClass = "immutable" // answers that never change once they exist
-	Medium       CacheClass = "medium"    // lists that change slowly: tens of seconds
-	Short        CacheClass = "short"     // heads, balances, peers: seconds
-	MetricsClass CacheClass = "metrics"   // time series updated several times an hour: minutes
-	Never        CacheClass = "never"     // writes and signatures
+	immutable = cache.Immutable
+	medium    = cache.Medium
+	short     = cache.Short
+	metrics   = cache.Metrics
+	never     = cache.Never
 )
 
 // Route is one entry of the catalogue: a REST operation, or one JSON-RPC
@@ -44,7 +44,11 @@ type Route struct {
 	// Cost is the route's price in compute units (CU).
 	Cost int64
 	// Cache is the route's freshness class.
-	Cache CacheClass
+	Cache cache.Class
+	// TTL, when positive, replaces the freshness (and the stale-while-
+	// revalidate window) of the route's class; zero keeps the class's
+	// default. It is set by a route override (see Override).
+	TTL time.Duration
 	// Check, when set, applies rules that span several parameters and
 	// returns their messages.
 	Check func(v Values) []string
@@ -243,11 +247,11 @@ func quorumRule(v Values) []string {
 	return msgs
 }
 
-func rest(svc Service, name, method, path string, cost int64, class CacheClass, params ...Param) Route {
+func rest(svc Service, name, method, path string, cost int64, class cache.Class, params ...Param) Route {
 	return Route{Name: name, Service: svc, Method: method, Path: path, Cost: cost, Cache: class, Params: params}
 }
 
-func rpc(endpoint, name string, cost int64, class CacheClass) Route {
+func rpc(endpoint, name string, cost int64, class cache.Class) Route {
 	return Route{Name: name, Service: Node, Method: http.MethodPost, Path: NodeEndpoints[endpoint][0],
 		Endpoint: endpoint, Cost: cost, Cache: class}
 }
@@ -264,7 +268,7 @@ func Catalogue() []Route {
 	get := http.MethodGet
 	routes := []Route{
 		// Data API, seed sections 4.1-4.18.
-		withCheck(rest(Data, "aggregateSignatures", http.MethodPost, "/v1/signatureAggregator/{network}/aggregateSignatures", 20, Never,
+		withCheck(rest(Data, "aggregateSignatures", http.MethodPost, "/v1/signatureAggregator/{network}/aggregateSignatures", 20, never,
 			network,
 			Param{Name: "message", In: Body, Format: Hex},
 			Param{Name: "justification", In: Body, Format: Hex},
@@ -273,50 +277,50 @@ func Catalogue() []Route {
 			Param{Name: "quorumPercentageBuffer", In: Body, Kind: Integer, Min: 0, HasMin: true, Max: 100, HasMax: true},
 			Param{Name: "pChainHeight", In: Body, Kind: Integer, Min: 0, HasMin: true},
 		), quorumRule),
-		rest(Data, "getAggregatedSignatures", get, "/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", 20, Short,
+		rest(Data, "getAggregatedSignatures", get, "/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", 20, short,
 			network, pathP("txHash")),
-		rest(Data, "getDeploymentTransaction", get, "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", 20, Immutable,
+		rest(Data, "getDeploymentTransaction", get, "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", 20, immutable,
 			chainID, address, currency),
-		rest(Data, "listSubnets", get, "/v1/networks/{network}/subnets", 20, Medium,
+		rest(Data, "listSubnets", get, "/v1/networks/{network}/subnets", 20, medium,
 			network, pageToken, pageSize(10000, "100"), sortOrder),
-		rest(Data, "getUtxosByAddresses", get, "/v1/networks/{network}/blockchains/{blockchainId}/utxos", 100, Medium,
+		rest(Data, "getUtxosByAddresses", get, "/v1/networks/{network}/blockchains/{blockchainId}/utxos", 100, medium,
 			network, pathP("blockchainId", PrimaryBlockchainID...), addrList, pageToken, pageSize(100, "10"),
 			queryP("assetId"), Param{Name: "minUtxoAmount", Kind: Number, Min: 0, HasMin: true},
 			Param{Name: "includeSpent", Kind: Boolean}, enumP("sortBy", []string{"timestamp", "amount"}), sortOrder),
-		rest(Data, "listErc1155Transactions", get, "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", 20, Short,
+		rest(Data, "listErc1155Transactions", get, "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", 20, short,
 			chainID, address, Param{Name: "startBlock", Kind: Number}, Param{Name: "endBlock", Kind: Number}, pageToken, pageSize(100, "10")),
-		rest(Data, "listTransfers", get, "/v1/chains/{chainId}/tokens/{address}/transfers", 20, Short,
+		rest(Data, "listTransfers", get, "/v1/chains/{chainId}/tokens/{address}/transfers", 20, short,
 			chainID, address, Param{Name: "startBlock", Kind: Number}, Param{Name: "endBlock", Kind: Number}, pageToken, pageSize(100, "10")),
-		rest(Data, "listErc1155Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc1155", 20, Short,
+		rest(Data, "listErc1155Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc1155", 20, short,
 			chainID, address, queryP("blockNumber"), pageToken, pageSize(500, "10"), queryP("contractAddress")),
-		rest(Data, "listErc721Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc721", 20, Short,
+		rest(Data, "listErc721Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc721", 20, short,
 			chainID, address, pageToken, pageSize(500, "10"), queryP("contractAddress")),
-		rest(Data, "getNativeBalance", get, "/v1/chains/{chainId}/addresses/{address}/balances:getNative", 20, Short,
+		rest(Data, "getNativeBalance", get, "/v1/chains/{chainId}/addresses/{address}/balances:getNative", 20, short,
 			chainID, address, queryP("blockNumber"), currency),
-		withCheck(rest(Data, "listPendingPrimaryNetworkRewards", get, "/v1/networks/{network}/rewards:listPending", 100, Medium,
+		withCheck(rest(Data, "listPendingPrimaryNetworkRewards", get, "/v1/networks/{network}/rewards:listPending", 100, medium,
 			network, addrList, nodeIDs, pageToken, pageSize(100, "10"), sortOrder), atLeastOne("addresses", "nodeIds")),
-		rest(Data, "getSingleValidatorDetails", get, "/v1/networks/{network}/validators/{nodeId}", 20, Medium,
+		rest(Data, "getSingleValidatorDetails", get, "/v1/networks/{network}/validators/{nodeId}", 20, medium,
 			network, pathP("nodeId"), pageToken, pageSize(100, "10"), enumP("validationStatus", ValidationStatuses), sortOrder),
-		rest(Data, "listDelegators", get, "/v1/networks/{network}/delegators", 20, Medium,
+		rest(Data, "listDelegators", get, "/v1/networks/{network}/delegators", 20, medium,
 			network, pageToken, pageSize(100, "10"), Param{Name: "rewardAddresses", Format: AddressList}, sortOrder,
 			enumP("delegationStatus", DelegationStatuses), nodeIDs),
-		rest(Data, "getVertexByHeight", get, "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", 20, Immutable,
+		rest(Data, "getVertexByHeight", get, "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", 20, immutable,
 			network, pathP("blockchainId", XBlockchainID...), Param{Name: "vertexHeight", Kind: Integer, Required: true, Min: 0, HasMin: true},
 			pageToken, pageSize(100, "10"), sortOrder),
-		rest(Data, "getLatestBlocks", get, "/v1/chains/{chainId}/blocks", 10, Short,
+		rest(Data, "getLatestBlocks", get, "/v1/chains/{chainId}/blocks", 10, short,
 			chainID, pageToken, pageSize(100, "10")),
-		rest(Data, "listPrimaryNetworkBlocksByNodeId", get, "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks", 20, Medium,
+		rest(Data, "listPrimaryNetworkBlocksByNodeId", get, "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks", 20, medium,
 			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("nodeId"), intP("startTimestamp", 0), intP("endTimestamp", 0),
 			pageToken, pageSize(100, "10")),
-		rest(Data, "getTokenDetails", get, "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}", 20, Medium,
+		rest(Data, "getTokenDetails", get, "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}", 20, medium,
 			chainID, address, pathP("tokenId")),
-		rest(Data, "getChainIdsForAddresses", get, "/v1/networks/{network}/addresses:listChainIds", 100, Medium,
+		rest(Data, "getChainIdsForAddresses", get, "/v1/networks/{network}/addresses:listChainIds", 100, medium,
 			network, Param{Name: "addresses", Required: true, Format: AddressList}),
 		// Chains and validators of the real API.
-		rest(Data, "supportedChains", get, "/v1/chains", 1, Medium,
+		rest(Data, "supportedChains", get, "/v1/chains", 1, medium,
 			enumP("network", Networks), enumP("feature", []string{"nftIndexing", "webhooks", "teleporter"})),
-		rest(Data, "getChainInfo", get, "/v1/chains/{chainId}", 1, Medium, chainID),
-		rest(Data, "listValidators", get, "/v1/networks/{network}/validators", 20, Medium,
+		rest(Data, "getChainInfo", get, "/v1/chains/{chainId}", 1, medium, chainID),
+		rest(Data, "listValidators", get, "/v1/networks/{network}/validators", 20, medium,
 			network, pageToken, pageSize(100, "10"), nodeIDs,
 			enumP("sortBy", []string{"blockIndex", "delegationCapacity", "timeRemaining", "delegationFee", "uptimePerformance"}),
 			sortOrder, enumP("validationStatus", ValidationStatuses),
@@ -327,48 +331,48 @@ func Catalogue() []Route {
 			queryP("subnetId")),
 
 		// EVM routes of the real API the local index also answers.
-		rest(Data, "getBlock", get, "/v1/chains/{chainId}/blocks/{blockId}", 10, Immutable, chainID, pathP("blockId")),
-		rest(Data, "getTransaction", get, "/v1/chains/{chainId}/transactions/{txHash}", 20, Immutable, chainID, pathP("txHash")),
-		rest(Data, "listErc20Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc20", 20, Short,
+		rest(Data, "getBlock", get, "/v1/chains/{chainId}/blocks/{blockId}", 10, immutable, chainID, pathP("blockId")),
+		rest(Data, "getTransaction", get, "/v1/chains/{chainId}/transactions/{txHash}", 20, immutable, chainID, pathP("txHash")),
+		rest(Data, "listErc20Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc20", 20, short,
 			chainID, address, queryP("blockNumber"), pageToken, pageSize(500, "10"),
 			Param{Name: "filterSpamTokens", Kind: Boolean, Default: "true"}, Param{Name: "contractAddresses", Format: List}, currency),
 
 		// Metrics API.
-		withCheck(rest(Metrics, "getEvmChainMetrics", get, "/v2/chains/{chainId}/metrics/{metric}", 100, MetricsClass,
+		withCheck(rest(Metrics, "getEvmChainMetrics", get, "/v2/chains/{chainId}/metrics/{metric}", 100, metrics,
 			chainID, pathP("metric", MetricNames...), intP("startTimestamp", 0), intP("endTimestamp", 0),
 			enumP("timeInterval", TimeIntervals), pageToken, pageSize(2160, "100")), dayOnlyMetrics),
-		rest(Metrics, "listChains", get, "/v2/chains", 1, MetricsClass, pageToken, enumP("network", Networks)),
-		rest(Metrics, "getChain", get, "/v2/chains/{chainId}", 1, MetricsClass, chainID),
-		rest(Metrics, "getAvgTps", get, "/v1/avg_tps/{chainId}", 100, MetricsClass, chainID, pageToken),
+		rest(Metrics, "listChains", get, "/v2/chains", 1, metrics, pageToken, enumP("network", Networks)),
+		rest(Metrics, "getChain", get, "/v2/chains/{chainId}", 1, metrics, chainID),
+		rest(Metrics, "getAvgTps", get, "/v1/avg_tps/{chainId}", 100, metrics, chainID, pageToken),
 
 		// Node JSON-RPC: the Info API.
-		rpc("info", "info.acps", 1, Medium),
-		rpc("info", "info.isBootstrapped", 1, Short),
-		rpc("info", "info.getBlockchainID", 1, Immutable),
-		rpc("info", "info.getNetworkID", 1, Immutable),
-		rpc("info", "info.getNetworkName", 1, Immutable),
-		rpc("info", "info.getNodeID", 1, Medium),
-		rpc("info", "info.getNodeIP", 1, Medium),
-		rpc("info", "info.getNodeVersion", 1, Medium),
-		rpc("info", "info.getTxFee", 1, Medium),
-		rpc("info", "info.getVMs", 1, Medium),
-		rpc("info", "info.peers", 10, Short),
-		rpc("info", "info.uptime", 10, Short),
-		rpc("info", "info.upgrades", 1, Medium),
+		rpc("info", "info.acps", 1, medium),
+		rpc("info", "info.isBootstrapped", 1, short),
+		rpc("info", "info.getBlockchainID", 1, immutable),
+		rpc("info", "info.getNetworkID", 1, immutable),
+		rpc("info", "info.getNetworkName", 1, immutable),
+		rpc("info", "info.getNodeID", 1, medium),
+		rpc("info", "info.getNodeIP", 1, medium),
+		rpc("info", "info.getNodeVersion", 1, medium),
+		rpc("info", "info.getTxFee", 1, medium),
+		rpc("info", "info.getVMs", 1, medium),
+		rpc("info", "info.peers", 10, short),
+		rpc("info", "info.uptime", 10, short),
+		rpc("info", "info.upgrades", 1, medium),
 		// The X-Chain API.
-		rpc("avm", "avm.getAllBalances", 20, Short),
-		rpc("avm", "avm.getAssetDescription", 1, Immutable),
-		rpc("avm", "avm.getBalance", 20, Short),
-		rpc("avm", "avm.getBlock", 10, Immutable),
-		rpc("avm", "avm.getBlockByHeight", 10, Immutable),
-		rpc("avm", "avm.getHeight", 1, Short),
-		rpc("avm", "avm.getTx", 10, Immutable),
-		rpc("avm", "avm.getTxFee", 1, Medium),
-		rpc("avm", "avm.getTxStatus", 10, Short),
-		rpc("avm", "avm.getUTXOs", 50, Short),
+		rpc("avm", "avm.getAllBalances", 20, short),
+		rpc("avm", "avm.getAssetDescription", 1, immutable),
+		rpc("avm", "avm.getBalance", 20, short),
+		rpc("avm", "avm.getBlock", 10, immutable),
+		rpc("avm", "avm.getBlockByHeight", 10, immutable),
+		rpc("avm", "avm.getHeight", 1, short),
+		rpc("avm", "avm.getTx", 10, immutable),
+		rpc("avm", "avm.getTxFee", 1, medium),
+		rpc("avm", "avm.getTxStatus", 10, short),
+		rpc("avm", "avm.getUTXOs", 50, short),
 		// The embedded EVM chain's Ethereum JSON-RPC, forwarded whole: one
 		// entry for every eth_/net_/web3_ method, batches included.
-		rpc("evm", "evm.rpc", 1, Never),
+		rpc("evm", "evm.rpc", 1, never),
 	}
 	return routes
 }

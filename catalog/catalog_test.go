@@ -71,6 +71,10 @@ func TestValidate(t *testing.T) {
 		{"metrics 2160", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "txCount"}, map[string][]string{"pageSize": {"2161"}}, "", "pageSize must not be greater than 2160"},
 		{"metric enum", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "tps"}, nil, "", "metric must be one of the following values"},
 		{"day only", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "avgTps"}, map[string][]string{"timeInterval": {"hour"}}, "", "timeInterval must be day for metric avgTps"},
+		{"contracts day only", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "contracts"}, map[string][]string{"timeInterval": {"hour"}}, "", "timeInterval must be day for metric contracts"},
+		{"deployers day only", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "deployers"}, map[string][]string{"timeInterval": {"week"}}, "", "timeInterval must be day for metric deployers"},
+		{"feesPaid day only", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "feesPaid"}, map[string][]string{"timeInterval": {"month"}}, "", "timeInterval must be day for metric feesPaid"},
+		{"txCount any interval", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "txCount"}, map[string][]string{"timeInterval": {"hour"}}, "", ""},
 		{"day ok", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "cumulativeTxCount"}, map[string][]string{"timeInterval": {"day"}}, "", ""},
 		{"vertexHeight missing", "getVertexByHeight", map[string]string{"network": "fuji", "blockchainId": "x-chain"}, nil, "", "vertexHeight should not be empty"},
 		{"vertex chain", "getVertexByHeight", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"vertexHeight": {"1"}}, "", "blockchainId must be one of the following values"},
@@ -81,22 +85,54 @@ func TestValidate(t *testing.T) {
 		{"currency", "getNativeBalance", map[string]string{"chainId": "1", "address": "0x1"}, map[string][]string{"currency": {"btc"}}, "", "currency must be one of"},
 		{"minUtxoAmount", "getUtxosByAddresses", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"minUtxoAmount": {"-1"}}, "", "minUtxoAmount must not be less than 0"},
 		{"includeSpent", "getUtxosByAddresses", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"includeSpent": {"yes"}}, "", "includeSpent must be a boolean value"},
-		{"quorum sum", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":67,"quorumPercentageBuffer":34}`, "quorumPercentage + quorumPercentageBuffer must be less than or equal to 100"},
-		{"neither", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{}`, "either message or justification must be provided"},
+		{"quorum sum", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":67,"quorumPercentageBuffer":34}`, "quorumPercentage + quorumPercentageBuffer must not be greater than 100"},
+		{"quorum zero is the default 67", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":0,"quorumPercentageBuffer":50}`, "quorumPercentage + quorumPercentageBuffer must not be greater than 100"},
+		{"quorum zero within 100", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":0,"quorumPercentageBuffer":33}`, ""},
+		{"empty body is {}", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, ``, "Must provide either message or justification"},
+		{"neither", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{}`, "Must provide either message or justification"},
 		{"non hex", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"0xzz"}`, "message must be a hexadecimal number"},
-		{"malformed", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":`, "request body must be a JSON object"},
+		{"malformed", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":`, "body must be a JSON object"},
 		{"quorum type", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":"x"}`, "quorumPercentage must be an integer number"},
 		{"quorum ok", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"0x00ff","quorumPercentage":50,"quorumPercentageBuffer":50}`, ""},
+		{"integral float is an integer", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":75.0,"pChainHeight":1e6}`, ""},
+		{"number as string", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":"67"}`, "quorumPercentage must be an integer number"},
+		{"fraction", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","pChainHeight":1.5}`, "pChainHeight must be an integer number"},
+		{"empty justification", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","justification":""}`, ""},
 		{"empty list item", "listValidators", map[string]string{"network": "fuji"}, map[string][]string{"nodeIds": {"a,,b"}}, "", "nodeIds must be a comma-separated list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			msgs := route(t, tt.route).Validate(path(tt.path), tt.query, []byte(tt.body))
+			_, msgs := route(t, tt.route).Validate(path(tt.path), tt.query, []byte(tt.body))
 			got := strings.Join(msgs, "; ")
 			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 				t.Fatalf("messages = %q; want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestValidateValues checks that Validate hands back every parameter, with
+// the route's defaults filled in for absent ones.
+func TestValidateValues(t *testing.T) {
+	v, msgs := route(t, "listSubnets").Validate(PathFunc(func(string) string { return "fuji" }), map[string][]string{"sortOrder": {"asc"}, "other": {"x"}}, nil)
+	if msgs != nil {
+		t.Fatal(msgs)
+	}
+	want := Values{"network": "fuji", "pageSize": "100", "sortOrder": "asc"}
+	if len(v) != len(want) {
+		t.Fatalf("values = %v; want %v", v, want)
+	}
+	for k, w := range want {
+		if v[k] != w {
+			t.Fatalf("values = %v; want %v", v, want)
+		}
+	}
+	v, msgs = route(t, "aggregateSignatures").Validate(PathFunc(func(string) string { return "fuji" }), nil, []byte(`{"message":"0x00ff","quorumPercentageBuffer":5}`))
+	if msgs != nil || v["message"] != "0x00ff" || v["quorumPercentage"] != "67" || v["quorumPercentageBuffer"] != "5" || v["pChainHeight"] != "0" || v.Has("justification") {
+		t.Fatalf("body values = %v, %v", v, msgs)
+	}
+	if v, msgs := route(t, "listSubnets").Validate(PathFunc(func(string) string { return "x" }), nil, nil); v != nil || len(msgs) != 1 {
+		t.Fatalf("invalid: values %v, msgs %v", v, msgs)
 	}
 }
 

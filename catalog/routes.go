@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/avaedge/avaedge/cache"
@@ -59,79 +58,6 @@ func (r *Route) Pattern() string { return r.Method + " " + r.Path }
 
 // IsRPC reports whether r is a JSON-RPC method.
 func (r *Route) IsRPC() bool { return r.Endpoint != "" }
-
-// PathValuer gives a request's path values; *http.Request is one.
-type PathValuer interface{ PathValue(name string) string }
-
-// PathFunc adapts a function to PathValuer.
-type PathFunc func(name string) string
-
-// PathValue calls f.
-func (f PathFunc) PathValue(name string) string { return f(name) }
-
-// Validate checks a REST request against the route's rules: path values, the
-// query, and for routes with body parameters the JSON body. It returns every
-// message, in parameter order, or nil.
-func (r *Route) Validate(pv PathValuer, q map[string][]string, body []byte) []string {
-	var msgs []string
-	var vals Values
-	if r.Check != nil {
-		vals = Values{}
-	}
-	var bodyParams []Param
-	for i := range r.Params {
-		p := &r.Params[i]
-		switch p.In {
-		case Path:
-			v := pv.PathValue(p.Name)
-			if vals != nil {
-				vals[p.Name] = v
-			}
-			msgs = append(msgs, p.Check(v, true)...)
-		case Query:
-			vs, ok := q[p.Name]
-			var v string
-			if ok && len(vs) > 0 {
-				v = vs[0]
-				if vals != nil {
-					vals[p.Name] = v
-				}
-			}
-			msgs = append(msgs, p.Check(v, ok)...)
-		case Body:
-			bodyParams = append(bodyParams, *p)
-		}
-	}
-	if len(bodyParams) > 0 {
-		bv, bmsgs := bodyValues(body, bodyParams)
-		msgs = append(msgs, bmsgs...)
-		for _, p := range bodyParams {
-			if _, bad := find(bmsgs, p.Name+" "); bad {
-				continue
-			}
-			v, ok := bv[p.Name]
-			if ok && vals != nil {
-				vals[p.Name] = v
-			}
-			if bv != nil {
-				msgs = append(msgs, p.Check(v, ok)...)
-			}
-		}
-	}
-	if len(msgs) == 0 && r.Check != nil {
-		msgs = append(msgs, r.Check(vals)...)
-	}
-	return msgs
-}
-
-func find(msgs []string, prefix string) (string, bool) {
-	for _, m := range msgs {
-		if strings.HasPrefix(m, prefix) {
-			return m, true
-		}
-	}
-	return "", false
-}
 
 // NodeEndpoints maps each JSON-RPC endpoint name to the paths it answers on.
 // "{chain}" stands for a blockchain id that must be one of XChainIDs.
@@ -204,49 +130,6 @@ var (
 	addrList  = Param{Name: "addresses", Format: AddressList}
 )
 
-// atLeastOne returns a check that requires one of names to be sent.
-func atLeastOne(names ...string) func(Values) []string {
-	return func(v Values) []string {
-		for _, n := range names {
-			if v[n] != "" {
-				return nil
-			}
-		}
-		return []string{"at least one of " + strings.Join(names, ", ") + " must be provided"}
-	}
-}
-
-// dayOnlyMetrics enforces the seed's rule: metrics whose names start with
-// cumulative, max or avg support only timeInterval=day.
-func dayOnlyMetrics(v Values) []string {
-	m := v["metric"]
-	if ti, ok := v["timeInterval"]; ok && ti != "day" &&
-		(strings.HasPrefix(m, "cumulative") || strings.HasPrefix(m, "max") || strings.HasPrefix(m, "avg")) {
-		return []string{"timeInterval must be day for metric " + m}
-	}
-	return nil
-}
-
-// quorumRule enforces seed 4.1: message or justification, and
-// quorumPercentage + quorumPercentageBuffer <= 100.
-func quorumRule(v Values) []string {
-	var msgs []string
-	if v["message"] == "" && v["justification"] == "" {
-		msgs = append(msgs, "either message or justification must be provided")
-	}
-	q, b := 67.0, 0.0
-	if s, ok := v["quorumPercentage"]; ok {
-		q = parseFloat(s)
-	}
-	if s, ok := v["quorumPercentageBuffer"]; ok {
-		b = parseFloat(s)
-	}
-	if q+b > 100 {
-		msgs = append(msgs, "quorumPercentage + quorumPercentageBuffer must be less than or equal to 100")
-	}
-	return msgs
-}
-
 func rest(svc Service, name, method, path string, cost int64, class cache.Class, params ...Param) Route {
 	return Route{Name: name, Service: svc, Method: method, Path: path, Cost: cost, Cache: class, Params: params}
 }
@@ -273,9 +156,9 @@ func Catalogue() []Route {
 			Param{Name: "message", In: Body, Format: Hex},
 			Param{Name: "justification", In: Body, Format: Hex},
 			Param{Name: "signingSubnetId", In: Body},
-			Param{Name: "quorumPercentage", In: Body, Kind: Integer, Min: 0, HasMin: true, Max: 100, HasMax: true},
-			Param{Name: "quorumPercentageBuffer", In: Body, Kind: Integer, Min: 0, HasMin: true, Max: 100, HasMax: true},
-			Param{Name: "pChainHeight", In: Body, Kind: Integer, Min: 0, HasMin: true},
+			Param{Name: "quorumPercentage", In: Body, Kind: Integer, Min: 0, HasMin: true, Max: 100, HasMax: true, Default: "67"},
+			Param{Name: "quorumPercentageBuffer", In: Body, Kind: Integer, Min: 0, HasMin: true, Max: 100, HasMax: true, Default: "0"},
+			Param{Name: "pChainHeight", In: Body, Kind: Integer, Min: 0, HasMin: true, Default: "0"},
 		), quorumRule),
 		rest(Data, "getAggregatedSignatures", get, "/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", 20, short,
 			network, pathP("txHash")),
@@ -340,7 +223,7 @@ func Catalogue() []Route {
 		// Metrics API.
 		withCheck(rest(Metrics, "getEvmChainMetrics", get, "/v2/chains/{chainId}/metrics/{metric}", 100, metrics,
 			chainID, pathP("metric", MetricNames...), intP("startTimestamp", 0), intP("endTimestamp", 0),
-			enumP("timeInterval", TimeIntervals), pageToken, pageSize(2160, "100")), dayOnlyMetrics),
+			enumP("timeInterval", TimeIntervals), pageToken, pageSize(2160, "100")), dayOnlyRule),
 		rest(Metrics, "listChains", get, "/v2/chains", 1, metrics, pageToken, enumP("network", Networks)),
 		rest(Metrics, "getChain", get, "/v2/chains/{chainId}", 1, metrics, chainID),
 		rest(Metrics, "getAvgTps", get, "/v1/avg_tps/{chainId}", 100, metrics, chainID, pageToken),

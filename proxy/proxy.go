@@ -83,13 +83,18 @@ type Limiter interface {
 	Admit(ctx context.Context, r *http.Request, c Charge) Decision
 }
 
-// Local is the offline implementation of every route. It serves requests on
-// the routes' own paths; Serves reports whether it has a real source for the
-// request (a network mapped to the devnet, an EVM chain it indexes). In local
-// mode it serves everything.
+// Local is the offline implementation of every route.
 type Local interface {
-	http.Handler
-	Serves(r *http.Request, route string) bool
+	// Serve answers one call of rt from the local world. For REST routes v
+	// holds the validated parameters (path, query, body; defaults filled) and
+	// r is the client's request (its body may already be consumed; never read
+	// it). For JSON-RPC routes (info.*, avm.*, evm.rpc) v is nil and r is a
+	// request built by the edge whose body is that one call (or the EVM body).
+	Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values)
+	// Serves reports whether the local world has a real source for a call of
+	// rt with values v (always in local mode; in proxy mode only for mapped
+	// networks and indexed EVM chains).
+	Serves(rt *catalog.Route, v catalog.Values) bool
 }
 
 // Freshness returns the cache windows of an answer of route, and whether to

@@ -34,7 +34,7 @@ func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseW
 		}
 	}
 	q := r.URL.Query()
-	if msgs := rt.Validate(r, q, body); len(msgs) > 0 {
+	if _, msgs := rt.Validate(r, q, body); len(msgs) > 0 {
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
@@ -81,7 +81,7 @@ func (s *Server) answerREST(ex *exchange, rt *catalog.Route, q url.Values, body 
 	r := ex.r
 	up := s.opts.Upstreams[rt.Service]
 	if up == nil {
-		s.serveLocal(ex, rt.Name, r)
+		s.serveLocal(ex, rt.Name, r, body)
 		return
 	}
 	if s.opts.Cache == nil || rt.Cache == cache.Never || r.Method != http.MethodGet {
@@ -118,7 +118,7 @@ func (s *Server) answerCached(ex *exchange, rt *catalog.Route, key string, hasTo
 		s.writeStored(ex, st, cs)
 		return
 	}
-	s.fallback(ex, up, rt.Name, err, r)
+	s.fallback(ex, up, rt.Name, err, r, nil)
 }
 
 // RoutePrefix is the start of every cache key of a route: service|route|.
@@ -200,9 +200,9 @@ func (u *Upstream) timeout() time.Duration {
 // fallback answers after the upstream (and the stale copy) failed: the local
 // handler when it has a real source, else the upstream's own failure answer
 // when there was one, else 503.
-func (s *Server) fallback(ex *exchange, up *Upstream, route string, err error, r *http.Request) {
-	if up.LocalFallback && s.opts.Local != nil && s.opts.Local.Serves(r, route) {
-		s.serveLocalDirect(ex, r)
+func (s *Server) fallback(ex *exchange, up *Upstream, route string, err error, r *http.Request, body []byte) {
+	if s.localServes(up, route, r, body) {
+		s.serveLocalDirect(ex, r, route, body)
 		return
 	}
 	var fe *FailureError
@@ -238,22 +238,46 @@ func (s *Server) unavailable(ex *exchange, msg string) {
 }
 
 // serveLocal answers from the local world in local mode.
-func (s *Server) serveLocal(ex *exchange, route string, r *http.Request) {
+func (s *Server) serveLocal(ex *exchange, route string, r *http.Request, body []byte) {
 	if s.opts.Local == nil {
 		s.unavailable(ex, "no upstream is configured for the "+string(ex.service)+" service and "+route+" has no local handler")
 		return
 	}
-	s.serveLocalDirect(ex, r)
+	s.serveLocalDirect(ex, r, route, body)
 }
 
-func (s *Server) serveLocalDirect(ex *exchange, r *http.Request) {
+// localValues returns the validated values of a REST call of route for the
+// local world (nil for JSON-RPC routes), validating r again.
+func (s *Server) localValues(rt *catalog.Route, r *http.Request, body []byte) catalog.Values {
+	if rt == nil || rt.IsRPC() {
+		return nil
+	}
+	v, _ := rt.Validate(r, r.URL.Query(), body)
+	return v
+}
+
+// localServes reports whether a failed call of route may fall back to the
+// local world.
+func (s *Server) localServes(up *Upstream, route string, r *http.Request, body []byte) bool {
+	if !up.LocalFallback || s.opts.Local == nil {
+		return false
+	}
+	rt := s.routes[route]
+	if rt == nil {
+		return false
+	}
+	return s.opts.Local.Serves(rt, s.localValues(rt, r, body))
+}
+
+func (s *Server) serveLocalDirect(ex *exchange, r *http.Request, route string, body []byte) {
 	h := ex.w.Header()
 	setSource(h, ex, "local")
 	if _, ok := h["X-Cache-Status"]; !ok {
 		h["X-Cache-Status"] = cacheHdr[Bypass]
 		ex.cache = Bypass
 	}
-	s.opts.Local.ServeHTTP(ex.w, r)
+	rt := s.routes[route]
+	s.opts.Local.Serve(ex.w, r, rt, s.localValues(rt, r, body))
 }
 
 // forward streams an uncached call (writes, never-cached routes) and falls
@@ -266,7 +290,7 @@ func (s *Server) forward(ex *exchange, up *Upstream, route string, body []byte) 
 	start := time.Now()
 	resp, err := up.RoundTrip(out, r.Method == http.MethodGet || r.Method == http.MethodHead)
 	s.metrics.upstreamLatency(up.Service, time.Since(start), err)
-	if err == nil && Failed(resp.StatusCode) && up.LocalFallback && s.opts.Local != nil && route != "" && s.opts.Local.Serves(r, route) {
+	if err == nil && Failed(resp.StatusCode) && route != "" && s.localServes(up, route, r, body) {
 		resp.Body.Close()
 		err = &FailureError{Status: resp.StatusCode, Err: errUpstreamStatus}
 	}
@@ -278,7 +302,7 @@ func (s *Server) forward(ex *exchange, up *Upstream, route string, body []byte) 
 		// The body was consumed: hand local a clone that carries it again.
 		lr := r.Clone(r.Context())
 		lr.Body = readCloser(body)
-		s.fallback(ex, up, route, err, lr)
+		s.fallback(ex, up, route, err, lr, body)
 		return
 	}
 	defer resp.Body.Close()

@@ -309,7 +309,7 @@ func (s *Server) upstreamRPC(ctx context.Context, up *Upstream, in *http.Request
 // node's network, else the upstream's own failure answer, else a 503 carrying
 // a JSON-RPC error.
 func (s *Server) rpcFallback(ex *exchange, up *Upstream, c *jsonrpc.Call, route string, raw []byte, err error) rpcAnswer {
-	if up.LocalFallback && s.opts.Local != nil && s.opts.Local.Serves(ex.r, route) {
+	if s.localServes(up, route, ex.r, nil) {
 		return s.localRPC(ex, c, route, raw)
 	}
 	var fe *FailureError
@@ -331,7 +331,7 @@ func (s *Server) localRPC(ex *exchange, c *jsonrpc.Call, route string, raw []byt
 	lr.Header.Set("Content-Type", "application/json")
 	lr.RemoteAddr = ex.r.RemoteAddr
 	bw := &bufferWriter{header: http.Header{}}
-	s.opts.Local.ServeHTTP(bw, lr)
+	s.opts.Local.Serve(bw, lr, s.routes[route], nil)
 	if bw.status == 0 {
 		bw.status = http.StatusOK
 	}
@@ -368,7 +368,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 		s.forward(ex, up, "evm.rpc", body)
 		return
 	}
-	s.serveLocal(ex, "evm.rpc", r)
+	s.serveLocal(ex, "evm.rpc", r, nil)
 }
 
 // bufferWriter collects a local handler's answer in memory.

@@ -34,14 +34,14 @@ type world struct {
 
 // localParts collects what the local packages contribute.
 type localParts struct {
-	handlers map[string]http.Handler
+	handlers map[string]catalog.Handler
 	evmRPC   http.Handler
 	methods  map[string]jsonrpc.Method
 	indexed  map[string]bool // EVM chain ids followed from real nodes
 	close    []func() error
 }
 
-func (p *localParts) add(hs map[string]http.Handler) {
+func (p *localParts) add(hs map[string]catalog.Handler) {
 	for name, h := range hs {
 		p.handlers[name] = h
 	}
@@ -49,7 +49,7 @@ func (p *localParts) add(hs map[string]http.Handler) {
 
 // buildLocal assembles the local world from its packages.
 func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, routes []catalog.Route, localMode map[catalog.Service]bool, nodeNetwork string) (*world, error) {
-	parts := &localParts{handlers: map[string]http.Handler{}, indexed: map[string]bool{}}
+	parts := &localParts{handlers: map[string]catalog.Handler{}, indexed: map[string]bool{}}
 	fail := func(err error) (*world, error) {
 		for i := len(parts.close) - 1; i >= 0; i-- {
 			parts.close[i]()

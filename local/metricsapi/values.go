@@ -12,12 +12,6 @@ var metricNames = []string{"activeAddresses", "activeSenders", "cumulativeTxCoun
 	"cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps",
 	"maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"}
 
-// dayOnly reports whether metric supports only timeInterval=day: the names
-// starting with cumulative, max or avg.
-func dayOnly(metric string) bool {
-	return strings.HasPrefix(metric, "cumulative") || strings.HasPrefix(metric, "max") || strings.HasPrefix(metric, "avg")
-}
-
 // selection is the chains one chainId names: one chain, or the members of
 // an aggregate (group non-nil).
 type selection struct {

@@ -213,8 +213,3 @@ func bodyValues(body []byte, params []Param) (Values, []string) {
 	}
 	return vals, msgs
 }
-
-func parseFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
-}

@@ -184,7 +184,7 @@ func allowed(metric string) []string {
 func TestEveryMetricEveryInterval(t *testing.T) {
 	w := newWorld(t)
 	for _, chainID := range []string{"43112", "43114", "testnet", "mainnet", "total"} {
-		for _, metric := range metricNames {
+		for _, metric := range catalog.MetricNames {
 			for _, iv := range allowed(metric) {
 				t.Run(chainID+"/"+metric+"/"+iv, func(t *testing.T) {
 					got := walk(t, w.e, chainID, metric, url.Values{"timeInterval": {iv}, "pageSize": {"2160"}})
@@ -265,7 +265,7 @@ func TestRollback(t *testing.T) {
 			}
 			check := func(step string) {
 				for _, chainID := range []string{"43112", "total"} {
-					for _, metric := range metricNames {
+					for _, metric := range catalog.MetricNames {
 						for _, iv := range allowed(metric) {
 							got := walk(t, w.e, chainID, metric, url.Values{"timeInterval": {iv}, "pageSize": {"2160"}})
 							if d := same(got, oracle(w.members(chainID), metric, iv)); d != "" {

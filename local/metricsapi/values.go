@@ -6,12 +6,6 @@ import (
 	"strings"
 )
 
-// metricNames are the seed's 17 metrics, in popsicle.json's ChainMetric
-// order.
-var metricNames = []string{"activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses",
-	"cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps",
-	"maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"}
-
 // selection is the chains one chainId names: one chain, or the members of
 // an aggregate (group non-nil).
 type selection struct {

@@ -30,12 +30,25 @@ import (
 type world struct {
 	handler *local.Handler
 	close   []func() error
+	wired   localWiring
+}
+
+// localWiring is what buildLocal handed the local packages.
+type localWiring struct {
+	opts        local.Options
+	seed        int64                   // the devnet's
+	devChain    bool                    // whether the embedded EVM dev chain runs
+	evmChains   []evmindex.ChainOptions // the chains the indexer follows
+	evmInfos    []evmdata.ChainInfo     // the chains the EVM Data API lists
+	indexPath   string                  // the EVM index's file, "" in memory
+	metricsPath string                  // the metrics history's file, "" in memory
 }
 
 // localParts collects what the local packages contribute.
 type localParts struct {
 	handlers map[string]catalog.Handler
 	evmRPC   http.Handler
+	wired    localWiring
 	methods  map[string]jsonrpc.Method
 	indexed  map[string]bool // EVM chain ids followed from real nodes
 	close    []func() error
@@ -77,7 +90,9 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	parts.methods = node.Methods(nw)
 	agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
 	parts.add(agg.Handlers())
-	h := local.New(local.Options{
+	wired := parts.wired
+	wired.seed = cfg.Local.Seed
+	wired.opts = local.Options{
 		Routes:       routes,
 		Handlers:     parts.handlers,
 		Methods:      parts.methods,
@@ -86,8 +101,9 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		Networks:     cfg.Local.Networks,
 		NodeNetwork:  nodeNetwork,
 		IndexedChain: func(id string) bool { return parts.indexed[id] },
-	})
-	return &world{handler: h, close: parts.close}, nil
+	}
+	h := local.New(wired.opts)
+	return &world{handler: h, close: parts.close, wired: wired}, nil
 }
 
 // buildEVM starts the embedded dev chain (when some service is local), the
@@ -138,6 +154,8 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
 		mpath = filepath.Join(cfg.DataDir, "metrics.db")
 	}
+	parts.wired.devChain, parts.wired.evmChains, parts.wired.evmInfos = runDev, chains, infos
+	parts.wired.indexPath, parts.wired.metricsPath = path, mpath
 	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath})
 	if err != nil {
 		return fmt.Errorf("metrics engine: %w", err)

@@ -28,6 +28,19 @@ type app struct {
 	// Reload re-reads the keys file (on SIGHUP).
 	Reload  func() error
 	closers []func() error
+	// wired records what build handed each component.
+	wired wiring
+}
+
+// wiring is what build handed each component: the record that lets a test
+// check that every config field reaches the component it configures.
+type wiring struct {
+	proxy     proxy.Options
+	upstreams map[catalog.Service]*proxy.Upstream
+	cache     cache.Options
+	limits    limits.Options
+	admin     proxy.AdminOptions
+	local     localWiring
 }
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
@@ -94,21 +107,22 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		a.closers = append(a.closers, rdb.Close)
 		a.Redis = rdb
 	}
-	c, err := cache.New(cache.Options{
+	a.wired.cache = cache.Options{
 		Prefix:        cfg.RedisPrefix,
 		MaxBytes:      cfg.Cache.MaxBytes,
 		Redis:         rdb,
 		CompressAbove: cfg.Cache.CompressAbove,
 		Registerer:    reg,
 		Logger:        log,
-	})
+	}
+	c, err := cache.New(a.wired.cache)
 	if err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, c.Close)
 
 	trusted := parsePrefixes(cfg.TrustedProxies)
-	lim, err := limits.New(limits.Options{
+	a.wired.limits = limits.Options{
 		KeysPath:       cfg.KeysFile,
 		Redis:          rdb,
 		Prefix:         cfg.RedisPrefix,
@@ -116,14 +130,17 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		TrustedProxies: trusted,
 		Registerer:     reg,
 		Logger:         log,
-	})
+	}
+	lim, err := limits.New(a.wired.limits)
 	if err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
-	srv, err = proxy.New(proxy.Options{
+	a.wired.upstreams = ups
+	a.wired.local = world.wired
+	a.wired.proxy = proxy.Options{
 		Routes:       routes,
 		Upstreams:    ups,
 		Local:        world.handler,
@@ -135,12 +152,13 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		AccessLog:    !cfg.DisableAccessLog,
 		Logger:       log,
 		Registerer:   reg,
-	})
+	}
+	srv, err = proxy.New(a.wired.proxy)
 	if err != nil {
 		return nil, err
 	}
 	a.Handler = srv
-	a.Admin = proxy.AdminHandler(proxy.AdminOptions{
+	a.wired.admin = proxy.AdminOptions{
 		Gatherer: reg,
 		Token:    cfg.AdminToken,
 		Purge:    c.Purge,
@@ -154,6 +172,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		Ready: func() (bool, map[string]any) {
 			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
 		},
-	})
+	}
+	a.Admin = proxy.AdminHandler(a.wired.admin)
 	return a, nil
 }

@@ -98,3 +98,17 @@ func TestOverrides(t *testing.T) {
 		}
 	}
 }
+
+// TestComponentDefaultsLeftZero checks that Validate does not write a
+// default that a component's Options already documents, so each default
+// lives in one place.
+func TestComponentDefaultsLeftZero(t *testing.T) {
+	c, err := Load("", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RedisPrefix != "" || c.Replicas != 0 || c.Upstreams.Data.Timeout != 0 || c.Server.MaxBodyBytes != 0 ||
+		c.Cache.MaxBytes != 0 || c.Cache.CompressAbove != 0 || c.Local.Seed != 0 {
+		t.Fatalf("component defaults written by config: %+v", c)
+	}
+}

@@ -1,6 +1,7 @@
 // Package config holds avaedge's configuration: the typed YAML file, the
-// environment overrides of the operator contract, defaults and validation,
-// and the route catalogue (routes.go).
+// environment overrides of the operator contract, and per-section
+// validation. Validate fills every documented default, so the components
+// receive complete values; the routes themselves live in package catalog.
 package config
 
 import (
@@ -11,11 +12,15 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
 	"gopkg.in/yaml.v3"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // Config is the whole configuration. Every field may be left out; Validate
@@ -45,14 +50,14 @@ type Config struct {
 	// in-process cache and limits.
 	Redis string `yaml:"redis"`
 	// RedisPrefix starts every Redis key, so one Redis can serve several
-	// environments. Default "avaedge".
+	// environments. Empty means the components' default, "avaedge".
 	RedisPrefix string `yaml:"redis_prefix"`
 	// KeysFile is the API keys and plans file. Env AVAEDGE_KEYS_FILE. Empty
 	// means the real service's published plans, anonymous access only.
 	KeysFile string `yaml:"keys_file"`
 	// Replicas is how many avaedge replicas share the limits; when Redis is
 	// unreachable each replica enforces 1/Replicas of every limit in process.
-	// Default 1.
+	// Zero means the limiter's default, 1.
 	Replicas int `yaml:"replicas"`
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed when naming
 	// an anonymous client. Default none.
@@ -99,7 +104,7 @@ type Publish struct {
 	Path string `yaml:"path"`
 	// Keys are the key ids (of the keys file) that may call it. Required.
 	Keys []string `yaml:"keys"`
-	// Cost is the route's price in CU. Default 20.
+	// Cost is the route's price in CU. Zero means the passthrough cost (20).
 	Cost int64 `yaml:"cost"`
 }
 
@@ -121,7 +126,8 @@ type Upstream struct {
 	ConnectTimeout Duration `yaml:"connect_timeout"`
 	// FirstByteTimeout bounds the wait for response headers. Default 10s.
 	FirstByteTimeout Duration `yaml:"first_byte_timeout"`
-	// Timeout bounds one whole upstream call. Default 30s.
+	// Timeout bounds one whole upstream call. Zero means the proxy's default,
+	// 30s.
 	Timeout Duration `yaml:"timeout"`
 	// Breaker configures the circuit breaker in front of the service.
 	Breaker Breaker `yaml:"breaker"`
@@ -166,7 +172,8 @@ type Server struct {
 	IdleTimeout Duration `yaml:"idle_timeout"`
 	// MaxHeaderBytes bounds request headers. Default 64 KiB.
 	MaxHeaderBytes int `yaml:"max_header_bytes"`
-	// MaxBodyBytes bounds request bodies; larger ones get 413. Default 1 MiB.
+	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means the
+	// proxy's default, 1 MiB.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	// ShutdownTimeout bounds draining in-flight requests on SIGTERM. Default 30s.
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
@@ -174,9 +181,11 @@ type Server struct {
 
 // Cache sizes the response cache.
 type Cache struct {
-	// MaxBytes bounds the in-process tier. Default 64 MiB; negative disables it.
+	// MaxBytes bounds the in-process tier. Zero means the cache's default,
+	// 64 MiB; negative disables it.
 	MaxBytes int64 `yaml:"max_bytes"`
-	// CompressAbove gzips stored bodies larger than this many bytes. Default 1024.
+	// CompressAbove gzips stored bodies larger than this many bytes. Zero
+	// means the cache's default, 1024.
 	CompressAbove int `yaml:"compress_above"`
 }
 
@@ -184,8 +193,9 @@ type Cache struct {
 type RouteOverride struct {
 	// Cost replaces the route's CU cost when set.
 	Cost *int64 `yaml:"cost"`
-	// Cache replaces the route's cache class when set.
-	Cache CacheClass `yaml:"cache"`
+	// Cache replaces the route's cache class when set: immutable, medium,
+	// short, metrics or never.
+	Cache cache.Class `yaml:"cache"`
 	// TTL replaces the freshness of the route's class when non-zero.
 	TTL Duration `yaml:"ttl"`
 }
@@ -197,7 +207,7 @@ type Local struct {
 	// (comma-separated). In local mode every name resolves to the devnet.
 	Networks []string `yaml:"networks"`
 	// Seed makes the devnet world; the same seed gives the same world.
-	// Default 1.
+	// Zero means the devnet's default, 1.
 	Seed int64 `yaml:"seed"`
 	// EVMChains are EVM nodes the indexer follows, beside the embedded dev
 	// chain.
@@ -334,8 +344,12 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	}
 }
 
-// Validate fills defaults and rejects bad values with a message naming the
-// field.
+// Validate fills the defaults that belong to the configuration (listeners,
+// modes, timeouts and breakers of upstreams, log level) and rejects bad
+// values with a message naming the field. A field whose component has its
+// own documented zero-value default (the Redis prefix, replicas, the upstream
+// call timeout, the body limit, the cache's sizes, the devnet seed) is left
+// zero, so each default is written in one place: the component's Options.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
@@ -348,16 +362,13 @@ func (c *Config) Validate() error {
 	}
 	def(&c.Listen, ":8080")
 	def(&c.AdminListen, "127.0.0.1:9090")
-	def(&c.RedisPrefix, "avaedge")
 	def(&c.LogLevel, "info")
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
 		bad("log_level", "%q is not one of debug, info, warn, error", c.LogLevel)
 	}
-	if c.Replicas == 0 {
-		c.Replicas = 1
-	} else if c.Replicas < 0 {
+	if c.Replicas < 0 {
 		bad("replicas", "must be at least 1, got %d", c.Replicas)
 	}
 	for _, p := range c.TrustedProxies {
@@ -399,7 +410,6 @@ func (c *Config) Validate() error {
 		}
 		defDur(&u.ConnectTimeout, 3*time.Second)
 		defDur(&u.FirstByteTimeout, 10*time.Second)
-		defDur(&u.Timeout, 30*time.Second)
 		b := &u.Breaker
 		if b.MinRequests == 0 {
 			b.MinRequests = 20
@@ -432,19 +442,11 @@ func (c *Config) Validate() error {
 	} else if s.MaxHeaderBytes < 0 {
 		bad("server.max_header_bytes", "must be positive")
 	}
-	if s.MaxBodyBytes == 0 {
-		s.MaxBodyBytes = 1 << 20
-	} else if s.MaxBodyBytes < 0 {
+	if s.MaxBodyBytes < 0 {
 		bad("server.max_body_bytes", "must be positive")
 	}
-	if c.Cache.MaxBytes == 0 {
-		c.Cache.MaxBytes = 64 << 20
-	}
-	if c.Cache.CompressAbove == 0 {
-		c.Cache.CompressAbove = 1024
-	}
 	known := map[string]bool{}
-	for _, r := range Catalogue() {
+	for _, r := range catalog.Catalogue() {
 		known[r.Name] = true
 	}
 	for i := range c.Publish {
@@ -463,8 +465,6 @@ func (c *Config) Validate() error {
 		}
 		if pub.Cost < 0 {
 			bad(field+".cost", "must not be negative")
-		} else if pub.Cost == 0 {
-			pub.Cost = 20
 		}
 	}
 	for name, o := range c.Routes {
@@ -474,9 +474,7 @@ func (c *Config) Validate() error {
 		if o.Cost != nil && *o.Cost < 0 {
 			bad("routes."+name+".cost", "must not be negative")
 		}
-		switch o.Cache {
-		case "", Immutable, Medium, Short, MetricsClass, Never:
-		default:
+		if o.Cache != "" && !catalog.ValidClass(o.Cache) {
 			bad("routes."+name+".cache", "%q is not one of immutable, medium, short, metrics, never", o.Cache)
 		}
 		if o.TTL < 0 {
@@ -484,12 +482,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, n := range c.Local.Networks {
-		if !contains(Networks, n) {
+		if !slices.Contains(catalog.Networks, n) {
 			bad("local.networks", "%q is not one of mainnet, fuji, testnet", n)
 		}
-	}
-	if c.Local.Seed == 0 {
-		c.Local.Seed = 1
 	}
 	c.Local.EVM.validate(bad)
 	for i, ch := range c.Local.EVMChains {
@@ -547,23 +542,12 @@ func splitHostPort(a string) (string, string, error) {
 	return a[:i], a[i+1:], nil
 }
 
-// RoutesWithOverrides returns the catalogue with the overrides of c applied.
-func (c *Config) RoutesWithOverrides() []Route {
-	routes := Catalogue()
-	for i := range routes {
-		o, ok := c.Routes[routes[i].Name]
-		if !ok {
-			continue
-		}
-		if o.Cost != nil {
-			routes[i].Cost = *o.Cost
-		}
-		if o.Cache != "" {
-			routes[i].Cache = o.Cache
-		}
-		if o.TTL > 0 {
-			routes[i].TTL = o.TTL.D()
-		}
+// Overrides returns the routes section as catalogue overrides, for
+// catalog.WithOverrides.
+func (c *Config) Overrides() map[string]catalog.Override {
+	out := make(map[string]catalog.Override, len(c.Routes))
+	for name, o := range c.Routes {
+		out[name] = catalog.Override{Cost: o.Cost, Cache: o.Cache, TTL: o.TTL.D()}
 	}
-	return routes
+	return out
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 func TestLoadDefaults(t *testing.T) {
@@ -89,167 +92,23 @@ func TestOverrides(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range c.RoutesWithOverrides() {
-		if r.Name == "listSubnets" && (r.Cost != 3 || r.Cache != Short) {
+	for _, r := range catalog.WithOverrides(c.Overrides()) {
+		if r.Name == "listSubnets" && (r.Cost != 3 || r.Cache != cache.Short) {
 			t.Fatalf("override not applied: %+v", r)
 		}
 	}
 }
 
-func TestCatalogueComplete(t *testing.T) {
-	names := map[string]bool{}
-	patterns := map[string]bool{}
-	for _, r := range Catalogue() {
-		if names[r.Name] {
-			t.Errorf("duplicate route name %s", r.Name)
-		}
-		names[r.Name] = true
-		if r.Cost <= 0 || r.Cache == "" {
-			t.Errorf("%s: cost %d, cache %q", r.Name, r.Cost, r.Cache)
-		}
-		if !r.IsRPC() {
-			if patterns[r.Pattern()] {
-				t.Errorf("duplicate pattern %s", r.Pattern())
-			}
-			patterns[r.Pattern()] = true
-		}
+// TestComponentDefaultsLeftZero checks that Validate does not write a
+// default that a component's Options already documents, so each default
+// lives in one place.
+func TestComponentDefaultsLeftZero(t *testing.T) {
+	c, err := Load("", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
 	}
-	var data, metrics, node int
-	for _, r := range Catalogue() {
-		switch r.Service {
-		case Data:
-			data++
-		case Metrics:
-			metrics++
-		case Node:
-			node++
-		}
-	}
-	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators and
-	// getBlock, getTransaction, listErc20Balances; 4 metrics routes; 13 info
-	// + 10 avm methods + the EVM endpoint.
-	if data != 24 || metrics != 4 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 24, 4, 24", data, metrics, node)
-	}
-}
-
-func route(t *testing.T, name string) *Route {
-	for _, r := range Catalogue() {
-		if r.Name == name {
-			return &r
-		}
-	}
-	t.Fatalf("no route %s", name)
-	return nil
-}
-
-func TestValidate(t *testing.T) {
-	path := func(m map[string]string) PathFunc { return func(k string) string { return m[k] } }
-	tests := []struct {
-		name, route string
-		path        map[string]string
-		query       map[string][]string
-		body        string
-		want        string // "" = valid
-	}{
-		{"ok", "listSubnets", map[string]string{"network": "fuji"}, nil, "", ""},
-		{"bad network", "listSubnets", map[string]string{"network": "devnet"}, nil, "", "network must be one of the following values: mainnet, fuji, testnet"},
-		{"subnets max", "listSubnets", map[string]string{"network": "fuji"}, map[string][]string{"pageSize": {"10001"}}, "", "pageSize must not be greater than 10000"},
-		{"subnets min", "listSubnets", map[string]string{"network": "fuji"}, map[string][]string{"pageSize": {"0"}}, "", "pageSize must not be less than 1"},
-		{"not integer", "listSubnets", map[string]string{"network": "fuji"}, map[string][]string{"pageSize": {"1.5"}}, "", "pageSize must be an integer number"},
-		{"sortOrder", "listSubnets", map[string]string{"network": "fuji"}, map[string][]string{"sortOrder": {"up"}}, "", "sortOrder must be one of the following values: asc, desc"},
-		{"balances 500", "listErc721Balances", map[string]string{"chainId": "43114", "address": "0x1"}, map[string][]string{"pageSize": {"501"}}, "", "pageSize must not be greater than 500"},
-		{"metrics 2160", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "txCount"}, map[string][]string{"pageSize": {"2161"}}, "", "pageSize must not be greater than 2160"},
-		{"metric enum", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "tps"}, nil, "", "metric must be one of the following values"},
-		{"day only", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "avgTps"}, map[string][]string{"timeInterval": {"hour"}}, "", "timeInterval must be day for metric avgTps"},
-		{"day ok", "getEvmChainMetrics", map[string]string{"chainId": "43114", "metric": "cumulativeTxCount"}, map[string][]string{"timeInterval": {"day"}}, "", ""},
-		{"vertexHeight missing", "getVertexByHeight", map[string]string{"network": "fuji", "blockchainId": "x-chain"}, nil, "", "vertexHeight should not be empty"},
-		{"vertex chain", "getVertexByHeight", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"vertexHeight": {"1"}}, "", "blockchainId must be one of the following values"},
-		{"listChainIds addresses", "getChainIdsForAddresses", map[string]string{"network": "fuji"}, nil, "", "addresses should not be empty"},
-		{"rewards one of", "listPendingPrimaryNetworkRewards", map[string]string{"network": "fuji"}, nil, "", "at least one of addresses, nodeIds must be provided"},
-		{"validationStatus", "listValidators", map[string]string{"network": "fuji"}, map[string][]string{"validationStatus": {"done"}}, "", "validationStatus must be one of"},
-		{"delegationStatus", "listDelegators", map[string]string{"network": "fuji"}, map[string][]string{"delegationStatus": {"removed"}}, "", "delegationStatus must be one of"},
-		{"currency", "getNativeBalance", map[string]string{"chainId": "1", "address": "0x1"}, map[string][]string{"currency": {"btc"}}, "", "currency must be one of"},
-		{"minUtxoAmount", "getUtxosByAddresses", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"minUtxoAmount": {"-1"}}, "", "minUtxoAmount must not be less than 0"},
-		{"includeSpent", "getUtxosByAddresses", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"includeSpent": {"yes"}}, "", "includeSpent must be a boolean value"},
-		{"quorum sum", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":67,"quorumPercentageBuffer":34}`, "quorumPercentage + quorumPercentageBuffer must be less than or equal to 100"},
-		{"neither", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{}`, "either message or justification must be provided"},
-		{"non hex", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"0xzz"}`, "message must be a hexadecimal number"},
-		{"malformed", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":`, "request body must be a JSON object"},
-		{"quorum type", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","quorumPercentage":"x"}`, "quorumPercentage must be an integer number"},
-		{"quorum ok", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"0x00ff","quorumPercentage":50,"quorumPercentageBuffer":50}`, ""},
-		{"empty list item", "listValidators", map[string]string{"network": "fuji"}, map[string][]string{"nodeIds": {"a,,b"}}, "", "nodeIds must be a comma-separated list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			msgs := route(t, tt.route).Validate(path(tt.path), tt.query, []byte(tt.body))
-			got := strings.Join(msgs, "; ")
-			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
-				t.Fatalf("messages = %q; want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestCanonicalQuery(t *testing.T) {
-	r := route(t, "listSubnets")
-	a := r.CanonicalQuery(map[string][]string{})
-	b := r.CanonicalQuery(map[string][]string{"pageSize": {"100"}})
-	if a != b || a != "pageSize=100" {
-		t.Fatalf("canonical %q vs %q", a, b)
-	}
-	c := r.CanonicalQuery(map[string][]string{"sortOrder": {"asc"}, "pageToken": {"t 1"}})
-	if c != "pageSize=100&pageToken=t+1&sortOrder=asc" {
-		t.Fatalf("canonical = %q", c)
-	}
-}
-
-func FuzzValidate(f *testing.F) {
-	f.Add("listSubnets", "fuji", "pageSize", "10", "")
-	f.Add("aggregateSignatures", "fuji", "", "", `{"message":"00","quorumPercentage":1e400}`)
-	f.Add("getEvmChainMetrics", "43114", "timeInterval", "hour", "")
-	routes := Catalogue()
-	f.Fuzz(func(t *testing.T, name, pv, qk, qv, body string) {
-		for i := range routes {
-			if routes[i].Name == name {
-				routes[i].Validate(PathFunc(func(string) string { return pv }), map[string][]string{qk: {qv}}, []byte(body))
-			}
-		}
-	})
-}
-
-// TestPublished: only GETs of the real services' published read routes are
-// forwarded, at their published cost; account-scoped routes, writes and path
-// variants are not.
-func TestPublished(t *testing.T) {
-	tests := []struct {
-		method, path string
-		want         int64 // 0: not published
-	}{
-		{"GET", "/v1/networks/fuji/blockchains/p-chain/transactions", 100},
-		{"GET", "/v1/networks/fuji/blockchains/p-chain/blocks/abc", 100},
-		{"GET", "/v1/chains/allBlocks", 1},
-		{"GET", "/v1/chains/43114/blocks/12", 10},
-		{"GET", "/v2/icm/summary", 7},
-		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", 0},
-		{"GET", "/v2/lookingGlass/compositeQuery", 0},
-		{"POST", "/v2/lookingGlass/compositeQuery", 0},
-		{"GET", "/v1/unknown/route", 0},
-		{"GET", "/v1/webhooks", 0},
-		{"DELETE", "/v1/webhooks/abc", 0},
-		{"GET", "/v1/webhooks:getSharedSecret", 0},
-		{"GET", "/v1/apiLogs", 0},
-		{"GET", "/v1/apiUsageMetrics", 0},
-		{"GET", "/v1/rpcUsageMetrics", 0},
-		{"GET", "/v1/operations/abc", 0},
-		{"GET", "/v1/chains/allBlocks/", 0},
-		{"GET", "/V1/CHAINS/ALLBLOCKS", 0},
-		{"GET", "/v1/chains//blocks/12", 0},
-	}
-	for _, tt := range tests {
-		got, ok := Published(tt.method, tt.path, 7)
-		if ok != (tt.want != 0) || got != tt.want {
-			t.Errorf("Published(%s %s) = %d, %v; want %d", tt.method, tt.path, got, ok, tt.want)
-		}
+	if c.RedisPrefix != "" || c.Replicas != 0 || c.Upstreams.Data.Timeout != 0 || c.Server.MaxBodyBytes != 0 ||
+		c.Cache.MaxBytes != 0 || c.Cache.CompressAbove != 0 || c.Local.Seed != 0 {
+		t.Fatalf("component defaults written by config: %+v", c)
 	}
 }

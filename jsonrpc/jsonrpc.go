@@ -12,9 +12,13 @@
 //     "id": null; a wrong or missing "jsonrpc" answers -32600; handler and
 //     lookup errors answer -32000 with "data": null.
 //   - A request without "id" is a notification: an empty body.
-//   - Method "service.method": the service is exact and the first letter of
-//     the method is upper-cased before lookup (avalanchego utils/json codec),
-//     so "info.getNetworkID" and "info.GetNetworkID" both resolve.
+//   - Method "service.method": the service is exact, the method's first
+//     letter must not be upper-case and is upper-cased before lookup, the
+//     rest is exact (avalanchego v1.14.2 utils/json/codec.go). So
+//     "info.getNetworkID" resolves and "info.GetNetworkID" is refused with
+//     -32000 "method must start with a non-uppercase letter" (HTTP 200):
+//     Decode marks such a call, so neither the edge (its route and cache
+//     key) nor a local Server is more forgiving than the node.
 package jsonrpc
 
 import (
@@ -133,9 +137,15 @@ func decodeOne(b []byte) Call {
 	}
 	if c.Version != Version {
 		c.Err = &Error{Code: CodeInvalidRequest, Message: "jsonrpc must be " + Version, Data: envelope(&c.Request)}
+	} else if _, ok := lookupName(c.Method); !ok {
+		c.Err = &Error{Code: CodeServer, Message: ErrUppercaseMethod}
 	}
 	return c
 }
+
+// ErrUppercaseMethod is the node's message for a method whose name after the
+// dot starts with an upper-case letter.
+const ErrUppercaseMethod = "method must start with a non-uppercase letter"
 
 // envelope renders a request as json2 does in the data of -32700 / -32600
 // errors: every field present, absent ones null.
@@ -156,20 +166,32 @@ func parseError(err error, partial *Request) *Response {
 	}
 }
 
-// LookupName returns the name a method is looked up by on the node: the
-// service part unchanged and the first letter of the method upper-cased
-// (avalanchego utils/json.lowercase codec). Names without exactly one dot are
-// returned unchanged.
+// LookupName returns the name a method is looked up by on the node: split
+// at the first dot, the service part unchanged and the first letter of the
+// rest upper-cased (avalanchego utils/json codec). A name without a dot, or
+// with nothing after it, is returned unchanged. For a name the node refuses
+// (the letter after the dot is upper-case) it returns the name unchanged;
+// Decode has already marked such a call with the node's error.
 func LookupName(method string) string {
-	service, fn, ok := strings.Cut(method, ".")
-	if !ok || strings.Contains(fn, ".") {
-		return method
+	name, _ := lookupName(method)
+	return name
+}
+
+// lookupName is LookupName, with ok false when the node refuses the name
+// because the method part starts with an upper-case letter.
+func lookupName(method string) (string, bool) {
+	service, fn, found := strings.Cut(method, ".")
+	if !found {
+		return method, true
 	}
 	r, n := utf8.DecodeRuneInString(fn)
 	if r == utf8.RuneError {
-		return method
+		return method, true
 	}
-	return service + "." + string(unicode.ToUpper(r)) + fn[n:]
+	if unicode.IsUpper(r) {
+		return method, false
+	}
+	return service + "." + string(unicode.ToUpper(r)) + fn[n:], true
 }
 
 // LookupError returns the -32000 error the node gives for a method it does not

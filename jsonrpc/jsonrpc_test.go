@@ -42,7 +42,12 @@ func TestServerWire(t *testing.T) {
 		{"charset upper", "POST", "Application/JSON; charset=UTF-8", `{"jsonrpc":"2.0","method":"info.getNetworkID","id":"a"}`, 200,
 			`{"jsonrpc":"2.0","result":{"networkID":"12345"},"id":"a"}` + "\n"},
 		{"capital method", "POST", "application/json", `{"jsonrpc":"2.0","method":"info.GetNetworkID","id":1}`, 200,
-			`{"jsonrpc":"2.0","result":{"networkID":"12345"},"id":1}` + "\n"},
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"method must start with a non-uppercase letter","data":null},"id":1}` + "\n"},
+		{"capital method notification", "POST", "application/json", `{"jsonrpc":"2.0","method":"info.GetNetworkID"}`, 200, ""},
+		{"capital after version error", "POST", "application/json", `{"jsonrpc":"1.0","method":"info.GetNetworkID","id":1}`, 200,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"jsonrpc must be 2.0","data":{"jsonrpc":"1.0","method":"info.GetNetworkID","params":null,"id":1}},"id":1}` + "\n"},
+		{"two dots", "POST", "application/json", `{"jsonrpc":"2.0","method":"info.get.networkID","id":1}`, 200,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"rpc: service/method request ill-formed: \"info.Get.networkID\"","data":null},"id":1}` + "\n"},
 		{"bad json", "POST", "application/json", `{"jsonrpc":`, 200,
 			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"unexpected EOF","data":{"jsonrpc":"","method":"","params":null,"id":null}},"id":null}` + "\n"},
 		{"no version", "POST", "application/json", `{"method":"info.getNetworkID","id":1}`, 200,
@@ -104,7 +109,7 @@ func TestLookupName(t *testing.T) {
 		"info.getNetworkID": "info.GetNetworkID",
 		"avm.getUTXOs":      "avm.GetUTXOs",
 		"nodot":             "nodot",
-		"a.b.c":             "a.b.c",
+		"a.b.c":             "a.B.c",
 		"info.":             "info.",
 	} {
 		if got := LookupName(in); got != want {

@@ -96,12 +96,6 @@ func (s *Server) call(ctx context.Context, c *Call) *Response {
 	return &Response{Version: Version, Result: result, ID: c.ID}
 }
 
-// Has reports whether s serves method (by the node's lookup rule).
-func (s *Server) Has(method string) bool {
-	_, ok := s.methods[LookupName(method)]
-	return ok
-}
-
 // CheckHTTP enforces POST and the JSON content type, writing the node's 405
 // or 415 answer and returning false when the request fails them.
 func CheckHTTP(w http.ResponseWriter, r *http.Request) bool {

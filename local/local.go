@@ -1,8 +1,10 @@
 // Package local is avaedge's offline implementation of every catalogued
-// route, as one http.Handler: the devnet's primary network, the EVM index,
-// the metrics computed from it, the node's JSON-RPC methods and the signature
-// aggregator. Subpackages provide the handlers; this package mounts them on
-// the catalogue's paths and decides what it may answer for in proxy mode.
+// route: the devnet's primary network, the EVM index, the metrics computed
+// from it, the node's JSON-RPC methods and the signature aggregator.
+// Subpackages provide the handlers; this package dispatches a validated call
+// to them (Handler.Serve, the edge's entry), mounts them on the catalogue's
+// paths for use without the edge (Handler.ServeHTTP), and decides what it may
+// answer for in proxy mode (Handler.Serves).
 package local
 
 import (
@@ -12,23 +14,23 @@ import (
 	"slices"
 
 	"github.com/avaedge/avaedge/apierror"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
 )
 
 // Options assembles a Handler.
 type Options struct {
-	// Routes is the catalogue. Nil means config.Catalogue().
-	Routes []config.Route
-	// Handlers answer REST routes, by route name.
-	Handlers map[string]http.Handler
+	// Routes is the catalogue. Nil means catalog.Catalogue().
+	Routes []catalog.Route
+	// Handlers answer REST routes, by route name, with validated values.
+	Handlers map[string]catalog.Handler
 	// Methods answer JSON-RPC methods, by method name ("info.getNetworkID").
 	Methods map[string]jsonrpc.Method
 	// EVM serves the embedded EVM chain's Ethereum JSON-RPC (/ext/bc/C/rpc).
 	EVM http.Handler
 	// LocalMode says, per service, that there is no upstream: everything of
 	// that service is answered locally.
-	LocalMode map[config.Service]bool
+	LocalMode map[catalog.Service]bool
 	// Networks are the network names the devnet may answer for in proxy
 	// mode (AVAEDGE_LOCAL_NETWORKS).
 	Networks []string
@@ -41,21 +43,23 @@ type Options struct {
 	IndexedChain func(chainID string) bool
 }
 
-// Handler is the local world as one http.Handler. It is safe for concurrent
-// use.
+// Handler is the local world. It is safe for concurrent use.
 type Handler struct {
 	opts   Options
 	mux    *http.ServeMux
-	routes map[string]*config.Route
+	routes map[string]*catalog.Route
+	rest   map[string]catalog.Handler // by route name; missing routes answer 503
+	rpc    map[string]http.Handler    // by endpoint name: info, avm, evm
 }
 
 // New builds the Handler. Routes without a handler answer 503 in their
 // service's format, saying that the route has no local implementation.
 func New(opts Options) *Handler {
 	if opts.Routes == nil {
-		opts.Routes = config.Catalogue()
+		opts.Routes = catalog.Catalogue()
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux(), routes: map[string]*config.Route{}}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), routes: map[string]*catalog.Route{},
+		rest: map[string]catalog.Handler{}, rpc: map[string]http.Handler{}}
 	// One method set per endpoint: like the node, /ext/info serves only info.*
 	// and the X-Chain endpoints only avm.*.
 	methods := map[string]map[string]jsonrpc.Method{}
@@ -77,24 +81,23 @@ func New(opts Options) *Handler {
 		if !ok {
 			handler = missing(rt)
 		}
-		h.mux.Handle(rt.Pattern(), handler)
+		h.rest[rt.Name] = handler
+		h.mux.Handle(rt.Pattern(), rt.Validating(handler))
 	}
-	for endpoint, paths := range config.NodeEndpoints {
-		rpc := jsonrpc.NewServer(methods[endpoint])
-		for _, p := range paths {
-			switch endpoint {
-			case "evm":
-				evm := opts.EVM
-				if evm == nil {
-					evm = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-						jsonrpc.WriteResponse(w, &jsonrpc.Response{Version: jsonrpc.Version,
-							Error: &jsonrpc.Error{Code: jsonrpc.CodeServer, Message: "the embedded EVM dev chain is not running"}, ID: nullID()})
-					})
-				}
-				h.mux.Handle(p, evm)
-			default:
-				h.mux.Handle(p, rpc)
+	for endpoint, paths := range catalog.NodeEndpoints {
+		var eh http.Handler = jsonrpc.NewServer(methods[endpoint])
+		if endpoint == "evm" {
+			eh = opts.EVM
+			if eh == nil {
+				eh = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					jsonrpc.WriteResponse(w, &jsonrpc.Response{Version: jsonrpc.Version,
+						Error: &jsonrpc.Error{Code: jsonrpc.CodeServer, Message: "the embedded EVM dev chain is not running"}, ID: nullID()})
+				})
 			}
+		}
+		h.rpc[endpoint] = eh
+		for _, p := range paths {
+			h.mux.Handle(p, eh)
 		}
 	}
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -105,23 +108,35 @@ func New(opts Options) *Handler {
 
 func nullID() *json.RawMessage { n := json.RawMessage("null"); return &n }
 
-// ServeHTTP answers r from the local world.
+// ServeHTTP answers r from the local world without the edge: it matches the
+// catalogue's patterns, validates a REST request through the catalogue (400
+// in the service's format) and calls the route's handler with the values.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// Has reports whether route has a real local implementation.
-func (h *Handler) Has(route string) bool {
-	if _, ok := h.opts.Handlers[route]; ok {
-		return true
+// Serve answers one call of rt that the edge has validated: for a REST route
+// v holds the validated values, and r's body is never read; for a JSON-RPC
+// route r's body is the one call (or the EVM body). A nil rt (a JSON-RPC
+// method the catalogue does not list) is answered by the endpoint of r's
+// path, as the node answers an unknown method.
+func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
+	switch {
+	case rt == nil:
+		h.mux.ServeHTTP(w, r)
+	case rt.IsRPC():
+		h.rpc[rt.Endpoint].ServeHTTP(w, r)
+	default:
+		handler, ok := h.rest[rt.Name]
+		if !ok {
+			handler = missing(rt)
+		}
+		handler(w, r, v)
 	}
-	_, ok := h.opts.Methods[route]
-	return ok || (route == "evm.rpc" && h.opts.EVM != nil)
 }
 
-// Serves reports whether the local world has a real source for r on route: in
-// local mode always; in proxy mode only for networks mapped to the devnet and
-// EVM chains the indexer follows from a real node.
-func (h *Handler) Serves(r *http.Request, route string) bool {
-	rt := h.routes[route]
+// Serves reports whether the local world has a real source for a call of rt
+// with values v: in local mode always; in proxy mode only for networks mapped
+// to the devnet and EVM chains the indexer follows from a real node.
+func (h *Handler) Serves(rt *catalog.Route, v catalog.Values) bool {
 	if rt == nil {
 		return false
 	}
@@ -134,25 +149,25 @@ func (h *Handler) Serves(r *http.Request, route string) bool {
 		}
 		return h.opts.NodeNetwork != "" && slices.Contains(h.opts.Networks, h.opts.NodeNetwork)
 	}
-	if n := r.PathValue("network"); n != "" {
+	if n := v["network"]; n != "" {
 		return slices.Contains(h.opts.Networks, n)
 	}
-	if c := r.PathValue("chainId"); c != "" && h.opts.IndexedChain != nil {
+	if c := v["chainId"]; c != "" && h.opts.IndexedChain != nil {
 		return h.opts.IndexedChain(c)
 	}
 	return false
 }
 
 // missing answers a route that has no local implementation yet.
-func missing(rt *config.Route) http.Handler {
+func missing(rt *catalog.Route) catalog.Handler {
 	msg := "route " + rt.Name + " has no local implementation yet; configure an upstream for the " + string(rt.Service) + " service"
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rt.Service == config.Metrics {
+	return func(w http.ResponseWriter, r *http.Request, _ catalog.Values) {
+		if rt.Service == catalog.Metrics {
 			apierror.WriteList(w, http.StatusServiceUnavailable, msg)
 			return
 		}
 		apierror.Write(w, http.StatusServiceUnavailable, msg)
-	})
+	}
 }
 
 func missingMethod(name string) jsonrpc.Method {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -22,10 +21,8 @@ func TestWarpOverDevnet(t *testing.T) {
 	}
 	src := WarpSource(w)
 	agg := warp.NewAggregator(src, warp.Options{})
-	mux := http.NewServeMux()
-	hs := agg.Handlers()
-	mux.Handle("POST /v1/signatureAggregator/{network}/aggregateSignatures", hs["aggregateSignatures"])
-	mux.Handle("GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", hs["getAggregatedSignatures"])
+	// The local world without the edge: catalogue patterns and validation.
+	mux := New(Options{Handlers: agg.Handlers()})
 
 	netID, _ := src.Network("fuji")
 	cchain, _ := w.Network("fuji")

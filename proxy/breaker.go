@@ -17,8 +17,12 @@ var ErrBreakerOpen = errors.New("circuit breaker open")
 // Breaker is one upstream service's circuit breaker (sony/gobreaker v2). It
 // is safe for concurrent use.
 type Breaker struct {
-	cb *gobreaker.CircuitBreaker[*http.Response]
+	cb  *gobreaker.CircuitBreaker[*http.Response]
+	cfg config.Breaker
 }
+
+// Config returns the thresholds the breaker was built with.
+func (b *Breaker) Config() config.Breaker { return b.cfg }
 
 // NewBreaker builds a breaker with the thresholds of c: it trips when the
 // failure ratio reaches c.FailureRatio over at least c.MinRequests requests
@@ -46,7 +50,7 @@ func NewBreaker(name string, c config.Breaker, onState func(from, to string)) *B
 	if onState != nil {
 		st.OnStateChange = func(_ string, from, to gobreaker.State) { onState(from.String(), to.String()) }
 	}
-	return &Breaker{cb: gobreaker.NewCircuitBreaker[*http.Response](st)}
+	return &Breaker{cb: gobreaker.NewCircuitBreaker[*http.Response](st), cfg: c}
 }
 
 // Execute runs call unless the breaker is open.

@@ -7,19 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 )
 
 // fakeLocal answers every route and has a real source only for fuji.
 type fakeLocal struct{ calls atomic.Int64 }
 
-func (l *fakeLocal) Serve(w http.ResponseWriter, r *http.Request, rt *config.Route, v config.Values) {
+func (l *fakeLocal) Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
 	l.calls.Add(1)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"local":true}`))
 }
 
-func (l *fakeLocal) Serves(rt *config.Route, v config.Values) bool {
+func (l *fakeLocal) Serves(rt *catalog.Route, v catalog.Values) bool {
 	return v["network"] == "fuji"
 }
 
@@ -53,14 +54,14 @@ func newFlakyOrigin(t *testing.T) *flakyOrigin {
 }
 
 func breakerEdge(t *testing.T, url string, local Local) *Server {
-	up := upstreamFor(t, config.Data, url)
+	up := upstreamFor(t, catalog.Data, url)
 	up.RetryBudget = 0
 	up.Timeout = 150 * time.Millisecond
 	up.Breaker = NewBreaker("data", config.Breaker{
 		MinRequests: 100, FailureRatio: 0.5, ConsecutiveFailures: 3,
 		Interval: config.Duration(time.Minute), OpenFor: config.Duration(200 * time.Millisecond), HalfOpenProbes: 1,
 	}, nil)
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Local: local})
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Local: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestBackpressureNeverTrips(t *testing.T) {
 			t.Fatalf("404: %d %q", w.Code, w.Header().Get("X-Avaedge-Source"))
 		}
 	}
-	up := srv.opts.Upstreams[config.Data]
+	up := srv.opts.Upstreams[catalog.Data]
 	if st := up.Breaker.State(); st != "closed" {
 		t.Fatalf("breaker %s after 429s and 404s; want closed", st)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/cache"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // mapCache is a minimal Cache for proxy tests: fresh forever, no windows.
@@ -49,9 +49,9 @@ func (c *mapCache) Fresh(key string, _ time.Time) *cache.Entry {
 func TestMemo(t *testing.T) {
 	origin := newFlakyOrigin(t)
 	local := &fakeLocal{}
-	up := upstreamFor(t, config.Data, origin.srv.URL)
+	up := upstreamFor(t, catalog.Data, origin.srv.URL)
 	up.RetryBudget = 0
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Local: local,
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Local: local,
 		Cache: &mapCache{m: map[string]*cache.Entry{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -89,11 +89,11 @@ func TestMemo(t *testing.T) {
 // RFC 9110's format, and its Age counts from the store.
 func TestHitDateAndAge(t *testing.T) {
 	origin := newFlakyOrigin(t)
-	up := upstreamFor(t, config.Data, origin.srv.URL)
+	up := upstreamFor(t, catalog.Data, origin.srv.URL)
 	now := time.Date(2026, 11, 23, 9, 30, 5, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up},
 		Cache: &mapCache{m: map[string]*cache.Entry{}}, Now: clock})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // metrics are the proxy's Prometheus series. Counters are looked up once per
@@ -25,7 +25,7 @@ type metrics struct {
 }
 
 type counterKey struct {
-	service config.Service
+	service catalog.Service
 	route   string
 	status  int
 	source  Source
@@ -61,7 +61,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-func (m *metrics) observe(svc config.Service, route string, status int, source Source) {
+func (m *metrics) observe(svc catalog.Service, route string, status int, source Source) {
 	k := counterKey{svc, route, status, source}
 	c, ok := m.counters.Load(k)
 	if !ok {
@@ -70,7 +70,7 @@ func (m *metrics) observe(svc config.Service, route string, status int, source S
 	c.(prometheus.Counter).Inc()
 }
 
-func (m *metrics) upstreamLatency(svc config.Service, d time.Duration, err error) {
+func (m *metrics) upstreamLatency(svc catalog.Service, d time.Duration, err error) {
 	outcome := "answer"
 	switch {
 	case errors.Is(err, ErrBreakerOpen):
@@ -83,7 +83,7 @@ func (m *metrics) upstreamLatency(svc config.Service, d time.Duration, err error
 
 // BreakerChanged records a breaker transition; wire it as the onState hook
 // of NewUpstream.
-func (s *Server) BreakerChanged(svc config.Service, from, to string) {
+func (s *Server) BreakerChanged(svc catalog.Service, from, to string) {
 	s.metrics.trans.WithLabelValues(string(svc), from, to).Inc()
 	v := 0.0
 	switch to {
@@ -100,7 +100,7 @@ func (s *Server) BreakerChanged(svc config.Service, from, to string) {
 // the hot path looks up a small integer instead of hashing label strings.
 type routeMetrics struct {
 	m        *metrics
-	svc      config.Service
+	svc      catalog.Service
 	name     string
 	counters sync.Map // uint32(status<<4 | source) -> prometheus.Counter
 }

@@ -5,25 +5,25 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/limits"
 )
 
 // serviceOf names the service whose prefix path falls under, for paths the
 // catalogue does not know. ok is false outside every service's prefix.
-func serviceOf(path string) (svc config.Service, ok bool) {
+func serviceOf(path string) (svc catalog.Service, ok bool) {
 	switch {
 	case strings.HasPrefix(path, "/ext/"):
-		return config.Node, true
+		return catalog.Node, true
 	case strings.HasPrefix(path, "/v1/avg_tps/"):
-		return config.Metrics, true
+		return catalog.Metrics, true
 	case strings.HasPrefix(path, "/v2/chains/") && strings.Contains(path, "/addresses/"):
 		// The Data API's one v2 route: /v2/chains/{chainId}/addresses/{address}/transactions.
-		return config.Data, true
+		return catalog.Data, true
 	case strings.HasPrefix(path, "/v2/"):
-		return config.Metrics, true
+		return catalog.Metrics, true
 	case strings.HasPrefix(path, "/v1/"):
-		return config.Data, true
+		return catalog.Data, true
 	}
 	return "", false
 }
@@ -40,14 +40,14 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, svc, "passthrough")
 	defer s.finish(ex)
 	if !ok {
-		ex.service = config.Data
+		ex.service = catalog.Data
 		s.notFound(ex)
 		return
 	}
 	cost, published := int64(0), false
 	var keys []string
-	if svc != config.Node {
-		cost, published = config.Published(r.Method, r.URL.Path, s.opts.PassthroughCost)
+	if svc != catalog.Node {
+		cost, published = catalog.Published(r.Method, r.URL.Path, s.opts.PassthroughCost)
 	}
 	if !published {
 		best := -1
@@ -56,8 +56,11 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 			if pub.Method != r.Method {
 				continue
 			}
-			if literals, match := config.MatchPath(pub.Path, r.URL.Path); match && literals > best {
+			if literals, match := catalog.MatchPath(pub.Path, r.URL.Path); match && literals > best {
 				best, cost, keys, published = literals, pub.Cost, pub.Keys, true
+				if cost == 0 {
+					cost = s.opts.PassthroughCost
+				}
 			}
 		}
 	}
@@ -93,7 +96,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 func (s *Server) notFound(ex *exchange) {
 	ex.source = FromEdge
 	setSource(ex.w.Header(), FromEdge)
-	if ex.service == config.Node {
+	if ex.service == catalog.Node {
 		http.NotFound(ex.w, ex.r)
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/cache"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/limits"
 )
 
@@ -153,8 +153,8 @@ func (s *Server) fetch(ctx context.Context, up *Upstream, in *http.Request, p *p
 
 // policy is the cache policy of rt: its class's, with the operator's ttl
 // replacing the freshness (and stale-while-revalidate) window.
-func policy(rt *config.Route) cache.Policy {
-	p := cache.DefaultPolicy(cache.Class(rt.Cache))
+func policy(rt *catalog.Route) cache.Policy {
+	p := cache.DefaultPolicy(rt.Cache)
 	if rt.TTL > 0 {
 		p.Fresh, p.Stale = rt.TTL, rt.TTL
 		p.Error = max(p.Error, rt.TTL)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 )
@@ -26,8 +27,8 @@ func (refuseAll) Admit(context.Context, *http.Request, limits.Charge) limits.Dec
 // table, and the table stops growing at its byte bound.
 func TestMemoOnlyAfterAdmission(t *testing.T) {
 	origin := newFlakyOrigin(t)
-	up := upstreamFor(t, config.Data, origin.srv.URL)
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
+	up := upstreamFor(t, catalog.Data, origin.srv.URL)
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up},
 		Cache: &mapCache{m: map[string]*cache.Entry{}}, Limiter: refuseAll{}})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestMemoOnlyAfterAdmission(t *testing.T) {
 		t.Fatalf("refused requests reached the upstream %d times", c)
 	}
 
-	srv, err = New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up},
+	srv, err = New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up},
 		Cache: &mapCache{m: map[string]*cache.Entry{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +74,8 @@ func TestSharedFetchIsClientNeutral(t *testing.T) {
 		w.Write([]byte(`{"subnets":[]}`))
 	}))
 	t.Cleanup(origin.Close)
-	up := upstreamFor(t, config.Data, origin.URL)
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Cache: &mapCache{m: map[string]*cache.Entry{}}})
+	up := upstreamFor(t, catalog.Data, origin.URL)
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Cache: &mapCache{m: map[string]*cache.Entry{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +107,9 @@ func TestRPCWritesNotRetried(t *testing.T) {
 		http.Error(w, "down", http.StatusBadGateway)
 	}))
 	t.Cleanup(origin.Close)
-	up := upstreamFor(t, config.Node, origin.URL)
+	up := upstreamFor(t, catalog.Node, origin.URL)
 	up.RetryBudget = 1
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Node: up}})
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Node: up}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +138,8 @@ func TestBatchRunsThePipeline(t *testing.T) {
 		w.Write([]byte(`{"jsonrpc":"2.0","result":{"networkID":"5"},"id":7}`))
 	}))
 	t.Cleanup(origin.Close)
-	up := upstreamFor(t, config.Node, origin.URL)
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Node: up}, Cache: &mapCache{m: map[string]*cache.Entry{}}})
+	up := upstreamFor(t, catalog.Node, origin.URL)
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Node: up}, Cache: &mapCache{m: map[string]*cache.Entry{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +177,9 @@ func TestOversizedAnswerStreamedUncached(t *testing.T) {
 		w.Write([]byte(big))
 	}))
 	t.Cleanup(origin.Close)
-	up := upstreamFor(t, config.Data, origin.URL)
+	up := upstreamFor(t, catalog.Data, origin.URL)
 	mc := &mapCache{m: map[string]*cache.Entry{}}
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: up}, Cache: mc})
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Cache: mc})
 	if err != nil {
 		t.Fatal(err)
 	}

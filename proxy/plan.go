@@ -7,7 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/limits"
 )
@@ -17,24 +18,24 @@ import (
 // catalogue does not name. The pipeline runs it; a plan is never changed
 // once built, so a remembered plan is shared by concurrent requests.
 type plan struct {
-	rt       *config.Route // nil for a path or method the catalogue does not name
-	unknown  *config.Route // for a JSON-RPC method the catalogue does not name: its endpoint, for the local world's own error
-	rm       *routeMetrics // rt's counters (REST plans)
-	service  config.Service
-	vals     config.Values // validated parameters of a REST call
-	key      string        // cache key; "" when the answer is not cached
-	hasToken bool          // the query carries a pageToken (bounds the cache windows)
-	charge   limits.Charge // what the call costs (At is set per request)
-	url      *url.URL      // the path and query sent upstream; nil sends the client's own
-	body     []byte        // the body sent upstream: a POST's, one JSON-RPC call's
-	call     *jsonrpc.Call // the JSON-RPC call, whose id answers carry
-	retry    bool          // an idempotent read: the upstream call may be retried
-	self     []*plan       // []*plan{this}, so a remembered plan is served without allocating
+	rt       *catalog.Route // nil for a path or method the catalogue does not name
+	unknown  *catalog.Route // for a JSON-RPC method the catalogue does not name: its endpoint, for the local world's own error
+	rm       *routeMetrics  // rt's counters (REST plans)
+	service  catalog.Service
+	vals     catalog.Values // validated parameters of a REST call
+	key      string         // cache key; "" when the answer is not cached
+	hasToken bool           // the query carries a pageToken (bounds the cache windows)
+	charge   limits.Charge  // what the call costs (At is set per request)
+	url      *url.URL       // the path and query sent upstream; nil sends the client's own
+	body     []byte         // the body sent upstream: a POST's, one JSON-RPC call's
+	call     *jsonrpc.Call  // the JSON-RPC call, whose id answers carry
+	retry    bool           // an idempotent read: the upstream call may be retried
+	self     []*plan        // []*plan{this}, so a remembered plan is served without allocating
 }
 
 // serveREST handles one catalogued Data or Metrics API route: it parses and
 // validates the request into a plan and runs it.
-func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, rt.Service, rt.Name)
 	ex.rm = rm
 	defer s.finish(ex)
@@ -53,7 +54,7 @@ func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWr
 		}
 	}
 	q := r.URL.Query()
-	vals, msgs := validate(rt, r, q, body)
+	vals, msgs := rt.Validate(r, q, body)
 	if len(msgs) > 0 {
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
@@ -66,7 +67,7 @@ func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWr
 	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, url: target, charge: charge,
 		retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
 	p.self = []*plan{p}
-	cached := s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != config.Never && s.opts.Upstreams[rt.Service] != nil
+	cached := s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != cache.Never && s.opts.Upstreams[rt.Service] != nil
 	if cached {
 		p.key, p.hasToken = s.restKey(rt, target.EscapedPath(), q), q.Has("pageToken")
 	}
@@ -78,28 +79,9 @@ func (s *Server) serveREST(rt *config.Route, rm *routeMetrics, w http.ResponseWr
 	}
 }
 
-// validate checks a REST request and returns its parameters.
-func validate(rt *config.Route, r *http.Request, q url.Values, body []byte) (config.Values, []string) {
-	if msgs := rt.Validate(r, q, body); len(msgs) > 0 {
-		return nil, msgs
-	}
-	vals := config.Values{}
-	for _, p := range rt.Params {
-		switch p.In {
-		case config.Path:
-			vals[p.Name] = r.PathValue(p.Name)
-		case config.Query:
-			if q.Has(p.Name) {
-				vals[p.Name] = q.Get(p.Name)
-			}
-		}
-	}
-	return vals, nil
-}
-
 // knownQuery is the client's raw query without the parameters rt does not
 // know: the pairs it keeps are the client's own, in its order and encoding.
-func knownQuery(rt *config.Route, raw string) string {
+func knownQuery(rt *catalog.Route, raw string) string {
 	if raw == "" {
 		return ""
 	}
@@ -123,9 +105,9 @@ func knownQuery(rt *config.Route, raw string) string {
 	return b.String()
 }
 
-func knownParam(rt *config.Route, name string) bool {
+func knownParam(rt *catalog.Route, name string) bool {
 	for i := range rt.Params {
-		if rt.Params[i].In == config.Query && rt.Params[i].Name == name {
+		if rt.Params[i].In == catalog.Query && rt.Params[i].Name == name {
 			return true
 		}
 	}
@@ -134,12 +116,12 @@ func knownParam(rt *config.Route, name string) bool {
 
 // RoutePrefix is the start of every cache key of a route: service|route|.
 // The admin API purges a route by it.
-func RoutePrefix(rt *config.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
+func RoutePrefix(rt *catalog.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
 
 // restKey is service|route|path|canonical query, path in its canonical
 // encoding. The client's key is never part of it. A JSON-RPC key is
 // service|method|path|hash of the params.
-func (s *Server) restKey(rt *config.Route, path string, query url.Values) string {
+func (s *Server) restKey(rt *catalog.Route, path string, query url.Values) string {
 	var b strings.Builder
 	b.Grow(len(rt.Service) + len(rt.Name) + len(path) + 64)
 	b.WriteString(string(rt.Service))

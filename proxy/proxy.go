@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 )
@@ -60,11 +61,11 @@ type Local interface {
 	// r is the client's request, unchanged. For JSON-RPC routes (info.*,
 	// avm.*, evm.rpc) v is nil and r is a request built by the edge whose
 	// body is that one call (or the whole EVM body).
-	Serve(w http.ResponseWriter, r *http.Request, rt *config.Route, v config.Values)
+	Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values)
 	// Serves reports whether the local world has a real source for a call
 	// of rt with values v: always in local mode; in proxy mode only for
 	// networks mapped to the devnet and EVM chains the indexer follows.
-	Serves(rt *config.Route, v config.Values) bool
+	Serves(rt *catalog.Route, v catalog.Values) bool
 }
 
 // Source names where an answer came from, as X-Avaedge-Source says. A
@@ -108,11 +109,11 @@ func (s Source) String() string {
 
 // Options configures a Server. Zero values mean the documented defaults.
 type Options struct {
-	// Routes is the catalogue, overrides applied. Nil means config.Catalogue().
-	Routes []config.Route
+	// Routes is the catalogue, overrides applied. Nil means catalog.Catalogue().
+	Routes []catalog.Route
 	// Upstreams maps a service to its upstream; a missing service is answered
 	// by Local only.
-	Upstreams map[config.Service]*Upstream
+	Upstreams map[catalog.Service]*Upstream
 	// Local answers what no upstream does. Nil answers 503 instead.
 	Local Local
 	// Cache stores upstream answers. Nil disables caching.

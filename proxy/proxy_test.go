@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 )
 
@@ -64,7 +65,7 @@ func (rec *recorder) last() seen {
 	return rec.reqs[len(rec.reqs)-1]
 }
 
-func upstreamFor(t testing.TB, svc config.Service, url string) *Upstream {
+func upstreamFor(t testing.TB, svc catalog.Service, url string) *Upstream {
 	var c config.Config
 	c.Upstreams.Data.URL = url
 	if err := c.Validate(); err != nil {
@@ -84,10 +85,10 @@ type testEdge struct {
 
 func newTestEdge(t testing.TB, opts Options) *testEdge {
 	te := &testEdge{data: newRecorder(t), metrics: newRecorder(t), node: newRecorder(t)}
-	opts.Upstreams = map[config.Service]*Upstream{
-		config.Data:    upstreamFor(t, config.Data, te.data.srv.URL),
-		config.Metrics: upstreamFor(t, config.Metrics, te.metrics.srv.URL),
-		config.Node:    upstreamFor(t, config.Node, te.node.srv.URL+"/"),
+	opts.Upstreams = map[catalog.Service]*Upstream{
+		catalog.Data:    upstreamFor(t, catalog.Data, te.data.srv.URL),
+		catalog.Metrics: upstreamFor(t, catalog.Metrics, te.metrics.srv.URL),
+		catalog.Node:    upstreamFor(t, catalog.Node, te.node.srv.URL+"/"),
 	}
 	srv, err := New(opts)
 	if err != nil {
@@ -98,7 +99,7 @@ func newTestEdge(t testing.TB, opts Options) *testEdge {
 }
 
 // sample returns a valid request for a catalogue route.
-func sample(rt *config.Route) (method, target string, body []byte) {
+func sample(rt *catalog.Route) (method, target string, body []byte) {
 	if rt.IsRPC() {
 		path := rt.Path
 		if rt.Endpoint == "evm" {
@@ -131,11 +132,11 @@ func sample(rt *config.Route) (method, target string, body []byte) {
 	return rt.Method, path + "?" + q, nil
 }
 
-func recorderOf(te *testEdge, svc config.Service) *recorder {
+func recorderOf(te *testEdge, svc catalog.Service) *recorder {
 	switch svc {
-	case config.Metrics:
+	case catalog.Metrics:
 		return te.metrics
-	case config.Node:
+	case catalog.Node:
 		return te.node
 	}
 	return te.data
@@ -152,21 +153,21 @@ func TestForwardEveryRoute(t *testing.T) {
 	type tc struct {
 		name, method, target string
 		body                 []byte
-		svc                  config.Service
-		rt                   *config.Route
+		svc                  catalog.Service
+		rt                   *catalog.Route
 	}
 	var cases []tc
-	routes := config.Catalogue()
+	routes := catalog.Catalogue()
 	for i := range routes {
 		rt := &routes[i]
 		m, target, body := sample(rt)
 		cases = append(cases, tc{rt.Name, m, target, body, rt.Service, rt})
 	}
 	cases = append(cases,
-		tc{"data passthrough", "GET", "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=3&x=%2F", nil, config.Data, nil},
-		tc{"data v2 passthrough", "GET", "/v2/chains/43114/addresses/0xabc/transactions", nil, config.Data, nil},
-		tc{"metrics passthrough", "GET", "/v2/networks/mainnet/metrics/validatorCount?pageSize=1", nil, config.Metrics, nil},
-		tc{"unknown avm method", "POST", "/ext/bc/X", []byte(`{"jsonrpc":"2.0","id":1,"method":"avm.issueTx","params":{"tx":"0x00"}}`), config.Node, nil},
+		tc{"data passthrough", "GET", "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=3&x=%2F", nil, catalog.Data, nil},
+		tc{"data v2 passthrough", "GET", "/v2/chains/43114/addresses/0xabc/transactions", nil, catalog.Data, nil},
+		tc{"metrics passthrough", "GET", "/v2/networks/mainnet/metrics/validatorCount?pageSize=1", nil, catalog.Metrics, nil},
+		tc{"unknown avm method", "POST", "/ext/bc/X", []byte(`{"jsonrpc":"2.0","id":1,"method":"avm.issueTx","params":{"tx":"0x00"}}`), catalog.Node, nil},
 	)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

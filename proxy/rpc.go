@@ -8,7 +8,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/limits"
 )
@@ -23,7 +24,7 @@ const maxBatch = 100
 // per call of an info or avm request (a batch is split, each call cached and
 // charged on its own, and answered as one array), one for an EVM body.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
-	ex := s.begin(w, r, config.Node, endpoint)
+	ex := s.begin(w, r, catalog.Node, endpoint)
 	defer s.finish(ex)
 	if status, msg := jsonrpc.HTTPError(r); status != 0 {
 		ex.source = FromEdge
@@ -60,7 +61,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	charge := limits.Charge{Routes: make([]string, 0, len(calls))}
 	for i := range calls {
 		c := &calls[i]
-		p := &plan{service: config.Node, call: c}
+		p := &plan{service: catalog.Node, call: c}
 		plans[i] = p
 		if c.Err != nil {
 			continue
@@ -80,7 +81,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 		charge.Routes = append(charge.Routes, rt.Name)
 		charge.Cost += rt.Cost
 		// Reads are retried and cached; writes (avm.issueTx) are neither.
-		p.retry = rt.Cache != config.Never
+		p.retry = rt.Cache != cache.Never
 		if p.retry && s.opts.Cache != nil && !c.IsNotification() {
 			p.key = RoutePrefix(rt) + r.URL.EscapedPath() + "|" + paramsHash(c.RawParams())
 		}
@@ -122,7 +123,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	}
 	rt := s.routes["evm.rpc"]
 	ex.route = "evm.rpc"
-	p := &plan{rt: rt, service: config.Node, body: body,
+	p := &plan{rt: rt, service: catalog.Node, body: body,
 		charge: limits.Charge{Routes: []string{"evm.rpc"}, Cost: int64(n)}}
 	if rt != nil {
 		p.charge.Cost = int64(n) * rt.Cost

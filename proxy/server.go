@@ -15,7 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/avaedge/avaedge/cache"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/limits"
 )
 
@@ -23,13 +23,13 @@ import (
 type Server struct {
 	opts     Options
 	mux      *http.ServeMux
-	routes   map[string]*config.Route // by name
-	charged  map[string][]string      // route name -> []string{name}, shared by every Charge
-	rmetrics map[string]*routeMetrics // route name -> its counters
-	rpc      map[string]map[string]*config.Route
+	routes   map[string]*catalog.Route // by name
+	charged  map[string][]string       // route name -> []string{name}, shared by every Charge
+	rmetrics map[string]*routeMetrics  // route name -> its counters
+	rpc      map[string]map[string]*catalog.Route
 	// unknownRPC is, per endpoint, the route a method the catalogue does not
 	// name is handed to the local world under (Name "passthrough").
-	unknownRPC map[string]*config.Route
+	unknownRPC map[string]*catalog.Route
 	metrics    *metrics
 	log        *slog.Logger
 	now        func() time.Time
@@ -44,7 +44,7 @@ type Server struct {
 // New builds a Server.
 func New(opts Options) (*Server, error) {
 	if opts.Routes == nil {
-		opts.Routes = config.Catalogue()
+		opts.Routes = catalog.Catalogue()
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
@@ -63,11 +63,11 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:            opts,
 		mux:             http.NewServeMux(),
-		routes:          map[string]*config.Route{},
+		routes:          map[string]*catalog.Route{},
 		charged:         map[string][]string{},
 		rmetrics:        map[string]*routeMetrics{},
-		rpc:             map[string]map[string]*config.Route{},
-		unknownRPC:      map[string]*config.Route{},
+		rpc:             map[string]map[string]*catalog.Route{},
+		unknownRPC:      map[string]*catalog.Route{},
 		log:             opts.Logger,
 		now:             opts.Now,
 		idPrefix:        hex.EncodeToString(b[:]) + "-",
@@ -86,7 +86,7 @@ func New(opts Options) (*Server, error) {
 		s.rmetrics[rt.Name] = &routeMetrics{m: m, svc: rt.Service, name: rt.Name}
 		if rt.IsRPC() {
 			if s.rpc[rt.Endpoint] == nil {
-				s.rpc[rt.Endpoint] = map[string]*config.Route{}
+				s.rpc[rt.Endpoint] = map[string]*catalog.Route{}
 			}
 			s.rpc[rt.Endpoint][jsonrpcLookup(rt.Name)] = rt
 			continue
@@ -94,11 +94,11 @@ func New(opts Options) (*Server, error) {
 		rm := s.rmetrics[rt.Name]
 		s.mux.HandleFunc(rt.Pattern(), func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
 	}
-	for endpoint, paths := range config.NodeEndpoints {
+	for endpoint, paths := range catalog.NodeEndpoints {
 		if s.rpc[endpoint] == nil {
 			continue
 		}
-		s.unknownRPC[endpoint] = &config.Route{Name: "passthrough", Service: config.Node, Endpoint: endpoint, Path: paths[0], Cache: config.Never}
+		s.unknownRPC[endpoint] = &catalog.Route{Name: "passthrough", Service: catalog.Node, Endpoint: endpoint, Path: paths[0], Cache: cache.Never}
 		for _, p := range paths {
 			s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 				if strings.Contains(p, "{chain}") && !isXChainID(r.PathValue("chain")) {
@@ -119,7 +119,7 @@ func New(opts Options) (*Server, error) {
 }
 
 func isXChainID(id string) bool {
-	for _, x := range config.XChainIDs {
+	for _, x := range catalog.XChainIDs {
 		if x == id {
 			return true
 		}
@@ -143,7 +143,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Route returns the catalogue entry named name, or nil.
-func (s *Server) Route(name string) *config.Route { return s.routes[name] }
+func (s *Server) Route(name string) *catalog.Route { return s.routes[name] }
 
 // errFormat is how the edge writes its own errors on a request.
 type errFormat uint8
@@ -161,7 +161,7 @@ type exchange struct {
 	vals     [4]string     // backing store of header values set by the edge
 	idBuf    [32]byte      // backing store of id
 	r        *http.Request
-	service  config.Service
+	service  catalog.Service
 	route    string
 	id       string
 	start    time.Time
@@ -203,14 +203,14 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (s *Server) begin(w http.ResponseWriter, r *http.Request, svc config.Service, route string) *exchange {
+func (s *Server) begin(w http.ResponseWriter, r *http.Request, svc catalog.Service, route string) *exchange {
 	ex := &exchange{
 		sw:      statusWriter{ResponseWriter: w},
 		r:       r,
 		service: svc,
 		route:   route,
 	}
-	if svc == config.Node {
+	if svc == catalog.Node {
 		ex.format = rpcErrors
 	}
 	ex.w = &ex.sw

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 )
 
@@ -21,7 +22,7 @@ import (
 // safe for concurrent use.
 type Upstream struct {
 	// Service names the service ("data", "metrics", "node").
-	Service config.Service
+	Service catalog.Service
 	// Base is the service's base URL; request paths are appended to its path.
 	Base *url.URL
 	// APIKey is the operator's key, sent as x-glacier-api-key. Empty sends none.
@@ -47,7 +48,7 @@ type Upstream struct {
 }
 
 // NewUpstream builds an Upstream from its configuration.
-func NewUpstream(svc config.Service, c config.Upstream, apiKey string, onState func(svc config.Service, from, to string)) (*Upstream, error) {
+func NewUpstream(svc catalog.Service, c config.Upstream, apiKey string, onState func(svc catalog.Service, from, to string)) (*Upstream, error) {
 	base, err := url.Parse(c.URL)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", svc, err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/avaedge/avaedge/apierror"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // TestBadInputNeverReachesUpstream checks every published parameter rule at the edge:
@@ -37,6 +37,9 @@ func TestBadInputNeverReachesUpstream(t *testing.T) {
 		{"node blocks pageSize", "GET", "/v1/networks/fuji/blockchains/p-chain/nodes/" + nid + "/blocks?pageSize=101", "", 400, "pageSize must not be greater than 100", true},
 		{"validators pageSize", "GET", "/v1/networks/fuji/validators?pageSize=101", "", 400, "pageSize must not be greater than 100", true},
 		{"metrics pageSize", "GET", "/v2/chains/43114/metrics/txCount?pageSize=2161", "", 400, "pageSize must not be greater than 2160", true},
+		{"contracts day only", "GET", "/v2/chains/43114/metrics/contracts?timeInterval=hour", "", 400, "timeInterval must be day for metric contracts", true},
+		{"deployers day only", "GET", "/v2/chains/43114/metrics/deployers?timeInterval=hour", "", 400, "timeInterval must be day for metric deployers", true},
+		{"quorum 0 means 67", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"message":"00","quorumPercentage":0,"quorumPercentageBuffer":50}`, 400, "quorumPercentage + quorumPercentageBuffer must not be greater than 100", true},
 		{"network", "GET", "/v1/networks/devnet/subnets", "", 400, "network must be one of the following values: mainnet, fuji, testnet", true},
 		{"sortOrder", "GET", "/v1/networks/fuji/subnets?sortOrder=sideways", "", 400, "sortOrder must be one of the following values: asc, desc", true},
 		{"validationStatus", "GET", "/v1/networks/fuji/validators/" + nid + "?validationStatus=gone", "", 400, "validationStatus must be one of", true},
@@ -55,10 +58,10 @@ func TestBadInputNeverReachesUpstream(t *testing.T) {
 		{"rewards neither", "GET", "/v1/networks/fuji/rewards:listPending", "", 400, "at least one of addresses, nodeIds must be provided", true},
 		{"startTimestamp", "GET", "/v2/chains/43114/metrics/txCount?startTimestamp=-1", "", 400, "startTimestamp must not be less than 0", true},
 		{"startBlock number", "GET", "/v1/chains/43114/tokens/0xa/transfers?startBlock=ten", "", 400, "startBlock must be a number", true},
-		{"quorum sum", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"message":"00","quorumPercentage":90,"quorumPercentageBuffer":11}`, 400, "quorumPercentage + quorumPercentageBuffer must be less than or equal to 100", true},
-		{"neither message nor justification", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"quorumPercentage":50}`, 400, "either message or justification must be provided", true},
+		{"quorum sum", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"message":"00","quorumPercentage":90,"quorumPercentageBuffer":11}`, 400, "quorumPercentage + quorumPercentageBuffer must not be greater than 100", true},
+		{"neither message nor justification", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"quorumPercentage":50}`, 400, "Must provide either message or justification", true},
 		{"non-hex", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"justification":"0xg0"}`, 400, "justification must be a hexadecimal number", true},
-		{"malformed JSON", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"message":`, 400, "request body must be a JSON object", true},
+		{"malformed JSON", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"message":`, 400, "body must be a JSON object", true},
 		{"oversized", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures", `{"message":"` + strings.Repeat("00", 1024) + `"}`, 413, "request entity too large", false},
 	}
 	for _, tt := range tests {
@@ -198,7 +201,7 @@ func TestNoUpstreamNoLocal(t *testing.T) {
 	if w.Code != 503 || !strings.Contains(w.Body.String(), `"code":-32000`) {
 		t.Fatalf("node = %d %s", w.Code, w.Body)
 	}
-	_ = config.Data
+	_ = catalog.Data
 	_ = bytes.MinRead
 }
 
@@ -209,7 +212,7 @@ func BenchmarkPassthrough(b *testing.B) {
 		w.Write(body)
 	}))
 	defer origin.Close()
-	srv, err := New(Options{Upstreams: map[config.Service]*Upstream{config.Data: upstreamFor(b, config.Data, origin.URL)}})
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: upstreamFor(b, catalog.Data, origin.URL)}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/cache"
-	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/decimal"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/limits"
@@ -90,8 +90,8 @@ func (s *Server) restError(ex *exchange, status int, msgs []string, validation b
 	writeRESTError(ex.w, ex.service, status, msgs, validation)
 }
 
-func writeRESTError(w http.ResponseWriter, svc config.Service, status int, msgs []string, validation bool) {
-	if svc == config.Metrics || validation {
+func writeRESTError(w http.ResponseWriter, svc catalog.Service, status int, msgs []string, validation bool) {
+	if svc == catalog.Metrics || validation {
 		apierror.WriteList(w, status, msgs...)
 		return
 	}
@@ -101,7 +101,7 @@ func writeRESTError(w http.ResponseWriter, svc config.Service, status int, msgs 
 // unavailable answers 503 for p in its service's format.
 func (s *Server) unavailable(ex *exchange, p *plan, w http.ResponseWriter, msg string) {
 	setSource(w.Header(), FromEdge)
-	if p.service == config.Node {
+	if p.service == catalog.Node {
 		var id *json.RawMessage
 		if p.call != nil {
 			id = p.call.ID

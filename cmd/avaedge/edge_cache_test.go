@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/redistest"
 	"github.com/avaedge/avaedge/proxy"
@@ -69,7 +70,7 @@ func cachedEdge(t *testing.T, origin string, rdb redis.UniversalClient, clk *tes
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	up, err := proxy.NewUpstream(config.Data, cfg.Upstreams.Data, "", nil)
+	up, err := proxy.NewUpstream(catalog.Data, cfg.Upstreams.Data, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +79,8 @@ func cachedEdge(t *testing.T, origin string, rdb redis.UniversalClient, clk *tes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	srv, err := proxy.New(proxy.Options{Upstreams: map[config.Service]*proxy.Upstream{config.Data: up},
-		Routes: cfg.RoutesWithOverrides(), Cache: c, Now: clk.Now})
+	srv, err := proxy.New(proxy.Options{Upstreams: map[catalog.Service]*proxy.Upstream{catalog.Data: up},
+		Routes: catalog.WithOverrides(cfg.Overrides()), Cache: c, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/proxy"
@@ -39,7 +40,7 @@ func benchmarkCacheHit(b *testing.B, parallel bool) {
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	up, _ := proxy.NewUpstream(config.Data, cfg.Upstreams.Data, "", nil)
+	up, _ := proxy.NewUpstream(catalog.Data, cfg.Upstreams.Data, "", nil)
 	c, _ := cache.New(cache.Options{})
 	defer c.Close()
 	kf, err := limits.ParseKeysFile([]byte("plans: {bench: {cu_per_minute: 1000000000000}}\nanonymous: bench\n"))
@@ -48,7 +49,7 @@ func benchmarkCacheHit(b *testing.B, parallel bool) {
 	}
 	lim, _ := limits.New(limits.Options{Keys: kf})
 	defer lim.Close()
-	srv, err := proxy.New(proxy.Options{Upstreams: map[config.Service]*proxy.Upstream{config.Data: up}, Cache: c, Limiter: lim})
+	srv, err := proxy.New(proxy.Options{Upstreams: map[catalog.Service]*proxy.Upstream{catalog.Data: up}, Cache: c, Limiter: lim})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/limits"
@@ -34,26 +35,39 @@ import (
 type world struct {
 	handler *local.Handler
 	close   []func() error
+	wired   localWiring
+}
+
+// localWiring is what buildLocal handed the local packages.
+type localWiring struct {
+	opts        local.Options
+	seed        int64                   // the devnet's
+	devChain    bool                    // whether the embedded EVM dev chain runs
+	evmChains   []evmindex.ChainOptions // the chains the indexer follows
+	evmInfos    []evmdata.ChainInfo     // the chains the EVM Data API lists
+	indexPath   string                  // the EVM index's file, "" in memory
+	metricsPath string                  // the metrics history's file, "" in memory
 }
 
 // localParts collects what the local packages contribute.
 type localParts struct {
-	handlers map[string]http.Handler
+	handlers map[string]catalog.Handler
 	evmRPC   http.Handler
+	wired    localWiring
 	methods  map[string]jsonrpc.Method
 	indexed  map[string]bool // EVM chain ids followed from real nodes
 	close    []func() error
 }
 
-func (p *localParts) add(hs map[string]http.Handler) {
+func (p *localParts) add(hs map[string]catalog.Handler) {
 	for name, h := range hs {
 		p.handlers[name] = h
 	}
 }
 
 // buildLocal assembles the local world from its packages.
-func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, routes []config.Route, localMode map[config.Service]bool, nodeNetwork string) (*world, error) {
-	parts := &localParts{handlers: map[string]http.Handler{}, indexed: map[string]bool{}}
+func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, routes []catalog.Route, localMode map[catalog.Service]bool, nodeNetwork string) (*world, error) {
+	parts := &localParts{handlers: map[string]catalog.Handler{}, indexed: map[string]bool{}}
 	fail := func(err error) (*world, error) {
 		for i := len(parts.close) - 1; i >= 0; i-- {
 			parts.close[i]()
@@ -71,7 +85,7 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	// The node answers as the local network, or impersonates the node
 	// upstream's network when that is mapped to the devnet.
 	nodeAs := "local"
-	if !localMode[config.Node] && nodeNetwork != "" {
+	if !localMode[catalog.Node] && nodeNetwork != "" {
 		nodeAs = nodeNetwork
 	}
 	nw, err := node.FromDevnet(dev, nodeAs)
@@ -81,7 +95,9 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	parts.methods = node.Methods(nw)
 	agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
 	parts.add(agg.Handlers())
-	h := local.New(local.Options{
+	wired := parts.wired
+	wired.seed = cfg.Local.Seed
+	wired.opts = local.Options{
 		Routes:       routes,
 		Handlers:     parts.handlers,
 		Methods:      parts.methods,
@@ -90,15 +106,16 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		Networks:     cfg.Local.Networks,
 		NodeNetwork:  nodeNetwork,
 		IndexedChain: func(id string) bool { return parts.indexed[id] },
-	})
-	return &world{handler: h, close: parts.close}, nil
+	}
+	h := local.New(wired.opts)
+	return &world{handler: h, close: parts.close, wired: wired}, nil
 }
 
 // buildEVM starts the embedded dev chain (when some service is local), the
 // indexer that follows it and the configured external EVM nodes, and the EVM
 // Data API handlers over the index.
-func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[config.Service]bool, parts *localParts) error {
-	runDev := !cfg.Local.DisableDevChain && (localMode[config.Data] || localMode[config.Metrics] || localMode[config.Node])
+func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[catalog.Service]bool, parts *localParts) error {
+	runDev := !cfg.Local.DisableDevChain && (localMode[catalog.Data] || localMode[catalog.Metrics] || localMode[catalog.Node])
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain
@@ -150,14 +167,16 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	if chain != nil {
 		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: devnet.CChainID.String()}
 	}
-	only := func(s config.Service) *cchain.Aliases {
+	only := func(s catalog.Service) *cchain.Aliases {
 		if localMode[s] {
 			return aliases
 		}
 		return nil
 	}
-	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath, CChain: only(config.Metrics)})
-	if err != nil {
+	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath, CChain: only(catalog.Metrics)})
+	parts.wired.devChain, parts.wired.evmChains, parts.wired.evmInfos = runDev, chains, infos
+	parts.wired.indexPath, parts.wired.metricsPath = path, mpath
+		if err != nil {
 		return fmt.Errorf("metrics engine: %w", err)
 	}
 	parts.close = append(parts.close, engine.Close)
@@ -184,7 +203,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
 		}
 	}
-	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log, CChain: only(config.Data)}))
+	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log, CChain: only(catalog.Data)}))
 	parts.add(engine.Handlers())
 	return nil
 }

@@ -46,8 +46,8 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	}
 	defer app.Close()
 
-	pub := proxy.HTTPServer(cfg.Listen, app.Handler, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes)
-	adm := proxy.HTTPServer(cfg.AdminListen, app.Admin, 10*time.Second, 60*time.Second, 1<<16)
+	srvs := newServers(cfg, app)
+	pub, adm := srvs.public, srvs.admin
 
 	pubLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -73,7 +73,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 			}
 		}()
 		pub.TLSConfig = tm.TLSConfig()
-		plain = proxy.HTTPServer(cfg.TLS.HTTPListen, tm.HTTPHandler(), 10*time.Second, 60*time.Second, 1<<16)
+		plain = proxy.HTTPServer(srvs.acme, tm.HTTPHandler(), 10*time.Second, 60*time.Second, 1<<16)
 		go func() { errc <- listenServe(plain) }()
 		go func() { errc <- serveTLS(pub, pubLn) }()
 	} else {
@@ -106,8 +106,8 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 		}
 	}
 	app.SetReady(false)
-	log.Info("shutting down: draining in-flight requests", "timeout", cfg.Server.ShutdownTimeout.D().String())
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout.D())
+	log.Info("shutting down: draining in-flight requests", "timeout", srvs.shutdown.String())
+	sctx, cancel := context.WithTimeout(context.Background(), srvs.shutdown)
 	defer cancel()
 	err = pub.Shutdown(sctx)
 	adm.Shutdown(sctx)
@@ -119,6 +119,26 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// servers are the public and admin listeners' servers and how long
+// shutdown drains them.
+type servers struct {
+	public, admin *http.Server
+	shutdown      time.Duration
+	// acme is the address of the ACME challenge and redirect listener
+	// when TLS is on.
+	acme string
+}
+
+// newServers builds the listeners' servers from the server section.
+func newServers(cfg *config.Config, a *app) servers {
+	return servers{
+		public:   proxy.HTTPServer(cfg.Listen, a.Handler, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes),
+		admin:    proxy.HTTPServer(cfg.AdminListen, a.Admin, 10*time.Second, 60*time.Second, 1<<16),
+		shutdown: cfg.Server.ShutdownTimeout.D(),
+		acme:     cfg.TLS.HTTPListen,
+	}
 }
 
 func serve(s *http.Server, ln net.Listener) error {

@@ -14,11 +14,16 @@ import (
 // With a shared Redis, certificates live there so every replica uses the
 // one certificate that any of them obtains.
 func newTLS(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) (*edgetls.Manager, error) {
+	return edgetls.New(tlsOptions(cfg, log, rdb))
+}
+
+// tlsOptions is the tls section as the certificate manager's options.
+func tlsOptions(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) edgetls.Options {
 	storage := ""
 	if cfg.DataDir != "" {
 		storage = filepath.Join(cfg.DataDir, "certs")
 	}
-	return edgetls.New(edgetls.Options{
+	return edgetls.Options{
 		Domains:     cfg.TLS.Domains,
 		Email:       cfg.TLS.Email,
 		CA:          cfg.TLS.CA,
@@ -28,5 +33,5 @@ func newTLS(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) (*e
 		CertFile:    cfg.TLS.CertFile,
 		KeyFile:     cfg.TLS.KeyFile,
 		Logger:      log,
-	})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/proxy"
@@ -29,6 +30,19 @@ type app struct {
 	// Reload re-reads the keys file (on SIGHUP).
 	Reload  func() error
 	closers []func() error
+	// wired records what build handed each component.
+	wired wiring
+}
+
+// wiring is what build handed each component: the record that lets a test
+// check that every config field reaches the component it configures.
+type wiring struct {
+	proxy     proxy.Options
+	upstreams map[catalog.Service]*proxy.Upstream
+	cache     cache.Options
+	limits    limits.Options
+	admin     proxy.AdminOptions
+	local     localWiring
 }
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
@@ -52,21 +66,21 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	routes := cfg.RoutesWithOverrides()
+	routes := catalog.WithOverrides(cfg.Overrides())
 
 	var srv *proxy.Server
-	ups := map[config.Service]*proxy.Upstream{}
-	localMode := map[config.Service]bool{}
-	for svc, u := range map[config.Service]config.Upstream{config.Data: cfg.Upstreams.Data, config.Metrics: cfg.Upstreams.Metrics, config.Node: cfg.Upstreams.Node} {
+	ups := map[catalog.Service]*proxy.Upstream{}
+	localMode := map[catalog.Service]bool{}
+	for svc, u := range map[catalog.Service]config.Upstream{catalog.Data: cfg.Upstreams.Data, catalog.Metrics: cfg.Upstreams.Metrics, catalog.Node: cfg.Upstreams.Node} {
 		if u.URL == "" || u.Mode == "local" {
 			localMode[svc] = true
 			continue
 		}
 		key := cfg.UpstreamAPIKey
-		if svc == config.Node {
+		if svc == catalog.Node {
 			key = "" // the Data API key is the operator's account: never sent to a node provider
 		}
-		up, err := proxy.NewUpstream(svc, u, key, func(svc config.Service, from, to string) {
+		up, err := proxy.NewUpstream(svc, u, key, func(svc catalog.Service, from, to string) {
 			if srv != nil {
 				srv.BreakerChanged(svc, from, to)
 			}
@@ -78,7 +92,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 
 	nodeNetwork := ""
-	if up := ups[config.Node]; up != nil {
+	if up := ups[catalog.Node]; up != nil {
 		id := cfg.Upstreams.Node.NetworkID
 		if id == 0 {
 			nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -106,21 +120,22 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		a.closers = append(a.closers, rdb.Close)
 		a.Redis = rdb
 	}
-	c, err := cache.New(cache.Options{
+	a.wired.cache = cache.Options{
 		Prefix:        cfg.RedisPrefix,
 		MaxBytes:      cfg.Cache.MaxBytes,
 		Redis:         rdb,
 		CompressAbove: cfg.Cache.CompressAbove,
 		Registerer:    reg,
 		Logger:        log,
-	})
+	}
+	c, err := cache.New(a.wired.cache)
 	if err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, c.Close)
 
 	trusted := parsePrefixes(cfg.TrustedProxies)
-	lim, err := limits.New(limits.Options{
+	a.wired.limits = limits.Options{
 		KeysPath:       cfg.KeysFile,
 		Redis:          rdb,
 		Prefix:         cfg.RedisPrefix,
@@ -128,31 +143,35 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		TrustedProxies: trusted,
 		Registerer:     reg,
 		Logger:         log,
-	})
+	}
+	lim, err := limits.New(a.wired.limits)
 	if err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
-	srv, err = proxy.New(proxy.Options{
+	a.wired.upstreams = ups
+	a.wired.local = world.wired
+	a.wired.proxy = proxy.Options{
 		Routes:       routes,
 		Upstreams:    ups,
-		Local:        localAdapter{world.handler},
+		Local:        world.handler,
 		Cache:        c,
 		Limiter:      lim,
-		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		Publish:      cfg.Publish,
 		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
+		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		AccessLog:    !cfg.DisableAccessLog,
 		Logger:       log,
 		Registerer:   reg,
-	})
+	}
+	srv, err = proxy.New(a.wired.proxy)
 	if err != nil {
 		return nil, err
 	}
 	a.Handler = srv
-	a.Admin = proxy.AdminHandler(proxy.AdminOptions{
+	a.wired.admin = proxy.AdminOptions{
 		Gatherer: reg,
 		Token:    cfg.AdminToken,
 		Purge:    c.Purge,
@@ -166,6 +185,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		Ready: func() (bool, map[string]any) {
 			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
 		},
-	})
+	}
+	a.Admin = proxy.AdminHandler(a.wired.admin)
 	return a, nil
 }

@@ -70,7 +70,7 @@ func (q *req) subnet(s *devnet.Subnet) subnet {
 }
 
 func (a *api) listSubnets(q *req) (any, *httpError) {
-	size := q.pageSize(100, 10000)
+	size := q.pageSize(100)
 	desc := q.desc()
 	if len(q.errs) > 0 {
 		return nil, nil
@@ -91,7 +91,7 @@ func (a *api) listSubnets(q *req) (any, *httpError) {
 }
 
 func (a *api) getSubnetByID(q *req) (any, *httpError) {
-	raw := q.r.PathValue("subnetId")
+	raw := q.q.Get("subnetId")
 	id, err := avax.ParseID(raw)
 	if err != nil {
 		return nil, badRequest("subnetId must be a valid subnet id")
@@ -169,19 +169,12 @@ func (a *api) getUtxos(q *req) (any, *httpError) {
 	if herr != nil {
 		return nil, herr
 	}
-	size := q.pageSize(10, 100)
+	size := q.pageSize(10)
 	desc := q.desc()
-	sortBy := q.enum("sortBy", "timestamp", "amount")
+	sortBy := q.q.Get("sortBy")
 	addrs := q.addresses("addresses")
-	minAmount, _ := q.number("minUtxoAmount", 0, 1e30)
-	includeSpent := false
-	switch s := q.q.Get("includeSpent"); s {
-	case "", "false":
-	case "true":
-		includeSpent = true
-	default:
-		q.fail("includeSpent must be a boolean value")
-	}
+	minAmount, _ := q.number("minUtxoAmount")
+	includeSpent := q.q.Get("includeSpent") == "true"
 	var asset *avax.ID
 	if s := q.q.Get("assetId"); s != "" {
 		id, err := avax.ParseID(s)
@@ -292,15 +285,9 @@ func (a *api) getVertices(q *req) (any, *httpError) {
 	if _, herr := q.resolveChain(devnet.ChainX); herr != nil {
 		return nil, herr
 	}
-	size := q.pageSize(10, 100)
+	size := q.pageSize(10)
 	desc := q.desc()
-	height, ok := q.integer("vertexHeight")
-	if !ok && q.q.Get("vertexHeight") == "" {
-		q.fail("vertexHeight should not be empty")
-	}
-	if len(q.errs) > 0 {
-		return nil, nil
-	}
+	height, _ := q.integer("vertexHeight")
 	items := a.w.VerticesAt(uint64(height))
 	order(items, desc, func(x, y *devnet.Vertex) bool { return x.Index < y.Index })
 	page, next, herr := paginate(q, items, size, q.scope("X"))
@@ -349,10 +336,10 @@ func (a *api) listBlocksByNode(q *req) (any, *httpError) {
 	if herr != nil {
 		return nil, herr
 	}
-	size := q.pageSize(10, 100)
+	size := q.pageSize(10)
 	start, hasStart := q.integer("startTimestamp")
 	end, hasEnd := q.integer("endTimestamp")
-	raw := q.r.PathValue("nodeId")
+	raw := q.q.Get("nodeId")
 	node, err := avax.ParseNodeID(raw)
 	if err != nil {
 		q.fail("nodeId must be a valid node id")
@@ -407,9 +394,6 @@ type listChainIDsResponse struct {
 }
 
 func (a *api) listChainIDs(q *req) (any, *httpError) {
-	if q.q.Get("addresses") == "" {
-		q.fail("addresses should not be empty")
-	}
 	addrs := q.addresses("addresses")
 	if len(q.errs) > 0 {
 		return nil, nil

@@ -13,7 +13,6 @@ package dataapi
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -23,22 +22,24 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/devnet"
 	"github.com/avaedge/avaedge/local/pagetoken"
 )
 
 // Handlers returns the Data API handlers over w, keyed by the glacier.json
-// operationId. They read the path values "network", "blockchainId",
-// "nodeId" and "subnetId" of a Go 1.22 ServeMux pattern. now is the clock of
-// page tokens only; stake statuses follow the world's own clock. The handlers
-// are safe for concurrent use.
-func Handlers(w *devnet.World, now func() time.Time) map[string]http.Handler {
+// operationId. They read their parameters ("network", "blockchainId",
+// "nodeId", "subnetId" and the query) from the values the catalogue
+// validated, and check only what the catalogue does not (addresses, ids,
+// page tokens). now is the clock of page tokens only; stake statuses follow
+// the world's own clock. The handlers are safe for concurrent use.
+func Handlers(w *devnet.World, now func() time.Time) map[string]catalog.Handler {
 	if now == nil {
 		now = time.Now
 	}
 	a := &api{w: w, now: now}
-	return map[string]http.Handler{
+	return map[string]catalog.Handler{
 		"listSubnets":                      a.handle("listSubnets", a.listSubnets),
 		"getSubnetById":                    a.handle("getSubnetById", a.getSubnetByID),
 		"getUtxosByAddresses":              a.handle("getUtxosByAddresses", a.getUtxos),
@@ -78,16 +79,16 @@ func notFound(msg string) *httpError {
 type req struct {
 	op   string
 	r    *http.Request
-	q    url.Values
+	q    catalog.Values // the validated parameters, path values included
 	net  devnet.Network
 	name string // the network name as requested
 	errs []string
 	now  func() time.Time
 }
 
-func (a *api) handle(op string, fn func(*req) (any, *httpError)) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		q := &req{op: op, r: r, q: r.URL.Query(), name: r.PathValue("network"), now: a.now}
+func (a *api) handle(op string, fn func(*req) (any, *httpError)) catalog.Handler {
+	return func(rw http.ResponseWriter, r *http.Request, v catalog.Values) {
+		q := &req{op: op, r: r, q: v, name: v["network"], now: a.now}
 		var (
 			body any
 			herr *httpError
@@ -119,92 +120,39 @@ func (a *api) handle(op string, fn func(*req) (any, *httpError)) http.Handler {
 		rw.Header().Set("Content-Length", strconv.Itoa(len(out)))
 		rw.WriteHeader(http.StatusOK)
 		rw.Write(out)
-	})
+	}
 }
 
 func (q *req) fail(format string, args ...any) { q.errs = append(q.errs, fmt.Sprintf(format, args...)) }
 
-// pageSize reads pageSize within [1, maxSize], def when absent.
-func (q *req) pageSize(def, maxSize int) int {
-	s := q.q.Get("pageSize")
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	switch {
-	case err != nil:
-		q.fail("pageSize must be an integer number")
-	case n < 1:
-		q.fail("pageSize must not be less than 1")
-	case n > maxSize:
-		q.fail("pageSize must not be greater than %d", maxSize)
-	default:
+// The readers below parse values the catalogue has validated (types, bounds,
+// enumerations, list items), so they report nothing.
+
+// pageSize reads pageSize; def when absent (the catalogue fills the
+// default, so only a route used without it sees def).
+func (q *req) pageSize(def int) int {
+	if n, err := strconv.Atoi(q.q.Get("pageSize")); err == nil {
 		return n
 	}
 	return def
 }
 
 // desc reads sortOrder; absent means descending (newest first).
-func (q *req) desc() bool {
-	switch q.q.Get("sortOrder") {
-	case "", "desc":
-		return true
-	case "asc":
-		return false
-	}
-	q.fail("sortOrder must be one of the following values: asc, desc")
-	return true
+func (q *req) desc() bool { return q.q.Get("sortOrder") != "asc" }
+
+// number reads an optional number.
+func (q *req) number(name string) (float64, bool) {
+	f, err := strconv.ParseFloat(q.q.Get(name), 64)
+	return f, err == nil
 }
 
-// enum reads an optional parameter that must be one of values.
-func (q *req) enum(name string, values ...string) string {
-	s := q.q.Get(name)
-	if s != "" && !slices.Contains(values, s) {
-		q.fail("%s must be one of the following values: %s", name, strings.Join(values, ", "))
-		return ""
-	}
-	return s
-}
-
-// number reads an optional number within [lo, hi].
-func (q *req) number(name string, lo, hi float64) (float64, bool) {
-	s := q.q.Get(name)
-	if s == "" {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	switch {
-	case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
-		q.fail("%s must be a number conforming to the specified constraints", name)
-	case f < lo:
-		q.fail("%s must not be less than %v", name, lo)
-	case f > hi:
-		q.fail("%s must not be greater than %v", name, hi)
-	default:
-		return f, true
-	}
-	return 0, false
-}
-
-// integer reads an optional non-negative integer.
+// integer reads an optional integer.
 func (q *req) integer(name string) (int64, bool) {
-	s := q.q.Get(name)
-	if s == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	switch {
-	case err != nil:
-		q.fail("%s must be an integer number", name)
-	case n < 0:
-		q.fail("%s must not be less than 0", name)
-	default:
-		return n, true
-	}
-	return 0, false
+	n, err := strconv.ParseInt(q.q.Get(name), 10, 64)
+	return n, err == nil
 }
 
-// list splits a comma-separated parameter; empty items are an error.
+// list splits a comma-separated parameter.
 func (q *req) list(name string) []string {
 	s := q.q.Get(name)
 	if s == "" {
@@ -213,10 +161,6 @@ func (q *req) list(name string) []string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		parts[i] = strings.TrimSpace(p)
-		if parts[i] == "" {
-			q.fail("%s must be a comma-separated list of values", name)
-			return nil
-		}
 	}
 	return parts
 }
@@ -261,13 +205,12 @@ func (q *req) nodeIDs(name string) []avax.NodeID {
 }
 
 // scope binds page tokens to the operation, its path values and its
-// filters: every query parameter but pageToken and pageSize, canonically
-// ordered.
+// filters: every parameter but pageToken and pageSize, canonically ordered.
 func (q *req) scope(pathValues ...string) string {
 	v := url.Values{}
-	for k, vs := range q.q {
+	for k, s := range q.q {
 		if k != "pageToken" && k != "pageSize" {
-			v[k] = vs
+			v.Set(k, s)
 		}
 	}
 	return q.op + "|" + q.name + "|" + strings.Join(pathValues, "|") + "|" + v.Encode()
@@ -344,7 +287,7 @@ func (q *req) bech32(chain string, addrs []avax.ShortID) []string {
 
 // resolveChain reads the blockchainId path value.
 func (q *req) resolveChain(allowed ...devnet.Chain) (devnet.Chain, *httpError) {
-	s := q.r.PathValue("blockchainId")
+	s := q.q.Get("blockchainId")
 	c, ok := devnet.ResolveChain(s)
 	if !ok || !slices.Contains(allowed, c) {
 		return 0, badRequest("blockchainId must be one of the following values: " + chainEnum(allowed))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -32,6 +33,13 @@ var patterns = map[string]string{
 	"getChainIdsForAddresses":          "GET /v1/networks/{network}/addresses:listChainIds",
 }
 
+// subnetByID is the real API's getSubnetById, which the catalogue forwards
+// without listing it; the local handler answers it when mounted.
+var subnetByID = catalog.Route{Name: "getSubnetById", Service: catalog.Data, Method: http.MethodGet,
+	Path: "/v1/networks/{network}/subnets/{subnetId}", Params: []catalog.Param{
+		{Name: "network", In: catalog.Path, Required: true, Enum: catalog.Networks},
+		{Name: "subnetId", In: catalog.Path, Required: true}}}
+
 var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 type fixture struct {
@@ -49,14 +57,15 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
 	hs := Handlers(w, func() time.Time { return clock })
-	for op, p := range patterns {
-		h, ok := hs[op]
-		if !ok {
+	// The handlers take validated values: mount them through the catalogue,
+	// as the local world does without the edge.
+	routes := append(catalog.Catalogue(), subnetByID)
+	mux := catalog.NewMux(routes, hs)
+	for op := range patterns {
+		if _, ok := hs[op]; !ok {
 			t.Fatalf("no handler for %s", op)
 		}
-		mux.Handle(p, h)
 	}
 	return &fixture{w: w, mux: mux}
 }

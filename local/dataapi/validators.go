@@ -189,10 +189,10 @@ func (q *req) validatorItem(a *api, in vinfo) any {
 var validationStatuses = []string{"completed", "active", "pending", "removed"}
 
 func (a *api) listValidators(q *req) (any, *httpError) {
-	size := q.pageSize(10, 100)
+	size := q.pageSize(10)
 	desc := q.desc()
-	status := q.enum("validationStatus", validationStatuses...)
-	sortBy := q.enum("sortBy", "blockIndex", "delegationCapacity", "timeRemaining", "delegationFee", "uptimePerformance")
+	status := q.q.Get("validationStatus")
+	sortBy := q.q.Get("sortBy")
 	nodeSubs := q.list("nodeIds")
 	var subnet *avax.ID
 	if s := q.q.Get("subnetId"); s != "" {
@@ -205,12 +205,12 @@ func (a *api) listValidators(q *req) (any, *httpError) {
 	}
 	minCap, hasMinCap := q.bigFilter("minDelegationCapacity")
 	maxCap, hasMaxCap := q.bigFilter("maxDelegationCapacity")
-	minTime, hasMinTime := q.number("minTimeRemaining", 0, 2147483647)
-	maxTime, hasMaxTime := q.number("maxTimeRemaining", 0, 2147483647)
-	minFee, hasMinFee := q.number("minFeePercentage", 2, 100)
-	maxFee, hasMaxFee := q.number("maxFeePercentage", 2, 100)
-	minUp, hasMinUp := q.number("minUptimePerformance", 0, 100)
-	maxUp, hasMaxUp := q.number("maxUptimePerformance", 0, 100)
+	minTime, hasMinTime := q.number("minTimeRemaining")
+	maxTime, hasMaxTime := q.number("maxTimeRemaining")
+	minFee, hasMinFee := q.number("minFeePercentage")
+	maxFee, hasMaxFee := q.number("maxFeePercentage")
+	minUp, hasMinUp := q.number("minUptimePerformance")
+	maxUp, hasMaxUp := q.number("maxUptimePerformance")
 	if len(q.errs) > 0 {
 		return nil, nil
 	}
@@ -275,10 +275,10 @@ func (q *req) bigFilter(name string) (uint64, bool) {
 }
 
 func (a *api) getSingleValidator(q *req) (any, *httpError) {
-	size := q.pageSize(10, 100)
+	size := q.pageSize(10)
 	desc := q.desc()
-	status := q.enum("validationStatus", validationStatuses...)
-	raw := q.r.PathValue("nodeId")
+	status := q.q.Get("validationStatus")
+	raw := q.q.Get("nodeId")
 	id, err := avax.ParseNodeID(raw)
 	if err != nil {
 		q.fail("nodeId must be a valid node id")
@@ -331,9 +331,9 @@ type listDelegatorsResponse struct {
 }
 
 func (a *api) listDelegators(q *req) (any, *httpError) {
-	size := q.pageSize(10, 100)
+	size := q.pageSize(10)
 	desc := q.desc()
-	status := q.enum("delegationStatus", "completed", "active", "pending")
+	status := q.q.Get("delegationStatus")
 	addrs := q.addresses("rewardAddresses")
 	nodes := q.nodeIDs("nodeIds")
 	if len(q.errs) > 0 {
@@ -390,13 +390,10 @@ type listPendingRewardsResponse struct {
 }
 
 func (a *api) listPendingRewards(q *req) (any, *httpError) {
-	size := q.pageSize(10, 100)
+	size := q.pageSize(10)
 	desc := q.desc()
 	addrs := q.addresses("addresses")
 	nodes := q.nodeIDs("nodeIds")
-	if q.q.Get("addresses") == "" && q.q.Get("nodeIds") == "" {
-		q.fail("at least one of addresses, nodeIds must be provided")
-	}
 	if len(q.errs) > 0 {
 		return nil, nil
 	}

@@ -2,7 +2,6 @@ package evmdata
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -10,22 +9,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// currencies are the accepted currency codes (CurrencyCode). Prices are
-// unknown offline, so the code only has to be valid.
-var currencies = map[string]bool{"usd": true, "eur": true, "aud": true, "cad": true, "chf": true, "clp": true, "cny": true,
-	"czk": true, "dkk": true, "gbp": true, "hkd": true, "huf": true, "jpy": true, "nzd": true}
-
-func checkCurrency(r *http.Request) error {
-	if c := r.URL.Query().Get("currency"); c != "" && !currencies[c] {
-		return errBadRequest{"currency must be one of the following values: usd, eur, aud, cad, chf, clp, cny, czk, dkk, gbp, hkd, huf, jpy, nzd"}
-	}
-	return nil
-}
-
 // atBlock reads blockNumber (a decimal string); nil means latest. A number
 // past the indexed head also means latest.
-func (s *server) atBlock(r *http.Request, chainID uint64) (*uint64, error) {
-	raw := r.URL.Query().Get("blockNumber")
+func (s *server) atBlock(r *req, chainID uint64) (*uint64, error) {
+	raw := r.Get("blockNumber")
 	if raw == "" {
 		return nil, nil
 	}
@@ -58,16 +45,13 @@ type balanceRequest struct {
 	scope  string
 }
 
-func (s *server) balanceRequest(r *http.Request, maxSize int, withBlock bool, filters ...string) (*balanceRequest, error) {
+func (s *server) balanceRequest(r *req, maxSize int, withBlock bool, filters ...string) (*balanceRequest, error) {
 	c, err := s.chain(r)
 	if err != nil {
 		return nil, err
 	}
 	b := &balanceRequest{chain: c}
 	if b.owner, err = address("address", r.PathValue("address")); err != nil {
-		return nil, err
-	}
-	if err := checkCurrency(r); err != nil {
 		return nil, err
 	}
 	if withBlock {
@@ -78,10 +62,10 @@ func (s *server) balanceRequest(r *http.Request, maxSize int, withBlock bool, fi
 	if maxSize == 0 { // a route without paging
 		return b, nil
 	}
-	if b.size, err = pageSize(r, 10, maxSize); err != nil {
+	if b.size, err = pageSize(r, 10); err != nil {
 		return nil, err
 	}
-	q := r.URL.Query()
+	q := r
 	fs := []string{"blockNumber=" + q.Get("blockNumber")}
 	for _, f := range filters {
 		fs = append(fs, f+"="+q.Get(f))
@@ -124,44 +108,38 @@ func (s *server) holdings(ctx context.Context, b *balanceRequest, kind evmindex.
 }
 
 // getNativeBalance answers GET /v1/chains/{chainId}/addresses/{address}/balances:getNative.
-func (s *server) getNativeBalance(w http.ResponseWriter, r *http.Request) {
+func (s *server) getNativeBalance(r *req) (any, error) {
 	b, err := s.balanceRequest(r, 0, true)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	nb, err := s.nativeBalance(r.Context(), b.chain, b.owner, b.at)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, struct {
+	return struct {
 		NativeTokenBalance nativeTokenBalance `json:"nativeTokenBalance"`
-	}{nb})
+	}{nb}, nil
 }
 
 // listErc20Balances answers GET /v1/chains/{chainId}/addresses/{address}/balances:listErc20.
-func (s *server) listErc20Balances(w http.ResponseWriter, r *http.Request) {
+func (s *server) listErc20Balances(r *req) (any, error) {
 	b, err := s.balanceRequest(r, 500, true, "contractAddresses")
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	cs, err := contracts("contractAddresses", r.URL.Query().Get("contractAddresses"))
+	cs, err := contracts("contractAddresses", r.Get("contractAddresses"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	ctx := r.Context()
 	hs, next, err := s.holdings(ctx, b, evmindex.ERC20, cs)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	nb, err := s.nativeBalance(ctx, b.chain, b.owner, b.at)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	addrs := make([]common.Address, len(hs))
 	for i, h := range hs {
@@ -169,8 +147,7 @@ func (s *server) listErc20Balances(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := s.describe(ctx, b.chain.ChainID, addrs, nil)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := struct {
 		NextPageToken      string              `json:"nextPageToken,omitempty"`
@@ -181,36 +158,31 @@ func (s *server) listErc20Balances(w http.ResponseWriter, r *http.Request) {
 		out.Erc20TokenBalances = append(out.Erc20TokenBalances, erc20TokenBalance{erc20Token: *d.erc20(h.Contract),
 			ChainID: b.chain.answerID(), Balance: h.Balance.String(), TokenReputation: "Benign"})
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // listErc721Balances answers GET /v1/chains/{chainId}/addresses/{address}/balances:listErc721.
-func (s *server) listErc721Balances(w http.ResponseWriter, r *http.Request) {
+func (s *server) listErc721Balances(r *req) (any, error) {
 	b, err := s.balanceRequest(r, 500, false, "contractAddress")
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	cs, err := contracts("contractAddress", r.URL.Query().Get("contractAddress"))
+	cs, err := contracts("contractAddress", r.Get("contractAddress"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	ctx := r.Context()
 	hs, next, err := s.holdings(ctx, b, evmindex.ERC721, cs)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	nb, err := s.nativeBalance(ctx, b.chain, b.owner, nil)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	d, err := s.describeHoldings(ctx, b.chain.ChainID, hs)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := struct {
 		NextPageToken       string             `json:"nextPageToken,omitempty"`
@@ -222,36 +194,31 @@ func (s *server) listErc721Balances(w http.ResponseWriter, r *http.Request) {
 		t.OwnerAddress, t.ChainID = b.owner.Hex(), b.chain.answerID()
 		out.Erc721TokenBalances = append(out.Erc721TokenBalances, *t)
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // listErc1155Balances answers GET /v1/chains/{chainId}/addresses/{address}/balances:listErc1155.
-func (s *server) listErc1155Balances(w http.ResponseWriter, r *http.Request) {
+func (s *server) listErc1155Balances(r *req) (any, error) {
 	b, err := s.balanceRequest(r, 500, true, "contractAddress")
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	cs, err := contracts("contractAddress", r.URL.Query().Get("contractAddress"))
+	cs, err := contracts("contractAddress", r.Get("contractAddress"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	ctx := r.Context()
 	hs, next, err := s.holdings(ctx, b, evmindex.ERC1155, cs)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	nb, err := s.nativeBalance(ctx, b.chain, b.owner, b.at)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	d, err := s.describeHoldings(ctx, b.chain.ChainID, hs)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := struct {
 		NextPageToken        string             `json:"nextPageToken,omitempty"`
@@ -263,7 +230,7 @@ func (s *server) listErc1155Balances(w http.ResponseWriter, r *http.Request) {
 		t.ChainID, t.Balance = b.chain.answerID(), h.Balance.String()
 		out.Erc1155TokenBalances = append(out.Erc1155TokenBalances, *t)
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 func (s *server) describeHoldings(ctx context.Context, chainID uint64, hs []evmindex.Holding) (*tokenDescriber, error) {

@@ -1,7 +1,6 @@
 package evmdata
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -19,27 +18,23 @@ func blockJSON(c *ChainInfo, b evmindex.BlockRow) evmBlock {
 }
 
 // getLatestBlocks answers GET /v1/chains/{chainId}/blocks, newest first.
-func (s *server) getLatestBlocks(w http.ResponseWriter, r *http.Request) {
+func (s *server) getLatestBlocks(r *req) (any, error) {
 	c, err := s.chain(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	size, err := pageSize(r, 10, 100)
+	size, err := pageSize(r, 10)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	sc := scope(r)
 	before, err := s.cursor(r, sc)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	rows, err := s.ix.LatestBlocks(r.Context(), c.ChainID, before, size+1)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := struct {
 		NextPageToken string     `json:"nextPageToken,omitempty"`
@@ -53,16 +48,15 @@ func (s *server) getLatestBlocks(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Blocks = append(out.Blocks, blockJSON(c, b))
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: a number or a
 // block hash.
-func (s *server) getBlock(w http.ResponseWriter, r *http.Request) {
+func (s *server) getBlock(r *req) (any, error) {
 	c, err := s.chain(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	id := r.PathValue("blockId")
 	var b evmindex.BlockRow
@@ -72,8 +66,7 @@ func (s *server) getBlock(w http.ResponseWriter, r *http.Request) {
 	default:
 		n, perr := strconv.ParseUint(id, 10, 64)
 		if perr != nil {
-			s.writeError(w, r, errBadRequest{"blockId must be a block number or a block hash"})
-			return
+			return nil, errBadRequest{"blockId must be a block number or a block hash"}
 		}
 		b, err = s.ix.Block(r.Context(), c.ChainID, n)
 	}
@@ -81,8 +74,7 @@ func (s *server) getBlock(w http.ResponseWriter, r *http.Request) {
 		if err == evmindex.ErrNotFound {
 			err = errNotFound("Block " + id + " not found")
 		}
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, blockJSON(c, b))
+	return blockJSON(c, b), nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/devnet/evm"
 )
@@ -20,13 +21,7 @@ import (
 func TestCChainAliases(t *testing.T) {
 	w := newWorld(t)
 	serve := func(opts Options) *httptest.Server {
-		mux := http.NewServeMux()
-		for op, h := range Handlers(opts) {
-			if p, ok := routes[op]; ok {
-				mux.Handle(p, h)
-			}
-		}
-		srv := httptest.NewServer(mux)
+		srv := httptest.NewServer(catalog.NewMux(catalog.Catalogue(), Handlers(opts)))
 		t.Cleanup(srv.Close)
 		return srv
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/ethereum/go-ethereum/common"
@@ -99,10 +100,11 @@ type server struct {
 // getBlock, getNativeBalance, listErc20Balances, listErc721Balances,
 // listErc1155Balances, listErc1155Transactions, listTransfers,
 // getDeploymentTransaction, getTransaction, getTokenDetails, supportedChains
-// and getChainInfo. They read path values with r.PathValue ("chainId",
-// "address", "tokenId", "txHash", "blockId"), so they must be mounted on a
-// ServeMux pattern that names them.
-func Handlers(opts Options) map[string]http.Handler {
+// and getChainInfo. They read their parameters ("chainId", "address",
+// "tokenId", "txHash", "blockId" and the query) from the values the catalogue
+// validated, and check only what it does not (EVM addresses, hashes, block
+// ids, page tokens).
+func Handlers(opts Options) map[string]catalog.Handler {
 	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger, cchain: opts.CChain}
 	if s.now == nil {
 		s.now = time.Now
@@ -110,20 +112,50 @@ func Handlers(opts Options) map[string]http.Handler {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	return map[string]http.Handler{
-		"getLatestBlocks":          http.HandlerFunc(s.getLatestBlocks),
-		"getBlock":                 http.HandlerFunc(s.getBlock),
-		"getNativeBalance":         http.HandlerFunc(s.getNativeBalance),
-		"listErc20Balances":        http.HandlerFunc(s.listErc20Balances),
-		"listErc721Balances":       http.HandlerFunc(s.listErc721Balances),
-		"listErc1155Balances":      http.HandlerFunc(s.listErc1155Balances),
-		"listErc1155Transactions":  http.HandlerFunc(s.listErc1155Transactions),
-		"listTransfers":            http.HandlerFunc(s.listTransfers),
-		"getDeploymentTransaction": http.HandlerFunc(s.getDeploymentTransaction),
-		"getTransaction":           http.HandlerFunc(s.getTransaction),
-		"getTokenDetails":          http.HandlerFunc(s.getTokenDetails),
-		"supportedChains":          http.HandlerFunc(s.supportedChains),
-		"getChainInfo":             http.HandlerFunc(s.getChainInfo),
+	return map[string]catalog.Handler{
+		"getLatestBlocks":          s.handle(s.getLatestBlocks),
+		"getBlock":                 s.handle(s.getBlock),
+		"getNativeBalance":         s.handle(s.getNativeBalance),
+		"listErc20Balances":        s.handle(s.listErc20Balances),
+		"listErc721Balances":       s.handle(s.listErc721Balances),
+		"listErc1155Balances":      s.handle(s.listErc1155Balances),
+		"listErc1155Transactions":  s.handle(s.listErc1155Transactions),
+		"listTransfers":            s.handle(s.listTransfers),
+		"getDeploymentTransaction": s.handle(s.getDeploymentTransaction),
+		"getTransaction":           s.handle(s.getTransaction),
+		"getTokenDetails":          s.handle(s.getTokenDetails),
+		"supportedChains":          s.handle(s.supportedChains),
+		"getChainInfo":             s.handle(s.getChainInfo),
+	}
+}
+
+// req is one call being answered: the client's request (for its context and
+// path) and the validated values.
+type req struct {
+	r *http.Request
+	v catalog.Values
+}
+
+// Context returns the request's context.
+func (r *req) Context() context.Context { return r.r.Context() }
+
+// PathValue returns the validated path value name.
+func (r *req) PathValue(name string) string { return r.v[name] }
+
+// Get returns the validated query value name, "" when absent.
+func (r *req) Get(name string) string { return r.v[name] }
+
+// handle adapts a handler that returns its answer (or an error, which
+// writeError maps to a status) to a catalog.Handler: the one place answers
+// are written, as in the dataapi package.
+func (s *server) handle(fn func(*req) (any, error)) catalog.Handler {
+	return func(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+		out, err := fn(&req{r: r, v: v})
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, out)
 	}
 }
 
@@ -169,7 +201,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // chain resolves the {chainId} path value.
-func (s *server) chain(r *http.Request) (*ChainInfo, error) {
+func (s *server) chain(r *req) (*ChainInfo, error) {
 	raw := r.PathValue("chainId")
 	for i := range s.chains {
 		c := &s.chains[i]
@@ -191,29 +223,19 @@ func address(name, raw string) (common.Address, error) {
 	return common.HexToAddress(raw), nil
 }
 
-// pageSize reads pageSize with its default and maximum.
-func pageSize(r *http.Request, def, max int) (int, error) {
-	raw := r.URL.Query().Get("pageSize")
-	if raw == "" {
-		return def, nil
+// pageSize reads pageSize, which the catalogue has bounded and defaulted;
+// def serves a route used without the catalogue's default.
+func pageSize(r *req, def int) (int, error) {
+	if n, err := strconv.Atoi(r.Get("pageSize")); err == nil {
+		return n, nil
 	}
-	n, err := strconv.Atoi(raw)
-	if err != nil {
-		return 0, errBadRequest{"pageSize must be an integer number"}
-	}
-	if n < 1 {
-		return 0, errBadRequest{"pageSize must not be less than 1"}
-	}
-	if n > max {
-		return 0, errBadRequest{fmt.Sprintf("pageSize must not be greater than %d", max)}
-	}
-	return n, nil
+	return def, nil
 }
 
 // blockParam reads a non-negative block number query value ("number" in the
 // spec: integral decimals, also "12.0"). ok is false when absent.
-func blockParam(r *http.Request, name string) (v uint64, ok bool, err error) {
-	raw := r.URL.Query().Get(name)
+func blockParam(r *req, name string) (v uint64, ok bool, err error) {
+	raw := r.Get(name)
 	if raw == "" {
 		return 0, false, nil
 	}
@@ -228,8 +250,8 @@ func blockParam(r *http.Request, name string) (v uint64, ok bool, err error) {
 }
 
 // cursor decodes pageToken for scope; zero means the first page.
-func (s *server) cursor(r *http.Request, scope string) (uint64, error) {
-	tok := r.URL.Query().Get("pageToken")
+func (s *server) cursor(r *req, scope string) (uint64, error) {
+	tok := r.Get("pageToken")
 	if tok == "" {
 		return 0, nil
 	}
@@ -246,8 +268,8 @@ func (s *server) token(scope string, cursor uint64) string {
 
 // scope names a listing for its page tokens: the route, the path and the
 // filters that shape it.
-func scope(r *http.Request, filters ...string) string {
-	return r.URL.Path + "?" + strings.Join(filters, "&")
+func scope(r *req, filters ...string) string {
+	return r.r.URL.Path + "?" + strings.Join(filters, "&")
 }
 
 func (s *server) nativeToken(c *ChainInfo) networkToken {
@@ -271,7 +293,7 @@ func toChainInfoJSON(c *ChainInfo) chainInfoJSON {
 
 // supportedChains answers GET /v1/chains. The network and feature filters
 // are accepted; the local world answers for every network (DESIGN.md).
-func (s *server) supportedChains(w http.ResponseWriter, r *http.Request) {
+func (s *server) supportedChains(r *req) (any, error) {
 	out := struct {
 		Chains []chainInfoJSON `json:"chains"`
 	}{Chains: []chainInfoJSON{}}
@@ -280,15 +302,14 @@ func (s *server) supportedChains(w http.ResponseWriter, r *http.Request) {
 			out.Chains = append(out.Chains, toChainInfoJSON(&s.chains[i]))
 		}
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // getChainInfo answers GET /v1/chains/{chainId}.
-func (s *server) getChainInfo(w http.ResponseWriter, r *http.Request) {
+func (s *server) getChainInfo(r *req) (any, error) {
 	c, err := s.chain(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, toChainInfoJSON(c))
+	return toChainInfoJSON(c), nil
 }

@@ -1,8 +1,11 @@
 package evmdata
 
 import (
+	"slices"
+
 	"context"
 	"encoding/json"
+	"github.com/avaedge/avaedge/catalog"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +19,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// routes are the Data API patterns of the handlers (config/routes.go has the
+// routes are the Data API patterns of the handlers (catalog/routes.go has the
 // real catalogue).
 var routes = map[string]string{
 	"supportedChains":          "GET /v1/chains",
@@ -73,14 +76,16 @@ func newWorld(t testing.TB, tune ...func(*evm.Chain, *evmindex.ChainOptions)) *w
 	if err := ix.WaitFor(wctx, c.ChainID(), c.Seed().Head); err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
 	hs := Handlers(Options{Index: ix, Chains: []ChainInfo{LocalChain(c.ChainID(), "http://127.0.0.1:8080/ext/bc/C/rpc")}, Now: func() time.Time { return fixedNow }})
+	// The handlers take validated values: mount them through the catalogue.
+	mux := catalog.NewMux(catalog.Catalogue(), hs)
 	for op, pattern := range routes {
-		h, ok := hs[op]
-		if !ok {
+		if _, ok := hs[op]; !ok {
 			t.Fatalf("no handler for %s", op)
 		}
-		mux.Handle(pattern, h)
+		if !slices.ContainsFunc(catalog.Catalogue(), func(r catalog.Route) bool { return r.Name == op && r.Pattern() == pattern }) {
+			t.Fatalf("%s: catalogue pattern is not %s", op, pattern)
+		}
 	}
 	mux.Handle("POST /ext/bc/C/rpc", c.Handler())
 	srv := httptest.NewServer(mux)

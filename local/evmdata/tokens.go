@@ -3,7 +3,6 @@ package evmdata
 import (
 	"context"
 	"math/big"
-	"net/http"
 
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/ethereum/go-ethereum/common"
@@ -69,27 +68,23 @@ func (d *tokenDescriber) erc1155(a common.Address, id *big.Int) *erc1155Token {
 }
 
 // getTokenDetails answers GET /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}.
-func (s *server) getTokenDetails(w http.ResponseWriter, r *http.Request) {
+func (s *server) getTokenDetails(r *req) (any, error) {
 	c, err := s.chain(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	addr, err := address("address", r.PathValue("address"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	id, ok := tokenID(r.PathValue("tokenId"))
 	if !ok {
-		s.writeError(w, r, errBadRequest{"tokenId must be a non-negative integer"})
-		return
+		return nil, errBadRequest{"tokenId must be a non-negative integer"}
 	}
 	ctx := r.Context()
 	d, err := s.describe(ctx, c.ChainID, []common.Address{addr}, []evmindex.NFTKey{{Contract: addr, TokenID: id.String()}})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	notFound := errNotFound("Token " + id.String() + " of " + addr.Hex() + " not found")
 	switch d.tokens[addr].Kind {
@@ -99,19 +94,17 @@ func (s *server) getTokenDetails(w http.ResponseWriter, r *http.Request) {
 			err = notFound
 		}
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return nil, err
 		}
 		t := d.erc721(addr, id)
 		t.OwnerAddress = owner.Hex()
-		writeJSON(w, t)
+		return t, nil
 	case evmindex.ERC1155:
 		if _, seen := d.nfts[evmindex.NFTKey{Contract: addr, TokenID: id.String()}]; !seen {
-			s.writeError(w, r, notFound)
-			return
+			return nil, notFound
 		}
-		writeJSON(w, d.erc1155(addr, id))
+		return d.erc1155(addr, id), nil
 	default:
-		s.writeError(w, r, notFound)
+		return nil, notFound
 	}
 }

@@ -1,7 +1,6 @@
 package evmdata
 
 import (
-	"net/http"
 	"strconv"
 
 	"github.com/avaedge/avaedge/local/evmindex"
@@ -9,7 +8,7 @@ import (
 )
 
 // transferQuery reads the shared parameters of the transfer lists.
-func (s *server) transferQuery(r *http.Request) (*ChainInfo, common.Address, evmindex.TransferQuery, string, error) {
+func (s *server) transferQuery(r *req) (*ChainInfo, common.Address, evmindex.TransferQuery, string, error) {
 	var q evmindex.TransferQuery
 	c, err := s.chain(r)
 	if err != nil {
@@ -27,11 +26,11 @@ func (s *server) transferQuery(r *http.Request) (*ChainInfo, common.Address, evm
 	if err != nil {
 		return nil, common.Address{}, q, "", err
 	}
-	size, err := pageSize(r, 10, 100)
+	size, err := pageSize(r, 10)
 	if err != nil {
 		return nil, common.Address{}, q, "", err
 	}
-	sc := scope(r, "startBlock="+strconv.FormatUint(start, 10), "endBlock="+r.URL.Query().Get("endBlock"))
+	sc := scope(r, "startBlock="+strconv.FormatUint(start, 10), "endBlock="+r.Get("endBlock"))
 	before, err := s.cursor(r, sc)
 	if err != nil {
 		return nil, common.Address{}, q, "", err
@@ -72,7 +71,7 @@ func (s *server) transferJSON(d *tokenDescriber, t evmindex.TransferRow) transfe
 	return out
 }
 
-func (s *server) describeTransfers(r *http.Request, chainID uint64, rows []evmindex.TransferRow) (*tokenDescriber, error) {
+func (s *server) describeTransfers(r *req, chainID uint64, rows []evmindex.TransferRow) (*tokenDescriber, error) {
 	addrs := make([]common.Address, 0, len(rows))
 	var keys []evmindex.NFTKey
 	for _, t := range rows {
@@ -85,25 +84,22 @@ func (s *server) describeTransfers(r *http.Request, chainID uint64, rows []evmin
 }
 
 // listErc1155Transactions answers GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155.
-func (s *server) listErc1155Transactions(w http.ResponseWriter, r *http.Request) {
+func (s *server) listErc1155Transactions(r *req) (any, error) {
 	c, addr, q, sc, err := s.transferQuery(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	q.Address, q.Kind = &addr, evmindex.ERC1155
 	var rows []evmindex.TransferRow
 	if q.Limit > 0 {
 		if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
-			s.writeError(w, r, err)
-			return
+			return nil, err
 		}
 	}
 	rows, next := s.page(rows, q, sc)
 	d, err := s.describeTransfers(r, c.ChainID, rows)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := struct {
 		NextPageToken string     `json:"nextPageToken,omitempty"`
@@ -112,30 +108,27 @@ func (s *server) listErc1155Transactions(w http.ResponseWriter, r *http.Request)
 	for _, t := range rows {
 		out.Transactions = append(out.Transactions, s.transferJSON(d, t))
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // listTransfers answers GET /v1/chains/{chainId}/tokens/{address}/transfers:
 // the transfers of one ERC-20, ERC-721 or ERC-1155 contract.
-func (s *server) listTransfers(w http.ResponseWriter, r *http.Request) {
+func (s *server) listTransfers(r *req) (any, error) {
 	c, addr, q, sc, err := s.transferQuery(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	q.Contract = &addr
 	var rows []evmindex.TransferRow
 	if q.Limit > 0 {
 		if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
-			s.writeError(w, r, err)
-			return
+			return nil, err
 		}
 	}
 	rows, next := s.page(rows, q, sc)
 	d, err := s.describeTransfers(r, c.ChainID, rows)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := struct {
 		NextPageToken string     `json:"nextPageToken,omitempty"`
@@ -144,5 +137,5 @@ func (s *server) listTransfers(w http.ResponseWriter, r *http.Request) {
 	for _, t := range rows {
 		out.Transfers = append(out.Transfers, s.transferJSON(d, t))
 	}
-	writeJSON(w, out)
+	return out, nil
 }

@@ -2,7 +2,6 @@ package evmdata
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -122,20 +121,14 @@ func teleporterJSON(e evmindex.TeleporterEvent) *teleporterMessageInfo {
 }
 
 // getDeploymentTransaction answers GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment.
-func (s *server) getDeploymentTransaction(w http.ResponseWriter, r *http.Request) {
+func (s *server) getDeploymentTransaction(r *req) (any, error) {
 	c, err := s.chain(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	addr, err := address("address", r.PathValue("address"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := checkCurrency(r); err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	ctx := r.Context()
 	dep, err := s.ix.Deployment(ctx, c.ChainID, addr)
@@ -143,13 +136,11 @@ func (s *server) getDeploymentTransaction(w http.ResponseWriter, r *http.Request
 		err = errNotFound("No deployment transaction found for " + addr.Hex())
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	tx, err := s.ix.Transaction(ctx, c.ChainID, dep.TxHash)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	var created *common.Address
 	if tx.To == nil {
@@ -157,27 +148,23 @@ func (s *server) getDeploymentTransaction(w http.ResponseWriter, r *http.Request
 	}
 	out, err := s.transactionJSON(ctx, c, tx, created)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // getTransaction answers GET /v1/chains/{chainId}/transactions/{txHash}.
-func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) {
+func (s *server) getTransaction(r *req) (any, error) {
 	c, err := s.chain(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	raw := r.PathValue("txHash")
 	if len(raw) != 66 || !strings.HasPrefix(raw, "0x") {
-		s.writeError(w, r, errBadRequest{"txHash must be a 32-byte hex string"})
-		return
+		return nil, errBadRequest{"txHash must be a 32-byte hex string"}
 	}
 	if _, err := hexutil.Decode(raw); err != nil {
-		s.writeError(w, r, errBadRequest{"txHash must be a 32-byte hex string"})
-		return
+		return nil, errBadRequest{"txHash must be a 32-byte hex string"}
 	}
 	ctx := r.Context()
 	tx, err := s.ix.Transaction(ctx, c.ChainID, common.HexToHash(raw))
@@ -185,13 +172,11 @@ func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) {
 		err = errNotFound("Transaction " + raw + " not found")
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out, err := s.transactionJSON(ctx, c, tx, nil)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, out)
+	return out, nil
 }

@@ -75,11 +75,11 @@ func benchWorld(b *testing.B) *Engine {
 func BenchmarkSeries(b *testing.B) {
 	e := benchWorld(b)
 	b.Logf("heap after indexing 1,100,000 transactions: %d MiB", benchHeap>>20)
-	h := e.Handlers()["getEvmChainMetrics"]
+	h := validating(e, "getEvmChainMetrics")
 	for _, bc := range []struct{ chain, metric, interval string }{
 		{"43114", "activeAddresses", "hour"},
 		{"43114", "txCount", "hour"},
-		{"43114", "feesPaid", "hour"},
+		{"43114", "feesPaid", "day"},
 		{"total", "activeSenders", "hour"},
 		{"total", "cumulativeAddresses", "day"},
 		{"43114", "avgGps", "day"},

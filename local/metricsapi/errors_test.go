@@ -83,8 +83,9 @@ func TestErrors(t *testing.T) {
 		{"start after end", "43112", "txCount", "startTimestamp=10&endTimestamp=5", 400},
 		{"bad token", "43112", "txCount", "pageToken=00000000-0000-0000-0000-000000000000", 400},
 		{"pageSize 2160", "43112", "txCount", "pageSize=2160", 200},
-		{"contracts hourly", "43112", "contracts", "timeInterval=hour", 200},
-		{"feesPaid weekly", "43112", "feesPaid", "timeInterval=week", 200},
+		{"contracts hourly", "43112", "contracts", "timeInterval=hour", 400},
+		{"deployers daily", "43112", "deployers", "timeInterval=day", 200},
+		{"feesPaid weekly", "43112", "feesPaid", "timeInterval=week", 400},
 		{"idle chain", "99999", "txCount", "", 200},
 	}
 	for _, tt := range tests {
@@ -169,7 +170,7 @@ func FuzzMetricsQuery(f *testing.F) {
 		r.SetPathValue("chainId", "43112")
 		r.SetPathValue("metric", metric)
 		rec := httptest.NewRecorder()
-		e.Handlers()["getEvmChainMetrics"].ServeHTTP(rec, r)
+		validating(e, "getEvmChainMetrics").ServeHTTP(rec, r)
 		if rec.Code != 200 && rec.Code != 400 {
 			t.Fatalf("status %d", rec.Code)
 		}

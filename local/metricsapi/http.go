@@ -1,31 +1,30 @@
 package metricsapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/pagetoken"
 )
 
-// Page sizes of getEvmChainMetrics (popsicle.json): 1 to 2160, default 100.
-const (
-	defaultPageSize = 100
-	maxPageSize     = 2160
-)
+// defaultPageSize is the page size of getAvgTps, and of getEvmChainMetrics
+// when used without the catalogue's default.
+const defaultPageSize = 100
 
 // Handlers returns the Metrics API handlers by operation id:
 // getEvmChainMetrics (GET /v2/chains/{chainId}/metrics/{metric}), listChains
 // (GET /v2/chains), getChain (GET /v2/chains/{chainId}) and getAvgTps
-// (GET /v1/avg_tps/{chainId}). They read the path values chainId and metric
-// with r.PathValue. Every error body has an array message.
-func (e *Engine) Handlers() map[string]http.Handler {
-	return map[string]http.Handler{
+// (GET /v1/avg_tps/{chainId}). They read their parameters from the values
+// the catalogue validated (metric names, intervals and the day-only rule
+// included). Every error body has an array message.
+func (e *Engine) Handlers() map[string]catalog.Handler {
+	return map[string]catalog.Handler{
 		"getEvmChainMetrics": e.timed("getEvmChainMetrics", e.serveMetrics),
 		"listChains":         e.timed("listChains", e.serveChains),
 		"getChain":           e.timed("getChain", e.serveChain),
@@ -33,12 +32,12 @@ func (e *Engine) Handlers() map[string]http.Handler {
 	}
 }
 
-func (e *Engine) timed(op string, f http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (e *Engine) timed(op string, f catalog.Handler) catalog.Handler {
+	return func(w http.ResponseWriter, r *http.Request, v catalog.Values) {
 		t0 := time.Now()
-		f(w, r)
+		f(w, r, v)
 		e.tel.served(op, time.Since(t0))
-	})
+	}
 }
 
 // pageReq is one page of a series.
@@ -96,52 +95,28 @@ func (e *Engine) resolve(chainID string) (selection, bool) {
 	return selection{chains: []*chainState{cs}}, true
 }
 
-// serveMetrics answers getEvmChainMetrics.
-func (e *Engine) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	chainID, metric := r.PathValue("chainId"), r.PathValue("metric")
-	var msgs []string
-	if !slices.Contains(metricNames, metric) {
-		msgs = append(msgs, "metric must be one of the following values: "+strings.Join(metricNames, ", "))
-	}
-	iv := day
-	if s := q.Get("timeInterval"); s != "" {
-		var ok bool
-		if iv, ok = parseInterval(s); !ok {
-			msgs = append(msgs, "timeInterval must be one of the following values: hour, day, week, month")
-		}
-	}
-	if iv != day && dayOnly(metric) {
-		msgs = append(msgs, "timeInterval must be day for metric "+metric+": metrics prefixed with cumulative, max or avg only support day")
-	}
-	start := intParam(q, "startTimestamp", 0, 0, math.MaxInt64, &msgs)
-	end := intParam(q, "endTimestamp", math.MaxInt64, 0, math.MaxInt64, &msgs)
-	size := intParam(q, "pageSize", defaultPageSize, 1, maxPageSize, &msgs)
-	if len(msgs) == 0 && start > end {
-		msgs = append(msgs, "startTimestamp must not be greater than endTimestamp")
-	}
-	if len(msgs) > 0 {
-		apierror.WriteList(w, http.StatusBadRequest, msgs...)
+// serveMetrics answers getEvmChainMetrics. An absent timeInterval is day.
+func (e *Engine) serveMetrics(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+	chainID, metric := v["chainId"], v["metric"]
+	iv, _ := parseInterval(cmp.Or(v["timeInterval"], "day"))
+	start := intValue(v, "startTimestamp", 0)
+	end := intValue(v, "endTimestamp", math.MaxInt64)
+	size := intValue(v, "pageSize", defaultPageSize)
+	if start > end {
+		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp must not be greater than endTimestamp")
 		return
 	}
 	scope := "getEvmChainMetrics|" + chainID + "|" + metric + "|" + iv.String() + "|" +
 		strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end, 10)
-	e.servePage(w, r, chainID, scope, pageReq{metric: metric, iv: iv, start: start, end: end, size: int(size)}, nil)
+	e.servePage(w, v, chainID, scope, pageReq{metric: metric, iv: iv, start: start, end: end, size: int(size)}, nil)
 }
 
 // serveAvgTps answers the legacy /v1/avg_tps/{chainId}: the daily avgTps,
-// newest first, with status 200 and lastRun, the time the chain's data last
-// changed. It takes pageToken and, beyond the published route, pageSize
-// (default 100).
-func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request) {
-	var msgs []string
-	size := intParam(r.URL.Query(), "pageSize", defaultPageSize, 1, maxPageSize, &msgs)
-	if len(msgs) > 0 {
-		apierror.WriteList(w, http.StatusBadRequest, msgs...)
-		return
-	}
-	chainID := r.PathValue("chainId")
-	e.servePage(w, r, chainID, "getAvgTps|"+chainID, pageReq{metric: "avgTps", iv: day, end: math.MaxInt64, size: int(size)},
+// newest first, 100 points a page, with status 200 and lastRun, the time the
+// chain's data last changed.
+func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+	chainID := v["chainId"]
+	e.servePage(w, v, chainID, "getAvgTps|"+chainID, pageReq{metric: "avgTps", iv: day, end: math.MaxInt64, size: defaultPageSize},
 		func(buf []byte, sel selection) []byte {
 			var lastRun int64
 			for _, cs := range sel.chains {
@@ -154,10 +129,10 @@ func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request) {
 
 // servePage writes {"results":[...], "nextPageToken"?, extra...} for p over
 // chainID, continuing from the request's pageToken.
-func (e *Engine) servePage(w http.ResponseWriter, r *http.Request, chainID, scope string, p pageReq, extra func([]byte, selection) []byte) {
+func (e *Engine) servePage(w http.ResponseWriter, v catalog.Values, chainID, scope string, p pageReq, extra func([]byte, selection) []byte) {
 	now := e.now()
 	p.cursor = math.MaxInt64
-	if tok := r.URL.Query().Get("pageToken"); tok != "" {
+	if tok := v["pageToken"]; tok != "" {
 		c, err := pagetoken.Decode(scope, tok, now)
 		if err != nil || c > math.MaxInt64 {
 			apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
@@ -193,21 +168,12 @@ func (e *Engine) servePage(w http.ResponseWriter, r *http.Request, chainID, scop
 	writeBody(w, buf)
 }
 
-// intParam reads the integer query parameter name in [lo, hi], def when
-// absent; a bad value adds a message to msgs.
-func intParam(q map[string][]string, name string, def, lo, hi int64, msgs *[]string) int64 {
-	vs := q[name]
-	if len(vs) == 0 || vs[0] == "" {
+// intValue reads the integer value name, def when absent. The catalogue
+// has checked it.
+func intValue(v catalog.Values, name string, def int64) int64 {
+	n, err := strconv.ParseInt(v[name], 10, 64)
+	if err != nil {
 		return def
-	}
-	n, err := strconv.ParseInt(vs[0], 10, 64)
-	switch {
-	case err != nil:
-		*msgs = append(*msgs, name+" must be an integer number")
-	case n < lo:
-		*msgs = append(*msgs, name+" must not be less than "+strconv.FormatInt(lo, 10))
-	case n > hi:
-		*msgs = append(*msgs, name+" must not be greater than "+strconv.FormatInt(hi, 10))
 	}
 	return n
 }
@@ -226,18 +192,12 @@ func (c Chain) toJSON() chainJSON {
 
 // serveChains answers listChains: every chain of Options.Chains, filtered
 // by network (mainnet, or testnet/fuji), on one page.
-func (e *Engine) serveChains(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	network := q.Get("network")
-	switch network {
-	case "", "mainnet", "testnet":
-	case "fuji":
+func (e *Engine) serveChains(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+	network := v["network"]
+	if network == "fuji" {
 		network = "testnet"
-	default:
-		apierror.WriteList(w, http.StatusBadRequest, "network must be one of the following values: mainnet, fuji, testnet")
-		return
 	}
-	if tok := q.Get("pageToken"); tok != "" {
+	if tok := v["pageToken"]; tok != "" {
 		// The list fits one page, so no token was ever issued.
 		apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
 		return
@@ -255,8 +215,8 @@ func (e *Engine) serveChains(w http.ResponseWriter, r *http.Request) {
 
 // serveChain answers getChain for an EVM chain id (or, beyond the spec, a
 // blockchain id).
-func (e *Engine) serveChain(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("chainId")
+func (e *Engine) serveChain(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+	id := v["chainId"]
 	for _, c := range e.list {
 		if strconv.FormatUint(c.EVMChainID, 10) == id || c.BlockchainID == id {
 			writeJSON(w, c.toJSON())

@@ -45,11 +45,11 @@
 //     previous block and is skipped.
 //   - avgGasPrice is the mean of the receipts' effective gas prices over the
 //     transactions that have one (not weighted by gas).
-//   - The metrics whose names start with cumulative, avg or max accept
-//     only timeInterval=day; other intervals get a 400 (the rule of
-//     popsicle.json's timeInterval parameter). contracts, deployers and
-//     feesPaid, which the metric descriptions list with day only, are
-//     answered at every interval.
+//   - The metrics of catalog.DayOnlyMetrics (those whose names start with
+//     cumulative, avg or max, and contracts, deployers and feesPaid, as the
+//     published spec's table of metrics marks them) accept only
+//     timeInterval=day; the catalogue refuses other intervals with a 400
+//     before a handler runs, at the edge and here alike.
 //   - Values are JSON numbers. Counts and sums of integers (feesPaid and
 //     maxGasPrice in wei included) are written as exact integers of any
 //     size; the ratios avgGps, avgTps, maxGps, maxTps and avgGasPrice as the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/avaedge/avaedge/catalog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -95,8 +96,19 @@ func do(e *Engine, op, target string, pv ...string) *httptest.ResponseRecorder {
 		r.SetPathValue(pv[i], pv[i+1])
 	}
 	rec := httptest.NewRecorder()
-	e.Handlers()[op].ServeHTTP(rec, r)
+	validating(e, op).ServeHTTP(rec, r)
 	return rec
+}
+
+// validating returns the handler of op behind the catalogue's validation, as
+// the local world mounts it without the edge.
+func validating(e *Engine, op string) http.Handler {
+	for _, rt := range catalog.Catalogue() {
+		if rt.Name == op {
+			return rt.Validating(e.Handlers()[op])
+		}
+	}
+	panic("no route " + op)
 }
 
 func decode(t testing.TB, body []byte, v any) {
@@ -160,7 +172,7 @@ func same(got []point, want []oPoint) string {
 }
 
 func allowed(metric string) []string {
-	if dayOnly(metric) {
+	if catalog.DayOnly(metric) {
 		return []string{"day"}
 	}
 	return []string{"hour", "day", "week", "month"}
@@ -172,7 +184,7 @@ func allowed(metric string) []string {
 func TestEveryMetricEveryInterval(t *testing.T) {
 	w := newWorld(t)
 	for _, chainID := range []string{"43112", "43114", "testnet", "mainnet", "total"} {
-		for _, metric := range metricNames {
+		for _, metric := range catalog.MetricNames {
 			for _, iv := range allowed(metric) {
 				t.Run(chainID+"/"+metric+"/"+iv, func(t *testing.T) {
 					got := walk(t, w.e, chainID, metric, url.Values{"timeInterval": {iv}, "pageSize": {"2160"}})
@@ -253,7 +265,7 @@ func TestRollback(t *testing.T) {
 			}
 			check := func(step string) {
 				for _, chainID := range []string{"43112", "total"} {
-					for _, metric := range metricNames {
+					for _, metric := range catalog.MetricNames {
 						for _, iv := range allowed(metric) {
 							got := walk(t, w.e, chainID, metric, url.Values{"timeInterval": {iv}, "pageSize": {"2160"}})
 							if d := same(got, oracle(w.members(chainID), metric, iv)); d != "" {

@@ -2,6 +2,7 @@ package metricsapi
 
 import (
 	"context"
+	"github.com/avaedge/avaedge/catalog"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,7 @@ func TestStoreReplay(t *testing.T) {
 		t.Fatalf("Head = %d, %v; want %d", h, ok, fork[len(fork)-1].Number)
 	}
 	for _, chainID := range []string{"43112", "testnet"} {
-		for _, metric := range metricNames {
+		for _, metric := range catalog.MetricNames {
 			for _, iv := range allowed(metric) {
 				got := walk(t, w.e, chainID, metric, url.Values{"timeInterval": {iv}, "pageSize": {"2160"}})
 				if d := same(got, oracle(w.members(chainID), metric, iv)); d != "" {

@@ -6,18 +6,6 @@ import (
 	"strings"
 )
 
-// metricNames are the Metrics API's 17 chain metrics, in popsicle.json's
-// ChainMetric order.
-var metricNames = []string{"activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses",
-	"cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps",
-	"maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"}
-
-// dayOnly reports whether metric supports only timeInterval=day: the names
-// starting with cumulative, max or avg.
-func dayOnly(metric string) bool {
-	return strings.HasPrefix(metric, "cumulative") || strings.HasPrefix(metric, "max") || strings.HasPrefix(metric, "avg")
-}
-
 // selection is the chains one chainId names: one chain, or the members of
 // an aggregate (group non-nil).
 type selection struct {

@@ -3,6 +3,7 @@ package warp
 import (
 	"bytes"
 	"cmp"
+	"github.com/avaedge/avaedge/catalog"
 	"testing"
 )
 
@@ -86,8 +87,18 @@ func FuzzParseBody(f *testing.F) {
 	f.Add([]byte(`{"justification":"abcd","signingSubnetId":"11111111111111111111111111111111LpoYY"}`))
 	f.Add([]byte(`{"quorumPercentage":1e400,"pChainHeight":-0.5}`))
 	f.Add([]byte(`null`))
+	var rt catalog.Route
+	for _, r := range catalog.Catalogue() {
+		if r.Name == "aggregateSignatures" {
+			rt = r
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		req, msgs := parseBody(b)
+		v, msgs := rt.Validate(catalog.PathFunc(func(string) string { return "fuji" }), nil, b)
+		if msgs != nil {
+			return
+		}
+		req, msgs := requestOf(v)
 		if msgs != nil {
 			return
 		}

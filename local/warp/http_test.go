@@ -9,15 +9,20 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/catalog"
 )
 
-// newTestServer mounts the handlers the way the Data API routes them.
+// newTestServer mounts the handlers through the catalogue, the way the local
+// world serves them without the edge, with the Data API's 404 for paths and
+// methods no route knows.
 func newTestServer(t *testing.T, a *Aggregator) *httptest.Server {
 	t.Helper()
-	mux := http.NewServeMux()
-	hs := a.Handlers()
-	mux.Handle("/v1/signatureAggregator/{network}/aggregateSignatures", hs["aggregateSignatures"])
-	mux.Handle("/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", hs["getAggregatedSignatures"])
+	mux := catalog.NewMux(catalog.Catalogue(), a.Handlers())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		apierror.Write(w, http.StatusNotFound, "Cannot "+r.Method+" "+r.URL.Path)
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -123,17 +128,21 @@ func TestHandlersErrors(t *testing.T) {
 			`{"message":["Must provide either message or justification"],"statusCode":400,"error":"Bad Request"}`},
 		{"field errors", "POST", post,
 			`{"message":"zz","justification":5,"signingSubnetId":"nope","quorumPercentage":101,"quorumPercentageBuffer":-1,"pChainHeight":1.5}`, 400,
-			`{"message":["message must be a hexadecimal string","justification must be a string",` +
-				`"signingSubnetId must be a hex or cb58 encoded subnet ID","quorumPercentage must not be greater than 100",` +
+			`{"message":["justification must be a string","message must be a hexadecimal number",` +
+				`"quorumPercentage must not be greater than 100",` +
 				`"quorumPercentageBuffer must not be less than 0","pChainHeight must be an integer number"],"statusCode":400,"error":"Bad Request"}`},
+		{"signing subnet not an id", "POST", post, `{"message":"` + msgHex + `","signingSubnetId":"nope"}`, 400,
+			`{"message":["signingSubnetId must be a hex or cb58 encoded subnet ID"],"statusCode":400,"error":"Bad Request"}`},
+		{"quorum 0 is the default 67", "POST", post, `{"message":"` + msgHex + `","quorumPercentage":0,"quorumPercentageBuffer":50}`, 400,
+			`{"message":["quorumPercentage + quorumPercentageBuffer must not be greater than 100"],"statusCode":400,"error":"Bad Request"}`},
 		{"quorum as string", "POST", post, `{"message":"` + msgHex + `","quorumPercentage":"67"}`, 400,
-			`{"message":["quorumPercentage must be a number conforming to the specified constraints"],"statusCode":400,"error":"Bad Request"}`},
+			`{"message":["quorumPercentage must be an integer number"],"statusCode":400,"error":"Bad Request"}`},
 		{"quorum plus buffer", "POST", post, `{"message":"` + msgHex + `","quorumPercentage":70,"quorumPercentageBuffer":31}`, 400,
 			`{"message":["quorumPercentage + quorumPercentageBuffer must not be greater than 100"],"statusCode":400,"error":"Bad Request"}`},
 		{"malformed message", "POST", post, `{"message":"0000"}`, 400,
 			`{"message":["message must be an Avalanche Warp unsigned message: parse unsigned message: warp: input truncated"],"statusCode":400,"error":"Bad Request"}`},
-		{"unknown network", "POST", "/v1/signatureAggregator/devnet/aggregateSignatures", `{"message":"` + msgHex + `"}`, 404,
-			`{"message":"Network devnet not found","statusCode":404,"error":"Not Found"}`},
+		{"unknown network", "POST", "/v1/signatureAggregator/devnet/aggregateSignatures", `{"message":"` + msgHex + `"}`, 400,
+			`{"message":["network must be one of the following values: mainnet, fuji, testnet"],"statusCode":400,"error":"Bad Request"}`},
 		{"network mismatch", "POST", "/v1/signatureAggregator/mainnet/aggregateSignatures", `{"message":"` + msgHex + `"}`, 400,
 			`{"message":"Message network ID 5 does not match network mainnet (network ID 1)","statusCode":400,"error":"Bad Request"}`},
 		{"unknown source chain", "POST", post, `{"message":"` + hex.EncodeToString(testMessage(idOf("nowhere"), "x")) + `"}`, 404,
@@ -146,7 +155,7 @@ func TestHandlersErrors(t *testing.T) {
 			`{"message":"Failed to reach quorum: validators holding 50.00% of the weight of subnet 11111111111111111111111111111111LpoYY signed; 67% required","statusCode":400,"error":"Bad Request"}`},
 		{"unknown justification", "POST", post, `{"justification":"0x0102"}`, 404,
 			`{"message":"No P-Chain L1 message found for 0x0102","statusCode":404,"error":"Not Found"}`},
-		{"body too large", "POST", post, `{"message":"` + strings.Repeat("00", maxBodyBytes) + `"}`, 413,
+		{"body too large", "POST", post, `{"message":"` + strings.Repeat("00", catalog.MaxBody) + `"}`, 413,
 			`{"message":"request entity too large","statusCode":413,"error":"Payload Too Large"}`},
 		{"GET on the POST route", "GET", post, ``, 404,
 			`{"message":"Cannot GET /v1/signatureAggregator/fuji/aggregateSignatures","statusCode":404,"error":"Not Found"}`},
@@ -154,8 +163,8 @@ func TestHandlersErrors(t *testing.T) {
 			`{"message":["txHash must be a cb58 or hex encoded transaction hash"],"statusCode":400,"error":"Bad Request"}`},
 		{"GET unknown tx hash", "GET", post + "/" + encodeCB58(otherTx[:]), ``, 404,
 			`{"message":"No P-Chain L1 message found for 0x` + hex.EncodeToString(otherTx[:]) + `","statusCode":404,"error":"Not Found"}`},
-		{"GET unknown network", "GET", "/v1/signatureAggregator/devnet/aggregateSignatures/" + encodeCB58(w.txHash[:]), ``, 404,
-			`{"message":"Network devnet not found","statusCode":404,"error":"Not Found"}`},
+		{"GET unknown network", "GET", "/v1/signatureAggregator/devnet/aggregateSignatures/" + encodeCB58(w.txHash[:]), ``, 400,
+			`{"message":["network must be one of the following values: mainnet, fuji, testnet"],"statusCode":400,"error":"Bad Request"}`},
 		{"GET quorum unreachable", "GET", post + "/" + encodeCB58(w.txHash[:]), ``, 400,
 			`{"message":"Failed to reach quorum: validators holding 50.00% of the weight of subnet 11111111111111111111111111111111LpoYY signed; 67% required","statusCode":400,"error":"Bad Request"}`},
 	}

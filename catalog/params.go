@@ -1,11 +1,10 @@
-package config
+package catalog
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"math"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -102,8 +101,9 @@ func (p *Param) Check(raw string, present bool) []string {
 	}
 	switch p.Format {
 	case Hex:
+		// An empty string is no bytes: the aggregator reads "" as absent.
 		h := strings.TrimPrefix(strings.TrimPrefix(raw, "0x"), "0X")
-		if h == "" || len(h)%2 != 0 {
+		if len(h)%2 != 0 {
 			msgs = append(msgs, p.Name+" must be a hexadecimal number")
 		} else if _, err := hex.DecodeString(h); err != nil {
 			msgs = append(msgs, p.Name+" must be a hexadecimal number")
@@ -141,24 +141,36 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Values is what Route.Validate hands to cross-field checks: each parameter's
-// raw value by name, present or not.
+// Values holds a validated request's parameters by name: path values, the
+// first value of each query parameter, and body fields (strings as sent,
+// numbers as their JSON text, booleans as "true" or "false"). An absent
+// parameter with a Default holds the default; other absent ones are
+// missing. Values are read-only once Validate returns them.
 type Values map[string]string
 
-// Has reports whether name was sent.
+// Has reports whether name has a value (sent, or filled by its default).
 func (v Values) Has(name string) bool { _, ok := v[name]; return ok }
+
+// Get returns name's value, "" when absent.
+func (v Values) Get(name string) string { return v[name] }
 
 // bodyValues flattens a JSON object body into raw strings, so body fields
 // take the same rules as query parameters. Numbers keep their JSON text.
 // A field of the wrong JSON type is reported in msgs.
 func bodyValues(body []byte, params []Param) (Values, []string) {
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
-		return nil, []string{"request body must be a JSON object"}
+	// An empty body is an empty object, as NestJS reads it.
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
+			return nil, []string{"body must be a JSON object"}
+		}
 	}
 	vals := Values{}
 	var msgs []string
 	for _, p := range params {
+		if p.In != Body {
+			continue
+		}
 		raw, ok := obj[p.Name]
 		if !ok || string(raw) == "null" {
 			continue
@@ -166,7 +178,9 @@ func bodyValues(body []byte, params []Param) (Values, []string) {
 		switch p.Kind {
 		case Integer, Number:
 			var n json.Number
-			if err := json.Unmarshal(raw, &n); err != nil {
+			// json.Number also takes a string holding a number; the services
+			// do not (a string is not a number to class-validator).
+			if err := json.Unmarshal(raw, &n); err != nil || raw[0] == '"' {
 				if p.Kind == Integer {
 					msgs = append(msgs, p.Name+" must be an integer number")
 				} else {
@@ -174,8 +188,13 @@ func bodyValues(body []byte, params []Param) (Values, []string) {
 				}
 				continue
 			}
-			// Integer rules are checked on the JSON text: 50.0 is not an integer.
+			// JSON has one number type, as JavaScript: 75.0 and 1e6 are the
+			// integers 75 and 1000000 to the services, so an integral value
+			// is written as an integer; any other keeps its JSON text.
 			vals[p.Name] = n.String()
+			if f, err := strconv.ParseFloat(n.String(), 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+				vals[p.Name] = strconv.FormatFloat(f, 'f', -1, 64)
+			}
 		case Boolean:
 			var b bool
 			if err := json.Unmarshal(raw, &b); err != nil {
@@ -193,76 +212,4 @@ func bodyValues(body []byte, params []Param) (Values, []string) {
 		}
 	}
 	return vals, msgs
-}
-
-// CanonicalQuery returns the parameters of q that the route knows, with its
-// defaults filled in, in sorted order: the query part of a cache key.
-// Unknown parameters are left out (the edge does not forward them either), so
-// they cannot make new entries. Values are query-escaped.
-func (r *Route) CanonicalQuery(q url.Values) string {
-	var b strings.Builder
-	r.AppendCanonicalQuery(&b, q)
-	return b.String()
-}
-
-// AppendCanonicalQuery writes CanonicalQuery(q) to b.
-func (r *Route) AppendCanonicalQuery(b *strings.Builder, q url.Values) {
-	var stack [16]string
-	keys := stack[:0]
-	for k := range q {
-		if r.param(k) != nil {
-			keys = append(keys, k)
-		}
-	}
-	for i := range r.Params {
-		p := &r.Params[i]
-		if p.In == Query && p.Default != "" {
-			if _, ok := q[p.Name]; !ok {
-				keys = append(keys, p.Name)
-			}
-		}
-	}
-	slices.Sort(keys)
-	start := b.Len()
-	for _, k := range keys {
-		vs, ok := q[k]
-		if !ok {
-			vs = []string{r.param(k).Default}
-		}
-		for _, v := range vs {
-			if b.Len() > start {
-				b.WriteByte('&')
-			}
-			writeEscaped(b, k)
-			b.WriteByte('=')
-			writeEscaped(b, v)
-		}
-	}
-}
-
-// writeEscaped query-escapes s into b, without allocating when s needs no
-// escaping (the common case).
-func writeEscaped(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~') {
-			b.WriteString(url.QueryEscape(s))
-			return
-		}
-	}
-	b.WriteString(s)
-}
-
-func (r *Route) param(name string) *Param {
-	for i := range r.Params {
-		if r.Params[i].Name == name {
-			return &r.Params[i]
-		}
-	}
-	return nil
-}
-
-func parseFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
 }

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/redistest"
+)
+
+// TestConfigFieldsReachComponents sets every field of the config file to a
+// value other than its default, builds the app, and finds each value in the
+// component it configures. A field without a row fails the test, so a new
+// field cannot be added without wiring it (server.max_body_bytes once was
+// validated and never reached the proxy).
+func TestConfigFieldsReachComponents(t *testing.T) {
+	rds := redistest.Start(t)
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(keys, []byte("plans:\n  p: {cu_per_minute: 5}\nkeys:\n  - {id: k, key: secret-k, plan: p}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}))
+	t.Cleanup(upstream.Close)
+	// An EVM node the indexer follows: it names its chain and answers
+	// nothing else, which the indexer survives (it retries).
+	evmNode := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.NewDecoder(r.Body).Decode(&call)
+		w.Header().Set("Content-Type", "application/json")
+		if call.Method == "eth_chainId" {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x1869f"}`, call.ID)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"down"}}`, call.ID)
+	}))
+	t.Cleanup(evmNode.Close)
+
+	file := `
+listen: 127.0.0.1:18080
+admin_listen: 127.0.0.1:19091
+admin_token: admin-tok
+data_dir: ` + dir + `
+upstream_api_key: operator-key
+redis: ` + rds.URL() + `
+redis_prefix: edgetest
+keys_file: ` + keys + `
+replicas: 3
+trusted_proxies: [10.0.0.0/8]
+upstreams:
+  data:
+    url: ` + upstream.URL + `/data
+    mode: upstream-only
+    connect_timeout: 1s
+    first_byte_timeout: 2s
+    timeout: 4s
+    breaker: {min_requests: 7, failure_ratio: 0.25, consecutive_failures: 9, interval: 11s, open_for: 13s, half_open_probes: 2}
+    retry: {budget: 0.3}
+  metrics:
+    url: ` + upstream.URL + `/metrics
+    mode: local
+  node:
+    url: ` + upstream.URL + `/
+    network_id: 5
+server:
+  read_header_timeout: 3s
+  idle_timeout: 5s
+  max_header_bytes: 4096
+  max_body_bytes: 2048
+  shutdown_timeout: 6s
+cache:
+  max_bytes: 1048576
+  compress_above: 512
+routes:
+  listSubnets: {cost: 3, cache: short, ttl: 7s}
+local:
+  networks: [fuji]
+  seed: 42
+  evm_chains:
+    - {chain_id: 99999, name: Test L1, rpc: "` + evmNode.URL + `", start_block: 7}
+  disable_dev_chain: true
+tls:
+  domains: [edge.example]
+  email: ops@edge.example
+  ca: https://ca.example/dir
+  cert_file: ` + filepath.Join(dir, "cert.pem") + `
+  key_file: ` + filepath.Join(dir, "key.pem") + `
+  http_listen: 127.0.0.1:18081
+disable_access_log: true
+log_level: debug
+`
+	path := filepath.Join(dir, "avaedge.yaml")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	log := slog.New(slog.DiscardHandler)
+	a, err := build(ctx, cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	srvs := newServers(cfg, a)
+	tlsOpts := tlsOptions(cfg, log, a.Redis)
+	w := a.wired
+	data := w.upstreams[catalog.Data]
+	if data == nil || w.upstreams[catalog.Node] == nil {
+		t.Fatalf("upstreams wired: %v", w.upstreams)
+	}
+	tr := data.Transport.(*http.Transport)
+	var subnets *catalog.Route
+	for i := range w.proxy.Routes {
+		if w.proxy.Routes[i].Name == "listSubnets" {
+			subnets = &w.proxy.Routes[i]
+		}
+	}
+	// clientIP is the proxy's name for a client behind a trusted proxy.
+	r := httptest.NewRequest(http.MethodGet, "/v1/chains", nil)
+	r.RemoteAddr = "10.1.2.3:5000"
+	r.Header.Set("X-Forwarded-For", "203.0.113.9")
+
+	rows := []struct {
+		field     string // the YAML path
+		got, want any
+	}{
+		{"listen", srvs.public.Addr, "127.0.0.1:18080"},
+		{"admin_listen", srvs.admin.Addr, "127.0.0.1:19091"},
+		{"admin_token", w.admin.Token, "admin-tok"},
+		{"data_dir", []string{w.local.indexPath, w.local.metricsPath, tlsOpts.StoragePath},
+			[]string{filepath.Join(dir, "evmindex.db"), filepath.Join(dir, "metrics.db"), filepath.Join(dir, "certs")}},
+		{"upstreams.url", data.Base.String(), upstream.URL + "/data"},
+		{"upstreams.mode", []bool{data.LocalFallback, w.upstreams[catalog.Metrics] == nil, w.local.opts.LocalMode[catalog.Metrics]}, []bool{false, true, true}},
+		{"upstreams.connect_timeout", tr.TLSHandshakeTimeout, time.Second},
+		{"upstreams.first_byte_timeout", tr.ResponseHeaderTimeout, 2 * time.Second},
+		{"upstreams.timeout", data.Timeout, 4 * time.Second},
+		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
+		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},
+		{"upstreams.breaker.consecutive_failures", data.Breaker.Config().ConsecutiveFailures, uint32(9)},
+		{"upstreams.breaker.interval", data.Breaker.Config().Interval.D(), 11 * time.Second},
+		{"upstreams.breaker.open_for", data.Breaker.Config().OpenFor.D(), 13 * time.Second},
+		{"upstreams.breaker.half_open_probes", data.Breaker.Config().HalfOpenProbes, uint32(2)},
+		{"upstreams.retry.budget", data.RetryBudget, 0.3},
+		{"upstreams.network_id", w.local.opts.NodeNetwork, "fuji"},
+		{"upstream_api_key", data.APIKey, "operator-key"},
+		{"redis", []bool{a.Redis != nil, w.cache.Redis != nil, w.limits.Redis != nil}, []bool{true, true, true}},
+		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
+		{"keys_file", w.limits.KeysPath, keys},
+		{"replicas", w.limits.Replicas, 3},
+		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.9"}},
+		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
+		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},
+		{"server.max_header_bytes", srvs.public.MaxHeaderBytes, 4096},
+		{"server.max_body_bytes", w.proxy.MaxBodyBytes, int64(2048)},
+		{"server.shutdown_timeout", srvs.shutdown, 6 * time.Second},
+		{"cache.max_bytes", w.cache.MaxBytes, int64(1 << 20)},
+		{"cache.compress_above", w.cache.CompressAbove, 512},
+		{"routes.cost", subnets.Cost, int64(3)},
+		{"routes.cache", subnets.Cache, cache.Short},
+		{"routes.ttl", subnets.TTL, 7 * time.Second},
+		{"local.networks", w.local.opts.Networks, []string{"fuji"}},
+		{"local.seed", w.local.seed, int64(42)},
+		{"local.evm_chains.chain_id", w.local.evmChains[0].ChainID, uint64(99999)},
+		{"local.evm_chains.name", w.local.evmInfos[0].ChainName, "Test L1"},
+		{"local.evm_chains.rpc", w.local.evmChains[0].RPCURL, evmNode.URL},
+		{"local.evm_chains.start_block", w.local.evmChains[0].StartBlock, uint64(7)},
+		{"local.disable_dev_chain", w.local.devChain, false},
+		{"tls.domains", tlsOpts.Domains, []string{"edge.example"}},
+		{"tls.email", tlsOpts.Email, "ops@edge.example"},
+		{"tls.ca", tlsOpts.CA, "https://ca.example/dir"},
+		{"tls.cert_file", tlsOpts.CertFile, filepath.Join(dir, "cert.pem")},
+		{"tls.key_file", tlsOpts.KeyFile, filepath.Join(dir, "key.pem")},
+		{"tls.http_listen", srvs.acme, "127.0.0.1:18081"},
+		{"disable_access_log", w.proxy.AccessLog, false},
+		{"log_level", newLogger(cfg.LogLevel).Enabled(ctx, slog.LevelDebug), true},
+	}
+	covered := map[string]bool{}
+	for _, row := range rows {
+		covered[row.field] = true
+		t.Run(row.field, func(t *testing.T) {
+			if !reflect.DeepEqual(row.got, row.want) {
+				t.Fatalf("got %#v; want %#v", row.got, row.want)
+			}
+		})
+	}
+	for _, f := range yamlFields(reflect.TypeFor[config.Config](), "") {
+		if !covered[f] {
+			t.Errorf("config field %s has no row: wire it and add one", f)
+		}
+	}
+}
+
+// yamlFields lists the YAML paths of t's leaf fields; the upstreams' and
+// the routes' entries are named once ("upstreams.timeout", "routes.cost").
+func yamlFields(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		path := prefix + name
+		ft := f.Type
+		for ft.Kind() == reflect.Slice || ft.Kind() == reflect.Map || ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case ft == reflect.TypeFor[config.Upstreams]():
+			out = append(out, yamlFields(reflect.TypeFor[config.Upstream](), path+".")...)
+		case ft.Kind() == reflect.Struct && ft != reflect.TypeFor[time.Time]():
+			out = append(out, yamlFields(ft, path+".")...)
+		default:
+			out = append(out, path)
+		}
+	}
+	return out
+}

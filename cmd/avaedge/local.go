@@ -176,7 +176,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath, CChain: only(catalog.Metrics)})
 	parts.wired.devChain, parts.wired.evmChains, parts.wired.evmInfos = runDev, chains, infos
 	parts.wired.indexPath, parts.wired.metricsPath = path, mpath
-		if err != nil {
+	if err != nil {
 		return fmt.Errorf("metrics engine: %w", err)
 	}
 	parts.close = append(parts.close, engine.Close)

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
-	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/ethereum/go-ethereum/common"

@@ -70,6 +70,7 @@ trusted_proxies: [10.0.0.0/8]
 upstreams:
   data:
     url: ` + upstream.URL + `/data
+    headers: {X-Provider-Key: provider-secret}
     mode: upstream-only
     connect_timeout: 1s
     first_byte_timeout: 2s
@@ -93,12 +94,15 @@ cache:
   compress_above: 512
 routes:
   listSubnets: {cost: 3, cache: short, ttl: 7s}
+publish:
+  - {method: DELETE, path: "/v1/webhooks/{id}", keys: [k], cost: 9}
 local:
   networks: [fuji]
   seed: 42
   evm_chains:
     - {chain_id: 99999, name: Test L1, rpc: "` + evmNode.URL + `", start_block: 7}
   disable_dev_chain: true
+  evm: {debug: true, writes_per_minute: 7}
 tls:
   domains: [edge.example]
   email: ops@edge.example
@@ -158,6 +162,13 @@ log_level: debug
 		{"upstreams.connect_timeout", tr.TLSHandshakeTimeout, time.Second},
 		{"upstreams.first_byte_timeout", tr.ResponseHeaderTimeout, 2 * time.Second},
 		{"upstreams.timeout", data.Timeout, 4 * time.Second},
+		{"upstreams.headers", data.Headers.Get("X-Provider-Key"), "provider-secret"},
+		{"publish.method", w.proxy.Publish[0].Method, "DELETE"},
+		{"publish.path", w.proxy.Publish[0].Path, "/v1/webhooks/{id}"},
+		{"publish.keys", w.proxy.Publish[0].Keys, []string{"k"}},
+		{"publish.cost", w.proxy.Publish[0].Cost, int64(9)},
+		{"local.evm.debug", w.local.devOpts.Debug, true},
+		{"local.evm.writes_per_minute", w.local.devOpts.WritesPerMinute, 7},
 		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
 		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},
 		{"upstreams.breaker.consecutive_failures", data.Breaker.Config().ConsecutiveFailures, uint32(9)},

@@ -43,6 +43,7 @@ type localWiring struct {
 	opts        local.Options
 	seed        int64                   // the devnet's
 	devChain    bool                    // whether the embedded EVM dev chain runs
+	devOpts     evm.Options             // what the dev chain is (or would be) built with
 	evmChains   []evmindex.ChainOptions // the chains the indexer follows
 	evmInfos    []evmdata.ChainInfo     // the chains the EVM Data API lists
 	indexPath   string                  // the EVM index's file, "" in memory
@@ -120,10 +121,12 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain
 	var chain *evm.Chain
+	devOpts := evm.Options{Now: time.Now, Debug: cfg.Local.EVM.Debug,
+		WritesPerMinute: cfg.Local.EVM.WritesPerMinute, WriteKeys: writeKeys(parsePrefixes(cfg.TrustedProxies))}
+	parts.wired.devOpts = devOpts
 	if runDev {
 		var err error
-		chain, err = evm.New(ctx, evm.Options{Now: time.Now, Debug: cfg.Local.EVM.Debug,
-			WritesPerMinute: cfg.Local.EVM.WritesPerMinute, WriteKeys: writeKeys(parsePrefixes(cfg.TrustedProxies))})
+		chain, err = evm.New(ctx, devOpts)
 		if err != nil {
 			return fmt.Errorf("dev chain: %w", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/bodyrate"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -46,7 +47,12 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	}
 	defer app.Close()
 
-	pub := proxy.HTTPServer(cfg.Listen, app.Handler, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes)
+	// Request bodies must arrive at a minimum rate, and an answer must be
+	// taken within WriteTimeout: a slow client holds a connection for a
+	// bounded time (bodyrate leaves requests without a body untouched).
+	h := bodyrate.Handler(app.Handler, bodyrate.Options{Grace: cfg.Server.BodyReadTimeout.D(), MinRate: cfg.Server.MinBodyRate})
+	pub := proxy.HTTPServer(cfg.Listen, h, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes)
+	pub.WriteTimeout = cfg.Server.WriteTimeout.D()
 	adm := proxy.HTTPServer(cfg.AdminListen, app.Admin, 10*time.Second, 60*time.Second, 1<<16)
 
 	pubLn, err := net.Listen("tcp", cfg.Listen)

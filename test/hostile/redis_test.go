@@ -94,8 +94,10 @@ func TestHungRedis(t *testing.T) {
 
 	// One warning per component and outage, not one per request.
 	for _, s := range []string{"redis not answering", "cache: redis failing", "limits: redis failing"} {
-		if n := edge.LogCount(s); n > 2 {
-			t.Errorf("%q logged %d times over two outages and %d requests; want at most 2", s, n, 2*concurrent+sequential)
+		n := edge.LogCount(s)
+		t.Logf("%q logged %d times", s, n)
+		if n > 2 {
+			t.Errorf("%q logged %d times over two outages and %d requests; want at most 2", s, n, concurrent+sequential)
 		}
 	}
 	rs.Resume()

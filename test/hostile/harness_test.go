@@ -55,8 +55,9 @@ func TestMain(m *testing.M) {
 
 // EdgeOptions says how to start the edge.
 type EdgeOptions struct {
-	// Env is added to the process's environment (AVAEDGE_LISTEN and
-	// AVAEDGE_ADMIN_LISTEN are set to free loopback ports unless given).
+	// Env is added to the process's environment, from which every other
+	// AVAEDGE_ variable is removed (AVAEDGE_LISTEN and AVAEDGE_ADMIN_LISTEN
+	// are 127.0.0.1:0 unless given; the bound ports are read from the log).
 	Env map[string]string
 	// Config, when set, is YAML written to a file passed with -config.
 	Config string
@@ -98,7 +99,12 @@ func StartEdge(t *testing.T, o EdgeOptions) *Edge {
 		env["AVAEDGE_KEYS_FILE"] = p
 	}
 	cmd := exec.Command(binary, args...)
-	cmd.Env = os.Environ()
+	// The edge sees only the configuration the test gives it.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AVAEDGE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -193,12 +193,26 @@ func slowPost(base string, size int, offset, gap, limit time.Duration, ready cha
 // instead of holding it (and a goroutine of the edge) forever.
 func TestStalledReader(t *testing.T) {
 	const size = 24 << 20 // more than loopback's socket buffers hold
-	big := strings.Repeat("a", size)
+	big := []byte(`{"blob":"` + strings.Repeat("a", size-11) + `"}`)
 	up := NewUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"blob":%q}`, big)
+		w.Write(big)
 	}))
-	edge := StartEdge(t, EdgeOptions{Env: proxyEnv(up), Config: slowConfig, Keys: keysFile(0, true)})
+	// An in-process tier large enough to keep the answer, so the stalled
+	// request is a hit and its timing does not depend on the upstream's.
+	edge := StartEdge(t, EdgeOptions{Env: proxyEnv(up), Config: slowConfig + "cache:\n  max_bytes: 268435456\n", Keys: keysFile(0, true)})
+	url := edge.URL + "/v1/chains/43114/blocks/2"
+
+	// A client that reads gets the whole answer.
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || n != size {
+		t.Fatalf("reading client: %d of %d bytes, %v", n, size, err)
+	}
 
 	c, err := net.Dial("tcp", strings.TrimPrefix(edge.URL, "http://"))
 	if err != nil {
@@ -207,14 +221,22 @@ func TestStalledReader(t *testing.T) {
 	defer c.Close()
 	fmt.Fprint(c, "GET /v1/chains/43114/blocks/2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 	time.Sleep(writeTimeout + time.Second) // read nothing
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
 	start := time.Now()
-	n, err := io.Copy(io.Discard, c)
+	n, err = io.Copy(io.Discard, c)
 	if err != nil && !isReset(err) {
 		t.Fatalf("reading after the stall: %v after %d bytes", err, n)
 	}
 	if n >= size {
 		t.Fatalf("read %d bytes after stalling for longer than write_timeout; want the answer cut off", n)
+	}
+	resp, err = http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("X-Cache-Status"); got != "HIT" {
+		t.Fatalf("X-Cache-Status %q; want HIT (the stalled request must have been a hit)", got)
 	}
 	if up.CallsTo("GET /v1/chains/43114/blocks/2") != 1 {
 		t.Fatalf("upstream calls for the block: %d; want 1", up.CallsTo("GET /v1/chains/43114/blocks/2"))

@@ -175,6 +175,18 @@ type Server struct {
 	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means the
 	// proxy's default, 1 MiB.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// WriteTimeout bounds one exchange from the end of its request's headers
+	// to the last byte of the answer (net/http's WriteTimeout): a client that
+	// stops reading loses its connection (HTTP/1.1) or stream (HTTP/2) then.
+	// Keep it above the upstreams' timeout. Default 60s.
+	WriteTimeout Duration `yaml:"write_timeout"`
+	// BodyReadTimeout is how long a request body may take beyond its length
+	// at MinBodyRate; a slower body is cut off and its connection closed.
+	// Default 10s.
+	BodyReadTimeout Duration `yaml:"body_read_timeout"`
+	// MinBodyRate is the least average rate, in bytes per second, at which a
+	// request body must arrive once BodyReadTimeout is spent. Default 1024.
+	MinBodyRate int64 `yaml:"min_body_rate"`
 	// ShutdownTimeout bounds draining in-flight requests on SIGTERM. Default 30s.
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 }
@@ -437,6 +449,19 @@ func (c *Config) Validate() error {
 	defDur(&s.ReadHeaderTimeout, 10*time.Second)
 	defDur(&s.IdleTimeout, 120*time.Second)
 	defDur(&s.ShutdownTimeout, 30*time.Second)
+	defDur(&s.WriteTimeout, 60*time.Second)
+	defDur(&s.BodyReadTimeout, 10*time.Second)
+	if s.WriteTimeout < 0 {
+		bad("server.write_timeout", "must be positive")
+	}
+	if s.BodyReadTimeout < 0 {
+		bad("server.body_read_timeout", "must be positive")
+	}
+	if s.MinBodyRate == 0 {
+		s.MinBodyRate = 1024
+	} else if s.MinBodyRate < 0 {
+		bad("server.min_body_rate", "must be positive")
+	}
 	if s.MaxHeaderBytes == 0 {
 		s.MaxHeaderBytes = 64 << 10
 	} else if s.MaxHeaderBytes < 0 {

@@ -22,6 +22,10 @@ func TestLoadDefaults(t *testing.T) {
 	if c.Upstreams.Data.Mode != "local" || c.Upstreams.Node.Breaker.OpenFor.D() != 10*time.Second {
 		t.Fatalf("defaults not filled: %+v", c.Upstreams.Data)
 	}
+	if s := c.Server; s.WriteTimeout.D() != 60*time.Second || s.BodyReadTimeout.D() != 10*time.Second || s.MinBodyRate != 1024 {
+		t.Fatalf("server defaults: write_timeout %v, body_read_timeout %v, min_body_rate %d; want 60s, 10s, 1024",
+			s.WriteTimeout.D(), s.BodyReadTimeout.D(), s.MinBodyRate)
+	}
 }
 
 func TestEnvOverrides(t *testing.T) {
@@ -69,6 +73,9 @@ func TestValidateRejects(t *testing.T) {
 		{"bad network", "local:\n  networks: [devnet]", "local.networks"},
 		{"bad log level", "log_level: loud", "log_level"},
 		{"half tls", "tls:\n  cert_file: a.pem", "tls"},
+		{"negative body rate", "server:\n  min_body_rate: -1", "server.min_body_rate"},
+		{"negative write timeout", "server:\n  write_timeout: -1s", "server.write_timeout"},
+		{"negative body timeout", "server:\n  body_read_timeout: -1s", "server.body_read_timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,6 +89,9 @@ server:
   max_header_bytes: 4096
   max_body_bytes: 2048
   shutdown_timeout: 6s
+  write_timeout: 8s
+  body_read_timeout: 9s
+  min_body_rate: 333
 cache:
   max_bytes: 1048576
   compress_above: 512
@@ -188,6 +191,9 @@ log_level: debug
 		{"server.max_header_bytes", srvs.public.MaxHeaderBytes, 4096},
 		{"server.max_body_bytes", w.proxy.MaxBodyBytes, int64(2048)},
 		{"server.shutdown_timeout", srvs.shutdown, 6 * time.Second},
+		{"server.write_timeout", srvs.public.WriteTimeout, 8 * time.Second},
+		{"server.body_read_timeout", srvs.bodyRate.Grace, 9 * time.Second},
+		{"server.min_body_rate", srvs.bodyRate.MinRate, int64(333)},
 		{"cache.max_bytes", w.cache.MaxBytes, int64(1 << 20)},
 		{"cache.compress_above", w.cache.CompressAbove, 512},
 		{"routes.cost", subnets.Cost, int64(3)},

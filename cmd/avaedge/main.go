@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/bodyrate"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -126,6 +127,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 type servers struct {
 	public, admin *http.Server
 	shutdown      time.Duration
+	bodyRate      bodyrate.Options // what the public handler holds request bodies to
 	// acme is the address of the ACME challenge and redirect listener
 	// when TLS is on.
 	acme string
@@ -133,8 +135,16 @@ type servers struct {
 
 // newServers builds the listeners' servers from the server section.
 func newServers(cfg *config.Config, a *app) servers {
+	// Request bodies must arrive at a minimum rate, and an answer must be
+	// taken within WriteTimeout: a slow client holds a connection for a
+	// bounded time (bodyrate leaves requests without a body untouched).
+	br := bodyrate.Options{Grace: cfg.Server.BodyReadTimeout.D(), MinRate: cfg.Server.MinBodyRate}
+	h := bodyrate.Handler(a.Handler, br)
+	pub := proxy.HTTPServer(cfg.Listen, h, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes)
+	pub.WriteTimeout = cfg.Server.WriteTimeout.D()
 	return servers{
-		public:   proxy.HTTPServer(cfg.Listen, a.Handler, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes),
+		public:   pub,
+		bodyRate: br,
 		admin:    proxy.HTTPServer(cfg.AdminListen, a.Admin, 10*time.Second, 60*time.Second, 1<<16),
 		shutdown: cfg.Server.ShutdownTimeout.D(),
 		acme:     cfg.TLS.HTTPListen,

@@ -112,12 +112,12 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 	a.closers = append(a.closers, world.close...)
 
-	rdb, err := newRedis(cfg)
+	rdb, guard, err := newRedis(cfg, log, reg)
 	if err != nil {
 		return nil, err
 	}
 	if rdb != nil {
-		a.closers = append(a.closers, rdb.Close)
+		a.closers = append(a.closers, rdb.Close, guard.Close)
 		a.Redis = rdb
 	}
 	a.wired.cache = cache.Options{

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -108,6 +109,25 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
+}
+
+// Pause stops a real server with SIGSTOP: it keeps accepting connections
+// and never answers, as a hung Redis does. It is resumed (SIGCONT) when the
+// test ends, so Stop can kill it.
+func (s *Server) Pause() {
+	s.t.Helper()
+	s.RequireReal()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("SIGSTOP redis-server: %v", err)
+	}
+	s.t.Cleanup(s.Resume)
+}
+
+// Resume continues a server stopped by Pause (SIGCONT). Safe to call twice.
+func (s *Server) Resume() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGCONT)
+	}
 }
 
 // Restart starts a stopped server again on the same port.

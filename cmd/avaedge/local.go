@@ -22,6 +22,8 @@ import (
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/avaedge/avaedge/local/metricsapi"
 	"github.com/avaedge/avaedge/local/node"
+	"github.com/avaedge/avaedge/local/pdata"
+	"github.com/avaedge/avaedge/local/pindex"
 	"github.com/avaedge/avaedge/local/warp"
 )
 
@@ -55,14 +57,31 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		}
 		return nil, err
 	}
-	if err := buildEVM(ctx, cfg, log, reg, localMode, parts); err != nil {
+	var followed *pindex.Index
+	if cfg.Local.Node != "" {
+		ix, err := buildNodeIndex(ctx, cfg, log, reg)
+		if err != nil {
+			return fail(err)
+		}
+		parts.close = append(parts.close, ix.Close)
+		followed = ix
+	}
+	if err := buildEVM(ctx, cfg, log, reg, localMode, followed, parts); err != nil {
 		return fail(err)
 	}
 	dev, err := devnet.New(devnet.Config{Seed: cfg.Local.Seed})
 	if err != nil {
 		return fail(fmt.Errorf("devnet: %w", err))
 	}
-	parts.add(dataapi.Handlers(dev, time.Now))
+	if followed != nil {
+		// The local world is the followed network: its index answers the
+		// primary-network routes, and nothing of the devnet is passed off as
+		// that network's (routes pdata lacks answer that they have no local
+		// implementation).
+		parts.add(pdata.Handlers(followed, time.Now))
+	} else {
+		parts.add(dataapi.Handlers(dev, time.Now))
+	}
 	// The node answers as the local network, or impersonates the node
 	// upstream's network when that is mapped to the devnet.
 	nodeAs := "local"
@@ -74,8 +93,10 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		return fail(fmt.Errorf("local node: %w", err))
 	}
 	parts.methods = node.Methods(nw)
-	agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
-	parts.add(agg.Handlers())
+	if followed == nil {
+		agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
+		parts.add(agg.Handlers())
+	}
 	h := local.New(local.Options{
 		Routes:       routes,
 		Handlers:     parts.handlers,
@@ -92,11 +113,20 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 // buildEVM starts the embedded dev chain (when some service is local), the
 // indexer that follows it and the configured external EVM nodes, and the EVM
 // Data API handlers over the index.
-func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[config.Service]bool, parts *localParts) error {
-	runDev := !cfg.Local.DisableDevChain && (localMode[config.Data] || localMode[config.Metrics] || localMode[config.Node])
+func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[config.Service]bool, followed *pindex.Index, parts *localParts) error {
+	runDev := !cfg.Local.DisableDevChain && (localMode[config.Data] || localMode[config.Metrics] || localMode[config.Node]) && followed == nil
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain
+	if followed != nil {
+		c, info, mc, err := nodeCChain(ctx, cfg.Local.Node, followed.Network())
+		if err != nil {
+			log.Warn("the followed node's C-Chain is not indexed", "err", err)
+		} else {
+			chains, infos, mchains = append(chains, c), append(infos, info), append(mchains, mc)
+			parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
+		}
+	}
 	var chain *evm.Chain
 	if runDev {
 		var err error

@@ -301,6 +301,9 @@ func (ix *Index) setHead(c Chain, h int64) {
 	ix.metrics.indexed.WithLabelValues(string(c)).Set(float64(h))
 }
 
+// PrimaryNetworkID is the primary network's subnet id (the empty id).
+var PrimaryNetworkID = avax.EmptyID.String()
+
 // ErrUnknownChain is returned for a chain the Index does not follow.
 var ErrUnknownChain = errors.New("pindex: unknown chain")
 

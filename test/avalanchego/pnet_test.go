@@ -296,6 +296,11 @@ func TestFollowedNode(t *testing.T) {
 	}
 	base := serveIndex(t, ix)
 	snapshot := check(t, node.URI, base, ix, in)
+	for i, body := range snapshot {
+		if err := glacier.Validate(t, snapshotSchemas[i], body); err != nil {
+			t.Errorf("GET %s is not a valid %s: %v\n%s", snapshotURLs(in)[i], snapshotSchemas[i], err, body)
+		}
+	}
 
 	// Restart the indexer on the same store: the same answers, resumed.
 	ix.Close()
@@ -331,6 +336,10 @@ func TestFollowedNode(t *testing.T) {
 	}
 }
 
+// snapshotSchemas are the glacier.json schemas of snapshotURLs' answers.
+var snapshotSchemas = []string{"ListSubnetsResponse", "Subnet", "ListUtxosResponse", "ListPChainUtxosResponse",
+	"ChainAddressChainIdMapListResponse", "ListValidatorDetailsResponse", "ListValidatorDetailsResponse"}
+
 // snapshotURLs are the routes whose answers must not change across restarts.
 func snapshotURLs(in *issued) []string {
 	x := func(k *secp256k1.PrivateKey) string { a, _ := address.Format("X", "local", k.Address().Bytes()); return a }
@@ -341,5 +350,6 @@ func snapshotURLs(in *issued) []string {
 		"/v1/networks/fuji/blockchains/p-chain/utxos?pageSize=100&includeSpent=true&sortOrder=asc&addresses=" + x(in.r2),
 		"/v1/networks/fuji/addresses:listChainIds?addresses=" + x(in.r1) + "," + x(in.r2),
 		"/v1/networks/fuji/validators?pageSize=100&subnetId=" + in.subnet.String(),
+		"/v1/networks/fuji/validators?pageSize=100&subnetId=" + constants.PrimaryNetworkID.String(),
 	}
 }

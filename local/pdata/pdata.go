@@ -7,7 +7,10 @@
 //
 // Every network name (mainnet, fuji, testnet) resolves to the followed
 // network, and addresses are printed with that network's own HRP (local1...
-// on a local network), since they are that network's addresses.
+// on a local network), since they are that network's addresses. Chain ids
+// are the followed network's too, except where glacier.json closes them in
+// an enum of mainnet's and fuji's ids (addresses:listChainIds): there the
+// requested network's id of the same chain stands for it.
 package pdata
 
 import (

@@ -127,6 +127,25 @@ type listChainIDsResponse struct {
 	Addresses []addressChains `json:"addresses"`
 }
 
+// enumChainID names chain c of network (mainnet, fuji, testnet) by the id
+// glacier.json's closed enum of blockchain ids allows: the P-Chain's id, or
+// that network's X- or C-Chain id. The followed network's own X- and C-Chain
+// ids are not in the enum, and the SDK rejects an answer with them.
+func enumChainID(network string, c pindex.Chain) string {
+	ids := map[pindex.Chain][2]string{
+		pindex.ChainX: {"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM", "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"},
+		pindex.ChainC: {"2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5", "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"},
+	}
+	pair, ok := ids[c]
+	if !ok {
+		return avax.EmptyID.String()
+	}
+	if network == "mainnet" {
+		return pair[0]
+	}
+	return pair[1]
+}
+
 func (a *api) listChainIDs(q *req) (any, *httpError) {
 	if q.q.Get("addresses") == "" {
 		q.fail("addresses should not be empty")
@@ -143,7 +162,7 @@ func (a *api) listChainIDs(q *req) (any, *httpError) {
 		}
 		item := addressChains{Address: avax.FormatBech32(q.net.HRP, addr), BlockchainIDs: []string{}}
 		for _, c := range chains {
-			item.BlockchainIDs = append(item.BlockchainIDs, q.net.ChainID(c).String())
+			item.BlockchainIDs = append(item.BlockchainIDs, enumChainID(q.name, c))
 		}
 		out.Addresses = append(out.Addresses, item)
 	}

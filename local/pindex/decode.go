@@ -255,14 +255,16 @@ func parseID(s string) (avax.ID, error) {
 	return id, nil
 }
 
-// parseAddrs reads "P-local1..." / "X-local1..." addresses, sorted as the
-// codec keeps them.
+// parseAddrs reads "P-local1..." / "X-local1..." addresses, or the cb58
+// short ids a PChainOwner prints, sorted as the codec keeps them.
 func parseAddrs(in []string) ([]avax.ShortID, error) {
 	out := make([]avax.ShortID, 0, len(in))
 	for _, s := range in {
-		_, _, a, err := avax.ParseAddress(s)
+		a, err := avax.ParseShortID(s)
 		if err != nil {
-			return nil, fmt.Errorf("bad address %q: %w", s, err)
+			if _, _, a, err = avax.ParseAddress(s); err != nil {
+				return nil, fmt.Errorf("bad address %q: %w", s, err)
+			}
 		}
 		out = append(out, a)
 	}

@@ -137,13 +137,30 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 	}
 }
 
+// fail counts and logs a follower error and waits before the retry. A
+// repeated error is logged again at most once a minute.
 func (ix *Index) fail(ctx context.Context, c Chain, err error) {
 	if ctx.Err() != nil {
 		return
 	}
 	ix.metrics.errors.WithLabelValues(string(c)).Inc()
-	ix.log.Error("indexing failed; retrying", "chain", string(c), "err", err)
-	sleep(ctx, ix.opts.PollInterval)
+	ix.mu.Lock()
+	last := ix.lastErr[c]
+	repeat := last.msg == err.Error() && time.Since(last.at) < time.Minute
+	if !repeat {
+		ix.lastErr[c] = loggedErr{err.Error(), time.Now()}
+	}
+	ix.mu.Unlock()
+	if !repeat {
+		ix.log.Error("indexing failed; retrying", "chain", string(c), "err", err)
+	}
+	sleep(ctx, max(ix.opts.PollInterval, time.Second))
+}
+
+// loggedErr is the last error a follower logged.
+type loggedErr struct {
+	msg string
+	at  time.Time
 }
 
 func (ix *Index) headOf(c Chain) (int64, bool) {

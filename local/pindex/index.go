@@ -121,10 +121,12 @@ type Index struct {
 	// writeMu serializes store transactions of the followers.
 	writeMu sync.Mutex
 
-	// mu guards heads and changed (closed and replaced when a head moves).
+	// mu guards heads, changed (closed and replaced when a head moves) and
+	// lastErr.
 	mu      sync.Mutex
 	heads   map[Chain]int64 // -1: nothing indexed
 	changed chan struct{}
+	lastErr map[Chain]loggedErr
 
 	startOnce, stopOnce sync.Once
 	cancel              context.CancelFunc
@@ -150,7 +152,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
-	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}),
+	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), lastErr: map[Chain]loggedErr{},
 		rpc: &client{base: opts.Node, http: opts.HTTPClient}}
 	if ix.log == nil {
 		ix.log = slog.Default()

@@ -98,7 +98,8 @@ func issueAll(t *testing.T, uri string) *issued {
 			t.Fatal(err)
 		}
 	}
-	kc := secp256k1fx.NewKeychain(genesis.EWOQKey, in.r2, in.r3)
+	// r2 is not in this keychain: its P-Chain UTXO must not pay the fees.
+	kc := secp256k1fx.NewKeychain(genesis.EWOQKey, in.r3)
 	w := makeWallets(t, ctx, uri, kc)
 	xctx := w.X.Builder().Context()
 	owner := func(k *secp256k1.PrivateKey) *secp256k1fx.OutputOwners {
@@ -124,12 +125,7 @@ func issueAll(t *testing.T, uri string) *issued {
 		t.Fatalf("X ExportTx: %v", err)
 	}
 	in.export = tx.ID()
-	ptx, err := w.P.IssueImportTx(xctx.BlockchainID, owner(in.r2))
-	if err != nil {
-		t.Fatalf("P ImportTx: %v", err)
-	}
-	in.imp = ptx.ID()
-	ptx, err = w.P.IssueCreateSubnetTx(owner(in.r3))
+	ptx, err := w.P.IssueCreateSubnetTx(owner(in.r3))
 	if err != nil {
 		t.Fatalf("P CreateSubnetTx: %v", err)
 	}
@@ -156,6 +152,13 @@ func issueAll(t *testing.T, uri string) *issued {
 	}
 	in.convert = ptx.ID()
 	in.validationID = in.subnet.Append(0)
+	// r2 imports what the X-Chain exported to it, paying the fee from it.
+	w2 := makeWallets(t, ctx, uri, secp256k1fx.NewKeychain(in.r2))
+	ptx, err = w2.P.IssueImportTx(xctx.BlockchainID, owner(in.r2))
+	if err != nil {
+		t.Fatalf("P ImportTx: %v", err)
+	}
+	in.imp = ptx.ID()
 
 	// Find each tx's block with avalanchego's own block parsers.
 	pc := platformvm.NewClient(uri)

@@ -228,6 +228,14 @@ type Local struct {
 	DisableDevChain bool `yaml:"disable_dev_chain"`
 	// EVM bounds what clients may do on the embedded dev chain.
 	EVM LocalEVM `yaml:"evm"`
+	// Node is an avalanchego base URL (e.g. "http://127.0.0.1:9650"). When
+	// set, the local world is that node's network instead of the devnet:
+	// avaedge indexes its P- and X-Chain (into pindex.db in the data
+	// directory) and answers the primary-network Data API routes from the
+	// index, also while the node is down; node JSON-RPC goes to it (it is the
+	// node upstream unless upstreams.node.url names another). Env
+	// AVAEDGE_LOCAL_NODE. Default "": the devnet.
+	Node string `yaml:"node"`
 }
 
 // EVMChain is an EVM node the indexer follows.
@@ -346,6 +354,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 			}
 		}
 	}
+	set("AVAEDGE_LOCAL_NODE", &c.Local.Node)
 	if v := getenv("AVAEDGE_LOCAL_NETWORKS"); v != "" {
 		c.Local.Networks = nil
 		for _, n := range strings.Split(v, ",") {
@@ -391,6 +400,16 @@ func (c *Config) Validate() error {
 	if c.Redis != "" {
 		if _, err := RedisAddrs(c.Redis); err != nil {
 			bad("redis", "%v", err)
+		}
+	}
+	if c.Local.Node != "" {
+		if pu, err := url.Parse(c.Local.Node); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			bad("local.node", "%q is not an http(s) URL", c.Local.Node)
+		} else {
+			c.Local.Node = strings.TrimRight(c.Local.Node, "/")
+			if c.Upstreams.Node.URL == "" && c.Upstreams.Node.Mode == "" {
+				c.Upstreams.Node.URL = c.Local.Node
+			}
 		}
 	}
 	for name, u := range map[string]*Upstream{"data": &c.Upstreams.Data, "metrics": &c.Upstreams.Metrics, "node": &c.Upstreams.Node} {

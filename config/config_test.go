@@ -60,6 +60,37 @@ func TestEnvOverrides(t *testing.T) {
 	}
 }
 
+func TestLocalNode(t *testing.T) {
+	tests := []struct {
+		name, yaml, env, wantNode, wantUpstream, wantMode string
+	}{
+		{"env makes it the node upstream", "", "http://127.0.0.1:9650/", "http://127.0.0.1:9650", "http://127.0.0.1:9650", "proxy"},
+		{"yaml", "local:\n  node: http://n:9650\n", "", "http://n:9650", "http://n:9650", "proxy"},
+		{"explicit node upstream wins", "upstreams:\n  node:\n    url: http://other:9650\n", "http://n:9650", "http://n:9650", "http://other:9650", "proxy"},
+		{"node kept local when asked", "upstreams:\n  node:\n    mode: local\n", "http://n:9650", "http://n:9650", "", "local"},
+		{"unset: devnet", "", "", "", "", "local"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "c.yaml")
+			os.WriteFile(file, []byte(tt.yaml), 0o600)
+			c, err := Load(file, func(k string) string {
+				if k == "AVAEDGE_LOCAL_NODE" {
+					return tt.env
+				}
+				return ""
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Local.Node != tt.wantNode || c.Upstreams.Node.URL != tt.wantUpstream || c.Upstreams.Node.Mode != tt.wantMode {
+				t.Fatalf("local.node = %q, node upstream = %q (%s); want %q, %q (%s)", c.Local.Node, c.Upstreams.Node.URL,
+					c.Upstreams.Node.Mode, tt.wantNode, tt.wantUpstream, tt.wantMode)
+			}
+		})
+	}
+}
+
 func TestValidateRejects(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"unknown field", "listn: x", "field listn not found"},
@@ -76,6 +107,7 @@ func TestValidateRejects(t *testing.T) {
 		{"negative body rate", "server:\n  min_body_rate: -1", "server.min_body_rate"},
 		{"negative write timeout", "server:\n  write_timeout: -1s", "server.write_timeout"},
 		{"negative body timeout", "server:\n  body_read_timeout: -1s", "server.body_read_timeout"},
+		{"bad local node", "local:\n  node: 127.0.0.1:9650", "local.node"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,8 @@ import (
 	"github.com/avaedge/avaedge/local/evmindex"
 	"github.com/avaedge/avaedge/local/metricsapi"
 	"github.com/avaedge/avaedge/local/node"
+	"github.com/avaedge/avaedge/local/pdata"
+	"github.com/avaedge/avaedge/local/pindex"
 	"github.com/avaedge/avaedge/local/warp"
 )
 
@@ -75,14 +77,31 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		}
 		return nil, err
 	}
-	if err := buildEVM(ctx, cfg, log, reg, localMode, parts); err != nil {
+	var followed *pindex.Index
+	if cfg.Local.Node != "" {
+		ix, err := buildNodeIndex(ctx, cfg, log, reg)
+		if err != nil {
+			return fail(err)
+		}
+		parts.close = append(parts.close, ix.Close)
+		followed = ix
+	}
+	if err := buildEVM(ctx, cfg, log, reg, localMode, followed, parts); err != nil {
 		return fail(err)
 	}
 	dev, err := devnet.New(devnet.Config{Seed: cfg.Local.Seed})
 	if err != nil {
 		return fail(fmt.Errorf("devnet: %w", err))
 	}
-	parts.add(dataapi.Handlers(dev, time.Now))
+	if followed != nil {
+		// The local world is the followed network: its index answers the
+		// primary-network routes, and nothing of the devnet is passed off as
+		// that network's (routes pdata lacks answer that they have no local
+		// implementation).
+		parts.add(valuesHandlers(pdata.Handlers(followed, time.Now)))
+	} else {
+		parts.add(dataapi.Handlers(dev, time.Now))
+	}
 	// The node answers as the local network, or impersonates the node
 	// upstream's network when that is mapped to the devnet.
 	nodeAs := "local"
@@ -94,8 +113,10 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		return fail(fmt.Errorf("local node: %w", err))
 	}
 	parts.methods = node.Methods(nw)
-	agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
-	parts.add(agg.Handlers())
+	if followed == nil {
+		agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
+		parts.add(agg.Handlers())
+	}
 	wired := parts.wired
 	wired.seed = cfg.Local.Seed
 	wired.opts = local.Options{
@@ -115,11 +136,20 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 // buildEVM starts the embedded dev chain (when some service is local), the
 // indexer that follows it and the configured external EVM nodes, and the EVM
 // Data API handlers over the index.
-func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[catalog.Service]bool, parts *localParts) error {
-	runDev := !cfg.Local.DisableDevChain && (localMode[catalog.Data] || localMode[catalog.Metrics] || localMode[catalog.Node])
+func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[catalog.Service]bool, followed *pindex.Index, parts *localParts) error {
+	runDev := !cfg.Local.DisableDevChain && (localMode[catalog.Data] || localMode[catalog.Metrics] || localMode[catalog.Node]) && followed == nil
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain
+	if followed != nil {
+		c, info, mc, err := nodeCChain(ctx, cfg.Local.Node, followed.Network())
+		if err != nil {
+			log.Warn("the followed node's C-Chain is not indexed", "err", err)
+		} else {
+			chains, infos, mchains = append(chains, c), append(infos, info), append(mchains, mc)
+			parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
+		}
+	}
 	var chain *evm.Chain
 	devOpts := evm.Options{Now: time.Now, Debug: cfg.Local.EVM.Debug,
 		WritesPerMinute: cfg.Local.EVM.WritesPerMinute, WriteKeys: writeKeys(parsePrefixes(cfg.TrustedProxies))}
@@ -241,4 +271,21 @@ func writeKeys(trusted []netip.Prefix) func(r *http.Request) []string {
 		}
 		return keys
 	}
+}
+
+// valuesHandlers mounts handlers that read their parameters from the request
+// (r.PathValue, the query) as catalogue handlers: each gets a clone of the
+// request carrying the validated values as path values.
+func valuesHandlers(hs map[string]http.Handler) map[string]catalog.Handler {
+	out := make(map[string]catalog.Handler, len(hs))
+	for name, h := range hs {
+		out[name] = func(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+			r = r.Clone(r.Context())
+			for k, val := range v {
+				r.SetPathValue(k, val)
+			}
+			h.ServeHTTP(w, r)
+		}
+	}
+	return out
 }

@@ -1,0 +1,170 @@
+package pdata
+
+import (
+	"cmp"
+	"encoding/json"
+	"strconv"
+
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/pindex"
+)
+
+type ownership struct {
+	Locktime  uint64   `json:"locktime"`
+	Threshold uint32   `json:"threshold"`
+	Addresses []string `json:"addresses"`
+}
+
+type managerDetails struct {
+	BlockchainID    string `json:"blockchainId"`
+	ContractAddress string `json:"contractAddress"`
+}
+
+type blockchain struct {
+	CreateBlockTimestamp int64          `json:"createBlockTimestamp"`
+	CreateBlockNumber    string         `json:"createBlockNumber"`
+	BlockchainID         string         `json:"blockchainId"`
+	VMID                 string         `json:"vmId"`
+	SubnetID             string         `json:"subnetId"`
+	BlockchainName       string         `json:"blockchainName"`
+	EVMChainID           uint64         `json:"evmChainId,omitempty"`
+	GenesisData          map[string]any `json:"genesisData,omitempty"`
+}
+
+type subnet struct {
+	CreateBlockTimestamp        int64           `json:"createBlockTimestamp"`
+	CreateBlockIndex            string          `json:"createBlockIndex"`
+	SubnetID                    string          `json:"subnetId"`
+	OwnerAddresses              []string        `json:"ownerAddresses"`
+	Threshold                   uint32          `json:"threshold"`
+	Locktime                    uint64          `json:"locktime"`
+	SubnetOwnershipInfo         ownership       `json:"subnetOwnershipInfo"`
+	IsL1                        bool            `json:"isL1"`
+	L1ConversionTransactionHash string          `json:"l1ConversionTransactionHash,omitempty"`
+	L1ValidatorManagerDetails   *managerDetails `json:"l1ValidatorManagerDetails,omitempty"`
+	Blockchains                 []blockchain    `json:"blockchains"`
+}
+
+type listSubnetsResponse struct {
+	NextPageToken string   `json:"nextPageToken,omitempty"`
+	Subnets       []subnet `json:"subnets"`
+}
+
+func (q *req) subnet(s *pindex.Subnet) subnet {
+	owners := q.bech32("", s.Owner.Addresses)
+	out := subnet{CreateBlockTimestamp: s.Time, CreateBlockIndex: strconv.FormatUint(s.Height, 10), SubnetID: s.ID,
+		OwnerAddresses: owners, Threshold: s.Owner.Threshold, Locktime: s.Owner.Locktime,
+		SubnetOwnershipInfo: ownership{Locktime: s.Owner.Locktime, Threshold: s.Owner.Threshold, Addresses: owners},
+		IsL1:                s.Conversion != nil, Blockchains: []blockchain{}}
+	if c := s.Conversion; c != nil {
+		out.L1ConversionTransactionHash = c.TxID
+		out.L1ValidatorManagerDetails = &managerDetails{BlockchainID: c.ChainID, ContractAddress: c.Address}
+	}
+	for _, c := range s.Chains {
+		b := blockchain{CreateBlockTimestamp: c.Time, CreateBlockNumber: strconv.FormatUint(c.Height, 10), BlockchainID: c.ID,
+			VMID: c.VMID, SubnetID: c.SubnetID, BlockchainName: c.Name}
+		// A Subnet-EVM genesis is JSON with config.chainId; other VMs'
+		// genesis bytes are not described.
+		var g map[string]any
+		if json.Unmarshal(c.Genesis, &g) == nil {
+			b.GenesisData = g
+			if cfg, ok := g["config"].(map[string]any); ok {
+				if id, ok := cfg["chainId"].(float64); ok && id > 0 {
+					b.EVMChainID = uint64(id)
+				}
+			}
+		}
+		out.Blockchains = append(out.Blockchains, b)
+	}
+	return out
+}
+
+func (a *api) listSubnets(q *req) (any, *httpError) {
+	size := q.pageSize(100, 10000)
+	desc := q.desc()
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	items, err := a.ix.Subnets(q.r.Context())
+	if err != nil {
+		return nil, internal(err)
+	}
+	order(items, desc, func(x, y *pindex.Subnet) bool {
+		return cmp.Or(cmp.Compare(x.Height, y.Height), cmp.Compare(x.ID, y.ID)) < 0
+	})
+	page, next, herr := paginate(q, items, size, q.scope())
+	if herr != nil {
+		return nil, herr
+	}
+	out := listSubnetsResponse{NextPageToken: next, Subnets: []subnet{}}
+	for _, s := range page {
+		out.Subnets = append(out.Subnets, q.subnet(s))
+	}
+	return out, nil
+}
+
+func (a *api) getSubnet(q *req) (any, *httpError) {
+	raw := q.r.PathValue("subnetId")
+	if _, err := avax.ParseID(raw); err != nil {
+		return nil, badRequest("subnetId must be a valid subnet id")
+	}
+	s, ok, err := a.ix.Subnet(q.r.Context(), raw)
+	if err != nil {
+		return nil, internal(err)
+	}
+	if !ok {
+		return nil, notFound("Subnet " + raw + " not found")
+	}
+	return q.subnet(s), nil
+}
+
+type addressChains struct {
+	Address       string   `json:"address"`
+	BlockchainIDs []string `json:"blockchainIds"`
+}
+
+type listChainIDsResponse struct {
+	Addresses []addressChains `json:"addresses"`
+}
+
+// enumChainID names chain c of network (mainnet, fuji, testnet) by the id
+// glacier.json's closed enum of blockchain ids allows: the P-Chain's id, or
+// that network's X- or C-Chain id. The followed network's own X- and C-Chain
+// ids are not in the enum, and the SDK rejects an answer with them.
+func enumChainID(network string, c pindex.Chain) string {
+	ids := map[pindex.Chain][2]string{
+		pindex.ChainX: {"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM", "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"},
+		pindex.ChainC: {"2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5", "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"},
+	}
+	pair, ok := ids[c]
+	if !ok {
+		return avax.EmptyID.String()
+	}
+	if network == "mainnet" {
+		return pair[0]
+	}
+	return pair[1]
+}
+
+func (a *api) listChainIDs(q *req) (any, *httpError) {
+	if q.q.Get("addresses") == "" {
+		q.fail("addresses should not be empty")
+	}
+	addrs := q.addresses("addresses")
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	out := listChainIDsResponse{Addresses: []addressChains{}}
+	for _, addr := range addrs {
+		chains, err := a.ix.ChainsOf(q.r.Context(), addr)
+		if err != nil {
+			return nil, internal(err)
+		}
+		item := addressChains{Address: avax.FormatBech32(q.net.HRP, addr), BlockchainIDs: []string{}}
+		for _, c := range chains {
+			item.BlockchainIDs = append(item.BlockchainIDs, enumChainID(q.name, c))
+		}
+		out.Addresses = append(out.Addresses, item)
+	}
+	return out, nil
+}

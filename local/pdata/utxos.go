@@ -1,0 +1,188 @@
+package pdata
+
+import (
+	"cmp"
+	"math"
+	"strconv"
+
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/pindex"
+)
+
+// assetAmount is AssetAmount.
+type assetAmount struct {
+	AssetID      string `json:"assetId"`
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Denomination int    `json:"denomination"`
+	Type         string `json:"type"`
+	Amount       string `json:"amount"`
+}
+
+// pChainUTXO is PChainUtxo.
+type pChainUTXO struct {
+	Addresses               []string    `json:"addresses"`
+	Asset                   assetAmount `json:"asset"`
+	ConsumedOnChainID       string      `json:"consumedOnChainId"`
+	ConsumingTxHash         string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID        string      `json:"createdOnChainId"`
+	UTXOID                  string      `json:"utxoId"`
+	UTXOBytes               string      `json:"utxoBytes"`
+	Amount                  string      `json:"amount"`
+	AssetID                 string      `json:"assetId"`
+	BlockNumber             string      `json:"blockNumber"`
+	BlockTimestamp          int64       `json:"blockTimestamp"`
+	ConsumingBlockNumber    string      `json:"consumingBlockNumber,omitempty"`
+	ConsumingBlockTimestamp int64       `json:"consumingBlockTimestamp,omitempty"`
+	PlatformLocktime        uint64      `json:"platformLocktime"`
+	OutputIndex             uint32      `json:"outputIndex"`
+	StakeableLocktime       uint64      `json:"stakeableLocktime,omitempty"`
+	Staked                  bool        `json:"staked"`
+	Threshold               uint32      `json:"threshold"`
+	TxHash                  string      `json:"txHash"`
+	UTXOEndTimestamp        int64       `json:"utxoEndTimestamp,omitempty"`
+	UTXOStartTimestamp      int64       `json:"utxoStartTimestamp,omitempty"`
+	UTXOType                string      `json:"utxoType"`
+}
+
+// xUTXO is Utxo, the X- and C-Chain form.
+type xUTXO struct {
+	Addresses            []string    `json:"addresses"`
+	Asset                assetAmount `json:"asset"`
+	ConsumedOnChainID    string      `json:"consumedOnChainId"`
+	ConsumingTxHash      string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID     string      `json:"createdOnChainId"`
+	UTXOID               string      `json:"utxoId"`
+	UTXOBytes            string      `json:"utxoBytes"`
+	ConsumingTxTimestamp int64       `json:"consumingTxTimestamp,omitempty"`
+	CreationTxHash       string      `json:"creationTxHash"`
+	Locktime             uint64      `json:"locktime"`
+	OutputIndex          string      `json:"outputIndex"`
+	Threshold            uint32      `json:"threshold"`
+	Timestamp            int64       `json:"timestamp"`
+	UTXOType             string      `json:"utxoType"`
+}
+
+type listUTXOsResponse[T any] struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	UTXOs         []T       `json:"utxos"`
+	ChainInfo     chainInfo `json:"chainInfo"`
+}
+
+func (a *api) getUTXOs(q *req) (any, *httpError) {
+	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
+	if herr != nil {
+		return nil, herr
+	}
+	size := q.pageSize(10, 100)
+	desc := q.desc()
+	sortBy := q.enum("sortBy", "timestamp", "amount")
+	addrs := q.addresses("addresses")
+	minAmount := 0.0
+	if s := q.q.Get("minUtxoAmount"); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || f < 0 {
+			q.fail("minUtxoAmount must not be less than 0")
+		}
+		minAmount = f
+	}
+	includeSpent := false
+	switch s := q.q.Get("includeSpent"); s {
+	case "", "false":
+	case "true":
+		includeSpent = true
+	default:
+		q.fail("includeSpent must be a boolean value")
+	}
+	asset := q.q.Get("assetId")
+	if asset != "" {
+		if _, err := avax.ParseID(asset); err != nil {
+			q.fail("assetId must be a valid asset id")
+		}
+	}
+	if len(q.errs) > 0 {
+		return nil, nil
+	}
+	all, err := a.ix.UTXOs(q.r.Context(), chain, addrs, includeSpent)
+	if err != nil {
+		return nil, internal(err)
+	}
+	var items []*pindex.UTXO
+	for _, u := range all {
+		if float64(u.Amount) < minAmount || (asset != "" && u.AssetID != asset) {
+			continue
+		}
+		items = append(items, u)
+	}
+	order(items, desc, func(x, y *pindex.UTXO) bool {
+		if sortBy == "amount" {
+			if c := cmp.Compare(x.Amount, y.Amount); c != 0 {
+				return c < 0
+			}
+		}
+		return cmp.Or(cmp.Compare(x.Time, y.Time), cmp.Compare(x.ID, y.ID)) < 0
+	})
+	page, next, herr := paginate(q, items, size, q.scope(string(chain)))
+	if herr != nil {
+		return nil, herr
+	}
+	info := chainInfo{ChainName: alias(chain), Network: q.name}
+	assets := map[string]assetAmount{}
+	amount := func(u *pindex.UTXO) (assetAmount, *httpError) {
+		am, ok := assets[u.AssetID]
+		if !ok {
+			d, found, err := a.ix.Asset(q.r.Context(), u.AssetID)
+			if err != nil {
+				return am, internal(err)
+			}
+			if !found { // an asset whose CreateAssetTx the index has not seen
+				d = pindex.Asset{ID: u.AssetID, Name: "", Symbol: "", Denomination: 0}
+			}
+			am = assetAmount{AssetID: d.ID, Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1"}
+			assets[u.AssetID] = am
+		}
+		am.Amount = u64(u.Amount)
+		return am, nil
+	}
+	if chain == pindex.ChainP {
+		out := listUTXOsResponse[pChainUTXO]{NextPageToken: next, UTXOs: []pChainUTXO{}, ChainInfo: info}
+		for _, u := range page {
+			am, herr := amount(u)
+			if herr != nil {
+				return nil, herr
+			}
+			item := pChainUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
+				ConsumedOnChainID: q.net.ChainID(pindex.ChainP).String(), CreatedOnChainID: q.net.ChainID(u.CreatedOn).String(),
+				UTXOID: u.ID, UTXOBytes: avax.EncodeHex(u.Bytes), Amount: am.Amount, AssetID: u.AssetID,
+				BlockNumber: strconv.FormatUint(u.Height, 10), BlockTimestamp: u.Time, PlatformLocktime: u.Locktime,
+				OutputIndex: u.OutputIndex, StakeableLocktime: u.StakeLocktime, Staked: u.Staked, Threshold: u.Threshold,
+				TxHash: u.TxID, UTXOType: "TRANSFER"}
+			if u.Spent {
+				item.ConsumingTxHash = u.SpentBy
+				item.ConsumingBlockNumber = strconv.FormatUint(u.SpentHeight, 10)
+				item.ConsumingBlockTimestamp = u.SpentTime
+			}
+			if u.Staked {
+				item.UTXOType, item.UTXOStartTimestamp, item.UTXOEndTimestamp = "STAKE", u.StakeStart, u.StakeEnd
+			}
+			out.UTXOs = append(out.UTXOs, item)
+		}
+		return out, nil
+	}
+	out := listUTXOsResponse[xUTXO]{NextPageToken: next, UTXOs: []xUTXO{}, ChainInfo: info}
+	for _, u := range page {
+		am, herr := amount(u)
+		if herr != nil {
+			return nil, herr
+		}
+		item := xUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
+			ConsumedOnChainID: q.net.ChainID(chain).String(), CreatedOnChainID: q.net.ChainID(u.CreatedOn).String(),
+			UTXOID: u.ID, UTXOBytes: avax.EncodeHex(u.Bytes), CreationTxHash: u.TxID, Locktime: u.Locktime,
+			OutputIndex: strconv.FormatUint(uint64(u.OutputIndex), 10), Threshold: u.Threshold, Timestamp: u.Time, UTXOType: "TRANSFER"}
+		if u.Spent {
+			item.ConsumingTxHash, item.ConsumingTxTimestamp = u.SpentBy, u.SpentTime
+		}
+		out.UTXOs = append(out.UTXOs, item)
+	}
+	return out, nil
+}

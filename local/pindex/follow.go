@@ -1,0 +1,325 @@
+package pindex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// progressEvery is how often catching up is logged.
+const progressEvery = 5 * time.Second
+
+func (c Chain) path() string {
+	if c == ChainX {
+		return pathX
+	}
+	return pathP
+}
+
+func (c Chain) service() string {
+	if c == ChainX {
+		return "avm"
+	}
+	return "platform"
+}
+
+// nodeHeight asks the node for chain's last accepted height.
+func (ix *Index) nodeHeight(ctx context.Context, c Chain) (uint64, error) {
+	var r struct {
+		Height string `json:"height"`
+	}
+	if err := ix.rpc.call(ctx, c.path(), c.service()+".getHeight", nil, &r); err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(r.Height, 10, 64)
+}
+
+// fetch reads chain's block at height in both encodings.
+func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, error) {
+	f := &fetched{height: height}
+	for _, enc := range []string{"json", "hexnc"} {
+		var r struct {
+			Block json.RawMessage `json:"block"`
+		}
+		args := map[string]string{"height": strconv.FormatUint(height, 10), "encoding": enc}
+		if err := ix.rpc.call(ctx, c.path(), c.service()+".getBlockByHeight", args, &r); err != nil {
+			return nil, err
+		}
+		if enc == "json" {
+			f.json = r.Block
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(r.Block, &s); err != nil {
+			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", c.service(), err)
+		}
+		b, err := hexBytes(s)
+		if err != nil {
+			return nil, err
+		}
+		f.bytes = b
+	}
+	return f, nil
+}
+
+// follow indexes chain until ctx ends.
+func (ix *Index) follow(ctx context.Context, c Chain) {
+	label := string(c)
+	var (
+		lastLog    time.Time
+		logFrom    int64
+		wasDown    bool
+		catchingUp bool
+	)
+	for ctx.Err() == nil {
+		tip, err := ix.nodeHeight(ctx, c)
+		if err != nil {
+			ix.metrics.up.Set(0)
+			if ctx.Err() == nil {
+				ix.metrics.errors.WithLabelValues(label).Inc()
+				if !wasDown {
+					ix.log.Warn("node does not answer; serving the index as it is", "chain", label, "err", err)
+				}
+				wasDown = true
+			}
+			sleep(ctx, ix.opts.PollInterval)
+			continue
+		}
+		if wasDown {
+			ix.log.Info("node answers again", "chain", label)
+			wasDown = false
+		}
+		ix.metrics.up.Set(1)
+		ix.metrics.node.WithLabelValues(label).Set(float64(tip))
+		head, _ := ix.headOf(c)
+		ix.metrics.lag.WithLabelValues(label).Set(float64(int64(tip) - head))
+		if int64(tip) <= head {
+			if catchingUp {
+				ix.log.Info("caught up", "chain", label, "height", head)
+				catchingUp = false
+			}
+			if int64(tip) < head {
+				// The node is behind the index: a network started afresh,
+				// or a node still bootstrapping. Check the block at tip.
+				if err := ix.reconcile(ctx, c, tip); err != nil {
+					ix.fail(ctx, c, err)
+				}
+				continue
+			}
+			sleep(ctx, ix.opts.PollInterval)
+			continue
+		}
+		if !catchingUp && int64(tip)-head > 1 {
+			catchingUp, lastLog, logFrom = true, time.Now(), head
+			ix.log.Info("catching up", "chain", label, "indexed", head, "node", tip, "lag", int64(tip)-head)
+		}
+		to := min(uint64(head)+uint64(ix.opts.CommitBlocks), tip)
+		if head < 0 {
+			to = min(uint64(ix.opts.CommitBlocks)-1, tip)
+		}
+		if err := ix.catchUp(ctx, c, uint64(head+1), to); err != nil {
+			ix.fail(ctx, c, err)
+			continue
+		}
+		if catchingUp && time.Since(lastLog) >= progressEvery {
+			now, _ := ix.headOf(c)
+			rate := float64(now-logFrom) / time.Since(lastLog).Seconds()
+			ix.log.Info("catching up", "chain", label, "indexed", now, "node", tip, "lag", int64(tip)-now, "blocksPerSecond", int(rate))
+			lastLog, logFrom = time.Now(), now
+		}
+	}
+}
+
+// fail counts and logs a follower error and waits before the retry. A
+// repeated error is logged again at most once a minute.
+func (ix *Index) fail(ctx context.Context, c Chain, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	ix.metrics.errors.WithLabelValues(string(c)).Inc()
+	ix.mu.Lock()
+	last := ix.lastErr[c]
+	repeat := last.msg == err.Error() && time.Since(last.at) < time.Minute
+	if !repeat {
+		ix.lastErr[c] = loggedErr{err.Error(), time.Now()}
+	}
+	ix.mu.Unlock()
+	if !repeat {
+		ix.log.Error("indexing failed; retrying", "chain", string(c), "err", err)
+	}
+	sleep(ctx, max(ix.opts.PollInterval, time.Second))
+}
+
+// loggedErr is the last error a follower logged.
+type loggedErr struct {
+	msg string
+	at  time.Time
+}
+
+func (ix *Index) headOf(c Chain) (int64, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	h := ix.heads[c]
+	return h, h >= 0
+}
+
+// catchUp fetches blocks from..to concurrently and commits them in one
+// store transaction, after checking that the first one extends the stored
+// chain.
+func (ix *Index) catchUp(ctx context.Context, c Chain, from, to uint64) error {
+	blocks := make([]*fetched, to-from+1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(ix.opts.Concurrency)
+	for i := range blocks {
+		g.Go(func() error {
+			f, err := ix.fetch(gctx, c, from+uint64(i))
+			blocks[i] = f
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if from > 0 {
+		var first blockJSON
+		if err := json.Unmarshal(blocks[0].json, &first); err != nil {
+			return fmt.Errorf("pindex: %s block %d: %w", c, from, err)
+		}
+		stored, err := ix.st.blockID(c, from-1)
+		if err != nil {
+			return fmt.Errorf("pindex: %s block %d: %w", c, from-1, err)
+		}
+		if first.ParentID != stored {
+			return ix.reconcile(ctx, c, from-1)
+		}
+	}
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	tx, err := ix.st.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var prevTime int64
+	if from > 0 {
+		if err := tx.QueryRow(`SELECT time FROM blocks WHERE chain=? AND height=?`, string(c), from-1).Scan(&prevTime); err != nil {
+			return err
+		}
+	}
+	w := &writer{tx: tx, net: &ix.net}
+	for _, f := range blocks {
+		b, err := w.apply(c, f, prevTime)
+		if err != nil {
+			return err
+		}
+		prevTime = w.time
+		_ = b
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	ix.metrics.blocks.WithLabelValues(string(c)).Add(float64(len(blocks)))
+	ix.setHead(c, int64(to))
+	ix.metrics.lag.WithLabelValues(string(c)).Sub(float64(len(blocks)))
+	return nil
+}
+
+// reconcile finds the highest stored height at or below from whose block the
+// node has too, and rolls the chain back to it.
+func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
+	h := int64(from)
+	for ; h >= 0; h-- {
+		f, err := ix.fetch(ctx, c, uint64(h))
+		if err != nil {
+			var rpcErr *RPCError
+			if errors.As(err, &rpcErr) {
+				continue // the node has no block there yet
+			}
+			return err
+		}
+		var b blockJSON
+		if err := json.Unmarshal(f.json, &b); err != nil {
+			return err
+		}
+		stored, err := ix.st.blockID(c, uint64(h))
+		if err == nil && stored == b.ID {
+			break
+		}
+	}
+	cur, _ := ix.headOf(c)
+	if h == cur {
+		return nil
+	}
+	ix.log.Warn("the node's chain differs from the index; rolling back", "chain", string(c), "from", cur, "to", h)
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if err := ix.st.rollback(ctx, c, h); err != nil {
+		return err
+	}
+	ix.setHead(c, h)
+	return nil
+}
+
+// refreshValidators stores platform.getCurrentValidators for the primary
+// network and every indexed subnet, every ValidatorsInterval.
+func (ix *Index) refreshValidators(ctx context.Context) {
+	for ctx.Err() == nil {
+		if err := ix.RefreshValidators(ctx); err != nil && ctx.Err() == nil {
+			ix.log.Debug("current validators not refreshed", "err", err)
+		}
+		sleep(ctx, ix.opts.ValidatorsInterval)
+	}
+}
+
+// RefreshValidators reads platform.getCurrentValidators now for the primary
+// network and every indexed subnet.
+func (ix *Index) RefreshValidators(ctx context.Context) error {
+	subnets := []string{avax.EmptyID.String()}
+	rows, err := ix.st.r.QueryContext(ctx, `SELECT id FROM subnets`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return err
+		}
+		subnets = append(subnets, s)
+	}
+	rows.Close()
+	for _, s := range subnets {
+		var r json.RawMessage
+		var params any
+		if s != avax.EmptyID.String() {
+			params = map[string]string{"subnetID": s}
+		}
+		if err := ix.rpc.call(ctx, pathP, "platform.getCurrentValidators", params, &r); err != nil {
+			return err
+		}
+		ix.writeMu.Lock()
+		_, err := ix.st.w.ExecContext(ctx, `INSERT INTO current (subnet, body, time) VALUES (?,?,?)
+			ON CONFLICT(subnet) DO UPDATE SET body=excluded.body, time=excluded.time`, s, string(r), ix.now().Unix())
+		ix.writeMu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,209 @@
+package pindex
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// fakeNode answers the JSON-RPC methods the index calls with a P-Chain of
+// BaseTx blocks in avalanchego's JSON encoding: block h spends the output of
+// block h-1 and pays h*10 to owner. Blocks from fork on belong to
+// generation gen, so changing gen models a network started afresh.
+type fakeNode struct {
+	mu     sync.Mutex
+	height uint64 // P-Chain tip
+	fork   uint64
+	gen    int
+}
+
+var (
+	fakeX    = avax.Hash256([]byte("x chain"))
+	fakeC    = avax.Hash256([]byte("c chain"))
+	fakeAVAX = avax.Hash256([]byte("avax"))
+	owner    = avax.ShortID{1, 2, 3}
+)
+
+func (n *fakeNode) id(kind string, h uint64) avax.ID {
+	gen := 1
+	if h >= n.fork {
+		gen = n.gen
+	}
+	return avax.Hash256([]byte(fmt.Sprintf("%s %d gen %d", kind, h, gen)))
+}
+
+func (n *fakeNode) block(h uint64) map[string]any {
+	b := map[string]any{"id": n.id("block", h).String(), "parentID": n.id("block", h-1).String(), "height": h, "time": 1000 + h, "txs": []any{}}
+	if h == 0 {
+		return b
+	}
+	out := map[string]any{"assetID": fakeAVAX.String(), "fxID": "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ",
+		"output": map[string]any{"addresses": []string{avax.FormatAddress("P", "local", owner)}, "amount": h * 10, "locktime": 0, "threshold": 1}}
+	in := map[string]any{"txID": n.id("tx", h-1).String(), "outputIndex": 0, "assetID": fakeAVAX.String(),
+		"fxID": "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ", "input": map[string]any{"amount": (h - 1) * 10, "signatureIndices": []int{0}}}
+	b["txs"] = []any{map[string]any{"id": n.id("tx", h).String(), "credentials": []any{}, "unsignedTx": map[string]any{
+		"networkID": 12345, "blockchainID": avax.EmptyID.String(), "outputs": []any{out}, "inputs": []any{in}, "memo": "0x"}}}
+	return b
+}
+
+func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		ID     json.RawMessage   `json:"id"`
+		Method string            `json:"method"`
+		Params map[string]string `json:"params"`
+	}
+	json.Unmarshal(body, &req)
+	var result any
+	switch req.Method {
+	case "info.getNetworkID":
+		result = map[string]string{"networkID": "12345"}
+	case "info.getBlockchainID":
+		result = map[string]string{"blockchainID": map[string]avax.ID{"X": fakeX, "C": fakeC}[req.Params["alias"]].String()}
+	case "avm.getAssetDescription":
+		result = map[string]string{"assetID": fakeAVAX.String()}
+	case "avm.getHeight":
+		result = map[string]string{"height": "0"}
+	case "platform.getHeight":
+		result = map[string]string{"height": strconv.FormatUint(n.height, 10)}
+	case "platform.getCurrentValidators":
+		result = map[string]any{"validators": []any{}}
+	case "avm.getBlockByHeight", "platform.getBlockByHeight":
+		h, _ := strconv.ParseUint(req.Params["height"], 10, 64)
+		if req.Method == "platform.getBlockByHeight" && h > n.height {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"couldn't get block at height %d: not found"},"id":%s}`, h, req.ID)
+			return
+		}
+		b := n.block(h)
+		if req.Method == "avm.getBlockByHeight" {
+			b = map[string]any{"id": fakeX.String(), "parentID": avax.EmptyID.String(), "height": 0, "time": 1000, "txs": []any{}}
+		}
+		if req.Params["encoding"] == "json" {
+			result = map[string]any{"block": b, "encoding": "json"}
+		} else {
+			raw := binary.BigEndian.AppendUint32([]byte{0, 0}, 32) // BanffStandardBlock
+			sum := sha256.Sum256([]byte(fmt.Sprint(b)))
+			result = map[string]any{"block": avax.EncodeHexNC(append(raw, sum[:]...)), "encoding": "hexnc"}
+		}
+	default:
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"no method %s"},"id":%s}`, req.Method, req.ID)
+		return
+	}
+	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "result": result, "id": req.ID})
+	w.Write(out)
+}
+
+func unspent(t *testing.T, ix *Index) []string {
+	t.Helper()
+	us, err := ix.UTXOs(context.Background(), ChainP, []avax.ShortID{owner}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, u := range us {
+		out = append(out, u.TxID+":"+strconv.FormatUint(u.Amount, 10))
+	}
+	return out
+}
+
+func TestFollowResumeRollbackOffline(t *testing.T) {
+	node := &fakeNode{height: 5, fork: 1 << 62, gen: 1}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	path := t.TempDir() + "/pindex.db"
+	open := func() *Index {
+		ix, err := Open(ctx, Options{Node: srv.URL, Path: path, PollInterval: 10 * time.Millisecond, CommitBlocks: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix := open()
+	ix.Start(ctx)
+	if err := ix.WaitFor(ctx, ChainP, 5); err != nil {
+		t.Fatal(err)
+	}
+	want := node.id("tx", 5).String() + ":50"
+	if got := unspent(t, ix); len(got) != 1 || got[0] != want {
+		t.Fatalf("unspent = %v; want [%s]", got, want)
+	}
+	all, _ := ix.UTXOs(ctx, ChainP, []avax.ShortID{owner}, true)
+	if len(all) != 5 {
+		t.Fatalf("with spent: %d UTXOs; want 5", len(all))
+	}
+	ix.Close()
+
+	// The network starts afresh: same blocks up to 2, others from 3, and
+	// its tip (4) below the index's head (5).
+	node.mu.Lock()
+	node.fork, node.gen, node.height = 3, 2, 4
+	node.mu.Unlock()
+	ix = open()
+	if h, _ := ix.Head(ChainP); h != 5 {
+		t.Fatalf("resumed head = %d; want 5", h)
+	}
+	ix.Start(ctx)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, ok, _ := ix.Block(ctx, ChainP, 4)
+		if ok && b.ID == node.id("block", 4).String() {
+			if _, still, _ := ix.Block(ctx, ChainP, 5); !still {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index did not roll back to the new network: block 4 = %+v", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	want = node.id("tx", 4).String() + ":40"
+	if got := unspent(t, ix); len(got) != 1 || got[0] != want {
+		t.Fatalf("after the rollback unspent = %v; want [%s]", got, want)
+	}
+	old := avax.Hash256([]byte("tx 5 gen 1")).String()
+	if _, ok, _ := ix.Tx(ctx, old); ok {
+		t.Fatalf("tx %s of the old network is still indexed", old)
+	}
+	if _, ok, _ := ix.Tx(ctx, node.id("tx", 2).String()); !ok {
+		t.Fatalf("tx of block 2, common to both networks, was rolled back")
+	}
+	ix.Close()
+
+	// The node goes away: the index opens from its store and answers.
+	srv.Close()
+	ix = open()
+	defer ix.Close()
+	if h, ok := ix.Head(ChainP); !ok || h != 4 {
+		t.Fatalf("offline head = %d, %v; want 4", h, ok)
+	}
+	if got := unspent(t, ix); len(got) != 1 || got[0] != want {
+		t.Fatalf("offline unspent = %v; want [%s]", got, want)
+	}
+	if n := ix.Network(); n.ID != 12345 || n.X != fakeX.String() || n.HRP != "local" {
+		t.Fatalf("offline network = %+v", n)
+	}
+}
+
+func TestOpenWithoutNodeOrStore(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close()
+	_, err := Open(context.Background(), Options{Node: srv.URL, Path: t.TempDir() + "/pindex.db"})
+	if err == nil {
+		t.Fatal("Open succeeded with neither a node nor a stored network")
+	}
+}

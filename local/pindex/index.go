@@ -1,0 +1,362 @@
+// Package pindex follows an avalanchego node's P-Chain and X-Chain into an
+// embedded SQLite store: blocks and transactions (every type, classified from
+// the node's JSON encoding), UTXOs with their spends (atomic ones exported to
+// and imported from the other chains included), subnets with their owners,
+// chains and L1 conversions, assets, and stakes (validators, delegators,
+// subnet and L1 validators) with their ends, plus the node's latest answer of
+// platform.getCurrentValidators per subnet. It reads only the node's
+// JSON-RPC APIs (platform.*, avm.*, info.*), so it links without avalanchego.
+//
+// The index resumes from its store after a restart, keeps answering from it
+// while the node is down, and rolls back blocks the node no longer has at
+// their height (a local network started afresh).
+package pindex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// Options configures an Index.
+type Options struct {
+	// Node is the avalanchego base URL, e.g. "http://127.0.0.1:9650".
+	Node string
+	// Path is the SQLite file. Empty means a private temporary file that
+	// Close removes.
+	Path string
+	// PollInterval is how often the node's heights are polled once caught
+	// up. Zero means 1s.
+	PollInterval time.Duration
+	// ValidatorsInterval is how often platform.getCurrentValidators is read.
+	// Zero means 10s.
+	ValidatorsInterval time.Duration
+	// Concurrency is how many blocks are fetched at once while catching up.
+	// Zero means 8.
+	Concurrency int
+	// CommitBlocks is how many blocks one store transaction holds while
+	// catching up. Zero means 256.
+	CommitBlocks int
+	// HTTPClient calls the node. Nil means a client with a 30s timeout.
+	HTTPClient *http.Client
+	// Registerer receives the index's metrics. Nil means none.
+	Registerer prometheus.Registerer
+	// Logger logs progress and errors. Nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock of stake statuses. Nil means time.Now.
+	Now func() time.Time
+}
+
+// Network describes the followed network, learned from the node once and
+// kept in the store.
+type Network struct {
+	ID       uint32  `json:"networkID"`
+	HRP      string  `json:"hrp"`
+	XChainID avax.ID `json:"-"`
+	CChainID avax.ID `json:"-"`
+	AVAX     avax.ID `json:"-"`
+	// The ids above in cb58, for the store.
+	X    string `json:"xChainID"`
+	C    string `json:"cChainID"`
+	Avax string `json:"avaxAssetID"`
+}
+
+func (n *Network) parse() error {
+	var err error
+	if n.XChainID, err = avax.ParseID(n.X); err != nil {
+		return err
+	}
+	if n.CChainID, err = avax.ParseID(n.C); err != nil {
+		return err
+	}
+	n.AVAX, err = avax.ParseID(n.Avax)
+	return err
+}
+
+// alias names the chain of a blockchain id of the primary network.
+func (n *Network) alias(id string) (Chain, error) {
+	switch id {
+	case avax.EmptyID.String():
+		return ChainP, nil
+	case n.X:
+		return ChainX, nil
+	case n.C:
+		return ChainC, nil
+	}
+	return "", fmt.Errorf("blockchain %s is not a primary network chain", id)
+}
+
+// ChainID returns the blockchain id of a primary network chain.
+func (n *Network) ChainID(c Chain) avax.ID {
+	switch c {
+	case ChainX:
+		return n.XChainID
+	case ChainC:
+		return n.CChainID
+	}
+	return avax.EmptyID
+}
+
+// Index is the store and the followers of the P- and X-Chain. It is safe for
+// concurrent use.
+type Index struct {
+	opts    Options
+	st      *store
+	rpc     *client
+	net     Network
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *metrics
+
+	// writeMu serializes store transactions of the followers.
+	writeMu sync.Mutex
+
+	// mu guards heads, changed (closed and replaced when a head moves) and
+	// lastErr.
+	mu      sync.Mutex
+	heads   map[Chain]int64 // -1: nothing indexed
+	changed chan struct{}
+	lastErr map[Chain]loggedErr
+
+	startOnce, stopOnce sync.Once
+	cancel              context.CancelFunc
+	wg                  sync.WaitGroup
+}
+
+// Open opens (or creates) the store and learns the network from the node, or
+// from the store when the node does not answer. It fails when neither knows
+// the network, or when the node's network is not the stored one.
+func Open(ctx context.Context, opts Options) (*Index, error) {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	if opts.ValidatorsInterval <= 0 {
+		opts.ValidatorsInterval = 10 * time.Second
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.CommitBlocks <= 0 {
+		opts.CommitBlocks = 256
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), lastErr: map[Chain]loggedErr{},
+		rpc: &client{base: opts.Node, http: opts.HTTPClient}}
+	if ix.log == nil {
+		ix.log = slog.Default()
+	}
+	if ix.now == nil {
+		ix.now = time.Now
+	}
+	ix.log = ix.log.With("component", "pindex", "node", opts.Node)
+	st, err := openStore(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	ix.st = st
+	if err := ix.loadNetwork(ctx); err != nil {
+		st.close()
+		return nil, err
+	}
+	for _, c := range []Chain{ChainP, ChainX} {
+		h, ok, err := st.head(c)
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("pindex: %w", err)
+		}
+		ix.heads[c] = -1
+		if ok {
+			ix.heads[c] = int64(h)
+		}
+	}
+	ix.metrics = newMetrics(opts.Registerer)
+	return ix, nil
+}
+
+// loadNetwork reads the network from the store and checks it against the
+// node's, or learns it from the node.
+func (ix *Index) loadNetwork(ctx context.Context) error {
+	stored, ok, err := ix.st.meta("network")
+	if err != nil {
+		return fmt.Errorf("pindex: %w", err)
+	}
+	live, lerr := ix.learnNetwork(ctx)
+	switch {
+	case ok:
+		if err := json.Unmarshal([]byte(stored), &ix.net); err != nil {
+			return fmt.Errorf("pindex: stored network: %w", err)
+		}
+		if lerr == nil && (live.ID != ix.net.ID || live.X != ix.net.X) {
+			return fmt.Errorf("pindex: the node at %s is on network %d (X-Chain %s) but the index holds network %d (X-Chain %s); use another data directory",
+				ix.opts.Node, live.ID, live.X, ix.net.ID, ix.net.X)
+		}
+		if lerr != nil {
+			ix.log.Warn("node unreachable; answering from the index", "err", lerr)
+		}
+	case lerr != nil:
+		return fmt.Errorf("pindex: learning the network from %s: %w", ix.opts.Node, lerr)
+	default:
+		ix.net = live
+		b, _ := json.Marshal(live)
+		if err := ix.st.setMeta("network", string(b)); err != nil {
+			return fmt.Errorf("pindex: %w", err)
+		}
+	}
+	return ix.net.parse()
+}
+
+func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
+	var n Network
+	var id struct {
+		NetworkID string `json:"networkID"`
+	}
+	if err := ix.rpc.call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
+		return n, err
+	}
+	v, err := strconv.ParseUint(id.NetworkID, 10, 32)
+	if err != nil {
+		return n, fmt.Errorf("info.getNetworkID: %q: %w", id.NetworkID, err)
+	}
+	n.ID, n.HRP = uint32(v), avax.HRP(uint32(v))
+	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
+		var r struct {
+			BlockchainID string `json:"blockchainID"`
+		}
+		if err := ix.rpc.call(ctx, pathInfo, "info.getBlockchainID", map[string]string{"alias": alias}, &r); err != nil {
+			return n, err
+		}
+		*dst = r.BlockchainID
+	}
+	var a struct {
+		AssetID string `json:"assetID"`
+	}
+	if err := ix.rpc.call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
+		return n, err
+	}
+	n.Avax = a.AssetID
+	return n, n.parse()
+}
+
+// Network returns the followed network.
+func (ix *Index) Network() Network { return ix.net }
+
+// Start begins following both chains in the background, once. The followers
+// stop at Close or when ctx ends.
+func (ix *Index) Start(ctx context.Context) {
+	ix.startOnce.Do(func() {
+		ctx, cancel := context.WithCancel(ctx)
+		ix.cancel = cancel
+		for _, c := range []Chain{ChainP, ChainX} {
+			ix.wg.Add(1)
+			go func() {
+				defer ix.wg.Done()
+				ix.follow(ctx, c)
+			}()
+		}
+		ix.wg.Add(1)
+		go func() {
+			defer ix.wg.Done()
+			ix.refreshValidators(ctx)
+		}()
+	})
+}
+
+// Close stops the followers and closes the store. It is safe to call more
+// than once.
+func (ix *Index) Close() error {
+	ix.stopOnce.Do(func() {
+		if ix.cancel != nil {
+			ix.cancel()
+		}
+		ix.wg.Wait()
+		ix.st.close()
+	})
+	return nil
+}
+
+// Head returns the highest indexed height of chain, and false when none is.
+func (ix *Index) Head(c Chain) (uint64, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	h, ok := ix.heads[c]
+	return uint64(max(h, 0)), ok && h >= 0
+}
+
+func (ix *Index) setHead(c Chain, h int64) {
+	ix.mu.Lock()
+	ix.heads[c] = h
+	close(ix.changed)
+	ix.changed = make(chan struct{})
+	ix.mu.Unlock()
+	ix.metrics.indexed.WithLabelValues(string(c)).Set(float64(h))
+}
+
+// PrimaryNetworkID is the primary network's subnet id (the empty id).
+var PrimaryNetworkID = avax.EmptyID.String()
+
+// ErrUnknownChain is returned for a chain the Index does not follow.
+var ErrUnknownChain = errors.New("pindex: unknown chain")
+
+// WaitFor blocks until chain's index holds height, or ctx ends.
+func (ix *Index) WaitFor(ctx context.Context, c Chain, height uint64) error {
+	if c != ChainP && c != ChainX {
+		return ErrUnknownChain
+	}
+	for {
+		ix.mu.Lock()
+		h, ch := ix.heads[c], ix.changed
+		ix.mu.Unlock()
+		if h >= 0 && uint64(h) >= height {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// metrics are the index's Prometheus series, labelled by chain (P, X).
+type metrics struct {
+	node, indexed, lag *prometheus.GaugeVec
+	blocks, errors     *prometheus.CounterVec
+	up                 prometheus.Gauge
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	l := []string{"chain"}
+	g := func(name, help string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "avaedge", Subsystem: "pindex", Name: name, Help: help}, l)
+	}
+	c := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "pindex", Name: name, Help: help}, l)
+	}
+	m := &metrics{
+		node:    g("node_height", "Latest accepted height reported by the followed node."),
+		indexed: g("indexed_height", "Highest height committed to the store."),
+		lag:     g("lag_blocks", "Node height minus indexed height."),
+		blocks:  c("blocks_total", "Blocks indexed."),
+		errors:  c("errors_total", "Follower errors (the follower retries)."),
+		up: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "avaedge", Subsystem: "pindex", Name: "node_up",
+			Help: "1 when the followed node answered the last poll, else 0."}),
+	}
+	if reg != nil {
+		for _, col := range []prometheus.Collector{m.node, m.indexed, m.lag, m.blocks, m.errors, m.up} {
+			reg.MustRegister(col)
+		}
+	}
+	return m
+}

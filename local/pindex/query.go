@@ -1,0 +1,361 @@
+package pindex
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// Owner is a threshold of addresses.
+type Owner struct {
+	Locktime  uint64
+	Threshold uint32
+	Addresses []avax.ShortID
+}
+
+// Blockchain is a chain created by a CreateChainTx.
+type Blockchain struct {
+	ID, SubnetID, Name, VMID string
+	Genesis                  []byte
+	Height                   uint64
+	Time                     int64
+}
+
+// Conversion is the ConvertSubnetToL1Tx of an L1.
+type Conversion struct {
+	TxID, ChainID, Address string
+	Height                 uint64
+	Time                   int64
+}
+
+// Subnet is a subnet with its latest owner, its chains and, for an L1, its
+// conversion.
+type Subnet struct {
+	ID         string
+	Height     uint64
+	Time       int64
+	Owner      Owner
+	Chains     []Blockchain
+	Conversion *Conversion
+}
+
+func splitAddrs(s string) []avax.ShortID {
+	if s == "" {
+		return []avax.ShortID{}
+	}
+	parts := strings.Split(s, ",")
+	out := make([]avax.ShortID, 0, len(parts))
+	for _, p := range parts {
+		if a, err := avax.ParseShortID(p); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Subnets returns every indexed subnet, oldest first.
+func (ix *Index) Subnets(ctx context.Context) ([]*Subnet, error) {
+	return ix.subnets(ctx, "")
+}
+
+// Subnet returns one subnet; ok is false when it is not indexed.
+func (ix *Index) Subnet(ctx context.Context, id string) (*Subnet, bool, error) {
+	s, err := ix.subnets(ctx, id)
+	if err != nil || len(s) == 0 {
+		return nil, false, err
+	}
+	return s[0], true, nil
+}
+
+func (ix *Index) subnets(ctx context.Context, only string) ([]*Subnet, error) {
+	q := `SELECT s.id, s.height, s.time, o.locktime, o.threshold, o.addresses, c.tx, c.chain_id, c.address, c.height, c.time
+		FROM subnets s
+		JOIN subnet_owners o ON o.subnet = s.id AND o.height = (SELECT MAX(height) FROM subnet_owners WHERE subnet = s.id)
+		LEFT JOIN conversions c ON c.subnet = s.id`
+	args := []any{}
+	if only != "" {
+		q += ` WHERE s.id = ?`
+		args = append(args, only)
+	}
+	rows, err := ix.st.r.QueryContext(ctx, q+` ORDER BY s.height, s.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Subnet
+	byID := map[string]*Subnet{}
+	for rows.Next() {
+		s := &Subnet{}
+		var addrs string
+		var ctx, cchain, caddr sql.NullString
+		var cheight, ctime sql.NullInt64
+		if err := rows.Scan(&s.ID, &s.Height, &s.Time, &s.Owner.Locktime, &s.Owner.Threshold, &addrs, &ctx, &cchain, &caddr, &cheight, &ctime); err != nil {
+			return nil, err
+		}
+		s.Owner.Addresses = splitAddrs(addrs)
+		if ctx.Valid {
+			s.Conversion = &Conversion{TxID: ctx.String, ChainID: cchain.String, Address: caddr.String, Height: uint64(cheight.Int64), Time: ctime.Int64}
+		}
+		s.Chains = []Blockchain{}
+		out = append(out, s)
+		byID[s.ID] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	chains, err := ix.st.r.QueryContext(ctx, `SELECT id, subnet, name, vm, genesis, height, time FROM blockchains ORDER BY height, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer chains.Close()
+	for chains.Next() {
+		var b Blockchain
+		if err := chains.Scan(&b.ID, &b.SubnetID, &b.Name, &b.VMID, &b.Genesis, &b.Height, &b.Time); err != nil {
+			return nil, err
+		}
+		if s := byID[b.SubnetID]; s != nil {
+			s.Chains = append(s.Chains, b)
+		}
+	}
+	return out, chains.Err()
+}
+
+// UTXO is an output the index knows, with its spend when spent.
+type UTXO struct {
+	ID                   string
+	Chain, CreatedOn     Chain // the chain whose UTXO set holds it; the chain of the tx that made it
+	TxID                 string
+	OutputIndex          uint32
+	AssetID              string
+	Amount               uint64
+	Locktime             uint64
+	Threshold            uint32
+	Addresses            []avax.ShortID
+	StakeLocktime        uint64 // a stakeable LockOut's locktime, else 0
+	Staked               bool
+	StakeStart, StakeEnd int64
+	Bytes                []byte
+	Height               uint64
+	Time                 int64
+	Spent                bool
+	SpentBy              string
+	SpentOn              Chain
+	SpentHeight          uint64
+	SpentTime            int64
+}
+
+// UTXOs returns the UTXOs of chain that any of addrs may spend, oldest
+// first; spent ones too when includeSpent.
+func (ix *Index) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error) {
+	if len(addrs) == 0 {
+		return nil, nil
+	}
+	marks := strings.Repeat("?,", len(addrs))
+	args := []any{string(chain)}
+	for _, a := range addrs {
+		args = append(args, a.String())
+	}
+	q := `SELECT u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
+			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time,
+			s.tx, s.chain, s.height, s.time
+		FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
+		WHERE u.id IN (SELECT utxo FROM utxo_addrs WHERE chain=? AND addr IN (` + marks[:len(marks)-1] + `))`
+	if !includeSpent {
+		q += ` AND s.utxo IS NULL`
+	}
+	rows, err := ix.st.r.QueryContext(ctx, q+` ORDER BY u.time, u.created_on, u.height, u.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*UTXO
+	for rows.Next() {
+		u := &UTXO{}
+		var chainS, created, amount, addrs string
+		var by, on sql.NullString
+		var sh, stime sql.NullInt64
+		if err := rows.Scan(&u.ID, &chainS, &created, &u.TxID, &u.OutputIndex, &u.AssetID, &amount, &u.Locktime, &u.Threshold, &addrs,
+			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &by, &on, &sh, &stime); err != nil {
+			return nil, err
+		}
+		u.Chain, u.CreatedOn, u.Addresses = Chain(chainS), Chain(created), splitAddrs(addrs)
+		if u.Amount, err = strconv.ParseUint(amount, 10, 64); err != nil {
+			return nil, fmt.Errorf("pindex: utxo %s amount %q: %w", u.ID, amount, err)
+		}
+		if by.Valid {
+			u.Spent, u.SpentBy, u.SpentOn, u.SpentHeight, u.SpentTime = true, by.String, Chain(on.String), uint64(sh.Int64), stime.Int64
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// ChainsOf returns the chains (P, X, C) on which addr owns or owned a UTXO.
+func (ix *Index) ChainsOf(ctx context.Context, addr avax.ShortID) ([]Chain, error) {
+	rows, err := ix.st.r.QueryContext(ctx, `SELECT DISTINCT chain FROM utxo_addrs WHERE addr=? ORDER BY chain`, addr.String())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Chain
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out = append(out, Chain(c))
+	}
+	return out, rows.Err()
+}
+
+// Asset is an X-Chain asset's description.
+type Asset struct {
+	ID, Name, Symbol string
+	Denomination     int
+}
+
+// Asset returns an asset created on the X-Chain; AVAX is described by the
+// network.
+func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
+	if id == ix.net.Avax {
+		return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9}, true, nil
+	}
+	a := Asset{ID: id}
+	err := ix.st.r.QueryRowContext(ctx, `SELECT name, symbol, denomination FROM assets WHERE id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	return a, err == nil, err
+}
+
+// Stake is a validation or delegation made by a transaction, with its end
+// when it ended.
+type Stake struct {
+	TxID         string
+	Seq          int    // the validator's index in a ConvertSubnetToL1Tx
+	Kind         string // validator, delegator, subnet_validator, l1_validator
+	NodeID       avax.NodeID
+	SubnetID     string
+	Weight       uint64
+	Start, End   int64 // End 0: until removed (L1 validators)
+	Fee          uint32
+	RewardOwner  []avax.ShortID
+	BLSKey       string // 0x hex, empty without a signer
+	BLSPoP       string
+	ValidationID string // L1 validators
+	Balance      uint64 // L1 validators: the balance the tx gave
+	Height       uint64
+	Time         int64
+	EndTx        string // RewardValidatorTx, RemoveSubnetValidatorTx, DisableL1ValidatorTx or SetL1ValidatorWeightTx
+	EndKind      string // completed, removed, disabled
+	EndTime      int64
+}
+
+// Stakes returns every indexed stake, oldest first.
+func (ix *Index) Stakes(ctx context.Context) ([]*Stake, error) {
+	rows, err := ix.st.r.QueryContext(ctx, `SELECT s.tx, s.seq, s.kind, s.node, s.subnet, s.weight, s.start, s.end, s.fee, s.reward_owner,
+			s.bls_key, s.bls_pop, s.validation_id, s.balance, s.height, s.time, e.tx, e.kind, e.time
+		FROM stakes s LEFT JOIN stake_ends e ON e.stake = (CASE WHEN s.validation_id != '' THEN s.validation_id ELSE s.tx END)
+		ORDER BY s.height, s.tx, s.seq`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Stake
+	for rows.Next() {
+		s := &Stake{}
+		var node, owner string
+		var weight, balance int64
+		var etx, ekind sql.NullString
+		var etime sql.NullInt64
+		if err := rows.Scan(&s.TxID, &s.Seq, &s.Kind, &node, &s.SubnetID, &weight, &s.Start, &s.End, &s.Fee, &owner,
+			&s.BLSKey, &s.BLSPoP, &s.ValidationID, &balance, &s.Height, &s.Time, &etx, &ekind, &etime); err != nil {
+			return nil, err
+		}
+		if s.NodeID, err = avax.ParseNodeID(node); err != nil {
+			return nil, err
+		}
+		s.Weight, s.Balance, s.RewardOwner = uint64(weight), uint64(balance), splitAddrs(owner)
+		s.EndTx, s.EndKind, s.EndTime = etx.String, ekind.String, etime.Int64
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// CurrentValidators returns the node's last platform.getCurrentValidators
+// answer for subnet (the primary network's id is the empty id) and when it
+// was read; ok is false when it was never read.
+func (ix *Index) CurrentValidators(ctx context.Context, subnet string) (json.RawMessage, int64, bool, error) {
+	var body string
+	var at int64
+	err := ix.st.r.QueryRowContext(ctx, `SELECT body, time FROM current WHERE subnet=?`, subnet).Scan(&body, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return json.RawMessage(body), at, true, nil
+}
+
+// Block is a stored P- or X-Chain block.
+type Block struct {
+	Chain      Chain
+	Height     uint64
+	ID, Parent string
+	Time       int64
+	Type       string
+	Size       int
+	Txs        []string
+}
+
+// Block returns chain's block at height.
+func (ix *Index) Block(ctx context.Context, chain Chain, height uint64) (*Block, bool, error) {
+	b := &Block{Chain: chain, Height: height}
+	var txs string
+	err := ix.st.r.QueryRowContext(ctx, `SELECT id, parent, time, type, size, txs FROM blocks WHERE chain=? AND height=?`, string(chain), height).
+		Scan(&b.ID, &b.Parent, &b.Time, &b.Type, &b.Size, &txs)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if err := json.Unmarshal([]byte(txs), &b.Txs); err != nil {
+		return nil, false, err
+	}
+	return b, true, nil
+}
+
+// Tx is a stored transaction: its type and the node's JSON of it.
+type Tx struct {
+	ID     string
+	Chain  Chain
+	Height uint64
+	Index  int
+	Type   string
+	Time   int64
+	Body   json.RawMessage
+}
+
+// Tx returns a transaction by id.
+func (ix *Index) Tx(ctx context.Context, id string) (*Tx, bool, error) {
+	t := &Tx{ID: id}
+	var chain, body string
+	err := ix.st.r.QueryRowContext(ctx, `SELECT chain, height, idx, type, time, body FROM txs WHERE id=?`, id).
+		Scan(&chain, &t.Height, &t.Index, &t.Type, &t.Time, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	t.Chain, t.Body = Chain(chain), json.RawMessage(body)
+	return t, true, nil
+}

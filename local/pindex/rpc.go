@@ -1,0 +1,95 @@
+package pindex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+)
+
+// Endpoint paths of the avalanchego APIs the index reads.
+const (
+	pathP    = "/ext/bc/P"
+	pathX    = "/ext/bc/X"
+	pathInfo = "/ext/info"
+)
+
+// RPCError is an error answer of the node (gorilla/rpc json2: code -32000
+// for handler errors).
+type RPCError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *RPCError) Error() string { return "node: " + e.Message + " (" + strconv.Itoa(e.Code) + ")" }
+
+// errNodeDown wraps transport errors and non-200 answers: the node did not
+// answer at all.
+var errNodeDown = errors.New("node unreachable")
+
+// client calls an avalanchego node's JSON-RPC APIs. It is safe for
+// concurrent use.
+type client struct {
+	base string
+	http *http.Client
+	id   atomic.Uint64
+}
+
+type rpcRequest struct {
+	Version string `json:"jsonrpc"`
+	ID      uint64 `json:"id"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+type rpcResponse struct {
+	Result json.RawMessage `json:"result"`
+	Error  *RPCError       `json:"error"`
+}
+
+// call posts method with params to path and decodes the result into out.
+func (c *client) call(ctx context.Context, path, method string, params, out any) error {
+	if params == nil {
+		params = struct{}{}
+	}
+	body, err := json.Marshal(rpcRequest{Version: "2.0", ID: c.id.Add(1), Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", method, errNodeDown, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", method, errNodeDown, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %w: HTTP %d", method, errNodeDown, resp.StatusCode)
+	}
+	var r rpcResponse
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("%s: bad JSON-RPC answer: %w", method, err)
+	}
+	if r.Error != nil {
+		return fmt.Errorf("%s: %w", method, r.Error)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		return fmt.Errorf("%s: decoding the result: %w", method, err)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package pindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+)
+
+// The store is append-only per chain: every row carries the chain and the
+// height of the block that made it, so a rollback to height h deletes the
+// rows above h and nothing else. Facts that later blocks add to earlier rows
+// (a UTXO spent, a stake ended, a subnet converted or given a new owner) are
+// rows of their own, joined at query time; that also lets the P-Chain import
+// a UTXO whose export the X-Chain follower has not stored yet.
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS blocks (
+	chain TEXT NOT NULL, height INTEGER NOT NULL, id TEXT NOT NULL, parent TEXT NOT NULL,
+	time INTEGER NOT NULL, type TEXT NOT NULL, size INTEGER NOT NULL, txs TEXT NOT NULL,
+	PRIMARY KEY (chain, height)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blocks_id ON blocks(id);
+CREATE TABLE IF NOT EXISTS txs (
+	id TEXT PRIMARY KEY, chain TEXT NOT NULL, height INTEGER NOT NULL, idx INTEGER NOT NULL,
+	type TEXT NOT NULL, time INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS txs_height ON txs(chain, height, idx);
+CREATE TABLE IF NOT EXISTS utxos (
+	id TEXT PRIMARY KEY, chain TEXT NOT NULL, created_on TEXT NOT NULL, height INTEGER NOT NULL, time INTEGER NOT NULL,
+	tx TEXT NOT NULL, output_index INTEGER NOT NULL, asset TEXT NOT NULL, amount TEXT NOT NULL,
+	locktime INTEGER NOT NULL, threshold INTEGER NOT NULL, addresses TEXT NOT NULL,
+	stake_locktime INTEGER NOT NULL, staked INTEGER NOT NULL, stake_start INTEGER NOT NULL, stake_end INTEGER NOT NULL,
+	bytes BLOB NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS utxos_created ON utxos(created_on, height);
+CREATE TABLE IF NOT EXISTS utxo_addrs (
+	addr TEXT NOT NULL, chain TEXT NOT NULL, utxo TEXT NOT NULL, created_on TEXT NOT NULL, height INTEGER NOT NULL,
+	PRIMARY KEY (addr, chain, utxo)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS utxo_addrs_created ON utxo_addrs(created_on, height);
+CREATE TABLE IF NOT EXISTS spends (
+	utxo TEXT PRIMARY KEY, tx TEXT NOT NULL, chain TEXT NOT NULL, height INTEGER NOT NULL, time INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS spends_height ON spends(chain, height);
+CREATE TABLE IF NOT EXISTS subnets (
+	id TEXT PRIMARY KEY, tx TEXT NOT NULL, height INTEGER NOT NULL, time INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS subnet_owners (
+	subnet TEXT NOT NULL, height INTEGER NOT NULL, tx TEXT NOT NULL, locktime INTEGER NOT NULL, threshold INTEGER NOT NULL,
+	addresses TEXT NOT NULL, PRIMARY KEY (subnet, height, tx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS conversions (
+	subnet TEXT PRIMARY KEY, tx TEXT NOT NULL, chain_id TEXT NOT NULL, address TEXT NOT NULL,
+	height INTEGER NOT NULL, time INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blockchains (
+	id TEXT PRIMARY KEY, subnet TEXT NOT NULL, name TEXT NOT NULL, vm TEXT NOT NULL, genesis BLOB NOT NULL,
+	height INTEGER NOT NULL, time INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS stakes (
+	tx TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, node TEXT NOT NULL, subnet TEXT NOT NULL,
+	weight INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, fee INTEGER NOT NULL,
+	reward_owner TEXT NOT NULL, bls_key TEXT NOT NULL, bls_pop TEXT NOT NULL, validation_id TEXT NOT NULL,
+	balance INTEGER NOT NULL, height INTEGER NOT NULL, time INTEGER NOT NULL,
+	PRIMARY KEY (tx, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS stakes_node ON stakes(node);
+CREATE TABLE IF NOT EXISTS stake_ends (
+	stake TEXT PRIMARY KEY, tx TEXT NOT NULL, kind TEXT NOT NULL, height INTEGER NOT NULL, time INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS assets (
+	id TEXT PRIMARY KEY, chain TEXT NOT NULL, name TEXT NOT NULL, symbol TEXT NOT NULL, denomination INTEGER NOT NULL,
+	height INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS current (
+	subnet TEXT PRIMARY KEY, body TEXT NOT NULL, time INTEGER NOT NULL) WITHOUT ROWID;
+`
+
+// heightTables are the tables a rollback trims: table and its chain column.
+var heightTables = [][2]string{
+	{"blocks", "chain"}, {"txs", "chain"}, {"utxos", "created_on"}, {"utxo_addrs", "created_on"}, {"spends", "chain"},
+	{"subnets", "'P'"}, {"subnet_owners", "'P'"}, {"conversions", "'P'"}, {"blockchains", "'P'"},
+	{"stakes", "'P'"}, {"stake_ends", "'P'"}, {"assets", "chain"},
+}
+
+// store is the SQLite database: one writer connection, a pool of readers.
+type store struct {
+	w, r   *sql.DB
+	tmpDir string // removed by close when the store is temporary
+}
+
+func openStore(path string) (*store, error) {
+	s := &store{}
+	if path == "" {
+		dir, err := os.MkdirTemp("", "pindex-")
+		if err != nil {
+			return nil, fmt.Errorf("pindex: temp dir: %w", err)
+		}
+		s.tmpDir, path = dir, filepath.Join(dir, "pindex.db")
+	}
+	sync := "NORMAL"
+	if s.tmpDir != "" {
+		sync = "OFF"
+	}
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=" + sync + "&_busy_timeout=10000&cache=private"
+	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("pindex: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	s.w = w
+	if _, err := w.Exec(schema); err != nil {
+		s.close()
+		return nil, fmt.Errorf("pindex: schema: %w", err)
+	}
+	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=1")
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("pindex: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	s.r = r
+	return s, nil
+}
+
+func (s *store) close() {
+	if s.r != nil {
+		s.r.Close()
+	}
+	if s.w != nil {
+		s.w.Close()
+	}
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+	}
+}
+
+// meta reads a meta value; ok is false when it is absent.
+func (s *store) meta(key string) (string, bool, error) {
+	var v string
+	err := s.w.QueryRow(`SELECT value FROM meta WHERE key=?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return v, err == nil, err
+}
+
+func (s *store) setMeta(key, value string) error {
+	_, err := s.w.Exec(`INSERT INTO meta (key, value) VALUES (?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+	return err
+}
+
+// head returns the highest stored height of chain.
+func (s *store) head(chain Chain) (uint64, bool, error) {
+	var h sql.NullInt64
+	if err := s.w.QueryRow(`SELECT MAX(height) FROM blocks WHERE chain=?`, string(chain)).Scan(&h); err != nil {
+		return 0, false, err
+	}
+	return uint64(h.Int64), h.Valid, nil
+}
+
+// blockID returns the stored id of chain's block at height.
+func (s *store) blockID(chain Chain, height uint64) (string, error) {
+	var id string
+	err := s.w.QueryRow(`SELECT id FROM blocks WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
+	return id, err
+}
+
+// rollback deletes every row chain's blocks above height made.
+func (s *store) rollback(ctx context.Context, chain Chain, height int64) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, t := range heightTables {
+		if t[1][0] == '\'' && t[1] != "'"+string(chain)+"'" {
+			continue
+		}
+		if _, err := tx.Exec(`DELETE FROM `+t[0]+` WHERE `+t[1]+`=? AND height>?`, string(chain), height); err != nil {
+			return fmt.Errorf("pindex: rollback %s: %w", t[0], err)
+		}
+	}
+	return tx.Commit()
+}

@@ -36,6 +36,27 @@ func TestConfigFieldsReachComponents(t *testing.T) {
 	}
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if strings.HasPrefix(r.URL.Path, "/node/") {
+			// The followed node names its network and answers nothing
+			// else, which the follower survives (it retries).
+			var call struct {
+				Method string            `json:"method"`
+				Params map[string]string `json:"params"`
+			}
+			json.NewDecoder(r.Body).Decode(&call)
+			ids := map[string]string{"X": "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed", "C": "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC", "P": "11111111111111111111111111111111LpoYY"}
+			switch call.Method {
+			case "info.getNetworkID":
+				io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"networkID":"12345"}}`)
+			case "avm.getAssetDescription":
+				io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"assetID":"2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"}}`)
+			case "info.getBlockchainID":
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"blockchainID":%q}}`, ids[call.Params["alias"]])
+			default:
+				io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"down"}}`)
+			}
+			return
+		}
 		io.WriteString(w, `{}`)
 	}))
 	t.Cleanup(upstream.Close)
@@ -106,6 +127,7 @@ local:
     - {chain_id: 99999, name: Test L1, rpc: "` + evmNode.URL + `", start_block: 7}
   disable_dev_chain: true
   evm: {debug: true, writes_per_minute: 7}
+  node: ` + upstream.URL + `/node
 tls:
   domains: [edge.example]
   email: ops@edge.example
@@ -171,6 +193,7 @@ log_level: debug
 		{"publish.keys", w.proxy.Publish[0].Keys, []string{"k"}},
 		{"publish.cost", w.proxy.Publish[0].Cost, int64(9)},
 		{"local.evm.debug", w.local.devOpts.Debug, true},
+		{"local.node", w.local.node, upstream.URL + "/node"},
 		{"local.evm.writes_per_minute", w.local.devOpts.WritesPerMinute, 7},
 		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
 		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},

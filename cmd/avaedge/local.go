@@ -46,6 +46,7 @@ type localWiring struct {
 	seed        int64                   // the devnet's
 	devChain    bool                    // whether the embedded EVM dev chain runs
 	devOpts     evm.Options             // what the dev chain is (or would be) built with
+	node        string                  // the avalanchego node the local world follows, "" for the devnet
 	evmChains   []evmindex.ChainOptions // the chains the indexer follows
 	evmInfos    []evmdata.ChainInfo     // the chains the EVM Data API lists
 	indexPath   string                  // the EVM index's file, "" in memory
@@ -85,6 +86,7 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		}
 		parts.close = append(parts.close, ix.Close)
 		followed = ix
+		parts.wired.node = cfg.Local.Node
 	}
 	if err := buildEVM(ctx, cfg, log, reg, localMode, followed, parts); err != nil {
 		return fail(err)

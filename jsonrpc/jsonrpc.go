@@ -85,32 +85,17 @@ type Response struct {
 
 var null = json.RawMessage("null")
 
-// Decode parses one HTTP body. A body whose first value is a JSON array is a
-// batch: batch is true and each element is decoded on its own (an element that
-// is not an object becomes a request whose Err is set). For a single call, a
-// parse failure yields errResp, the complete -32700 answer the node gives;
-// trailing bytes after the first value are ignored, like json.Decoder does.
-func Decode(body []byte) (reqs []Call, batch bool, errResp *Response) {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(trimmed, &elems); err != nil {
-			return nil, true, parseError(err, new(Request))
-		}
-		if len(elems) == 0 {
-			return nil, true, &Response{Version: Version, Error: &Error{Code: CodeInvalidRequest, Message: "empty batch"}, ID: &null}
-		}
-		reqs = make([]Call, len(elems))
-		for i, e := range elems {
-			reqs[i] = decodeOne(e)
-		}
-		return reqs, true, nil
-	}
-	c := decodeOne(body)
+// Decode parses one HTTP body as the node does: one call. The node supports
+// no batches: a JSON array, like any body that is not a request object, is a
+// parse failure. A parse failure yields errResp, the complete -32700 answer
+// the node gives; trailing bytes after the first value are ignored, like
+// json.Decoder does. Other envelope errors are left in the call's Err.
+func Decode(body []byte) (c Call, errResp *Response) {
+	c = decodeOne(body)
 	if c.Err != nil && c.Err.Code == CodeParse {
-		return nil, false, c.ErrorResponse()
+		return c, c.ErrorResponse()
 	}
-	return []Call{c}, false, nil
+	return c, nil
 }
 
 // Call is a decoded request and, when the envelope is invalid, the error the
@@ -158,10 +143,15 @@ func envelope(r *Request) any {
 	}{r.Version, r.Method, r.Params, r.ID}
 }
 
+// parseError is the node's -32700 answer. The node decodes into its
+// json2.serverRequest type (gorilla/rpc v2), whose fields are Request's, so
+// encoding/json's message names that type.
 func parseError(err error, partial *Request) *Response {
+	msg := strings.NewReplacer("type jsonrpc.Request", "type json2.serverRequest",
+		"struct field Request.", "struct field serverRequest.").Replace(err.Error())
 	return &Response{
 		Version: Version,
-		Error:   &Error{Code: CodeParse, Message: err.Error(), Data: envelope(partial)},
+		Error:   &Error{Code: CodeParse, Message: msg, Data: envelope(partial)},
 		ID:      &null,
 	}
 }

@@ -40,8 +40,7 @@ func NewServer(methods map[string]Method) *Server {
 const MaxBody = 1 << 20
 
 // ServeHTTP answers one JSON-RPC request. A JSON array is answered the way the
-// node answers it (a -32700 parse error): the edge splits batches before they
-// reach a Server.
+// node answers it: a -32700 parse error (the node supports no batches).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !CheckHTTP(w, r) {
 		return
@@ -51,17 +50,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteHTTPError(w, http.StatusBadRequest, "rpc: "+err.Error())
 		return
 	}
-	var resp *Response
-	if b := strings.TrimLeft(string(body), " \t\r\n"); strings.HasPrefix(b, "[") {
-		// The node decodes into its json2.serverRequest type; name it so.
-		resp = parseError(errors.New("json: cannot unmarshal array into Go value of type json2.serverRequest"), new(Request))
-	} else {
-		calls, _, errResp := Decode(body)
-		if errResp != nil {
-			resp = errResp
-		} else {
-			resp = s.Call(r.Context(), &calls[0])
-		}
+	c, resp := Decode(body)
+	if resp == nil {
+		resp = s.Call(r.Context(), &c)
 	}
 	WriteResponse(w, resp)
 }

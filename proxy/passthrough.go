@@ -88,7 +88,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		}
 		p.body = body
 	}
-	s.serve(ex, p.charge, []*plan{p}, false)
+	s.serve(ex, p)
 }
 
 // notFound answers a path no service knows: NestJS's "Cannot GET /path" for

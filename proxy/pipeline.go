@@ -6,42 +6,21 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/limits"
 )
 
 // serve is the pipeline every request runs once routing and validation have
-// made its plans: admission for their summed charge, then each plan's chain
-// (answer). A request of one plan is answered straight to the client; a
-// JSON-RPC batch's plans are answered concurrently and written as one array.
-func (s *Server) serve(ex *exchange, charge limits.Charge, plans []*plan, batch bool) {
-	if !ex.admitted && !s.admit(ex, charge) {
-		return // (a request with a body was admitted before it was read)
-	}
-	if !batch {
-		ex.source, ex.cache = s.answer(ex, plans[0], ex.w)
+// made its plan: admission for the plan's charge (unless the request, having
+// a body, was admitted before it was read), then the plan's chain (answer),
+// written straight to the client.
+func (s *Server) serve(ex *exchange, p *plan) {
+	if !ex.admitted && !s.admit(ex, p.charge) {
 		return
 	}
-	answers := make([]bufferWriter, len(plans))
-	sources := make([]Source, len(plans))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, p := range plans {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			answers[i].header = http.Header{}
-			sources[i], _ = s.answer(ex, p, &answers[i])
-		}()
-	}
-	wg.Wait()
-	s.writeBatch(ex, answers, sources)
+	ex.source, ex.cache = s.answer(ex, p, ex.w)
 }
 
 // answer runs one plan's chain and writes its answer to w: an edge error of
@@ -261,24 +240,4 @@ func (s *Server) local(ex *exchange, p *plan, w http.ResponseWriter) (Source, ca
 	}
 	s.opts.Local.Serve(w, r, rt, p.vals)
 	return FromLocal, cache.Bypass
-}
-
-// bufferWriter collects one call's answer of a batch in memory.
-type bufferWriter struct {
-	header http.Header
-	status int
-	buf    bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header { return b.header }
-func (b *bufferWriter) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
-}
-func (b *bufferWriter) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.buf.Write(p)
 }

@@ -128,9 +128,10 @@ func TestRPCWritesNotRetried(t *testing.T) {
 	}
 }
 
-// TestBatchRunsThePipeline: each call of a batch is answered by the same
-// chain as a single call: cached calls hit, the sources are combined.
-func TestBatchRunsThePipeline(t *testing.T) {
+// TestRPCThroughThePipeline: a node call is cached like a REST answer (its
+// id rewritten per answer); a batch, which the node does not support, gets
+// the node's -32700 at the edge.
+func TestRPCThroughThePipeline(t *testing.T) {
 	var calls atomic.Int64
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
@@ -151,15 +152,15 @@ func TestBatchRunsThePipeline(t *testing.T) {
 		return w
 	}
 	if w := send(`{"jsonrpc":"2.0","id":7,"method":"info.getNetworkID"}`); w.Header().Get("X-Cache-Status") != "MISS" {
-		t.Fatalf("single call: %v %s", w.Header(), w.Body)
+		t.Fatalf("first call: %v %s", w.Header(), w.Body)
 	}
-	w := send(`[{"jsonrpc":"2.0","id":1,"method":"info.getNetworkID"},{"jsonrpc":"2.0","id":2,"method":"info.getNetworkID"}]`)
-	want := `[{"jsonrpc":"2.0","result":{"networkID":"5"},"id":1},{"jsonrpc":"2.0","result":{"networkID":"5"},"id":2}]` + "\n"
-	if got := w.Body.String(); got != want {
-		t.Fatalf("batch = %s; want %s", got, want)
+	w := send(`{"jsonrpc":"2.0","id":"x","method":"info.getNetworkID"}`)
+	if got, want := w.Body.String(), `{"jsonrpc":"2.0","result":{"networkID":"5"},"id":"x"}`+"\n"; got != want || w.Header().Get("X-Cache-Status") != "HIT" {
+		t.Fatalf("cached call = %s (%s); want %s (HIT)", got, w.Header().Get("X-Cache-Status"), want)
 	}
-	if got := w.Header().Get("X-Avaedge-Source"); got != "cache" {
-		t.Fatalf("batch source = %q; want cache", got)
+	w = send(`[{"jsonrpc":"2.0","id":1,"method":"info.getNetworkID"}]`)
+	if !strings.Contains(w.Body.String(), `"code":-32700`) || !strings.Contains(w.Body.String(), "json2.serverRequest") {
+		t.Fatalf("batch = %s; want the node's -32700", w.Body)
 	}
 	if c := calls.Load(); c != 1 {
 		t.Fatalf("upstream called %d times; want 1", c)

@@ -30,7 +30,6 @@ type plan struct {
 	body     []byte         // the body sent upstream: a POST's, one JSON-RPC call's
 	call     *jsonrpc.Call  // the JSON-RPC call, whose id answers carry
 	retry    bool           // an idempotent read: the upstream call may be retried
-	self     []*plan        // []*plan{this}, so a remembered plan is served without allocating
 }
 
 // serveREST handles one catalogued Data or Metrics API route: it parses and
@@ -66,12 +65,11 @@ func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseW
 	target := &url.URL{Path: r.URL.Path, RawQuery: knownQuery(rt, r.URL.RawQuery)}
 	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, url: target, charge: charge,
 		retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
-	p.self = []*plan{p}
 	cached := s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != cache.Never && s.opts.Upstreams[rt.Service] != nil
 	if cached {
 		p.key, p.hasToken = s.restKey(rt, target.EscapedPath(), q), q.Has("pageToken")
 	}
-	s.serve(ex, p.charge, p.self, false)
+	s.serve(ex, p)
 	if cached && ex.admitted {
 		// Only admitted, answered requests are remembered: refused clients
 		// cannot fill the table.

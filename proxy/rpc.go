@@ -16,13 +16,14 @@ import (
 
 func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
 
-// maxBatch bounds the calls of one batch, on every JSON-RPC endpoint.
+// maxBatch bounds the calls of one EVM batch (the node's own endpoints take
+// no batches).
 const maxBatch = 100
 
 // serveRPC handles a node endpoint ("info", "avm", "evm"): the node's
-// envelope rules are enforced at the edge, and the body becomes plans: one
-// per call of an info or avm request (a batch is split, each call cached and
-// charged on its own, and answered as one array), one for an EVM body.
+// envelope rules are enforced at the edge, and the body becomes a plan: one
+// call of an info or avm request (the node supports no batches: an array gets
+// its -32700, answered here), or a whole EVM body.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, catalog.Node, endpoint)
 	defer s.finish(ex)
@@ -46,55 +47,36 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 		s.serveEVM(ex, body)
 		return
 	}
-	calls, batch, errResp := jsonrpc.Decode(body)
+	c, errResp := jsonrpc.Decode(body)
 	if errResp != nil {
 		ex.source = FromEdge
 		setSource(ex.w.Header(), FromEdge)
 		jsonrpc.WriteResponse(ex.w, errResp)
 		return
 	}
-	if len(calls) > maxBatch {
-		s.refuse(ex, http.StatusRequestEntityTooLarge, "batch of "+strconv.Itoa(len(calls))+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
+	p := &plan{service: catalog.Node, call: &c, body: body}
+	if c.ID != nil {
+		ex.rpcID = *c.ID
+	}
+	if c.Err != nil {
+		s.serve(ex, p)
 		return
 	}
-	plans := make([]*plan, len(calls))
-	charge := limits.Charge{Routes: make([]string, 0, len(calls))}
-	for i := range calls {
-		c := &calls[i]
-		p := &plan{service: catalog.Node, call: c}
-		plans[i] = p
-		if c.Err != nil {
-			continue
-		}
-		p.body = body
-		if batch {
-			p.body = encodeCall(c)
-		}
-		rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
-		if rt == nil {
-			p.unknown = s.unknownRPC[endpoint]
-			charge.Routes = append(charge.Routes, "passthrough")
-			charge.Cost++
-			continue
-		}
-		p.rt = rt
-		charge.Routes = append(charge.Routes, rt.Name)
-		charge.Cost += rt.Cost
-		// Reads are retried and cached; writes (avm.issueTx) are neither.
-		p.retry = rt.Cache != cache.Never
-		if p.retry && s.opts.Cache != nil && !c.IsNotification() {
-			p.key = RoutePrefix(rt) + r.URL.EscapedPath() + "|" + paramsHash(c.RawParams())
-		}
+	rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
+	if rt == nil {
+		p.unknown = s.unknownRPC[endpoint]
+		p.charge = limits.Charge{Routes: []string{"passthrough"}, Cost: 1}
+		s.serve(ex, p)
+		return
 	}
-	if !batch {
-		if plans[0].rt != nil {
-			ex.route = plans[0].rt.Name
-		}
-		if calls[0].ID != nil {
-			ex.rpcID = *calls[0].ID
-		}
+	ex.route = rt.Name
+	p.rt, p.charge = rt, limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}
+	// Reads are retried and cached; writes (avm.issueTx) are neither.
+	p.retry = rt.Cache != cache.Never
+	if p.retry && s.opts.Cache != nil && !c.IsNotification() {
+		p.key = RoutePrefix(rt) + r.URL.EscapedPath() + "|" + paramsHash(c.RawParams())
 	}
-	s.serve(ex, charge, plans, batch)
+	s.serve(ex, p)
 }
 
 // serveEVM plans an Ethereum JSON-RPC body (single or batch): forwarded whole
@@ -128,53 +110,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if rt != nil {
 		p.charge.Cost = int64(n) * rt.Cost
 	}
-	s.serve(ex, p.charge, []*plan{p}, false)
-}
-
-// writeBatch writes a batch's answers as one JSON array, leaving out
-// notifications' empty answers; X-Avaedge-Source names every source.
-func (s *Server) writeBatch(ex *exchange, answers []bufferWriter, sources []Source) {
-	var out bytes.Buffer
-	var set Source
-	for i := range answers {
-		b := answers[i].buf.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		set |= sources[i]
-		if out.Len() == 0 {
-			out.WriteByte('[')
-		} else {
-			out.WriteByte(',')
-		}
-		out.Write(bytes.TrimRight(b, "\n"))
-	}
-	h := ex.w.Header()
-	if out.Len() == 0 {
-		ex.source = FromEdge
-		setSource(h, FromEdge)
-		ex.w.WriteHeader(http.StatusOK)
-		return
-	}
-	out.WriteString("]\n")
-	ex.source = set
-	setSource(h, set)
-	h["Content-Type"] = hdrJSON
-	h["Content-Length"] = []string{strconv.Itoa(out.Len())}
-	ex.w.WriteHeader(http.StatusOK)
-	ex.w.Write(out.Bytes())
-}
-
-// encodeCall re-encodes one call of a batch for the upstream, leaving out
-// absent params and id (a notification stays one).
-func encodeCall(c *jsonrpc.Call) []byte {
-	b, _ := json.Marshal(struct {
-		Version string           `json:"jsonrpc"`
-		Method  string           `json:"method"`
-		Params  *json.RawMessage `json:"params,omitempty"`
-		ID      *json.RawMessage `json:"id,omitempty"`
-	}{c.Version, c.Method, c.Params, c.ID})
-	return b
+	s.serve(ex, p)
 }
 
 // paramsHash names a call's params in a cache key: the SHA-256 of their

@@ -135,7 +135,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ex := s.begin(w, r, p.rt.Service, p.rt.Name)
 			ex.rm = p.rm
 			defer s.finish(ex)
-			s.serve(ex, p.charge, p.self, false)
+			s.serve(ex, p)
 			return
 		}
 	}

@@ -120,10 +120,9 @@ var (
 
 func setSource(h http.Header, src Source) { h["X-Avaedge-Source"] = sourceNames[src&15] }
 
-// writeEntry sends a cached or fetched answer to w; a JSON-RPC answer gets
-// the call's id.
+// writeEntry sends a cached or fetched answer; a JSON-RPC answer gets the
+// call's id. Header values live in ex.vals: no allocation on a hit.
 func (s *Server) writeEntry(ex *exchange, p *plan, w http.ResponseWriter, e *cache.Entry, cs cache.Status) (Source, cache.Status) {
-	single := w == http.ResponseWriter(ex.w) // ex.vals belongs to the request's own answer
 	h := w.Header()
 	h["X-Cache-Status"] = cacheHdr[cs]
 	src := FromUpstream
@@ -136,29 +135,20 @@ func (s *Server) writeEntry(ex *exchange, p *plan, w http.ResponseWriter, e *cac
 			// net/http would read the clock again for Date.
 			h["Date"] = dates.at(now)
 		}
-		age := decimal.Itoa(int64(max(now.Sub(e.StoredAt), 0) / time.Second))
-		if single {
-			ex.vals[1] = age
-			h["Age"] = ex.vals[1:2:2]
-		} else {
-			h["Age"] = []string{age}
-		}
+		ex.vals[1] = decimal.Itoa(int64(max(now.Sub(e.StoredAt), 0) / time.Second))
+		h["Age"] = ex.vals[1:2:2]
 	}
 	setSource(h, src)
 	body := e.Body
 	if p.call != nil {
 		body = withID(body, p.call.ID)
 	}
-	if single {
-		if e.ContentType != "" {
-			ex.vals[2] = e.ContentType
-			h["Content-Type"] = ex.vals[2:3:3]
-		}
-		ex.vals[3] = decimal.Itoa(int64(len(body)))
-		h["Content-Length"] = ex.vals[3:4:4]
-	} else if e.ContentType != "" {
-		h["Content-Type"] = []string{e.ContentType}
+	if e.ContentType != "" {
+		ex.vals[2] = e.ContentType
+		h["Content-Type"] = ex.vals[2:3:3]
 	}
+	ex.vals[3] = decimal.Itoa(int64(len(body)))
+	h["Content-Length"] = ex.vals[3:4:4]
 	if e.Encoding != "" {
 		h["Content-Encoding"] = []string{e.Encoding}
 	}

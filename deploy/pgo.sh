@@ -41,7 +41,7 @@ disable_access_log: true
 local: {disable_dev_chain: true}
 log_level: warn
 YML
-AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=$ADMIN AVAEDGE_KEYS_FILE=$TMP/keys.yaml \
+AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=$ADMIN AVAEDGE_ADMIN_TOKEN=pgo-token AVAEDGE_KEYS_FILE=$TMP/keys.yaml \
   AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
 
 HIT="/v1/chains/43114/blocks?pageSize=10"
@@ -54,7 +54,7 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"jsonrpc":"2.0","id":1,"method":"info.getNetworkID","params":{}}'
 LUA
 
-curl -sf -o "$TMP/cpu.pprof" "http://$ADMIN/debug/pprof/profile?seconds=$SECS" & prof=$!
+curl -sf -H "Authorization: Bearer pgo-token" -o "$TMP/cpu.pprof" "http://$ADMIN/debug/pprof/profile?seconds=$SECS" & prof=$!
 load=()
 wrk -t1 -c48 -d"${SECS}s" "http://$EDGE$HIT" >/dev/null & load+=($!)
 wrk -t1 -c8 -d"${SECS}s" -H "Cache-Control: no-cache" "http://$EDGE/v1/chains/43114/blocks?pageSize=20" >/dev/null & load+=($!)

@@ -68,14 +68,14 @@ var NodeEndpoints = map[string][]string{
 }
 
 // XChainIDs are the X-Chain blockchain ids the avm endpoint accepts in place
-// of the alias: mainnet, fuji and the local network (FACTS.md).
+// of the alias: mainnet, fuji and the local network (docs/facts.md, section 2).
 var XChainIDs = []string{
 	"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
 	"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
 	"2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
 }
 
-// Enumerations shared by several routes (FACTS.md, glacier.json).
+// Enumerations shared by several routes (glacier.json; docs/facts.md, section 2).
 var (
 	Networks            = []string{"mainnet", "fuji", "testnet"}
 	SortOrders          = []string{"asc", "desc"}

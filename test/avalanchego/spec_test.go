@@ -2,10 +2,10 @@ package avalanchego
 
 import "github.com/avaedge/avaedge/internal/spectest"
 
-// glacier is the Data API's OpenAPI file beside the project, as the main
-// module's tests read it, with OpenAPI 3.0's "nullable" turned into JSON
-// Schema (null or the schema) and object-valued "examples" dropped.
-var glacier = spectest.New("../../../shared/spec/glacier.json", openAPI30)
+// glacier is the Data API's OpenAPI file (internal/spectest's copy), with
+// OpenAPI 3.0's "nullable" turned into JSON Schema (null or the schema) and
+// object-valued "examples" dropped.
+var glacier = spectest.DataAPI(openAPI30)
 
 func openAPI30(v any) {
 	switch x := v.(type) {

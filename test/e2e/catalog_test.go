@@ -1,6 +1,6 @@
 package e2e
 
-import "github.com/avaedge/avaedge/config"
+import "github.com/avaedge/avaedge/catalog"
 
 // route is what the suite needs of a catalogue entry.
 type route struct {
@@ -17,7 +17,7 @@ type route struct {
 // alone.
 func catalogue() []route {
 	var out []route
-	for _, r := range config.Catalogue() {
+	for _, r := range catalog.Catalogue() {
 		out = append(out, route{Name: r.Name, Service: string(r.Service), Method: r.Method, Path: r.Path, Endpoint: r.Endpoint, Cache: string(r.Cache)})
 	}
 	return out

@@ -34,7 +34,7 @@ func TestCatalogueComplete(t *testing.T) {
 			node++
 		}
 	}
-	// 18 seed routes + /v1/chains, /v1/chains/{chainId}, listValidators and
+	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators and
 	// getBlock, getTransaction, listErc20Balances; 4 metrics routes; 13 info
 	// + 10 avm methods + the EVM endpoint.
 	if data != 24 || metrics != 4 || node != 24 {

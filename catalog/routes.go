@@ -140,17 +140,18 @@ func rpc(endpoint, name string, cost int64, class cache.Class) Route {
 }
 
 // Catalogue returns every route the edge knows, in a fixed order: the 18
-// Data API routes of the seed plus /v1/chains, /v1/chains/{chainId} and
-// listValidators; the Metrics routes; and each JSON-RPC method of the node
-// seed, plus the EVM block, transaction and ERC-20 balance routes the local
-// index answers too. Data API costs are those of data-api-rate-limits.mdx; metrics costs
-// those of metrics-api-rate-limits.mdx (avg_tps priced like a metric); node
+// Data API routes of docs/facts.md plus /v1/chains, /v1/chains/{chainId} and
+// listValidators; the Metrics routes; and each Info and X-Chain JSON-RPC
+// method, plus the EVM block, transaction and ERC-20 balance routes the local
+// index answers too. Data API costs are those of the Data API's "Rate Limits"
+// page (docs/facts.md, section 1); metrics costs
+// those of the Metrics API's "Rate Limits" page (avg_tps priced like a metric); node
 // costs are avaedge's own (see the README): 1 for constant answers, 10 for a
 // lookup, 20 for balances, 50 for UTXO pages.
 func Catalogue() []Route {
 	get := http.MethodGet
 	routes := []Route{
-		// Data API, seed sections 4.1-4.18.
+		// Data API: the 18 primary routes of docs/facts.md, section 2.
 		withCheck(rest(Data, "aggregateSignatures", http.MethodPost, "/v1/signatureAggregator/{network}/aggregateSignatures", 20, never,
 			network,
 			Param{Name: "message", In: Body, Format: Hex},

@@ -209,6 +209,7 @@ func TestAnswers(t *testing.T) {
 					}
 				}
 			}
+			//lint:ignore SA1008 WriteHeaders sets the names lower-case on purpose, as the real Data API sends them
 			if (tt.status == 429) != (len(h["retry-after"]) == 1) {
 				t.Fatalf("retry-after on %d: %v", tt.status, h)
 			}

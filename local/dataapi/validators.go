@@ -186,8 +186,6 @@ func (q *req) validatorItem(a *api, in vinfo) any {
 	return pendingValidator{validatorBase: base, ValidationStatus: string(in.status)}
 }
 
-var validationStatuses = []string{"completed", "active", "pending", "removed"}
-
 func (a *api) listValidators(q *req) (any, *httpError) {
 	size := q.pageSize(10)
 	desc := q.desc()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -153,10 +154,18 @@ func routeNamed(t testing.TB, name string) route {
 
 // keysFile writes a keys file with one key on plan pro and, when anonymous
 // is set, anonymous access on plan free.
+// smallKey is a key of every keys file on a plan of smallQuota CU a day: three
+// 20-CU calls.
+const (
+	smallKey   = "e2e-small-quota-key-5d1e"
+	smallQuota = 60
+)
+
 func keysFile(t testing.TB, key string, anonymous bool) string {
 	t.Helper()
 	body := "plans:\n  free: {cu_per_minute: 8000, cu_per_day: 2000000}\n  pro: {cu_per_minute: 20000, cu_per_day: 25000000}\n" +
-		"keys:\n  - {id: e2e, key: \"" + key + "\", plan: pro}\n"
+		"  small: {cu_per_day: " + strconv.Itoa(smallQuota) + "}\n" +
+		"keys:\n  - {id: e2e, key: \"" + key + "\", plan: pro}\n  - {id: e2e-small, key: \"" + smallKey + "\", plan: small}\n"
 	if anonymous {
 		body += "anonymous: free\n"
 	}

@@ -1,0 +1,236 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/avaedge/avaedge/catalog"
+)
+
+// Validate fills the defaults that belong to the configuration (listeners,
+// modes, timeouts and breakers of upstreams, log level) and rejects bad
+// values with a message naming the field. A field whose component has its
+// own documented zero-value default (the Redis prefix, replicas, the upstream
+// call timeout, the body limit, the cache's sizes, the devnet seed) is left
+// zero, so each default is written in one place: the component's Options.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config: %s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&c.Listen, ":8080")
+	def(&c.AdminListen, "127.0.0.1:9090")
+	def(&c.LogLevel, "info")
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log_level", "%q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	if c.Replicas < 0 {
+		bad("replicas", "must be at least 1, got %d", c.Replicas)
+	}
+	for _, p := range c.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("trusted_proxies", "%q is not a CIDR", p)
+		}
+	}
+	if c.Redis != "" {
+		if _, err := RedisAddrs(c.Redis); err != nil {
+			bad("redis", "%v", err)
+		}
+	}
+	if c.Local.Node != "" {
+		if pu, err := url.Parse(c.Local.Node); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			bad("local.node", "%q is not an http(s) URL", c.Local.Node)
+		} else {
+			c.Local.Node = strings.TrimRight(c.Local.Node, "/")
+			if c.Upstreams.Node.URL == "" && c.Upstreams.Node.Mode == "" {
+				c.Upstreams.Node.URL = c.Local.Node
+			}
+		}
+	}
+	for name, u := range map[string]*Upstream{"data": &c.Upstreams.Data, "metrics": &c.Upstreams.Metrics, "node": &c.Upstreams.Node} {
+		field := "upstreams." + name
+		if u.URL != "" {
+			pu, err := url.Parse(u.URL)
+			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+				bad(field+".url", "%q is not an http(s) URL", u.URL)
+			}
+		}
+		for k, v := range u.Headers {
+			if !httpguts.ValidHeaderFieldName(k) || !httpguts.ValidHeaderFieldValue(v) || v == "" {
+				bad(field+".headers", "%q is not a header name with a value", k)
+			}
+		}
+		switch u.Mode {
+		case "":
+			u.Mode = "local"
+			if u.URL != "" {
+				u.Mode = "proxy"
+			}
+		case "proxy", "upstream-only":
+			if u.URL == "" {
+				bad(field+".mode", "%q needs a url", u.Mode)
+			}
+		case "local":
+		default:
+			bad(field+".mode", "%q is not one of proxy, upstream-only, local", u.Mode)
+		}
+		defDur(&u.ConnectTimeout, 3*time.Second)
+		defDur(&u.FirstByteTimeout, 10*time.Second)
+		b := &u.Breaker
+		if b.MinRequests == 0 {
+			b.MinRequests = 20
+		}
+		if b.FailureRatio == 0 {
+			b.FailureRatio = 0.5
+		} else if b.FailureRatio < 0 || b.FailureRatio > 1 {
+			bad(field+".breaker.failure_ratio", "must be within (0, 1], got %v", b.FailureRatio)
+		}
+		if b.ConsecutiveFailures == 0 {
+			b.ConsecutiveFailures = 5
+		}
+		defDur(&b.Interval, 30*time.Second)
+		defDur(&b.OpenFor, 10*time.Second)
+		if b.HalfOpenProbes == 0 {
+			b.HalfOpenProbes = 3
+		}
+		if u.Retry.Budget == 0 {
+			u.Retry.Budget = 0.1
+		} else if u.Retry.Budget > 1 {
+			bad(field+".retry.budget", "must be at most 1, got %v", u.Retry.Budget)
+		}
+	}
+	s := &c.Server
+	defDur(&s.ReadHeaderTimeout, 10*time.Second)
+	defDur(&s.IdleTimeout, 120*time.Second)
+	defDur(&s.ShutdownTimeout, 30*time.Second)
+	defDur(&s.WriteTimeout, 60*time.Second)
+	defDur(&s.BodyReadTimeout, 10*time.Second)
+	if s.WriteTimeout < 0 {
+		bad("server.write_timeout", "must be positive")
+	}
+	if s.BodyReadTimeout < 0 {
+		bad("server.body_read_timeout", "must be positive")
+	}
+	if s.MinBodyRate == 0 {
+		s.MinBodyRate = 1024
+	} else if s.MinBodyRate < 0 {
+		bad("server.min_body_rate", "must be positive")
+	}
+	if s.MaxHeaderBytes == 0 {
+		s.MaxHeaderBytes = 64 << 10
+	} else if s.MaxHeaderBytes < 0 {
+		bad("server.max_header_bytes", "must be positive")
+	}
+	if s.MaxBodyBytes < 0 {
+		bad("server.max_body_bytes", "must be positive")
+	}
+	known := map[string]bool{}
+	for _, r := range catalog.Catalogue() {
+		known[r.Name] = true
+	}
+	for i := range c.Publish {
+		pub := &c.Publish[i]
+		field := fmt.Sprintf("publish[%d]", i)
+		switch pub.Method {
+		case "GET", "POST", "PUT", "PATCH", "DELETE":
+		default:
+			bad(field+".method", "%q is not GET, POST, PUT, PATCH or DELETE", pub.Method)
+		}
+		if !strings.HasPrefix(pub.Path, "/v1/") && !strings.HasPrefix(pub.Path, "/v2/") && !strings.HasPrefix(pub.Path, "/ext/") {
+			bad(field+".path", "%q is not a path of the Data, Metrics or node API", pub.Path)
+		}
+		if len(pub.Keys) == 0 {
+			bad(field+".keys", "name the key ids that may call it")
+		}
+		if pub.Cost < 0 {
+			bad(field+".cost", "must not be negative")
+		}
+	}
+	for name, o := range c.Routes {
+		if !known[name] {
+			bad("routes."+name, "no such route in the catalogue")
+		}
+		if o.Cost != nil && *o.Cost < 0 {
+			bad("routes."+name+".cost", "must not be negative")
+		}
+		if o.Cache != "" && !catalog.ValidClass(o.Cache) {
+			bad("routes."+name+".cache", "%q is not one of immutable, medium, short, metrics, never", o.Cache)
+		}
+		if o.TTL < 0 {
+			bad("routes."+name+".ttl", "must not be negative")
+		}
+	}
+	for _, n := range c.Local.Networks {
+		if !slices.Contains(catalog.Networks, n) {
+			bad("local.networks", "%q is not one of mainnet, fuji, testnet", n)
+		}
+	}
+	c.Local.EVM.validate(bad)
+	for i, ch := range c.Local.EVMChains {
+		field := fmt.Sprintf("local.evm_chains[%d]", i)
+		if ch.ChainID == 0 {
+			bad(field+".chain_id", "is required")
+		}
+		if pu, err := url.Parse(ch.RPC); err != nil || pu.Host == "" {
+			bad(field+".rpc", "%q is not a URL", ch.RPC)
+		}
+	}
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		bad("tls", "cert_file and key_file go together")
+	}
+	if c.TLS.Enabled() && c.TLS.HTTPListen == "" {
+		c.TLS.HTTPListen = ":80"
+	}
+	return errors.Join(errs...)
+}
+
+func defDur(d *Duration, v time.Duration) {
+	if *d == 0 {
+		*d = Duration(v)
+	}
+}
+
+// RedisAddrs parses the Redis setting: one redis:// (or rediss://) URL, or a
+// comma-separated list of host:port cluster nodes.
+func RedisAddrs(s string) ([]string, error) {
+	if strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://") {
+		if strings.Contains(s, ",") {
+			return nil, fmt.Errorf("%q: give one redis:// URL or a list of host:port cluster nodes", s)
+		}
+		if _, err := url.Parse(s); err != nil {
+			return nil, fmt.Errorf("%q is not a redis URL", s)
+		}
+		return []string{s}, nil
+	}
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		a = strings.TrimSpace(a)
+		if _, _, err := splitHostPort(a); err != nil {
+			return nil, fmt.Errorf("%q is not host:port", a)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func splitHostPort(a string) (string, string, error) {
+	i := strings.LastIndexByte(a, ':')
+	if i <= 0 || i == len(a)-1 {
+		return "", "", errors.New("missing port")
+	}
+	return a[:i], a[i+1:], nil
+}

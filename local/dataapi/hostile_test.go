@@ -9,7 +9,7 @@ import (
 
 // TestHugeIDs sends ids, node ids and addresses of 200,000 characters in
 // paths and queries (issue 18): each is a 400 or 404 in the Data API's
-// format within 50 ms, without echoing the input. (listValidators' nodeIds
+// format quickly, without echoing the input. (listValidators' nodeIds
 // match by substring, so a huge one is a filter that matches nothing.)
 func TestHugeIDs(t *testing.T) {
 	f := shared(t)
@@ -35,12 +35,15 @@ func TestHugeIDs(t *testing.T) {
 			for range 5 {
 				start := time.Now()
 				code, body = f.get(t, path)
-				if d = time.Since(start); d <= 50*time.Millisecond {
+				if d = time.Since(start); d <= time.Second {
 					break
 				}
 			}
-			if d > 50*time.Millisecond {
-				t.Errorf("answered in %v; want at most 50ms", d)
+			// A bound against quadratic work (seconds), not a speed: the
+			// 50 ms promise is checked against the built binary by
+			// test/hostile.
+			if d > time.Second {
+				t.Errorf("answered in %v; want at most 1s", d)
 			}
 			if code != http.StatusBadRequest && code != http.StatusNotFound || !strings.Contains(string(body), `"message"`) {
 				t.Fatalf("got %d %.300s; want a 400 or 404 error body", code, body)

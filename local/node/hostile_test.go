@@ -10,9 +10,12 @@ import (
 	"github.com/avaedge/avaedge/jsonrpc"
 )
 
-// maxServerTime bounds the server time of one request with a huge id
-// (issue 18: avm.getTx with a 200,000-character txID once took 29 s).
-const maxServerTime = 50 * time.Millisecond
+// maxServerTime bounds the server time of one request with a huge id: far
+// above what a linear decoder needs, even under the race detector, and far
+// below what the quadratic one took (avm.getTx with a 200,000-character txID
+// once took 29 s). The 50 ms promise is checked against the built binary by
+// test/hostile; a unit test does not time a speed.
+const maxServerTime = time.Second
 
 // TestHugeIDs sends ids, node ids and addresses of 200,000 characters to
 // every method that reads one: each must answer a JSON-RPC error (HTTP 200)

@@ -345,7 +345,10 @@ var snapshotSchemas = []string{"ListSubnetsResponse", "Subnet", "ListUtxosRespon
 
 // snapshotURLs are the routes whose answers must not change across restarts.
 func snapshotURLs(in *issued) []string {
-	x := func(k *secp256k1.PrivateKey) string { a, _ := address.Format("X", "local", k.Address().Bytes()); return a }
+	x := func(k *secp256k1.PrivateKey) string {
+		a, _ := address.Format("X", "local", k.Address().Bytes())
+		return a
+	}
 	return []string{
 		"/v1/networks/fuji/subnets?pageSize=100",
 		"/v1/networks/fuji/subnets/" + in.subnet.String(),

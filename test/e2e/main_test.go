@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"flag"
@@ -201,19 +200,6 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
-}
-
-// logLines returns the process's JSON log lines that contain sub.
-func (e *edge) logLines(sub string) []string {
-	var out []string
-	sc := bufio.NewScanner(strings.NewReader(e.log.String()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), sub) {
-			out = append(out, sc.Text())
-		}
-	}
-	return out
 }
 
 // The local-mode edge is shared by the tests that only read from it.

@@ -258,6 +258,7 @@ func clientView(t testing.TB, uri string, xAddr ids.ShortID, txID, blockID ids.I
 	if txID != ids.Empty {
 		tx, err := xc.GetTx(ctx, txID)
 		add("GetTx", tx, err)
+		//lint:ignore SA1019 the edge serves this deprecated method too: the client must get the node's answer
 		st, err := xc.GetTxStatus(ctx, txID)
 		add("GetTxStatus", st, err)
 	}
@@ -265,8 +266,10 @@ func clientView(t testing.TB, uri string, xAddr ids.ShortID, txID, blockID ids.I
 	add("GetUTXOs", utxos, end, endUTXO, err)
 	ad, err := xc.GetAssetDescription(ctx, "AVAX")
 	add("GetAssetDescription", ad, err)
+	//lint:ignore SA1019 the edge serves this deprecated method too: the client must get the node's answer
 	bal, err := xc.GetBalance(ctx, xAddr, "AVAX", false)
 	add("GetBalance", bal, err)
+	//lint:ignore SA1019 the edge serves this deprecated method too: the client must get the node's answer
 	all, err := xc.GetAllBalances(ctx, xAddr, false)
 	add("GetAllBalances", all, err)
 	fee, createFee, err := xc.GetTxFee(ctx)

@@ -74,3 +74,19 @@ func (b Body) WriteTo(w http.ResponseWriter) {
 	w.WriteHeader(b.StatusCode)
 	w.Write(body)
 }
+
+// WriteOK sends v as a 200 JSON answer, the counterpart of an error body
+// (same content type and length header); when v cannot be encoded it sends a
+// 500 error body instead.
+func WriteOK(w http.ResponseWriter, v any) {
+	out, err := json.Marshal(v)
+	if err != nil {
+		Write(w, http.StatusInternalServerError, "failed to encode the response")
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(out)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
+}

@@ -3,6 +3,7 @@ package apierror
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,20 @@ func TestWrite(t *testing.T) {
 				t.Fatalf("content type = %q", ct)
 			}
 		})
+	}
+}
+
+// TestWriteOK: a success is 200 JSON with its length; a value that cannot be
+// encoded is a 500 error body.
+func TestWriteOK(t *testing.T) {
+	w := httptest.NewRecorder()
+	WriteOK(w, map[string]int{"a": 1})
+	if w.Code != 200 || w.Body.String() != `{"a":1}` || w.Header().Get("Content-Length") != "7" || w.Header().Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Fatalf("got %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	w = httptest.NewRecorder()
+	WriteOK(w, func() {})
+	if w.Code != 500 || !strings.Contains(w.Body.String(), `"statusCode":500`) {
+		t.Fatalf("unencodable value: %d %s", w.Code, w.Body)
 	}
 }

@@ -11,7 +11,6 @@
 package dataapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -111,15 +110,7 @@ func (a *api) handle(op string, fn func(*req) (any, *httpError)) catalog.Handler
 			}
 			return
 		}
-		out, err := json.Marshal(body)
-		if err != nil {
-			apierror.Write(rw, http.StatusInternalServerError, "failed to encode the response")
-			return
-		}
-		rw.Header().Set("Content-Type", "application/json; charset=utf-8")
-		rw.Header().Set("Content-Length", strconv.Itoa(len(out)))
-		rw.WriteHeader(http.StatusOK)
-		rw.Write(out)
+		apierror.WriteOK(rw, body)
 	}
 }
 

@@ -123,15 +123,7 @@ func (a *api) handle(op string, fn func(*req) (any, *httpError)) http.Handler {
 			}
 			return
 		}
-		out, err := json.Marshal(body)
-		if err != nil {
-			apierror.Write(rw, http.StatusInternalServerError, "failed to encode the response")
-			return
-		}
-		rw.Header().Set("Content-Type", "application/json; charset=utf-8")
-		rw.Header().Set("Content-Length", strconv.Itoa(len(out)))
-		rw.WriteHeader(http.StatusOK)
-		rw.Write(out)
+		apierror.WriteOK(rw, body)
 	})
 }
 

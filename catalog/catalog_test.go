@@ -34,11 +34,11 @@ func TestCatalogueComplete(t *testing.T) {
 			node++
 		}
 	}
-	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators and
-	// getBlock, getTransaction, listErc20Balances; 4 metrics routes; 13 info
-	// + 10 avm methods + the EVM endpoint.
-	if data != 24 || metrics != 4 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 24, 4, 24", data, metrics, node)
+	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators,
+	// getSubnetById and getBlock, getTransaction, listErc20Balances; 4 metrics
+	// routes; 13 info + 10 avm methods + the EVM endpoint.
+	if data != 25 || metrics != 4 || node != 24 {
+		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 25, 4, 24", data, metrics, node)
 	}
 }
 

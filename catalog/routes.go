@@ -140,8 +140,8 @@ func rpc(endpoint, name string, cost int64, class cache.Class) Route {
 }
 
 // Catalogue returns every route the edge knows, in a fixed order: the 18
-// Data API routes of docs/facts.md plus /v1/chains, /v1/chains/{chainId} and
-// listValidators; the Metrics routes; and each Info and X-Chain JSON-RPC
+// Data API routes of docs/facts.md plus /v1/chains, /v1/chains/{chainId},
+// listValidators and getSubnetById; the Metrics routes; and each Info and X-Chain JSON-RPC
 // method, plus the EVM block, transaction and ERC-20 balance routes the local
 // index answers too. Data API costs are those of the Data API's "Rate Limits"
 // page (docs/facts.md, section 1); metrics costs
@@ -167,6 +167,8 @@ func Catalogue() []Route {
 			chainID, address, currency),
 		rest(Data, "listSubnets", get, "/v1/networks/{network}/subnets", 20, medium,
 			network, pageToken, pageSize(10000, "100"), sortOrder),
+		rest(Data, "getSubnetById", get, "/v1/networks/{network}/subnets/{subnetId}", 20, medium,
+			network, pathP("subnetId")),
 		rest(Data, "getUtxosByAddresses", get, "/v1/networks/{network}/blockchains/{blockchainId}/utxos", 100, medium,
 			network, pathP("blockchainId", PrimaryBlockchainID...), addrList, pageToken, pageSize(100, "10"),
 			queryP("assetId"), Param{Name: "minUtxoAmount", Kind: Number, Min: 0, HasMin: true},

@@ -100,7 +100,7 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		// primary-network routes, and nothing of the devnet is passed off as
 		// that network's (routes pdata lacks answer that they have no local
 		// implementation).
-		parts.add(valuesHandlers(pdata.Handlers(followed, time.Now)))
+		parts.add(pdata.Handlers(followed, time.Now))
 	} else {
 		parts.add(dataapi.Handlers(dev, time.Now))
 	}
@@ -273,21 +273,4 @@ func writeKeys(trusted []netip.Prefix) func(r *http.Request) []string {
 		}
 		return keys
 	}
-}
-
-// valuesHandlers mounts handlers that read their parameters from the request
-// (r.PathValue, the query) as catalogue handlers: each gets a clone of the
-// request carrying the validated values as path values.
-func valuesHandlers(hs map[string]http.Handler) map[string]catalog.Handler {
-	out := make(map[string]catalog.Handler, len(hs))
-	for name, h := range hs {
-		out[name] = func(w http.ResponseWriter, r *http.Request, v catalog.Values) {
-			r = r.Clone(r.Context())
-			for k, val := range v {
-				r.SetPathValue(k, val)
-			}
-			h.ServeHTTP(w, r)
-		}
-	}
-	return out
 }

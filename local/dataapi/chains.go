@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/devnet"
 )
@@ -69,17 +70,17 @@ func (q *req) subnet(s *devnet.Subnet) subnet {
 	return out
 }
 
-func (a *api) listSubnets(q *req) (any, *httpError) {
-	size := q.pageSize(100)
-	desc := q.desc()
-	if len(q.errs) > 0 {
+func (a *api) listSubnets(q *req) (any, *apireq.Error) {
+	size := q.PageSize(100)
+	desc := q.Desc()
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	items := slices.Clone(a.w.Subnets())
-	order(items, desc, func(x, y *devnet.Subnet) bool {
+	apireq.Order(items, desc, func(x, y *devnet.Subnet) bool {
 		return cmp.Or(cmp.Compare(x.CreateTime, y.CreateTime), cmp.Compare(x.ID.String(), y.ID.String())) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope())
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}
@@ -90,15 +91,15 @@ func (a *api) listSubnets(q *req) (any, *httpError) {
 	return out, nil
 }
 
-func (a *api) getSubnetByID(q *req) (any, *httpError) {
-	raw := q.q.Get("subnetId")
+func (a *api) getSubnetByID(q *req) (any, *apireq.Error) {
+	raw := q.Q.Get("subnetId")
 	id, err := avax.ParseID(raw)
 	if err != nil {
-		return nil, badRequest("subnetId must be a valid subnet id")
+		return nil, apireq.BadRequest("subnetId must be a valid subnet id")
 	}
 	s, ok := a.w.Subnet(id)
 	if !ok {
-		return nil, notFound("Subnet " + raw + " not found")
+		return nil, apireq.NotFound("Subnet " + raw + " not found")
 	}
 	return q.subnet(s), nil
 }
@@ -164,22 +165,22 @@ func (q *req) viewBytes(u *devnet.UTXO) string {
 	return avax.EncodeHex(c.Bytes())
 }
 
-func (a *api) getUtxos(q *req) (any, *httpError) {
+func (a *api) getUtxos(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(devnet.ChainP, devnet.ChainX, devnet.ChainC)
 	if herr != nil {
 		return nil, herr
 	}
-	size := q.pageSize(10)
-	desc := q.desc()
-	sortBy := q.q.Get("sortBy")
-	addrs := q.addresses("addresses")
-	minAmount, _ := q.number("minUtxoAmount")
-	includeSpent := q.q.Get("includeSpent") == "true"
+	size := q.PageSize(10)
+	desc := q.Desc()
+	sortBy := q.Q.Get("sortBy")
+	addrs := q.Addresses("addresses")
+	minAmount, _ := q.Number("minUtxoAmount")
+	includeSpent := q.Q.Get("includeSpent") == "true"
 	var asset *avax.ID
-	if s := q.q.Get("assetId"); s != "" {
+	if s := q.Q.Get("assetId"); s != "" {
 		id, err := avax.ParseID(s)
 		if err != nil {
-			q.fail("assetId must be a valid asset id")
+			q.Fail("assetId must be a valid asset id")
 		} else if chain == devnet.ChainX {
 			if id == q.net.AVAX {
 				id = devnet.AVAXAssetID
@@ -187,10 +188,10 @@ func (a *api) getUtxos(q *req) (any, *httpError) {
 			asset = &id
 		}
 	}
-	if len(q.errs) > 0 {
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	info := chainInfo{ChainName: chain.Alias(), Network: q.name}
+	info := chainInfo{ChainName: chain.Alias(), Network: q.Network}
 	var items []*devnet.UTXO
 	if len(addrs) > 0 && chain != devnet.ChainC {
 		for _, u := range a.w.UTXOs(chain.LocalID(), addrs, includeSpent) {
@@ -200,7 +201,7 @@ func (a *api) getUtxos(q *req) (any, *httpError) {
 			items = append(items, u)
 		}
 	}
-	order(items, desc, func(x, y *devnet.UTXO) bool {
+	apireq.Order(items, desc, func(x, y *devnet.UTXO) bool {
 		kx, ky := x.Created, y.Created
 		if sortBy == "amount" {
 			if c := cmp.Compare(x.Out.Amount(), y.Out.Amount()); c != 0 {
@@ -209,7 +210,7 @@ func (a *api) getUtxos(q *req) (any, *httpError) {
 		}
 		return cmp.Or(cmp.Compare(kx, ky), cmp.Compare(x.ID().String(), y.ID().String())) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope(chain.String()))
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(chain.String()))
 	if herr != nil {
 		return nil, herr
 	}
@@ -281,20 +282,20 @@ func ids(in []avax.ID) []string {
 	return out
 }
 
-func (a *api) getVertices(q *req) (any, *httpError) {
+func (a *api) getVertices(q *req) (any, *apireq.Error) {
 	if _, herr := q.resolveChain(devnet.ChainX); herr != nil {
 		return nil, herr
 	}
-	size := q.pageSize(10)
-	desc := q.desc()
-	height, _ := q.integer("vertexHeight")
+	size := q.PageSize(10)
+	desc := q.Desc()
+	height, _ := q.Integer("vertexHeight")
 	items := a.w.VerticesAt(uint64(height))
-	order(items, desc, func(x, y *devnet.Vertex) bool { return x.Index < y.Index })
-	page, next, herr := paginate(q, items, size, q.scope("X"))
+	apireq.Order(items, desc, func(x, y *devnet.Vertex) bool { return x.Index < y.Index })
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope("X"))
 	if herr != nil {
 		return nil, herr
 	}
-	out := listVerticesResponse{NextPageToken: next, Vertices: []vertex{}, ChainInfo: chainInfo{ChainName: "x-chain", Network: q.name}}
+	out := listVerticesResponse{NextPageToken: next, Vertices: []vertex{}, ChainInfo: chainInfo{ChainName: "x-chain", Network: q.Network}}
 	for _, v := range page {
 		out.Vertices = append(out.Vertices, vertex{VertexHash: v.ID.String(), ParentHashes: ids(v.Parents), VertexHeight: v.Height,
 			VertexIndex: v.Index, VertexTimestamp: v.Time, TxCount: len(v.Txs), Transactions: ids(v.Txs), VertexSizeBytes: len(v.Bytes)})
@@ -331,24 +332,24 @@ type listBlocksResponse struct {
 	ChainInfo     chainInfo      `json:"chainInfo"`
 }
 
-func (a *api) listBlocksByNode(q *req) (any, *httpError) {
+func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(devnet.ChainP, devnet.ChainX, devnet.ChainC)
 	if herr != nil {
 		return nil, herr
 	}
-	size := q.pageSize(10)
-	start, hasStart := q.integer("startTimestamp")
-	end, hasEnd := q.integer("endTimestamp")
-	raw := q.q.Get("nodeId")
+	size := q.PageSize(10)
+	start, hasStart := q.Integer("startTimestamp")
+	end, hasEnd := q.Integer("endTimestamp")
+	raw := q.Q.Get("nodeId")
 	node, err := avax.ParseNodeID(raw)
 	if err != nil {
-		q.fail("nodeId must be a valid node id")
+		q.Fail("nodeId must be a valid node id")
 	}
-	if len(q.errs) > 0 {
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	if !a.w.HasNode(node) {
-		return nil, notFound("Node " + raw + " not found")
+		return nil, apireq.NotFound("Node " + raw + " not found")
 	}
 	var src []*devnet.Block
 	switch chain {
@@ -365,11 +366,11 @@ func (a *api) listBlocksByNode(q *req) (any, *httpError) {
 		}
 		items = append(items, b)
 	}
-	page, next, herr := paginate(q, items, size, q.scope(chain.String(), raw))
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(chain.String(), raw))
 	if herr != nil {
 		return nil, herr
 	}
-	out := listBlocksResponse{NextPageToken: next, Blocks: []primaryBlock{}, ChainInfo: chainInfo{ChainName: chain.Alias(), Network: q.name}}
+	out := listBlocksResponse{NextPageToken: next, Blocks: []primaryBlock{}, ChainInfo: chainInfo{ChainName: chain.Alias(), Network: q.Network}}
 	for _, b := range page {
 		item := primaryBlock{BlockNumber: strconv.FormatUint(b.Height, 10), BlockHash: b.ID.String(), ParentHash: b.Parent.String(),
 			BlockTimestamp: b.Time, BlockType: b.Type, TxCount: len(b.Txs), Transactions: ids(b.Txs), BlockSizeBytes: b.Size,
@@ -393,9 +394,9 @@ type listChainIDsResponse struct {
 	Addresses []addressChains `json:"addresses"`
 }
 
-func (a *api) listChainIDs(q *req) (any, *httpError) {
-	addrs := q.addresses("addresses")
-	if len(q.errs) > 0 {
+func (a *api) listChainIDs(q *req) (any, *apireq.Error) {
+	addrs := q.Addresses("addresses")
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	out := listChainIDsResponse{Addresses: []addressChains{}}

@@ -11,20 +11,15 @@
 package dataapi
 
 import (
-	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/devnet"
-	"github.com/avaedge/avaedge/local/pagetoken"
 )
 
 // Handlers returns the Data API handlers over w, keyed by the glacier.json
@@ -57,189 +52,19 @@ type api struct {
 	now func() time.Time
 }
 
-// httpError is an answer other than 200, produced while parsing.
-type httpError struct {
-	status int
-	msgs   []string
-	list   bool // message as an array (validation errors)
-}
-
-func (e *httpError) Error() string { return strings.Join(e.msgs, "; ") }
-
-func badRequest(msgs ...string) *httpError {
-	return &httpError{status: http.StatusBadRequest, msgs: msgs, list: true}
-}
-
-func notFound(msg string) *httpError {
-	return &httpError{status: http.StatusNotFound, msgs: []string{msg}}
-}
-
-// req is one request being answered.
+// req is one request being answered, with the devnet network it names.
 type req struct {
-	op   string
-	r    *http.Request
-	q    catalog.Values // the validated parameters, path values included
-	net  devnet.Network
-	name string // the network name as requested
-	errs []string
-	now  func() time.Time
+	*apireq.Req
+	net devnet.Network
 }
 
-func (a *api) handle(op string, fn func(*req) (any, *httpError)) catalog.Handler {
-	return func(rw http.ResponseWriter, r *http.Request, v catalog.Values) {
-		q := &req{op: op, r: r, q: v, name: v["network"], now: a.now}
-		var (
-			body any
-			herr *httpError
-		)
-		switch n, ok := a.w.Network(q.name); {
-		case !ok || (q.name != "mainnet" && q.name != "fuji" && q.name != "testnet"):
-			herr = badRequest("network must be one of the following values: mainnet, fuji, testnet")
-		default:
-			q.net = n
-			body, herr = fn(q)
+func (a *api) handle(op string, fn func(*req) (any, *apireq.Error)) catalog.Handler {
+	return apireq.Handle(op, a.now, func(r *apireq.Req) (any, *apireq.Error) {
+		n, ok := a.w.Network(r.Network)
+		if !ok {
+			return nil, apireq.BadRequest("network must be one of the following values: mainnet, fuji, testnet")
 		}
-		if herr == nil && len(q.errs) > 0 {
-			herr = badRequest(q.errs...)
-		}
-		if herr != nil {
-			if herr.list {
-				apierror.WriteList(rw, herr.status, herr.msgs...)
-			} else {
-				apierror.Write(rw, herr.status, herr.msgs[0])
-			}
-			return
-		}
-		apierror.WriteOK(rw, body)
-	}
-}
-
-func (q *req) fail(format string, args ...any) { q.errs = append(q.errs, fmt.Sprintf(format, args...)) }
-
-// The readers below parse values the catalogue has validated (types, bounds,
-// enumerations, list items), so they report nothing.
-
-// pageSize reads pageSize; def when absent (the catalogue fills the
-// default, so only a route used without it sees def).
-func (q *req) pageSize(def int) int {
-	if n, err := strconv.Atoi(q.q.Get("pageSize")); err == nil {
-		return n
-	}
-	return def
-}
-
-// desc reads sortOrder; absent means descending (newest first).
-func (q *req) desc() bool { return q.q.Get("sortOrder") != "asc" }
-
-// number reads an optional number.
-func (q *req) number(name string) (float64, bool) {
-	f, err := strconv.ParseFloat(q.q.Get(name), 64)
-	return f, err == nil
-}
-
-// integer reads an optional integer.
-func (q *req) integer(name string) (int64, bool) {
-	n, err := strconv.ParseInt(q.q.Get(name), 10, 64)
-	return n, err == nil
-}
-
-// list splits a comma-separated parameter.
-func (q *req) list(name string) []string {
-	s := q.q.Get(name)
-	if s == "" {
-		return nil
-	}
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		parts[i] = strings.TrimSpace(p)
-	}
-	return parts
-}
-
-// addresses parses a list of P/X addresses ("avax1...", "P-fuji1...").
-func (q *req) addresses(name string) []avax.ShortID {
-	var out []avax.ShortID
-	for _, s := range q.list(name) {
-		_, _, a, err := avax.ParseAddress(s)
-		if err != nil {
-			q.fail("%s contains an invalid address: %s", name, shorten(s))
-			continue
-		}
-		if !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// shorten cuts a rejected value to its first 64 bytes (and "...") for an
-// error message, so that an answer never echoes a huge input.
-func shorten(s string) string {
-	if len(s) <= 64 {
-		return s
-	}
-	return s[:64] + "..."
-}
-
-// nodeIDs parses a list of node ids.
-func (q *req) nodeIDs(name string) []avax.NodeID {
-	var out []avax.NodeID
-	for _, s := range q.list(name) {
-		id, err := avax.ParseNodeID(s)
-		if err != nil {
-			q.fail("%s contains an invalid node id: %s", name, shorten(s))
-			continue
-		}
-		out = append(out, id)
-	}
-	return out
-}
-
-// scope binds page tokens to the operation, its path values and its
-// filters: every parameter but pageToken and pageSize, canonically ordered.
-func (q *req) scope(pathValues ...string) string {
-	v := url.Values{}
-	for k, s := range q.q {
-		if k != "pageToken" && k != "pageSize" {
-			v.Set(k, s)
-		}
-	}
-	return q.op + "|" + q.name + "|" + strings.Join(pathValues, "|") + "|" + v.Encode()
-}
-
-// page returns the slice bounds of the requested page of n items and the
-// next page's token ("" on the last page).
-func (q *req) page(n, size int, scope string) (lo, hi int, next string, herr *httpError) {
-	if tok := q.q.Get("pageToken"); tok != "" {
-		c, err := pagetoken.Decode(scope, tok, q.now())
-		if err != nil || c > uint64(n) {
-			return 0, 0, "", badRequest("Invalid page token")
-		}
-		lo = int(c)
-	}
-	hi = min(lo+size, n)
-	if hi < n {
-		next = pagetoken.Encode(scope, uint64(hi), q.now())
-	}
-	return lo, hi, next, nil
-}
-
-// paginate cuts items to the requested page.
-func paginate[T any](q *req, items []T, size int, scope string) ([]T, string, *httpError) {
-	lo, hi, next, herr := q.page(len(items), size, scope)
-	if herr != nil {
-		return nil, "", herr
-	}
-	return items[lo:hi:hi], next, nil
-}
-
-// order sorts items stably by key, ascending or descending.
-func order[T any](items []T, desc bool, less func(a, b T) bool) {
-	sort.SliceStable(items, func(i, j int) bool {
-		if desc {
-			return less(items[j], items[i])
-		}
-		return less(items[i], items[j])
+		return fn(&req{Req: r, net: n})
 	})
 }
 
@@ -277,11 +102,11 @@ func (q *req) bech32(chain string, addrs []avax.ShortID) []string {
 }
 
 // resolveChain reads the blockchainId path value.
-func (q *req) resolveChain(allowed ...devnet.Chain) (devnet.Chain, *httpError) {
-	s := q.q.Get("blockchainId")
+func (q *req) resolveChain(allowed ...devnet.Chain) (devnet.Chain, *apireq.Error) {
+	s := q.Q.Get("blockchainId")
 	c, ok := devnet.ResolveChain(s)
 	if !ok || !slices.Contains(allowed, c) {
-		return 0, badRequest("blockchainId must be one of the following values: " + chainEnum(allowed))
+		return 0, apireq.BadRequest("blockchainId must be one of the following values: " + chainEnum(allowed))
 	}
 	return c, nil
 }

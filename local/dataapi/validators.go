@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/devnet"
 )
@@ -186,30 +187,30 @@ func (q *req) validatorItem(a *api, in vinfo) any {
 	return pendingValidator{validatorBase: base, ValidationStatus: string(in.status)}
 }
 
-func (a *api) listValidators(q *req) (any, *httpError) {
-	size := q.pageSize(10)
-	desc := q.desc()
-	status := q.q.Get("validationStatus")
-	sortBy := q.q.Get("sortBy")
-	nodeSubs := q.list("nodeIds")
+func (a *api) listValidators(q *req) (any, *apireq.Error) {
+	size := q.PageSize(10)
+	desc := q.Desc()
+	status := q.Q.Get("validationStatus")
+	sortBy := q.Q.Get("sortBy")
+	nodeSubs := q.List("nodeIds")
 	var subnet *avax.ID
-	if s := q.q.Get("subnetId"); s != "" {
+	if s := q.Q.Get("subnetId"); s != "" {
 		id, err := avax.ParseID(s)
 		if err != nil {
-			q.fail("subnetId must be a valid subnet id")
+			q.Fail("subnetId must be a valid subnet id")
 		} else {
 			subnet = &id
 		}
 	}
 	minCap, hasMinCap := q.bigFilter("minDelegationCapacity")
 	maxCap, hasMaxCap := q.bigFilter("maxDelegationCapacity")
-	minTime, hasMinTime := q.number("minTimeRemaining")
-	maxTime, hasMaxTime := q.number("maxTimeRemaining")
-	minFee, hasMinFee := q.number("minFeePercentage")
-	maxFee, hasMaxFee := q.number("maxFeePercentage")
-	minUp, hasMinUp := q.number("minUptimePerformance")
-	maxUp, hasMaxUp := q.number("maxUptimePerformance")
-	if len(q.errs) > 0 {
+	minTime, hasMinTime := q.Number("minTimeRemaining")
+	maxTime, hasMaxTime := q.Number("maxTimeRemaining")
+	minFee, hasMinFee := q.Number("minFeePercentage")
+	maxFee, hasMaxFee := q.Number("maxFeePercentage")
+	minUp, hasMinUp := q.Number("minUptimePerformance")
+	maxUp, hasMaxUp := q.Number("maxUptimePerformance")
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	var items []vinfo
@@ -244,10 +245,10 @@ func (a *api) listValidators(q *req) (any, *httpError) {
 		}
 		return float64(in.v.Start)
 	}
-	order(items, desc, func(x, y vinfo) bool {
+	apireq.Order(items, desc, func(x, y vinfo) bool {
 		return cmp.Or(cmp.Compare(key(x), key(y)), cmp.Compare(x.v.TxID.String(), y.v.TxID.String())) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope())
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}
@@ -260,33 +261,33 @@ func (a *api) listValidators(q *req) (any, *httpError) {
 
 // bigFilter reads a nAVAX amount filter (a decimal string up to 720M AVAX).
 func (q *req) bigFilter(name string) (uint64, bool) {
-	s := q.q.Get(name)
+	s := q.Q.Get(name)
 	if s == "" {
 		return 0, false
 	}
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || v > 720_000_000_000_000_000 {
-		q.fail("%s must be an integer between 0 and 720000000000000000", name)
+		q.Fail("%s must be an integer between 0 and 720000000000000000", name)
 		return 0, false
 	}
 	return v, true
 }
 
-func (a *api) getSingleValidator(q *req) (any, *httpError) {
-	size := q.pageSize(10)
-	desc := q.desc()
-	status := q.q.Get("validationStatus")
-	raw := q.q.Get("nodeId")
+func (a *api) getSingleValidator(q *req) (any, *apireq.Error) {
+	size := q.PageSize(10)
+	desc := q.Desc()
+	status := q.Q.Get("validationStatus")
+	raw := q.Q.Get("nodeId")
 	id, err := avax.ParseNodeID(raw)
 	if err != nil {
-		q.fail("nodeId must be a valid node id")
+		q.Fail("nodeId must be a valid node id")
 	}
-	if len(q.errs) > 0 {
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	vals := a.w.NodeValidations(id)
 	if len(vals) == 0 {
-		return nil, notFound("Validator " + raw + " not found")
+		return nil, apireq.NotFound("Validator " + raw + " not found")
 	}
 	var items []vinfo
 	for _, v := range vals {
@@ -294,10 +295,10 @@ func (a *api) getSingleValidator(q *req) (any, *httpError) {
 			items = append(items, in)
 		}
 	}
-	order(items, desc, func(x, y vinfo) bool {
+	apireq.Order(items, desc, func(x, y vinfo) bool {
 		return cmp.Or(cmp.Compare(x.v.Start, y.v.Start), cmp.Compare(x.v.TxID.String(), y.v.TxID.String())) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope(raw))
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(raw))
 	if herr != nil {
 		return nil, herr
 	}
@@ -328,13 +329,13 @@ type listDelegatorsResponse struct {
 	Delegators    []delegator `json:"delegators"`
 }
 
-func (a *api) listDelegators(q *req) (any, *httpError) {
-	size := q.pageSize(10)
-	desc := q.desc()
-	status := q.q.Get("delegationStatus")
-	addrs := q.addresses("rewardAddresses")
-	nodes := q.nodeIDs("nodeIds")
-	if len(q.errs) > 0 {
+func (a *api) listDelegators(q *req) (any, *apireq.Error) {
+	size := q.PageSize(10)
+	desc := q.Desc()
+	status := q.Q.Get("delegationStatus")
+	addrs := q.Addresses("rewardAddresses")
+	nodes := q.NodeIDs("nodeIds")
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	now := a.w.Now().Unix()
@@ -348,10 +349,10 @@ func (a *api) listDelegators(q *req) (any, *httpError) {
 		}
 		items = append(items, d)
 	}
-	order(items, desc, func(x, y *devnet.Delegation) bool {
+	apireq.Order(items, desc, func(x, y *devnet.Delegation) bool {
 		return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.TxID.String(), y.TxID.String())) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope())
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}
@@ -387,12 +388,12 @@ type listPendingRewardsResponse struct {
 	PendingRewards []pendingReward `json:"pendingRewards"`
 }
 
-func (a *api) listPendingRewards(q *req) (any, *httpError) {
-	size := q.pageSize(10)
-	desc := q.desc()
-	addrs := q.addresses("addresses")
-	nodes := q.nodeIDs("nodeIds")
-	if len(q.errs) > 0 {
+func (a *api) listPendingRewards(q *req) (any, *apireq.Error) {
+	size := q.PageSize(10)
+	desc := q.Desc()
+	addrs := q.Addresses("addresses")
+	nodes := q.NodeIDs("nodeIds")
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	now := a.w.Now().Unix()
@@ -406,10 +407,10 @@ func (a *api) listPendingRewards(q *req) (any, *httpError) {
 		}
 		items = append(items, r)
 	}
-	order(items, desc, func(x, y devnet.PendingReward) bool {
+	apireq.Order(items, desc, func(x, y devnet.PendingReward) bool {
 		return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.TxID.String(), y.TxID.String()), cmp.Compare(x.Kind, y.Kind)) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope())
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}

@@ -16,18 +16,14 @@ package pdata
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/pindex"
 )
 
@@ -46,15 +42,15 @@ type Index interface {
 var _ Index = (*pindex.Index)(nil)
 
 // Handlers returns the handlers by glacier.json operationId. They read the
-// path values "network", "blockchainId", "nodeId" and "subnetId". now is the
-// clock of page tokens and stake statuses. The handlers are safe for
-// concurrent use.
-func Handlers(ix Index, now func() time.Time) map[string]http.Handler {
+// values the catalogue validated ("network", "blockchainId", "nodeId",
+// "subnetId" and the query). now is the clock of page tokens and stake
+// statuses. The handlers are safe for concurrent use.
+func Handlers(ix Index, now func() time.Time) map[string]catalog.Handler {
 	if now == nil {
 		now = time.Now
 	}
 	a := &api{ix: ix, now: now}
-	return map[string]http.Handler{
+	return map[string]catalog.Handler{
 		"listSubnets":               a.handle("listSubnets", a.listSubnets),
 		"getSubnetById":             a.handle("getSubnetById", a.getSubnet),
 		"getUtxosByAddresses":       a.handle("getUtxosByAddresses", a.getUTXOs),
@@ -70,175 +66,15 @@ type api struct {
 	now func() time.Time
 }
 
-// httpError is an answer other than 200.
-type httpError struct {
-	status int
-	msgs   []string
-	list   bool
-}
-
-func badRequest(msgs ...string) *httpError {
-	return &httpError{status: http.StatusBadRequest, msgs: msgs, list: true}
-}
-
-func notFound(msg string) *httpError {
-	return &httpError{status: http.StatusNotFound, msgs: []string{msg}}
-}
-
-func internal(err error) *httpError {
-	return &httpError{status: http.StatusInternalServerError, msgs: []string{"index: " + err.Error()}}
-}
-
-// req is one request being answered.
+// req is one request being answered, with the followed network.
 type req struct {
-	op   string
-	r    *http.Request
-	q    url.Values
-	name string // the network name as requested
-	net  pindex.Network
-	errs []string
-	now  time.Time
+	*apireq.Req
+	net pindex.Network
 }
 
-var networks = []string{"mainnet", "fuji", "testnet"}
-
-func (a *api) handle(op string, fn func(*req) (any, *httpError)) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		q := &req{op: op, r: r, q: r.URL.Query(), name: r.PathValue("network"), net: a.ix.Network(), now: a.now()}
-		var body any
-		var herr *httpError
-		if !slices.Contains(networks, q.name) {
-			herr = badRequest("network must be one of the following values: mainnet, fuji, testnet")
-		} else {
-			body, herr = fn(q)
-		}
-		if herr == nil && len(q.errs) > 0 {
-			herr = badRequest(q.errs...)
-		}
-		if herr != nil {
-			if herr.list {
-				apierror.WriteList(rw, herr.status, herr.msgs...)
-			} else {
-				apierror.Write(rw, herr.status, herr.msgs[0])
-			}
-			return
-		}
-		apierror.WriteOK(rw, body)
-	})
-}
-
-func (q *req) fail(format string, args ...any) { q.errs = append(q.errs, fmt.Sprintf(format, args...)) }
-
-// pageSize reads pageSize within [1, maxSize], def when absent.
-func (q *req) pageSize(def, maxSize int) int {
-	s := q.q.Get("pageSize")
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	switch {
-	case err != nil:
-		q.fail("pageSize must be an integer number")
-	case n < 1:
-		q.fail("pageSize must not be less than 1")
-	case n > maxSize:
-		q.fail("pageSize must not be greater than %d", maxSize)
-	default:
-		return n
-	}
-	return def
-}
-
-// desc reads sortOrder; absent means descending (newest first).
-func (q *req) desc() bool {
-	switch q.q.Get("sortOrder") {
-	case "", "desc":
-		return true
-	case "asc":
-		return false
-	}
-	q.fail("sortOrder must be one of the following values: asc, desc")
-	return true
-}
-
-// enum reads an optional parameter that must be one of values.
-func (q *req) enum(name string, values ...string) string {
-	s := q.q.Get(name)
-	if s != "" && !slices.Contains(values, s) {
-		q.fail("%s must be one of the following values: %s", name, strings.Join(values, ", "))
-		return ""
-	}
-	return s
-}
-
-// list splits a comma-separated parameter.
-func (q *req) list(name string) []string {
-	s := q.q.Get(name)
-	if s == "" {
-		return nil
-	}
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		if parts[i] = strings.TrimSpace(p); parts[i] == "" {
-			q.fail("%s must be a comma-separated list of values", name)
-			return nil
-		}
-	}
-	return parts
-}
-
-// addresses parses a list of P/X addresses of any HRP.
-func (q *req) addresses(name string) []avax.ShortID {
-	var out []avax.ShortID
-	for _, s := range q.list(name) {
-		_, _, a, err := avax.ParseAddress(s)
-		if err != nil {
-			q.fail("%s contains an invalid address: %s", name, s)
-			continue
-		}
-		if !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// scope binds page tokens to the operation, its path values and filters.
-func (q *req) scope(pathValues ...string) string {
-	v := url.Values{}
-	for k, vs := range q.q {
-		if k != "pageToken" && k != "pageSize" {
-			v[k] = vs
-		}
-	}
-	return q.op + "|" + q.name + "|" + strings.Join(pathValues, "|") + "|" + v.Encode()
-}
-
-// paginate cuts items to the requested page and returns the next token.
-func paginate[T any](q *req, items []T, size int, scope string) ([]T, string, *httpError) {
-	lo := 0
-	if tok := q.q.Get("pageToken"); tok != "" {
-		c, err := pagetoken.Decode(scope, tok, q.now)
-		if err != nil || c > uint64(len(items)) {
-			return nil, "", badRequest("Invalid page token")
-		}
-		lo = int(c)
-	}
-	hi := min(lo+size, len(items))
-	next := ""
-	if hi < len(items) {
-		next = pagetoken.Encode(scope, uint64(hi), q.now)
-	}
-	return items[lo:hi:hi], next, nil
-}
-
-// order sorts items stably by less, ascending or descending.
-func order[T any](items []T, desc bool, less func(a, b T) bool) {
-	sort.SliceStable(items, func(i, j int) bool {
-		if desc {
-			return less(items[j], items[i])
-		}
-		return less(items[i], items[j])
+func (a *api) handle(op string, fn func(*req) (any, *apireq.Error)) catalog.Handler {
+	return apireq.Handle(op, a.now, func(r *apireq.Req) (any, *apireq.Error) {
+		return fn(&req{Req: r, net: a.ix.Network()})
 	})
 }
 
@@ -262,8 +98,8 @@ type chainInfo struct {
 
 // resolveChain reads the blockchainId path value: an alias or the followed
 // network's (or, as the catalogue allows, mainnet's and fuji's) chain ids.
-func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *httpError) {
-	s := q.r.PathValue("blockchainId")
+func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *apireq.Error) {
+	s := q.Q.Get("blockchainId")
 	var c pindex.Chain
 	switch s {
 	case "p-chain", avax.EmptyID.String():
@@ -278,7 +114,7 @@ func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *httpError) {
 		for i, a := range allowed {
 			names[i] = alias(a)
 		}
-		return "", badRequest("blockchainId must be one of the following values: " + strings.Join(names, ", "))
+		return "", apireq.BadRequest("blockchainId must be one of the following values: " + strings.Join(names, ", "))
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/pindex"
 )
@@ -79,20 +80,20 @@ func (q *req) subnet(s *pindex.Subnet) subnet {
 	return out
 }
 
-func (a *api) listSubnets(q *req) (any, *httpError) {
-	size := q.pageSize(100, 10000)
-	desc := q.desc()
-	if len(q.errs) > 0 {
+func (a *api) listSubnets(q *req) (any, *apireq.Error) {
+	size := q.PageSize(100)
+	desc := q.Desc()
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	items, err := a.ix.Subnets(q.r.Context())
+	items, err := a.ix.Subnets(q.R.Context())
 	if err != nil {
-		return nil, internal(err)
+		return nil, apireq.Internal(err)
 	}
-	order(items, desc, func(x, y *pindex.Subnet) bool {
+	apireq.Order(items, desc, func(x, y *pindex.Subnet) bool {
 		return cmp.Or(cmp.Compare(x.Height, y.Height), cmp.Compare(x.ID, y.ID)) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope())
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}
@@ -103,17 +104,17 @@ func (a *api) listSubnets(q *req) (any, *httpError) {
 	return out, nil
 }
 
-func (a *api) getSubnet(q *req) (any, *httpError) {
-	raw := q.r.PathValue("subnetId")
+func (a *api) getSubnet(q *req) (any, *apireq.Error) {
+	raw := q.Q.Get("subnetId")
 	if _, err := avax.ParseID(raw); err != nil {
-		return nil, badRequest("subnetId must be a valid subnet id")
+		return nil, apireq.BadRequest("subnetId must be a valid subnet id")
 	}
-	s, ok, err := a.ix.Subnet(q.r.Context(), raw)
+	s, ok, err := a.ix.Subnet(q.R.Context(), raw)
 	if err != nil {
-		return nil, internal(err)
+		return nil, apireq.Internal(err)
 	}
 	if !ok {
-		return nil, notFound("Subnet " + raw + " not found")
+		return nil, apireq.NotFound("Subnet " + raw + " not found")
 	}
 	return q.subnet(s), nil
 }
@@ -146,23 +147,23 @@ func enumChainID(network string, c pindex.Chain) string {
 	return pair[1]
 }
 
-func (a *api) listChainIDs(q *req) (any, *httpError) {
-	if q.q.Get("addresses") == "" {
-		q.fail("addresses should not be empty")
+func (a *api) listChainIDs(q *req) (any, *apireq.Error) {
+	if q.Q.Get("addresses") == "" {
+		q.Fail("addresses should not be empty")
 	}
-	addrs := q.addresses("addresses")
-	if len(q.errs) > 0 {
+	addrs := q.Addresses("addresses")
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	out := listChainIDsResponse{Addresses: []addressChains{}}
 	for _, addr := range addrs {
-		chains, err := a.ix.ChainsOf(q.r.Context(), addr)
+		chains, err := a.ix.ChainsOf(q.R.Context(), addr)
 		if err != nil {
-			return nil, internal(err)
+			return nil, apireq.Internal(err)
 		}
 		item := addressChains{Address: avax.FormatBech32(q.net.HRP, addr), BlockchainIDs: []string{}}
 		for _, c := range chains {
-			item.BlockchainIDs = append(item.BlockchainIDs, enumChainID(q.name, c))
+			item.BlockchainIDs = append(item.BlockchainIDs, enumChainID(q.Network, c))
 		}
 		out.Addresses = append(out.Addresses, item)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/pindex"
 )
@@ -69,43 +70,43 @@ type listUTXOsResponse[T any] struct {
 	ChainInfo     chainInfo `json:"chainInfo"`
 }
 
-func (a *api) getUTXOs(q *req) (any, *httpError) {
+func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
 	if herr != nil {
 		return nil, herr
 	}
-	size := q.pageSize(10, 100)
-	desc := q.desc()
-	sortBy := q.enum("sortBy", "timestamp", "amount")
-	addrs := q.addresses("addresses")
+	size := q.PageSize(10)
+	desc := q.Desc()
+	sortBy := q.Q.Get("sortBy")
+	addrs := q.Addresses("addresses")
 	minAmount := 0.0
-	if s := q.q.Get("minUtxoAmount"); s != "" {
+	if s := q.Q.Get("minUtxoAmount"); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || f < 0 {
-			q.fail("minUtxoAmount must not be less than 0")
+			q.Fail("minUtxoAmount must not be less than 0")
 		}
 		minAmount = f
 	}
 	includeSpent := false
-	switch s := q.q.Get("includeSpent"); s {
+	switch s := q.Q.Get("includeSpent"); s {
 	case "", "false":
 	case "true":
 		includeSpent = true
 	default:
-		q.fail("includeSpent must be a boolean value")
+		q.Fail("includeSpent must be a boolean value")
 	}
-	asset := q.q.Get("assetId")
+	asset := q.Q.Get("assetId")
 	if asset != "" {
 		if _, err := avax.ParseID(asset); err != nil {
-			q.fail("assetId must be a valid asset id")
+			q.Fail("assetId must be a valid asset id")
 		}
 	}
-	if len(q.errs) > 0 {
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	all, err := a.ix.UTXOs(q.r.Context(), chain, addrs, includeSpent)
+	all, err := a.ix.UTXOs(q.R.Context(), chain, addrs, includeSpent)
 	if err != nil {
-		return nil, internal(err)
+		return nil, apireq.Internal(err)
 	}
 	var items []*pindex.UTXO
 	for _, u := range all {
@@ -114,7 +115,7 @@ func (a *api) getUTXOs(q *req) (any, *httpError) {
 		}
 		items = append(items, u)
 	}
-	order(items, desc, func(x, y *pindex.UTXO) bool {
+	apireq.Order(items, desc, func(x, y *pindex.UTXO) bool {
 		if sortBy == "amount" {
 			if c := cmp.Compare(x.Amount, y.Amount); c != 0 {
 				return c < 0
@@ -122,18 +123,18 @@ func (a *api) getUTXOs(q *req) (any, *httpError) {
 		}
 		return cmp.Or(cmp.Compare(x.Time, y.Time), cmp.Compare(x.ID, y.ID)) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope(string(chain)))
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(string(chain)))
 	if herr != nil {
 		return nil, herr
 	}
-	info := chainInfo{ChainName: alias(chain), Network: q.name}
+	info := chainInfo{ChainName: alias(chain), Network: q.Network}
 	assets := map[string]assetAmount{}
-	amount := func(u *pindex.UTXO) (assetAmount, *httpError) {
+	amount := func(u *pindex.UTXO) (assetAmount, *apireq.Error) {
 		am, ok := assets[u.AssetID]
 		if !ok {
-			d, found, err := a.ix.Asset(q.r.Context(), u.AssetID)
+			d, found, err := a.ix.Asset(q.R.Context(), u.AssetID)
 			if err != nil {
-				return am, internal(err)
+				return am, apireq.Internal(err)
 			}
 			if !found { // an asset whose CreateAssetTx the index has not seen
 				d = pindex.Asset{ID: u.AssetID, Name: "", Symbol: "", Denomination: 0}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/pindex"
 )
@@ -120,11 +121,11 @@ type validation struct {
 }
 
 // validations joins the indexed stakes with the node's current validators.
-func (a *api) validations(q *req) ([]*validation, *httpError) {
-	ctx := q.r.Context()
+func (a *api) validations(q *req) ([]*validation, *apireq.Error) {
+	ctx := q.R.Context()
 	stakes, err := a.ix.Stakes(ctx)
 	if err != nil {
-		return nil, internal(err)
+		return nil, apireq.Internal(err)
 	}
 	subnets := []string{avax.EmptyID.String()}
 	for _, s := range stakes {
@@ -137,7 +138,7 @@ func (a *api) validations(q *req) ([]*validation, *httpError) {
 	for _, subnet := range subnets {
 		raw, _, ok, err := a.ix.CurrentValidators(ctx, subnet)
 		if err != nil {
-			return nil, internal(err)
+			return nil, apireq.Internal(err)
 		}
 		if !ok {
 			continue
@@ -146,7 +147,7 @@ func (a *api) validations(q *req) ([]*validation, *httpError) {
 			Validators []*current `json:"validators"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, internal(err)
+			return nil, apireq.Internal(err)
 		}
 		for _, c := range r.Validators {
 			key := c.TxID
@@ -161,7 +162,7 @@ func (a *api) validations(q *req) ([]*validation, *httpError) {
 			}
 		}
 	}
-	now := q.now.Unix()
+	now := q.Now.Unix()
 	for _, s := range stakes {
 		if s.Kind == "delegator" {
 			continue
@@ -257,30 +258,28 @@ func (q *req) validatorItem(v *validation, totalPrimary uint64) any {
 	return pendingValidator{validatorBase: base, ValidationStatus: "pending"}
 }
 
-var validationStatuses = []string{"completed", "active", "pending", "removed"}
-
-func (a *api) listValidators(q *req) (any, *httpError) {
-	size := q.pageSize(10, 100)
-	desc := q.desc()
-	status := q.enum("validationStatus", validationStatuses...)
-	sortBy := q.enum("sortBy", "blockIndex", "delegationCapacity", "timeRemaining", "delegationFee", "uptimePerformance")
-	nodeSubs := q.list("nodeIds")
-	subnet := q.q.Get("subnetId")
+func (a *api) listValidators(q *req) (any, *apireq.Error) {
+	size := q.PageSize(10)
+	desc := q.Desc()
+	status := q.Q.Get("validationStatus")
+	sortBy := q.Q.Get("sortBy")
+	nodeSubs := q.List("nodeIds")
+	subnet := q.Q.Get("subnetId")
 	if subnet != "" {
 		if _, err := avax.ParseID(subnet); err != nil {
-			q.fail("subnetId must be a valid subnet id")
+			q.Fail("subnetId must be a valid subnet id")
 		}
 	}
 	for _, f := range []string{"minDelegationCapacity", "maxDelegationCapacity", "minTimeRemaining", "maxTimeRemaining",
 		"minFeePercentage", "maxFeePercentage", "minUptimePerformance", "maxUptimePerformance"} {
-		if q.q.Get(f) != "" {
-			q.fail("%s is not supported by the index of a followed node", f)
+		if q.Q.Get(f) != "" {
+			q.Fail("%s is not supported by the index of a followed node", f)
 		}
 	}
 	if sortBy != "" && sortBy != "blockIndex" && sortBy != "timeRemaining" {
-		q.fail("sortBy %s is not supported by the index of a followed node", sortBy)
+		q.Fail("sortBy %s is not supported by the index of a followed node", sortBy)
 	}
-	if len(q.errs) > 0 {
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	all, herr := a.validations(q)
@@ -309,10 +308,10 @@ func (a *api) listValidators(q *req) (any, *httpError) {
 		}
 		return v.start
 	}
-	order(items, desc, func(x, y *validation) bool {
+	apireq.Order(items, desc, func(x, y *validation) bool {
 		return cmp.Or(cmp.Compare(key(x), key(y)), cmp.Compare(x.txHash, y.txHash)) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope())
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}
@@ -323,15 +322,15 @@ func (a *api) listValidators(q *req) (any, *httpError) {
 	return out, nil
 }
 
-func (a *api) getValidator(q *req) (any, *httpError) {
-	size := q.pageSize(10, 100)
-	desc := q.desc()
-	status := q.enum("validationStatus", validationStatuses...)
-	raw := q.r.PathValue("nodeId")
+func (a *api) getValidator(q *req) (any, *apireq.Error) {
+	size := q.PageSize(10)
+	desc := q.Desc()
+	status := q.Q.Get("validationStatus")
+	raw := q.Q.Get("nodeId")
 	if _, err := avax.ParseNodeID(raw); err != nil {
-		q.fail("nodeId must be a valid node id")
+		q.Fail("nodeId must be a valid node id")
 	}
-	if len(q.errs) > 0 {
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
 	all, herr := a.validations(q)
@@ -349,12 +348,12 @@ func (a *api) getValidator(q *req) (any, *httpError) {
 		}
 	}
 	if len(items) == 0 && !slices.ContainsFunc(all, func(v *validation) bool { return v.node == raw }) {
-		return nil, notFound("Validator " + raw + " not found")
+		return nil, apireq.NotFound("Validator " + raw + " not found")
 	}
-	order(items, desc, func(x, y *validation) bool {
+	apireq.Order(items, desc, func(x, y *validation) bool {
 		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.txHash, y.txHash)) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope(raw))
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(raw))
 	if herr != nil {
 		return nil, herr
 	}
@@ -388,18 +387,18 @@ type listDelegatorsResponse struct {
 // listDelegators lists the indexed delegations. Rewards are the node's
 // potential reward while active; a completed delegation's reward is not
 // indexed yet (RewardValidatorTx UTXOs), so it shows "0".
-func (a *api) listDelegators(q *req) (any, *httpError) {
-	size := q.pageSize(10, 100)
-	desc := q.desc()
-	status := q.enum("delegationStatus", "completed", "active", "pending")
-	addrs := q.addresses("rewardAddresses")
-	nodes := q.list("nodeIds")
-	if len(q.errs) > 0 {
+func (a *api) listDelegators(q *req) (any, *apireq.Error) {
+	size := q.PageSize(10)
+	desc := q.Desc()
+	status := q.Q.Get("delegationStatus")
+	addrs := q.Addresses("rewardAddresses")
+	nodes := q.List("nodeIds")
+	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	stakes, err := a.ix.Stakes(q.r.Context())
+	stakes, err := a.ix.Stakes(q.R.Context())
 	if err != nil {
-		return nil, internal(err)
+		return nil, apireq.Internal(err)
 	}
 	fees := map[string]uint32{}
 	for _, s := range stakes {
@@ -407,7 +406,7 @@ func (a *api) listDelegators(q *req) (any, *httpError) {
 			fees[s.NodeID.String()] = s.Fee
 		}
 	}
-	now := q.now.Unix()
+	now := q.Now.Unix()
 	type item struct {
 		s      *pindex.Stake
 		status string
@@ -432,10 +431,10 @@ func (a *api) listDelegators(q *req) (any, *httpError) {
 		}
 		items = append(items, item{s, st})
 	}
-	order(items, desc, func(x, y item) bool {
+	apireq.Order(items, desc, func(x, y item) bool {
 		return cmp.Or(cmp.Compare(x.s.Start, y.s.Start), cmp.Compare(x.s.TxID, y.s.TxID)) < 0
 	})
-	page, next, herr := paginate(q, items, size, q.scope())
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}

@@ -29,31 +29,16 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/pdata"
 	"github.com/avaedge/avaedge/local/pindex"
 )
 
-// dataRoutes are the Data API patterns pdata answers (as the catalogue
-// mounts them).
-var dataRoutes = map[string]string{
-	"listSubnets":               "GET /v1/networks/{network}/subnets",
-	"getSubnetById":             "GET /v1/networks/{network}/subnets/{subnetId}",
-	"getUtxosByAddresses":       "GET /v1/networks/{network}/blockchains/{blockchainId}/utxos",
-	"getChainIdsForAddresses":   "GET /v1/networks/{network}/addresses:listChainIds",
-	"listValidators":            "GET /v1/networks/{network}/validators",
-	"getSingleValidatorDetails": "GET /v1/networks/{network}/validators/{nodeId}",
-	"listDelegators":            "GET /v1/networks/{network}/delegators",
-}
-
-// serveIndex serves pdata over ix on an httptest server.
+// serveIndex serves pdata over ix on an httptest server, each route through
+// the catalogue's validation as the edge mounts it.
 func serveIndex(t testing.TB, ix *pindex.Index) string {
 	t.Helper()
-	mux := http.NewServeMux()
-	hs := pdata.Handlers(ix, time.Now)
-	for name, pattern := range dataRoutes {
-		mux.Handle(pattern, hs[name])
-	}
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(catalog.NewMux(catalog.Catalogue(), pdata.Handlers(ix, time.Now)))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

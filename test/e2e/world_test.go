@@ -34,6 +34,7 @@ type world struct {
 	PAddr     string // a P-Chain address with UTXOs
 	XAddr     string
 	L1ConvTx  string // an L1 conversion transaction
+	L1        string // the subnet it converted
 	ChainID   string // the local C-Chain's EVM chain id
 	NFT       string // an ERC-721 contract ewoq holds a token of
 	TokenID   string
@@ -85,6 +86,7 @@ func discover(t testing.TB, network string) *world {
 	w.XAddr = "X-" + strings.TrimPrefix(w.PAddr, "P-")
 	var ss struct {
 		Subnets []struct {
+			SubnetID                    string `json:"subnetId"`
 			IsL1                        bool   `json:"isL1"`
 			L1ConversionTransactionHash string `json:"l1ConversionTransactionHash"`
 		} `json:"subnets"`
@@ -92,7 +94,7 @@ func discover(t testing.TB, network string) *world {
 	getJSON(t, base+"/v1/networks/"+network+"/subnets?pageSize=100", &ss)
 	for _, s := range ss.Subnets {
 		if s.IsL1 && s.L1ConversionTransactionHash != "" {
-			w.L1ConvTx = s.L1ConversionTransactionHash
+			w.L1ConvTx, w.L1 = s.L1ConversionTransactionHash, s.SubnetID
 		}
 	}
 	if w.L1ConvTx == "" {
@@ -234,6 +236,8 @@ func callsFor(t testing.TB, r route, w *world) []call {
 		return []call{get("/v1/chains/" + c + "/contracts/" + w.NFT + "/transactions:getDeployment")}
 	case "listSubnets":
 		return []call{get("/v1/networks/" + n + "/subnets?pageSize=5")}
+	case "getSubnetById":
+		return []call{get("/v1/networks/" + n + "/subnets/" + w.L1)}
 	case "getUtxosByAddresses":
 		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/utxos?addresses=" + esc(w.PAddr)),
 			get("/v1/networks/" + n + "/blockchains/x-chain/utxos?includeSpent=true&sortBy=amount&addresses=" + esc(w.XAddr))}

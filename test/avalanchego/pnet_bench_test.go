@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,6 +67,7 @@ func BenchmarkCatchUp(b *testing.B) {
 		elapsed time.Duration
 		runs    int
 	)
+	nodeCPU0, selfCPU0 := processCPU(node.cmd.Process.Pid), selfCPU()
 	for b.Loop() {
 		ix, err := pindex.Open(ctx, pindex.Options{Node: node.URI, Path: b.TempDir() + "/pindex.db", ValidatorsInterval: time.Hour})
 		if err != nil {
@@ -86,6 +88,37 @@ func BenchmarkCatchUp(b *testing.B) {
 		ix.Close()
 	}
 	b.ReportMetric(float64(tip+1)*float64(runs)/elapsed.Seconds(), "blocks/s")
+	// CPU of the node and of this process (the index) while catching up, in
+	// cores: the machine's share each side takes.
+	if nodeCPU0 >= 0 {
+		b.ReportMetric((processCPU(node.cmd.Process.Pid)-nodeCPU0).Seconds()/elapsed.Seconds(), "node-cores")
+	}
+	b.ReportMetric((selfCPU()-selfCPU0).Seconds()/elapsed.Seconds(), "index-cores")
+}
+
+// processCPU returns the user and system CPU time of process pid from
+// /proc, or -1 where there is none.
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// Fields after the command (which may hold spaces): state is field 3,
+	// utime and stime are fields 14 and 15, in clock ticks (100 a second).
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+// selfCPU returns this process's user and system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // issuePBlocks issues P-Chain BaseTxs with the ewoq wallet, one a block,

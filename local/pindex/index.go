@@ -47,8 +47,11 @@ type Options struct {
 	// CommitBlocks is how many blocks one store transaction holds while
 	// catching up. Zero means 256.
 	CommitBlocks int
-	// HTTPClient calls the node. Nil means a client with a 30s timeout.
+	// HTTPClient calls the node. Nil means http.DefaultClient's transport.
 	HTTPClient *http.Client
+	// CallTimeout bounds each call to the node, whatever HTTPClient's own
+	// timeout. Zero means 30s.
+	CallTimeout time.Duration
 	// Registerer receives the index's metrics. Nil means none.
 	Registerer prometheus.Registerer
 	// Logger logs progress and errors. Nil means slog.Default().
@@ -150,10 +153,13 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		opts.CommitBlocks = 256
 	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+		opts.HTTPClient = &http.Client{}
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 30 * time.Second
 	}
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), lastErr: map[Chain]loggedErr{},
-		rpc: &client{base: opts.Node, http: opts.HTTPClient}}
+		rpc: &client{base: opts.Node, http: opts.HTTPClient, timeout: opts.CallTimeout}}
 	if ix.log == nil {
 		ix.log = slog.Default()
 	}

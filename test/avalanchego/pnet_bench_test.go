@@ -40,7 +40,9 @@ const (
 // whose P-Chain is AVAEDGE_BENCH_PBLOCKS (default 1000) blocks ahead: each
 // block one P-Chain BaseTx issued with avalanchego's wallet. It reports
 // P-Chain blocks per second (both chains are indexed; the X-Chain has a
-// handful of blocks).
+// handful of blocks). AVAEDGE_BENCH_NODE names a running node of a local
+// network to use instead (its P-Chain is brought to the height the same
+// way), so that two builds can be measured in turns against the same blocks.
 //
 // The node and its blocks are made once per run of the benchmark (b.Loop):
 // with a b.N loop the testing package calls the function again with a larger
@@ -55,21 +57,25 @@ func BenchmarkCatchUp(b *testing.B) {
 		}
 		blocks = n
 	}
-	// avalanchego builds at most one P-Chain block a second by default (the
-	// proposervm's minimum block delay); this node builds one as soon as a
-	// transaction is there.
-	b.Setenv("AVAGO_PROPOSERVM_MIN_BLOCK_DELAY", "0s")
-	node := startNode(b)
-	tip := issuePBlocks(b, node.URI, uint64(blocks))
+	uri, nodePID := os.Getenv("AVAEDGE_BENCH_NODE"), 0
+	if uri == "" {
+		// avalanchego builds at most one P-Chain block a second by default
+		// (the proposervm's minimum block delay); this node builds one as
+		// soon as a transaction is there.
+		b.Setenv("AVAGO_PROPOSERVM_MIN_BLOCK_DELAY", "0s")
+		node := startNode(b)
+		uri, nodePID = node.URI, node.cmd.Process.Pid
+	}
+	tip := issuePBlocks(b, uri, uint64(blocks))
 
 	ctx := context.Background()
 	var (
 		elapsed time.Duration
 		runs    int
 	)
-	nodeCPU0, selfCPU0 := processCPU(node.cmd.Process.Pid), selfCPU()
+	nodeCPU0, selfCPU0 := processCPU(nodePID), selfCPU()
 	for b.Loop() {
-		ix, err := pindex.Open(ctx, pindex.Options{Node: node.URI, Path: b.TempDir() + "/pindex.db", ValidatorsInterval: time.Hour})
+		ix, err := pindex.Open(ctx, pindex.Options{Node: uri, Path: b.TempDir() + "/pindex.db", ValidatorsInterval: time.Hour})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -91,14 +97,18 @@ func BenchmarkCatchUp(b *testing.B) {
 	// CPU of the node and of this process (the index) while catching up, in
 	// cores: the machine's share each side takes.
 	if nodeCPU0 >= 0 {
-		b.ReportMetric((processCPU(node.cmd.Process.Pid)-nodeCPU0).Seconds()/elapsed.Seconds(), "node-cores")
+		b.ReportMetric((processCPU(nodePID)-nodeCPU0).Seconds()/elapsed.Seconds(), "node-cores")
 	}
 	b.ReportMetric((selfCPU()-selfCPU0).Seconds()/elapsed.Seconds(), "index-cores")
 }
 
 // processCPU returns the user and system CPU time of process pid from
-// /proc, or -1 where there is none.
+// /proc, or -1 where there is none (pid 0: a node this process did not
+// start).
 func processCPU(pid int) time.Duration {
+	if pid == 0 {
+		return -1
+	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return -1

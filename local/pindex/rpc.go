@@ -89,11 +89,12 @@ func (c *client) call(ctx context.Context, path, method string, params, out any)
 		out = new(json.RawMessage)
 	}
 	r := rpcResponse{Result: out}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return fmt.Errorf("%s: bad JSON-RPC answer: %w", method, err)
-	}
+	err = json.Unmarshal(raw, &r)
 	if r.Error != nil {
 		return fmt.Errorf("%s: %w", method, r.Error)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: bad JSON-RPC answer: %w", method, err)
 	}
 	return nil
 }

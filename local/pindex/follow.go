@@ -77,7 +77,9 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 		logFrom    int64
 		wasDown    bool
 		catchingUp bool
+		next       *batch // being fetched while a batch is written
 	)
+	defer func() { next.stop() }()
 	for ctx.Err() == nil {
 		tip, err := ix.nodeHeight(ctx, c)
 		if err != nil {
@@ -120,11 +122,25 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 			catchingUp, lastLog, logFrom = true, time.Now(), head
 			ix.log.Info("catching up", "chain", label, "indexed", head, "node", tip, "lag", int64(tip)-head)
 		}
-		to := min(uint64(head)+uint64(ix.opts.CommitBlocks), tip)
-		if head < 0 {
-			to = min(uint64(ix.opts.CommitBlocks)-1, tip)
+		// The batch after head was fetched while the last one was written,
+		// unless the head moved elsewhere (a rollback) or nothing was.
+		from := uint64(head + 1)
+		cur := next
+		next = nil
+		if cur == nil || cur.from != from {
+			cur.stop()
+			cur = ix.fetchBatch(ctx, c, from, min(from+uint64(ix.opts.CommitBlocks)-1, tip))
 		}
-		if err := ix.catchUp(ctx, c, uint64(head+1), to); err != nil {
+		blocks, err := cur.wait()
+		if err == nil && cur.to < tip {
+			next = ix.fetchBatch(ctx, c, cur.to+1, min(cur.to+uint64(ix.opts.CommitBlocks), tip))
+		}
+		if err == nil {
+			err = ix.catchUp(ctx, c, from, blocks)
+		}
+		if err != nil {
+			next.stop()
+			next = nil
 			ix.fail(ctx, c, err)
 			continue
 		}
@@ -170,23 +186,59 @@ func (ix *Index) headOf(c Chain) (int64, bool) {
 	return h, h >= 0
 }
 
-// catchUp fetches blocks from..to concurrently and commits them in one
-// store transaction, after checking that the first one extends the stored
-// chain.
-func (ix *Index) catchUp(ctx context.Context, c Chain, from, to uint64) error {
-	blocks := make([]*fetched, to-from+1)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(ix.opts.Concurrency)
-	for i := range blocks {
-		g.Go(func() error {
-			f, err := ix.fetch(gctx, c, from+uint64(i))
-			blocks[i] = f
-			return err
-		})
+// batch is a range of blocks fetched in the background, with at most
+// Options.Concurrency calls to the node at once.
+type batch struct {
+	from, to uint64
+	blocks   []*fetched
+	err      error
+	done     chan struct{}
+	cancel   context.CancelFunc
+}
+
+// fetchBatch starts fetching chain's blocks from..to.
+func (ix *Index) fetchBatch(ctx context.Context, c Chain, from, to uint64) *batch {
+	ctx, cancel := context.WithCancel(ctx)
+	bt := &batch{from: from, to: to, blocks: make([]*fetched, to-from+1), done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(bt.done)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(ix.opts.Concurrency)
+		for i := range bt.blocks {
+			g.Go(func() error {
+				f, err := ix.fetch(gctx, c, from+uint64(i))
+				bt.blocks[i] = f
+				return err
+			})
+		}
+		bt.err = g.Wait()
+	}()
+	return bt
+}
+
+// wait returns the batch's blocks once all are fetched, or the first error.
+func (bt *batch) wait() ([]*fetched, error) {
+	<-bt.done
+	bt.cancel()
+	return bt.blocks, bt.err
+}
+
+// stop abandons the batch and waits for its calls to end. A nil batch is
+// nothing to stop.
+func (bt *batch) stop() {
+	if bt == nil {
+		return
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
+	bt.cancel()
+	<-bt.done
+}
+
+// catchUp commits blocks, chain's blocks from on, in one store transaction,
+// after checking that each extends the one below it: the first the stored
+// chain (else the index is reconciled with the node), the others the block
+// before them in the batch.
+func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fetched) error {
+	var parent string // the id block from's parent must have
 	if from > 0 {
 		var first blockJSON
 		if err := json.Unmarshal(blocks[0].json, &first); err != nil {
@@ -197,8 +249,19 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from, to uint64) error {
 			return fmt.Errorf("pindex: %s block %d: %w", c, from-1, err)
 		}
 		if first.ParentID != stored {
-			return ix.reconcile(ctx, c, from-1)
+			head, _ := ix.headOf(c)
+			if err := ix.reconcile(ctx, c, from-1); err != nil {
+				return err
+			}
+			if now, _ := ix.headOf(c); now == head {
+				// The node has the stored block at from-1 but names
+				// another parent of its block at from: fetching again at
+				// once would loop without end.
+				return fmt.Errorf("pindex: %s block %d names parent %s, but block %d is %s at the node and in the index", c, from, first.ParentID, from-1, stored)
+			}
+			return nil
 		}
+		parent = stored
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -219,12 +282,15 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from, to uint64) error {
 		if err != nil {
 			return err
 		}
-		prevTime = w.time
-		_ = b
+		if f.height > 0 && b.ParentID != parent && parent != "" {
+			return fmt.Errorf("pindex: %s block %d names parent %s, but the node's block %d is %s", c, f.height, b.ParentID, f.height-1, parent)
+		}
+		parent, prevTime = b.ID, w.time
 	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	to := from + uint64(len(blocks)) - 1
 	ix.metrics.blocks.WithLabelValues(string(c)).Add(float64(len(blocks)))
 	ix.setHead(c, int64(to))
 	ix.metrics.lag.WithLabelValues(string(c)).Sub(float64(len(blocks)))

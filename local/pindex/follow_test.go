@@ -26,6 +26,9 @@ type fakeNode struct {
 	height uint64 // P-Chain tip
 	fork   uint64
 	gen    int
+	// badParent, when not zero, is a height whose block names a parent
+	// that is not the block below it.
+	badParent uint64
 }
 
 var (
@@ -45,6 +48,9 @@ func (n *fakeNode) id(kind string, h uint64) avax.ID {
 
 func (n *fakeNode) block(h uint64) map[string]any {
 	b := map[string]any{"id": n.id("block", h).String(), "parentID": n.id("block", h-1).String(), "height": h, "time": 1000 + h, "txs": []any{}}
+	if h != 0 && h == n.badParent {
+		b["parentID"] = n.id("elsewhere", h-1).String()
+	}
 	if h == 0 {
 		return b
 	}

@@ -47,8 +47,13 @@ type Options struct {
 	// CommitBlocks is how many blocks one store transaction holds while
 	// catching up. Zero means 256.
 	CommitBlocks int
-	// HTTPClient calls the node. Nil means a client with a 30s timeout.
+	// HTTPClient calls the node. Nil means a client of its own that keeps a
+	// connection open for each concurrent call (http.DefaultTransport keeps
+	// two per host, so catching up would open a connection for most calls).
 	HTTPClient *http.Client
+	// CallTimeout bounds each call to the node, whatever HTTPClient's own
+	// timeout. Zero means 30s.
+	CallTimeout time.Duration
 	// Registerer receives the index's metrics. Nil means none.
 	Registerer prometheus.Registerer
 	// Logger logs progress and errors. Nil means slog.Default().
@@ -128,6 +133,10 @@ type Index struct {
 	changed chan struct{}
 	lastErr map[Chain]loggedErr
 
+	// ownClient is set when opts.HTTPClient is the index's own, whose idle
+	// connections Close closes.
+	ownClient bool
+
 	startOnce, stopOnce sync.Once
 	cancel              context.CancelFunc
 	wg                  sync.WaitGroup
@@ -149,17 +158,25 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.CommitBlocks <= 0 {
 		opts.CommitBlocks = 256
 	}
-	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	ownClient := opts.HTTPClient == nil
+	if ownClient {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Two batches' fetches, the other chain's and the validators'.
+		tr.MaxIdleConnsPerHost = 2*opts.Concurrency + 4
+		opts.HTTPClient = &http.Client{Transport: tr}
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 30 * time.Second
 	}
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), lastErr: map[Chain]loggedErr{},
-		rpc: &client{base: opts.Node, http: opts.HTTPClient}}
+		rpc: &client{base: opts.Node, http: opts.HTTPClient, timeout: opts.CallTimeout}}
 	if ix.log == nil {
 		ix.log = slog.Default()
 	}
 	if ix.now == nil {
 		ix.now = time.Now
 	}
+	ix.ownClient = ownClient
 	ix.log = ix.log.With("component", "pindex", "node", opts.Node)
 	st, err := openStore(opts.Path)
 	if err != nil {
@@ -282,6 +299,9 @@ func (ix *Index) Close() error {
 		}
 		ix.wg.Wait()
 		ix.st.close()
+		if ix.ownClient {
+			ix.opts.HTTPClient.CloseIdleConnections()
+		}
 	})
 	return nil
 }

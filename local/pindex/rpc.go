@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 )
 
 // Endpoint paths of the avalanchego APIs the index reads.
@@ -35,9 +36,10 @@ var errNodeDown = errors.New("node unreachable")
 // client calls an avalanchego node's JSON-RPC APIs. It is safe for
 // concurrent use.
 type client struct {
-	base string
-	http *http.Client
-	id   atomic.Uint64
+	base    string
+	http    *http.Client
+	timeout time.Duration // of one call, answer read included
+	id      atomic.Uint64
 }
 
 type rpcRequest struct {
@@ -47,16 +49,21 @@ type rpcRequest struct {
 	Params  any    `json:"params"`
 }
 
+// rpcResponse is decoded in one pass: Result holds the caller's pointer.
 type rpcResponse struct {
-	Result json.RawMessage `json:"result"`
-	Error  *RPCError       `json:"error"`
+	Result any       `json:"result"`
+	Error  *RPCError `json:"error"`
 }
 
-// call posts method with params to path and decodes the result into out.
+// call posts method with params to path and decodes the result into out, a
+// pointer (nil: the result is not kept). The call, reading the answer
+// included, ends after the client's timeout.
 func (c *client) call(ctx context.Context, path, method string, params, out any) error {
 	if params == nil {
 		params = struct{}{}
 	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	body, err := json.Marshal(rpcRequest{Version: "2.0", ID: c.id.Add(1), Method: method, Params: params})
 	if err != nil {
 		return err
@@ -78,18 +85,16 @@ func (c *client) call(ctx context.Context, path, method string, params, out any)
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: %w: HTTP %d", method, errNodeDown, resp.StatusCode)
 	}
-	var r rpcResponse
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return fmt.Errorf("%s: bad JSON-RPC answer: %w", method, err)
+	if out == nil {
+		out = new(json.RawMessage)
 	}
+	r := rpcResponse{Result: out}
+	err = json.Unmarshal(raw, &r)
 	if r.Error != nil {
 		return fmt.Errorf("%s: %w", method, r.Error)
 	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(r.Result, out); err != nil {
-		return fmt.Errorf("%s: decoding the result: %w", method, err)
+	if err != nil {
+		return fmt.Errorf("%s: bad JSON-RPC answer: %w", method, err)
 	}
 	return nil
 }

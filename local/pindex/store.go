@@ -96,7 +96,7 @@ func openStore(path string) (*store, error) {
 		sync = "OFF"
 	}
 	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=" + sync + "&_busy_timeout=10000&cache=private"
-	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
+	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate&_stmt_cache_size=64")
 	if err != nil {
 		s.close()
 		return nil, fmt.Errorf("pindex: open %s: %w", path, err)

@@ -110,11 +110,21 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	if !localMode[catalog.Node] && nodeNetwork != "" {
 		nodeAs = nodeNetwork
 	}
-	nw, err := node.FromDevnet(dev, nodeAs)
-	if err != nil {
-		return fail(fmt.Errorf("local node: %w", err))
+	if followed != nil {
+		// The followed node's own methods fall back to its index, never to
+		// the devnet.
+		ms, err := node.IndexMethods(ctx, followed)
+		if err != nil {
+			return fail(fmt.Errorf("local node: %w", err))
+		}
+		parts.methods = ms
+	} else {
+		nw, err := node.FromDevnet(dev, nodeAs)
+		if err != nil {
+			return fail(fmt.Errorf("local node: %w", err))
+		}
+		parts.methods = node.Methods(nw)
 	}
-	parts.methods = node.Methods(nw)
 	if followed == nil {
 		agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
 		parts.add(agg.Handlers())

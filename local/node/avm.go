@@ -41,7 +41,15 @@ func (s *service) asset(id avax.ID) *Asset {
 	if a, ok := s.assets[id]; ok {
 		return a
 	}
-	return s.rawAssets[id]
+	if a, ok := s.rawAssets[id]; ok {
+		return a
+	}
+	if s.w.AssetLookup != nil {
+		if a, ok := s.w.AssetLookup(id); ok {
+			return a
+		}
+	}
+	return nil
 }
 
 type getAssetDescriptionArgs struct {
@@ -274,6 +282,13 @@ func (s *service) getTx(_ context.Context, args *getTxArgs) (*getTxReply, error)
 		return nil, errNotFound
 	}
 	var result any
+	if js, ok := s.w.Txs.(JSONTxs); ok && args.Encoding == encJSON {
+		raw, found := js.TxJSON(id)
+		if !found {
+			return nil, errNotFound
+		}
+		return &getTxReply{Tx: raw, Encoding: args.Encoding}, nil
+	}
 	if args.Encoding == encJSON {
 		tx, err := avax.ParseTx(b)
 		if err != nil {
@@ -334,6 +349,13 @@ func (s *service) getBlockByHeight(_ context.Context, args *getBlockByHeightArgs
 
 func (s *service) blockReply(b []byte, id avax.ID, enc encoding) (*getBlockReply, error) {
 	var result any
+	if js, ok := s.w.Blocks.(JSONBlocks); ok && enc == encJSON {
+		raw, found := js.BlockJSON(id)
+		if !found {
+			return nil, fmt.Errorf("couldn't get block with id %s: %w", id, errNotFound)
+		}
+		return &getBlockReply{Block: raw, Encoding: enc}, nil
+	}
 	if enc == encJSON {
 		blk, err := avax.ParseStandardBlock(b)
 		if err != nil {

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/json"
 	"net/netip"
 	"time"
 
@@ -26,6 +27,9 @@ type World struct {
 	Peers []Peer
 	// Assets are the X-Chain's assets.
 	Assets []Asset
+	// AssetLookup finds an asset Assets does not list (an index that grows).
+	// Nil means none.
+	AssetLookup func(id avax.ID) (*Asset, bool)
 	// Upgrades is the upgrade schedule. Nil means UpgradesFor(NetworkID).
 	Upgrades *Upgrades
 	// Blocks is the X-Chain's accepted blocks. Nil means the chain is not
@@ -113,6 +117,18 @@ type Blocks interface {
 	BlockAt(height uint64) ([]byte, bool)
 	// Height returns the last accepted height; false when there is no block.
 	Height() (uint64, bool)
+}
+
+// JSONBlocks is implemented by Blocks that keep the node's own JSON of each
+// block; encoding "json" answers with it.
+type JSONBlocks interface {
+	BlockJSON(id avax.ID) (json.RawMessage, bool)
+}
+
+// JSONTxs is implemented by Txs that keep the node's own JSON of each
+// transaction; encoding "json" answers with it.
+type JSONTxs interface {
+	TxJSON(id avax.ID) (json.RawMessage, bool)
 }
 
 // Txs is the X-Chain's accepted transactions.

@@ -29,6 +29,8 @@ type fetched struct {
 	height uint64
 	json   json.RawMessage
 	bytes  []byte
+	// txBytes are an X-Chain block's transactions' signed bytes, by id.
+	txBytes map[string][]byte
 }
 
 // pBlockTypes are the PlatformVM block codec's type ids (block/codec.go:
@@ -90,22 +92,26 @@ func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, err
 	}
 	ids := make([]string, 0, len(raws))
 	for i, raw := range raws {
-		id, err := w.applyTx(raw, i)
+		id, err := w.applyTx(raw, i, f.txBytes)
 		if err != nil {
 			return nil, fmt.Errorf("pindex: %s block %d tx %d: %w", chain, b.Height, i, err)
 		}
 		ids = append(ids, id)
 	}
 	txs, _ := json.Marshal(ids)
-	if err := w.exec(`INSERT INTO blocks (chain, height, id, parent, time, type, size, txs) VALUES (?,?,?,?,?,?,?,?)`,
-		string(chain), b.Height, b.ID, b.ParentID, w.time, typ, len(f.bytes), string(txs)); err != nil {
+	var raw, js any // kept for the node methods (X-Chain only)
+	if chain == ChainX {
+		raw, js = f.bytes, string(f.json)
+	}
+	if err := w.exec(`INSERT INTO blocks (chain, height, id, parent, time, type, size, txs, bytes, json) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		string(chain), b.Height, b.ID, b.ParentID, w.time, typ, len(f.bytes), string(txs), raw, js); err != nil {
 		return nil, err
 	}
 	return &b, nil
 }
 
 // applyTx stores one transaction and returns its id.
-func (w *writer) applyTx(raw json.RawMessage, idx int) (string, error) {
+func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte) (string, error) {
 	var t txJSON
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return "", err
@@ -126,8 +132,12 @@ func (w *writer) applyTx(raw json.RawMessage, idx int) (string, error) {
 	if w.chain == ChainP {
 		typ = classifyP(keys)
 	}
-	if err := w.exec(`INSERT INTO txs (id, chain, height, idx, type, time, body) VALUES (?,?,?,?,?,?,?)`,
-		t.ID, string(w.chain), w.height, idx, typ, w.time, string(raw)); err != nil {
+	var signed any
+	if b, ok := txBytes[t.ID]; ok {
+		signed = b
+	}
+	if err := w.exec(`INSERT INTO txs (id, chain, height, idx, type, time, body, bytes) VALUES (?,?,?,?,?,?,?,?)`,
+		t.ID, string(w.chain), w.height, idx, typ, w.time, string(raw), signed); err != nil {
 		return "", err
 	}
 	for _, in := range append(append([]transferableInJSON(nil), u.Inputs...), u.ImportedInputs...) {

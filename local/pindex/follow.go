@@ -66,6 +66,11 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, e
 		}
 		f.bytes = b
 	}
+	if c == ChainX {
+		if err := ix.fetchTxBytes(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 
@@ -339,6 +344,9 @@ func (ix *Index) refreshValidators(ctx context.Context) {
 	for ctx.Err() == nil {
 		if err := ix.RefreshValidators(ctx); err != nil && ctx.Err() == nil {
 			ix.log.Debug("current validators not refreshed", "err", err)
+		}
+		if err := ix.RecordNode(ctx); err != nil && ctx.Err() == nil {
+			ix.log.Debug("the node's info answers not recorded", "err", err)
 		}
 		sleep(ctx, ix.opts.ValidatorsInterval)
 	}

@@ -199,6 +199,13 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 	}
 	ix.metrics = newMetrics(opts.Registerer)
+	// Recorded now, so that a node gone right after the start is still
+	// described; bounded, since a hung node must not hold the start.
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := ix.RecordNode(rctx); err != nil {
+		ix.log.Debug("the node's info answers not recorded", "err", err)
+	}
 	return ix, nil
 }
 

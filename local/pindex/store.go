@@ -107,6 +107,10 @@ func openStore(path string) (*store, error) {
 		s.close()
 		return nil, fmt.Errorf("pindex: schema: %w", err)
 	}
+	if err := migrate(w); err != nil {
+		s.close()
+		return nil, fmt.Errorf("pindex: schema: %w", err)
+	}
 	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=1")
 	if err != nil {
 		s.close()

@@ -37,6 +37,10 @@ type Options struct {
 	// NodeNetwork is the node upstream's network name; node methods fall back
 	// locally only when it is one of Networks.
 	NodeNetwork string
+	// FollowedNode says the node methods are answered from the index of the
+	// followed node (AVAEDGE_LOCAL_NODE), so they fall back locally whenever
+	// that node does not answer.
+	FollowedNode bool
 	// IndexedChain reports whether an EVM chain id (or blockchain id) is
 	// followed by the indexer from a real node, so EVM and metrics routes may
 	// fall back for it. Nil means none.
@@ -147,7 +151,7 @@ func (h *Handler) Serves(rt *catalog.Route, v catalog.Values) bool {
 		if rt.Endpoint == "evm" {
 			return false
 		}
-		return h.opts.NodeNetwork != "" && slices.Contains(h.opts.Networks, h.opts.NodeNetwork)
+		return h.opts.FollowedNode || (h.opts.NodeNetwork != "" && slices.Contains(h.opts.Networks, h.opts.NodeNetwork))
 	}
 	if n := v["network"]; n != "" {
 		return slices.Contains(h.opts.Networks, n)

@@ -139,6 +139,7 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		LocalMode:    localMode,
 		Networks:     cfg.Local.Networks,
 		NodeNetwork:  nodeNetwork,
+		FollowedNode: followed != nil,
 		IndexedChain: func(id string) bool { return parts.indexed[id] },
 	}
 	h := local.New(wired.opts)

@@ -263,7 +263,9 @@ func TestGetUTXOs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.NumFetched != "1" || p.SourceChain != src {
+			// avalanchego v1.14.2's GetUTXOsReply has no sourceChain: the
+			// answer does not echo it (a real node's answer showed it).
+			if p.NumFetched != "1" || p.SourceChain != "" {
 				t.Errorf("%s: got %+v", src, p)
 			}
 		}

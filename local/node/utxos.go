@@ -32,11 +32,10 @@ type getUTXOsArgs struct {
 }
 
 type getUTXOsReply struct {
-	NumFetched  uint64s   `json:"numFetched"`
-	UTXOs       []string  `json:"utxos"`
-	EndIndex    utxoIndex `json:"endIndex"`
-	SourceChain string    `json:"sourceChain,omitempty"`
-	Encoding    encoding  `json:"encoding"`
+	NumFetched uint64s   `json:"numFetched"`
+	UTXOs      []string  `json:"utxos"`
+	EndIndex   utxoIndex `json:"endIndex"`
+	Encoding   encoding  `json:"encoding"`
 }
 
 // getUTXOs pages through the UTXOs of a set of addresses the way
@@ -92,11 +91,10 @@ func (s *service) getUTXOs(_ context.Context, args *getUTXOsArgs) (*getUTXOsRepl
 	page, endAddr, endUTXO := s.paginate(source, addrs, startAddr, startUTXO, limit)
 
 	r := &getUTXOsReply{
-		NumFetched:  uint64s(len(page)),
-		UTXOs:       make([]string, len(page)),
-		EndIndex:    utxoIndex{Address: s.formatAddress(endAddr), UTXO: endUTXO.String()},
-		SourceChain: args.SourceChain,
-		Encoding:    args.Encoding,
+		NumFetched: uint64s(len(page)),
+		UTXOs:      make([]string, len(page)),
+		EndIndex:   utxoIndex{Address: s.formatAddress(endAddr), UTXO: endUTXO.String()},
+		Encoding:   args.Encoding,
 	}
 	for i, u := range page {
 		str, err := args.Encoding.encode(u.Bytes())

@@ -1,0 +1,229 @@
+package e2e
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/api/info"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/crypto/secp256k1"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
+	"github.com/ava-labs/avalanchego/vms/avm"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/components/verify"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
+)
+
+// ownNode is a one-node local network a single test starts and stops.
+type ownNode struct {
+	*realNode
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// startOwnNode starts a node of the test's own (the shared one must keep
+// running) and waits until its chains are bootstrapped.
+func startOwnNode(t *testing.T) *ownNode {
+	t.Helper()
+	bin := nodeBinary(t)
+	dir := t.TempDir()
+	httpPort, stakingPort, err := twoPorts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--network-id=local", "--sybil-protection-enabled=false",
+		"--staking-ephemeral-cert-enabled", "--staking-ephemeral-signer-enabled", "--public-ip=127.0.0.1",
+		"--fd-limit=16000", "--http-port="+strconv.Itoa(httpPort), "--staking-port="+strconv.Itoa(stakingPort),
+		"--data-dir="+dir, "--log-level=warn", "--log-display-level=warn")
+	logf, err := os.Create(filepath.Join(dir, "stdout.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	n := &ownNode{realNode: &realNode{URI: fmt.Sprintf("http://127.0.0.1:%d", httpPort)}, cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); logf.Close(); close(n.done) }()
+	t.Cleanup(n.stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ic := info.NewClient(n.URI)
+	for _, chain := range []string{"P", "X", "C"} {
+		for {
+			if ok, err := ic.IsBootstrapped(ctx, chain); err == nil && ok {
+				break
+			}
+			select {
+			case <-n.done:
+				b, _ := os.ReadFile(filepath.Join(dir, "stdout.log"))
+				t.Fatalf("avalanchego exited:\n%s", tail(string(b), 4000))
+			case <-ctx.Done():
+				t.Fatalf("avalanchego's %s-Chain did not bootstrap in 3 minutes", chain)
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+	return n
+}
+
+// stop ends the node and waits for it.
+func (n *ownNode) stop() {
+	select {
+	case <-n.done:
+		return
+	default:
+	}
+	n.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-n.done:
+	case <-time.After(20 * time.Second):
+		n.cmd.Process.Kill()
+		<-n.done
+	}
+}
+
+// TestFollowedNodeFallback: with AVAEDGE_LOCAL_NODE, node JSON-RPC goes to
+// the followed node; once that node is stopped, every info.* and avm.*
+// method whose answer the index holds gets the node's own answer byte for
+// byte (the X-Chain's blocks and transactions in both encodings, UTXOs
+// including atomic ones exported from the P-Chain, balances, a created
+// asset, the node's own description), and the two only the running node
+// knows (peers, uptime) get a JSON-RPC error. Nothing answers from the
+// devnet.
+func TestFollowedNodeFallback(t *testing.T) {
+	n := startOwnNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := n.issueXTransfer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := hex.DecodeString(ewoqKeyHex)
+	key, err := secp256k1.ToPrivateKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := secp256k1fx.NewKeychain(key)
+	wallet, err := primary.MakeWallet(ctx, n.URI, kc, kc, primary.WalletConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xctx := wallet.X().Builder().Context()
+	owner := secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{n.To}}
+	// A P→X export not yet imported: an atomic UTXO in the X-Chain's
+	// shared memory, which avm.getUTXOs lists with sourceChain P.
+	exp, err := wallet.P().IssueExportTx(xctx.BlockchainID, []*avax.TransferableOutput{{
+		Asset: avax.Asset{ID: xctx.AVAXAssetID}, Out: &secp256k1fx.TransferOutput{Amt: 777_000_000, OutputOwners: owner}}})
+	if err != nil {
+		t.Fatalf("P→X export: %v", err)
+	}
+	// An asset beyond AVAX, with its CreateAssetTx (not a BaseTx).
+	asset, err := wallet.X().IssueCreateAssetTx("avaedge fallback", "AEFB", 3, map[uint32][]verify.State{
+		0: {&secp256k1fx.TransferOutput{Amt: 5_000, OutputOwners: owner}}})
+	if err != nil {
+		t.Fatalf("create asset: %v", err)
+	}
+	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
+
+	to, err := address.Format("X", constants.LocalHRP, n.To[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Height string `json:"height"`
+	}
+	if err := rawResult(n.URI+"/ext/bc/X", "avm.getHeight", "{}", &h); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the index holds the X-Chain's newest block: the Data API
+	// lists the new asset's UTXO, made by the last X transaction.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := do(t, "GET", e.URL+"/v1/networks/testnet/blockchains/x-chain/utxos?addresses="+to, nil, nil)
+		if r.Status == 200 && strings.Contains(string(r.Body), asset.ID().String()) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index did not reach the new asset in a minute: %s", r)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	xPath, infoPath := "/ext/bc/X", "/ext/info"
+	calls := []struct{ path, method, params string }{
+		{infoPath, "info.getNetworkID", "{}"},
+		{infoPath, "info.getNetworkName", "{}"},
+		{infoPath, "info.getNodeID", "{}"},
+		{infoPath, "info.getNodeIP", "{}"},
+		{infoPath, "info.getNodeVersion", "{}"},
+		{infoPath, "info.getVMs", "{}"},
+		{infoPath, "info.upgrades", "{}"},
+		{infoPath, "info.acps", "{}"},
+		{infoPath, "info.getTxFee", "{}"},
+		{infoPath, "info.getBlockchainID", `{"alias":"X"}`},
+		{infoPath, "info.isBootstrapped", `{"chain":"X"}`},
+		{xPath, "avm.getTxFee", "{}"},
+		{xPath, "avm.getHeight", "{}"},
+		{xPath, "avm.getBlockByHeight", fmt.Sprintf(`{"height":%q,"encoding":"hex"}`, h.Height)},
+		{xPath, "avm.getBlockByHeight", fmt.Sprintf(`{"height":%q,"encoding":"json"}`, h.Height)},
+		{xPath, "avm.getBlock", fmt.Sprintf(`{"blockID":%q,"encoding":"json"}`, n.BlockID)},
+		{xPath, "avm.getBlock", fmt.Sprintf(`{"blockID":%q,"encoding":"hex"}`, n.BlockID)},
+		{xPath, "avm.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, n.TxID)},
+		{xPath, "avm.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"hex"}`, n.TxID)},
+		{xPath, "avm.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, asset.ID())},
+		{xPath, "avm.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"hex"}`, asset.ID())},
+		{xPath, "avm.getTxStatus", fmt.Sprintf(`{"txID":%q}`, asset.ID())},
+		{xPath, "avm.getAssetDescription", fmt.Sprintf(`{"assetID":%q}`, asset.ID())},
+		{xPath, "avm.getAssetDescription", `{"assetID":"AVAX"}`},
+		{xPath, "avm.getBalance", fmt.Sprintf(`{"address":%q,"assetID":"AVAX"}`, to)},
+		{xPath, "avm.getBalance", fmt.Sprintf(`{"address":%q,"assetID":%q}`, to, asset.ID())},
+		{xPath, "avm.getAllBalances", fmt.Sprintf(`{"address":%q}`, to)},
+		{xPath, "avm.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"encoding":"hex"}`, to)},
+		{xPath, "avm.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"P","encoding":"hex"}`, to)},
+	}
+	// The node's own answers, taken directly from it (never through the
+	// edge, whose cache would otherwise answer later instead of the index).
+	want := make([]reply, len(calls))
+	for i, c := range calls {
+		want[i] = do(t, "POST", n.URI+c.path, rpcBody(i+1, c.method, c.params), nil)
+		if want[i].Status != 200 || !strings.Contains(string(want[i].Body), `"result"`) {
+			t.Fatalf("the node itself fails %s %s: %s", c.method, c.params, want[i])
+		}
+	}
+	if !strings.Contains(string(want[len(want)-1].Body), "0x") || strings.Contains(string(want[len(want)-1].Body), `"numFetched":"0"`) {
+		t.Fatalf("the node lists no atomic UTXO from the P-Chain export %s: %s", exp.ID(), want[len(want)-1])
+	}
+	n.stop()
+	for i, c := range calls {
+		got := do(t, "POST", e.URL+c.path, rpcBody(i+1, c.method, c.params), nil)
+		sameAnswer(t, fmt.Sprintf("%s %s with the node stopped", c.method, c.params), want[i], got)
+	}
+	for _, m := range []string{"info.peers", "info.uptime"} {
+		got := do(t, "POST", e.URL+infoPath, rpcBody(1, m, "{}"), nil)
+		if got.Status != 200 || !strings.Contains(string(got.Body), `"code":-32000`) || !strings.Contains(string(got.Body), "followed node does not answer") {
+			t.Errorf("%s with the node stopped: %s; want the JSON-RPC error saying the node does not answer", m, got)
+		}
+	}
+	// avalanchego's own client reads the index's answers as it read the
+	// node's.
+	xc := avm.NewClient(e.URL, "X")
+	utxos, _, _, err := xc.GetAtomicUTXOs(ctx, []ids.ShortID{n.To}, "P", 10, ids.ShortEmpty, ids.Empty)
+	if err != nil || len(utxos) != 1 {
+		t.Fatalf("GetAtomicUTXOs from P with the node stopped: %d UTXOs, %v", len(utxos), err)
+	}
+	tx, err := xc.GetTx(ctx, asset.ID())
+	if err != nil || len(tx) == 0 {
+		t.Fatalf("GetTx of the CreateAssetTx with the node stopped: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package avalanchego
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"net"
 	"strconv"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/crypto/secp256k1"
 	"github.com/ava-labs/avalanchego/utils/units"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	platformnetwork "github.com/ava-labs/avalanchego/vms/platformvm/network"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	avawarp "github.com/ava-labs/avalanchego/vms/platformvm/warp"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
@@ -127,6 +129,17 @@ func TestACP118Direct(t *testing.T) {
 	if !bls.Verify(pop.Key(), s, unsigned.Bytes()) {
 		t.Fatal("the node's signature does not verify under its BLS key")
 	}
+
+	// A conversion id the subnet does not have: the P-Chain answers an
+	// AppError on the same connection.
+	wrongPayload := must(payload.NewAddressedCall(nil, must(message.NewSubnetToL1Conversion(ids.GenerateTestID())).Bytes()))
+	wrong := must(avawarp.NewUnsignedMessage(netID, constants.PlatformChainID, wrongPayload.Bytes()))
+	_, err = p.Sign(ctx, constants.PlatformChainID, wrong.Bytes(), conv.subnet[:])
+	var appErr *acp118.AppError
+	if !errors.As(err, &appErr) || appErr.ErrorCode != int32(platformnetwork.ErrMismatchedConversionID) {
+		t.Fatalf("wrong conversion id: err = %v; want an AppError with code %d", err, platformnetwork.ErrMismatchedConversionID)
+	}
+	t.Logf("refused: %v", err)
 }
 
 func must[T any](v T, err error) T {

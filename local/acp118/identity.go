@@ -74,6 +74,10 @@ func NewIdentity() (*Identity, error) {
 // NodeID returns the identity's node id.
 func (id *Identity) NodeID() avax.NodeID { return id.nodeID }
 
+// BLSPublicKey returns the identity's compressed 48-byte BLS public key, the
+// key its IP signature verifies under.
+func (id *Identity) BLSPublicKey() []byte { return new(blst.P1Affine).From(id.bls).Compress() }
+
 // NodeIDOf returns the node id of a staking certificate (DER):
 // ripemd160(sha256(der)).
 func NodeIDOf(der []byte) avax.NodeID { return avax.NodeID(avax.PublicKeyAddress(der)) }

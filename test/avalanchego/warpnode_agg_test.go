@@ -8,7 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -182,4 +187,104 @@ func TestNodeWarpAggregates(t *testing.T) {
 		t.Fatalf("GET by tx hash, primary network unreachable: %d %s; want 400 naming the quorum", status, body)
 	}
 	t.Logf("primary network: %d %s in %v", status, body, time.Since(start))
+}
+
+// TestNodeWarpBinary runs the built avaedge with AVAEDGE_LOCAL_NODE on a node
+// after a conversion: its aggregateSignatures route answers the conversion
+// message signed by the node, as avalanchego verifies it.
+func TestNodeWarpBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the avaedge binary")
+	}
+	node := startNode(t)
+	conv := convertL1(t, node.URI)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "avaedge")
+	build := exec.Command("go", "build", "-o", bin, "github.com/avaedge/avaedge/cmd/avaedge")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build avaedge: %v\n%s", err, out)
+	}
+	listen := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command(bin)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "AVAEDGE_LISTEN=" + listen,
+		"AVAEDGE_ADMIN_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t)), "AVAEDGE_LOCAL_NODE=" + node.URI,
+		"AVAEDGE_DATA_DIR=" + filepath.Join(dir, "data")}
+	logf, err := os.Create(filepath.Join(dir, "avaedge.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("avaedge log:\n%s", b)
+		}
+	}()
+
+	url := "http://" + listen + "/v1/signatureAggregator/fuji/aggregateSignatures"
+	body := `{"justification":"` + hex.EncodeToString(conv.tx[:]) + `","signingSubnetId":"` + conv.subnet.String() + `","quorumPercentage":100}`
+	deadline := time.Now().Add(90 * time.Second)
+	var status int
+	var out []byte
+	for {
+		// Until the listener is up and the conversion indexed (404 before).
+		if resp, err := http.Post(url, "application/json", strings.NewReader(body)); err == nil {
+			out, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			status = resp.StatusCode
+			if status == http.StatusCreated {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no signed message after 90s: last answer %d %s", status, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var signed struct {
+		SignedMessage string `json:"signedMessage"`
+	}
+	if err := json.Unmarshal(out, &signed); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := hex.DecodeString(signed.SignedMessage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := avawarp.ParseMessage(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pc := platformvm.NewClient(node.URI)
+	h, err := pc.GetHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := pc.GetValidatorsAt(ctx, conv.subnet, platformapi.Height(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	canonical, err := validators.FlattenValidatorSet(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	netID, _ := info.NewClient(node.URI).GetNetworkID(ctx)
+	if err := m.Signature.Verify(&m.UnsignedMessage, netID, canonical, 100, 100); err != nil {
+		t.Fatalf("avalanchego rejects avaedge's answer: %v", err)
+	}
+	call, err := payload.ParseAddressedCall(m.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l1, err := message.ParseSubnetToL1Conversion(call.Payload); err != nil || l1.ID != conv.conversionID {
+		t.Fatalf("conversion message %v, %v; want id %s", l1, err, conv.conversionID)
+	}
 }

@@ -107,15 +107,27 @@ func TestClient(t *testing.T) {
 	if got := n.accepts.Load(); got != 1 {
 		t.Fatalf("%d connections for two requests; want one, reused", got)
 	}
-	// The node drops the connection: that request fails, the next redials.
+	// The node drops the kept connection: the request is retried once on a
+	// fresh one, which the node drops too; the next request redials.
 	if _, err := c.Sign(ctx, n.id.NodeID(), [32]byte{1}, []byte("hang up"), nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after a hang-up: %v; want ErrClosed", err)
+	}
+	if got := n.accepts.Load(); got != 2 {
+		t.Fatalf("%d connections; want 2, one retry", got)
 	}
 	if sig, err := c.Sign(ctx, n.id.NodeID(), [32]byte{1}, []byte("c"), nil); err != nil || string(sig) != "sig:c" {
 		t.Fatalf("after redial: %q, %v", sig, err)
 	}
-	if got := n.accepts.Load(); got != 2 {
-		t.Fatalf("%d connections; want 2", got)
+	if got := n.accepts.Load(); got != 3 {
+		t.Fatalf("%d connections; want 3", got)
+	}
+	// A kept connection closed while idle: the request redials, no error.
+	c.mu.Lock()
+	kept := c.peers[n.id.NodeID()]
+	c.mu.Unlock()
+	kept.conn.Close()
+	if sig, err := c.Sign(ctx, n.id.NodeID(), [32]byte{1}, []byte("d"), nil); err != nil || string(sig) != "sig:d" {
+		t.Fatalf("after an idle close: %q, %v", sig, err)
 	}
 	other, _ := NewIdentity()
 	if _, err := c.Sign(ctx, other.NodeID(), [32]byte{1}, []byte("x"), nil); err == nil || !strings.Contains(err.Error(), "unknown node") {

@@ -38,30 +38,38 @@ func NewClient(id *Identity, opts func(ctx context.Context) (PeerOptions, error)
 
 // Sign asks nodeID for its signature of msg, an unsigned Warp message whose
 // source chain is chainID, with justification (which the P-Chain needs for
-// some L1 messages). The signature is not verified.
+// some L1 messages). The signature is not verified. A kept connection that
+// turns out closed (the node restarted, or dropped an idle peer) is redialled
+// once.
 func (c *Client) Sign(ctx context.Context, nodeID avax.NodeID, chainID [32]byte, msg, justification []byte) ([]byte, error) {
-	p, err := c.peer(ctx, nodeID)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		p, fresh, err := c.peer(ctx, nodeID)
+		if err != nil {
+			return nil, err
+		}
+		sig, err := p.Sign(ctx, chainID, msg, justification)
+		if errors.Is(err, ErrClosed) {
+			c.drop(nodeID, p)
+			if !fresh && attempt == 0 && ctx.Err() == nil {
+				continue
+			}
+		}
+		return sig, err
 	}
-	sig, err := p.Sign(ctx, chainID, msg, justification)
-	if errors.Is(err, ErrClosed) {
-		c.drop(nodeID, p)
-	}
-	return sig, err
 }
 
-// peer returns the open connection to nodeID, dialling one if needed.
-func (c *Client) peer(ctx context.Context, nodeID avax.NodeID) (*Peer, error) {
+// peer returns the open connection to nodeID, dialling one if needed;
+// fresh reports a connection dialled for this call.
+func (c *Client) peer(ctx context.Context, nodeID avax.NodeID) (p *Peer, fresh bool, err error) {
 	c.mu.Lock()
-	p := c.peers[nodeID]
+	p = c.peers[nodeID]
 	c.mu.Unlock()
 	if p != nil {
 		select {
 		case <-p.Done():
 			c.drop(nodeID, p)
 		default:
-			return p, nil
+			return p, false, nil
 		}
 	}
 	ch := c.dials.DoChan(nodeID.String(), func() (any, error) {
@@ -98,12 +106,12 @@ func (c *Client) peer(ctx context.Context, nodeID avax.NodeID) (*Peer, error) {
 	})
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, false, ctx.Err()
 	case r := <-ch:
 		if r.Err != nil {
-			return nil, r.Err
+			return nil, false, r.Err
 		}
-		return r.Val.(*Peer), nil
+		return r.Val.(*Peer), true, nil
 	}
 }
 

@@ -248,10 +248,13 @@ func (p *Peer) Done() <-chan struct{} { return p.done }
 // Request sends an AppRequest on chainID and returns the AppResponse's app
 // bytes, or the peer's *AppError. The request's deadline is ctx's, or 5s.
 func (p *Peer) Request(ctx context.Context, chainID [32]byte, appBytes []byte) ([]byte, error) {
-	deadline := 5 * time.Second
-	if dl, ok := ctx.Deadline(); ok {
-		deadline = time.Until(dl)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
 	}
+	dl, _ := ctx.Deadline()
+	deadline := time.Until(dl)
 	if deadline <= 0 {
 		return nil, context.DeadlineExceeded
 	}

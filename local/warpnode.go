@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -291,8 +290,6 @@ func parseVersion(s string) (acp118.Version, error) {
 	}
 	return v, nil
 }
-
-var errNoAddress = errors.New("the node does not know the validator's address")
 
 // decodeHexNC reads the node's "0x"-prefixed hex without checksum (JSON byte
 // slices, BLS keys in hexnc).

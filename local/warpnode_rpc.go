@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,10 @@ import (
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/warp"
 )
+
+// errNoAddress means the followed node is not connected to a validator, so
+// its staking address is unknown.
+var errNoAddress = errors.New("the node does not know the validator's address")
 
 // nodeRPC calls the followed node's info and platform APIs for the warp
 // Source. It is safe for concurrent use.

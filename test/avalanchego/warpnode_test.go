@@ -3,9 +3,12 @@ package avalanchego
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,9 +84,10 @@ func convertL1(t *testing.T, uri string) *conversion {
 	return c
 }
 
-// TestACP118Direct asks a real node for its signature of the conversion
-// message over the p2p protocol with acp118.Dial, and checks it with
-// avalanchego's BLS.
+// TestACP118Direct asks a real node over the p2p protocol with acp118.Dial:
+// the P-Chain signs the conversion message and refuses another conversion
+// id with an AppError; the C-Chain signs the hash of an accepted block. Each
+// signature verifies under the node's BLS key with avalanchego's bls.
 func TestACP118Direct(t *testing.T) {
 	n := startNode(t)
 	conv := convertL1(t, n.URI)
@@ -140,6 +144,37 @@ func TestACP118Direct(t *testing.T) {
 		t.Fatalf("wrong conversion id: err = %v; want an AppError with code %d", err, platformnetwork.ErrMismatchedConversionID)
 	}
 	t.Logf("refused: %v", err)
+
+	// A C-Chain message goes to the C-Chain: coreth signs the hash of a
+	// block it accepted (its genesis).
+	cchain, err := ic.GetBlockchainID(ctx, "C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(n.URI+"/ext/bc/C/rpc", "application/json",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0x0",false]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blk struct {
+		Result struct {
+			Hash string `json:"hash"`
+		} `json:"result"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&blk)
+	resp.Body.Close()
+	hash, herr := hex.DecodeString(strings.TrimPrefix(blk.Result.Hash, "0x"))
+	if err != nil || herr != nil || len(hash) != 32 {
+		t.Fatalf("C-Chain genesis hash %q: %v %v", blk.Result.Hash, err, herr)
+	}
+	cmsg := must(avawarp.NewUnsignedMessage(netID, cchain, must(payload.NewHash(ids.ID(hash))).Bytes()))
+	csig, err := p.Sign(ctx, cchain, cmsg.Bytes(), nil)
+	if err != nil {
+		t.Fatalf("C-Chain block hash: %v", err)
+	}
+	if s, err := bls.SignatureFromBytes(csig); err != nil || !bls.Verify(pop.Key(), s, cmsg.Bytes()) {
+		t.Fatalf("the C-Chain signature does not verify: %v", err)
+	}
 }
 
 func must[T any](v T, err error) T {

@@ -187,6 +187,14 @@ func TestNodeWarpAggregates(t *testing.T) {
 		t.Fatalf("GET by tx hash, primary network unreachable: %d %s; want 400 naming the quorum", status, body)
 	}
 	t.Logf("primary network: %d %s in %v", status, body, time.Since(start))
+
+	// With the node stopped the message is still known (the index) but the
+	// validator set is not: an internal error, not a hang or a stale set.
+	node.stop()
+	status, body = aggregate(t, http.MethodPost, base, `{"justification":"`+hex.EncodeToString(conv.subnet[:])+`",`+signBy+`}`)
+	if status != http.StatusInternalServerError || !strings.Contains(string(body), "Failed to aggregate signatures") {
+		t.Fatalf("node stopped: %d %s; want 500", status, body)
+	}
 }
 
 // TestNodeWarpBinary runs the built avaedge with AVAEDGE_LOCAL_NODE on a node

@@ -296,3 +296,41 @@ func TestNodeWarpBinary(t *testing.T) {
 		t.Fatalf("conversion message %v, %v; want id %s", l1, err, conv.conversionID)
 	}
 }
+
+// BenchmarkNodeWarpAggregate measures one aggregation of the conversion
+// message over a followed one-node network, without the signature cache (a
+// fresh Aggregator each time) on the Source's open p2p connection: the
+// node's platform.getHeight and getValidatorsAt, one ACP-118 request, blst
+// verification and aggregation.
+func BenchmarkNodeWarpAggregate(b *testing.B) {
+	node := startNode(b)
+	conv := convertL1(b, node.URI)
+	ctx := context.Background()
+	pHeight, err := platformvm.NewClient(node.URI).GetHeight(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := pindex.Open(ctx, pindex.Options{Node: node.URI, PollInterval: 100 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Start(ctx)
+	if err := ix.WaitFor(ctx, pindex.ChainP, pHeight); err != nil {
+		b.Fatal(err)
+	}
+	src, err := local.NodeWarpSource(local.NodeWarpOptions{Index: ix, Node: node.URI})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	req := warp.Request{Network: "fuji", Justification: conv.tx[:], SigningSubnetID: conv.subnet, QuorumPercentage: 100}
+	if _, err := warp.NewAggregator(src, warp.Options{}).Aggregate(ctx, req); err != nil {
+		b.Fatal(err) // dials and handshakes
+	}
+	for b.Loop() {
+		if _, err := warp.NewAggregator(src, warp.Options{}).Aggregate(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

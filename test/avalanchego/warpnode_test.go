@@ -40,7 +40,7 @@ type conversion struct {
 
 // convertL1 issues CreateSubnet, CreateChain and ConvertSubnetToL1 with the
 // node as the L1's only validator, weight 100.
-func convertL1(t *testing.T, uri string) *conversion {
+func convertL1(t testing.TB, uri string) *conversion {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

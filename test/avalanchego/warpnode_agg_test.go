@@ -177,6 +177,24 @@ func TestNodeWarpAggregates(t *testing.T) {
 	}
 	t.Logf("one aggregation: %v cold (dial, handshake, sign), %v on the open connection", cold, warmTook)
 
+	// The request Avalanche's builder console sends for a conversion:
+	// message, justification and signing subnet, to a fresh Source that has
+	// not met the conversion (it finds the justification in the index).
+	fresh, err := local.NodeWarpSource(local.NodeWarpOptions{Index: ix, Node: node.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	srv2 := httptest.NewServer(catalog.NewMux(catalog.Catalogue(), warp.NewAggregator(fresh, warp.Options{}).Handlers()))
+	defer srv2.Close()
+	status, body = aggregate(t, http.MethodPost, srv2.URL+"/v1/signatureAggregator/fuji/aggregateSignatures",
+		`{"message":"`+hex.EncodeToString(first.UnsignedMessage.Bytes())+`","justification":"`+hex.EncodeToString(conv.subnet[:])+
+			`","signingSubnetId":"`+conv.subnet.String()+`","quorumPercentage":67}`)
+	if status != http.StatusCreated {
+		t.Fatalf("message, justification and signing subnet: %d %s", status, body)
+	}
+	verifySigned(t, body)
+
 	// Without a signing subnet the P-Chain's message is signed by the
 	// primary network, as icm-services does. A one-node network with sybil
 	// protection off has the genesis stakers as primary validators, none of

@@ -18,6 +18,11 @@ type Resolver func(ctx context.Context, nodeID avax.NodeID) (string, error)
 // protocol, as icm-services' signature-aggregator does: it keeps one
 // handshaken connection per node, dialled on first use and again after it
 // closes. It is safe for concurrent use.
+//
+// Kept connections matter beyond speed: a node upgrades at most one inbound
+// connection per remote IP per cooldown (avalanchego's
+// network-inbound-connection-throttling-cooldown, 10s by default; loopback
+// is exempt), so a redial soon after a drop may be refused until it passes.
 type Client struct {
 	id      *Identity
 	opts    func(ctx context.Context) (PeerOptions, error)

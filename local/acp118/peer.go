@@ -61,8 +61,8 @@ type Peer struct {
 }
 
 // Dial connects to a node at addr over TLS with id's certificate and runs
-// the p2p handshake. want, when not zero, is the node id the peer's
-// certificate must have.
+// the p2p handshake, within ctx's deadline or 10s. want, when not zero, is
+// the node id the peer's certificate must have.
 func Dial(ctx context.Context, addr string, want avax.NodeID, id *Identity, opts PeerOptions) (*Peer, error) {
 	var d net.Dialer
 	raw, err := d.DialContext(ctx, "tcp", addr)
@@ -76,9 +76,12 @@ func Dial(ctx context.Context, addr string, want avax.NodeID, id *Identity, opts
 		InsecureSkipVerify: true, //nolint:gosec // checked against the node id
 		MinVersion:         tls.VersionTLS13,
 	})
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
+	// The TLS and p2p handshakes end by ctx's deadline, or within 10s.
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(10 * time.Second)
 	}
+	conn.SetDeadline(dl)
 	if err := conn.HandshakeContext(ctx); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("acp118: tls with %s: %w", addr, err)

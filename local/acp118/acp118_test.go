@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -166,6 +167,24 @@ func TestDialFailures(t *testing.T) {
 		_, err := Dial(ctx, ln.Addr().String(), avax.NodeID{}, me, PeerOptions{NetworkID: 7})
 		if !errors.Is(err, ErrHandshake) || !strings.Contains(err.Error(), "hung up") {
 			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("silent peer", func(t *testing.T) {
+		ln, _ := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{me.cert},
+			ClientAuth: tls.RequireAnyClientCert, MinVersion: tls.VersionTLS13})
+		defer ln.Close()
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				defer c.Close()
+				io.Copy(io.Discard, c) // reads, never answers, until the client hangs up
+			}
+		}()
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := Dial(short, ln.Addr().String(), avax.NodeID{}, me, PeerOptions{NetworkID: 7})
+		if !errors.Is(err, ErrHandshake) || time.Since(start) > time.Second {
+			t.Fatalf("err = %v after %v; want ErrHandshake at the deadline", err, time.Since(start))
 		}
 	})
 	t.Run("nothing listens", func(t *testing.T) {

@@ -119,12 +119,12 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	// network's over the p2p protocol.
 	var src warp.Source = local.WarpSource(dev)
 	if followed != nil {
-		nw, err := local.NodeWarpSource(local.NodeWarpOptions{Index: followed, Node: cfg.Local.Node})
+		nodeSrc, err := local.NodeWarpSource(local.NodeWarpOptions{Index: followed, Node: cfg.Local.Node})
 		if err != nil {
 			return fail(fmt.Errorf("warp source: %w", err))
 		}
-		parts.close = append(parts.close, nw.Close)
-		src = nw
+		parts.close = append(parts.close, nodeSrc.Close)
+		src = nodeSrc
 	}
 	parts.add(warp.NewAggregator(src, warp.Options{Registerer: reg, Logger: log}).Handlers())
 	wired := parts.wired

@@ -125,10 +125,18 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		}
 		parts.methods = node.Methods(nw)
 	}
-	if followed == nil {
-		agg := warp.NewAggregator(local.WarpSource(dev), warp.Options{Registerer: reg, Logger: log})
-		parts.add(agg.Handlers())
+	// Signatures come from the devnet's validators, or from the followed
+	// network's over the p2p protocol.
+	var src warp.Source = local.WarpSource(dev)
+	if followed != nil {
+		nodeSrc, err := local.NodeWarpSource(local.NodeWarpOptions{Index: followed, Node: cfg.Local.Node})
+		if err != nil {
+			return fail(fmt.Errorf("warp source: %w", err))
+		}
+		parts.close = append(parts.close, nodeSrc.Close)
+		src = nodeSrc
 	}
+	parts.add(warp.NewAggregator(src, warp.Options{Registerer: reg, Logger: log}).Handlers())
 	wired := parts.wired
 	wired.seed = cfg.Local.Seed
 	wired.opts = local.Options{

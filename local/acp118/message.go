@@ -1,0 +1,146 @@
+package acp118
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// MaxMessageSize bounds one framed message, avalanchego's
+// constants.DefaultMaxMessageSize (2 MiB).
+const MaxMessageSize = 2 << 20
+
+// SignatureHandlerID is ACP-118's application protocol handler id
+// (avalanchego network/p2p.SignatureRequestHandlerID); a request's app bytes
+// start with it as an unsigned varint.
+const SignatureHandlerID = 2
+
+// HandshakeMessage returns the p2p.Message carrying h.
+func HandshakeMessage(h *Handshake) []byte { return wrap(fieldHandshake, h.Marshal()) }
+
+// PeerListMessage returns a p2p.Message carrying an empty PeerList: this
+// client knows no peers worth gossiping.
+func PeerListMessage() []byte { return wrap(fieldPeerList, nil) }
+
+// PongMessage returns a p2p.Message carrying a Pong.
+func PongMessage() []byte { return wrap(fieldPong, nil) }
+
+// AppRequestMessage returns the p2p.Message carrying r.
+func AppRequestMessage(r *AppRequest) []byte { return wrap(fieldAppRequest, r.Marshal()) }
+
+// SignatureAppBytes returns an AppRequest's app bytes asking for a signature
+// of msg: the handler prefix, then the SignatureRequest.
+func SignatureAppBytes(msg, justification []byte) []byte {
+	b := binary.AppendUvarint(nil, SignatureHandlerID)
+	return append(b, (&SignatureRequest{Message: msg, Justification: justification}).Marshal()...)
+}
+
+// Inbound is one decoded p2p.Message. Exactly one field is set, or none for
+// a message this package does not handle (Kind names it by field number).
+type Inbound struct {
+	Kind        int
+	Handshake   *Handshake
+	PeerList    bool
+	Ping        bool
+	AppResponse *AppResponse
+	AppError    *AppError
+	AppRequest  *AppRequest
+}
+
+var (
+	decoderOnce sync.Once
+	decoder     *zstd.Decoder
+	decoderErr  error
+)
+
+func zstdDecoder() (*zstd.Decoder, error) {
+	decoderOnce.Do(func() {
+		decoder, decoderErr = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxMessageSize), zstd.WithDecoderConcurrency(0))
+	})
+	return decoder, decoderErr
+}
+
+// ParseMessage decodes a p2p.Message, decompressing a compressed_zstd one
+// (avalanchego compresses AppResponse, AppError and PeerList with zstd by
+// default).
+func ParseMessage(b []byte) (*Inbound, error) {
+	return parseMessage(b, true)
+}
+
+func parseMessage(b []byte, mayDecompress bool) (*Inbound, error) {
+	num, inner, err := unwrap(b)
+	if err != nil {
+		return nil, err
+	}
+	in := &Inbound{Kind: int(num)}
+	switch num {
+	case fieldCompressedZstd:
+		if !mayDecompress {
+			return nil, fmt.Errorf("%w: nested compression", ErrMalformed)
+		}
+		d, err := zstdDecoder()
+		if err != nil {
+			return nil, err
+		}
+		plain, err := d.DecodeAll(inner, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: zstd: %v", ErrMalformed, err)
+		}
+		if len(plain) > MaxMessageSize {
+			return nil, fmt.Errorf("%w: decompressed message of %d bytes", ErrMalformed, len(plain))
+		}
+		return parseMessage(plain, false)
+	case fieldHandshake:
+		in.Handshake, err = ParseHandshake(inner)
+	case fieldPeerList:
+		in.PeerList = true
+	case fieldPing:
+		in.Ping = true
+	case fieldAppResponse:
+		in.AppResponse, err = ParseAppResponse(inner)
+	case fieldAppError:
+		in.AppError, err = ParseAppError(inner)
+	case fieldAppRequest:
+		in.AppRequest, err = ParseAppRequest(inner)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// errTooLarge means a peer announced a frame over MaxMessageSize.
+var errTooLarge = errors.New("acp118: message over the size limit")
+
+// writeFrame writes msg with its 4-byte big-endian length prefix.
+func writeFrame(w io.Writer, msg []byte) error {
+	if len(msg) > MaxMessageSize {
+		return errTooLarge
+	}
+	b := make([]byte, 4+len(msg))
+	binary.BigEndian.PutUint32(b, uint32(len(msg)))
+	copy(b[4:], msg)
+	_, err := w.Write(b)
+	return err
+}
+
+// readFrame reads one length-prefixed message.
+func readFrame(r io.Reader) ([]byte, error) {
+	var l [4]byte
+	if _, err := io.ReadFull(r, l[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(l[:])
+	if n > MaxMessageSize {
+		return nil, fmt.Errorf("%w: %d bytes", errTooLarge, n)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}

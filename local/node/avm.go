@@ -134,7 +134,9 @@ func (s *service) addressUTXOs(source avax.ID, addr avax.ShortID) []idUTXO {
 	for i, u := range src {
 		us[i] = idUTXO{u.ID(), u}
 	}
-	slices.SortFunc(us, func(a, b idUTXO) int { return bytes.Compare(a.id[:], b.id[:]) })
+	if source != s.xChain {
+		slices.SortFunc(us, func(a, b idUTXO) int { return bytes.Compare(a.id[:], b.id[:]) })
+	}
 	return us
 }
 

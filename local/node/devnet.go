@@ -205,10 +205,12 @@ func (d devnetUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
 	if source != d.x && source != devnet.XChainID {
 		return nil
 	}
+	// The devnet lists them in the order they were made; the node, newest
+	// first.
 	us := d.w.UTXOs(devnet.XChainID, []avax.ShortID{addr}, false)
 	out := make([]*avax.UTXO, len(us))
 	for i, u := range us {
-		out[i] = &u.UTXO
+		out[len(us)-1-i] = &u.UTXO
 	}
 	return out
 }

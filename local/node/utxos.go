@@ -123,9 +123,17 @@ func (s *service) paginate(source avax.ID, addrs []avax.ShortID, lastAddr avax.S
 			start = lastUTXO
 		}
 		lastAddr = addr
-		for _, u := range s.addressUTXOs(source, addr) {
+		us := s.addressUTXOs(source, addr)
+		if source == s.xChain {
+			// The node's list iterator starts after start when start is
+			// in the list, else at the head.
+			if i := slices.IndexFunc(us, func(u idUTXO) bool { return u.id == start }); i >= 0 {
+				us = us[i+1:]
+			}
+		}
+		for _, u := range us {
 			id := u.id
-			if bytes.Compare(id[:], start[:]) <= 0 {
+			if source != s.xChain && bytes.Compare(id[:], start[:]) <= 0 {
 				continue
 			}
 			lastUTXO = id

@@ -141,8 +141,11 @@ type Txs interface {
 // avalanchego's UTXO state and shared memory.
 type UTXOs interface {
 	// UTXOs returns the unspent outputs that addr may spend: on the X-Chain
-	// when source is the X-Chain's id, otherwise those exported to it from
-	// the chain source and not yet imported. Order does not matter.
+	// when source is the X-Chain's id, newest first (avalanchego keeps a
+	// linked list per address and adds each new UTXO at its head; a
+	// transaction's outputs in index order), otherwise those exported to it
+	// from the chain source and not yet imported, in any order (shared
+	// memory is read in id order).
 	UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO
 }
 

@@ -153,19 +153,30 @@ func (ix *Index) XTx(id string) (bytes []byte, js json.RawMessage, ok bool) {
 }
 
 // XUTXOs returns the unspent outputs addr may spend on the X-Chain: its own
-// (source X) or those exported to it from source and not yet imported.
+// (source X) or those exported to it from source and not yet imported,
+// newest first: the order of avalanchego's per-address UTXO list, to which
+// each accepted transaction adds its outputs in index order at the head.
+// Only ID and Bytes are set.
 func (ix *Index) XUTXOs(ctx context.Context, source Chain, addr avax.ShortID) ([]*UTXO, error) {
-	all, err := ix.UTXOs(ctx, ChainX, []avax.ShortID{addr}, false)
+	rows, err := ix.st.r.QueryContext(ctx, `SELECT u.id, u.bytes FROM utxo_addrs a
+		JOIN utxos u ON u.id = a.utxo
+		LEFT JOIN spends s ON s.utxo = u.id
+		LEFT JOIN txs t ON t.id = u.tx
+		WHERE a.addr=? AND a.chain='X' AND u.created_on=? AND s.utxo IS NULL
+		ORDER BY u.height DESC, t.idx DESC, u.output_index DESC`, addr.String(), string(source))
 	if err != nil {
 		return nil, err
 	}
-	out := all[:0]
-	for _, u := range all {
-		if u.CreatedOn == source {
-			out = append(out, u)
+	defer rows.Close()
+	var out []*UTXO
+	for rows.Next() {
+		u := &UTXO{Chain: ChainX, CreatedOn: source}
+		if err := rows.Scan(&u.ID, &u.Bytes); err != nil {
+			return nil, err
 		}
+		out = append(out, u)
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // BlockchainIDs returns the ids of the chains created on the P-Chain.

@@ -1,0 +1,356 @@
+package e2e
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/api/info"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/crypto/secp256k1"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
+	"github.com/ava-labs/avalanchego/utils/units"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/components/verify"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
+
+	ethcommon "github.com/ava-labs/libevm/common"
+)
+
+// issuedOnNode is what TestNodeModeSDK issues on its node.
+type issuedOnNode struct {
+	r1, r2, r3             *secp256k1.PrivateKey
+	evmTo                  ethcommon.Address // receives the X→C import
+	xTransfer, asset       ids.ID
+	export, imp            ids.ID // X→P and its import by r2
+	subnet, chain, convert ids.ID
+	cExport, cImport       ids.ID // X→C and its import
+	nodeID                 ids.NodeID
+	xChainID, cChainID     ids.ID
+}
+
+// issueOnNode issues, with avalanchego's wallet and the ewoq key: an X
+// transfer, a new asset, an X→P export and its import, a subnet, a chain on
+// it and its conversion to an L1 validated by the node, and an X→C export
+// and its import on the C-Chain.
+func issueOnNode(t *testing.T, uri string) *issuedOnNode {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	in := &issuedOnNode{}
+	for _, k := range []**secp256k1.PrivateKey{&in.r1, &in.r2, &in.r3} {
+		var err error
+		if *k, err = secp256k1.NewPrivateKey(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.evmTo = ethcommon.BytesToAddress(in.r1.Address().Bytes())
+	raw, _ := hex.DecodeString(ewoqKeyHex)
+	ewoq, err := secp256k1.ToPrivateKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := secp256k1fx.NewKeychain(ewoq, in.r3)
+	w, err := primary.MakeWallet(ctx, uri, kc, kc, primary.WalletConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ic := info.NewClient(uri)
+	if in.cChainID, err = ic.GetBlockchainID(ctx, "C"); err != nil {
+		t.Fatal(err)
+	}
+	xctx := w.X().Builder().Context()
+	in.xChainID = xctx.BlockchainID
+	owner := func(k *secp256k1.PrivateKey) *secp256k1fx.OutputOwners {
+		return &secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{k.Address()}}
+	}
+	out := func(amount uint64, k *secp256k1.PrivateKey) *avax.TransferableOutput {
+		return &avax.TransferableOutput{Asset: avax.Asset{ID: xctx.AVAXAssetID}, Out: &secp256k1fx.TransferOutput{Amt: amount, OutputOwners: *owner(k)}}
+	}
+	must := func(what string, id ids.ID, err error) ids.ID {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return id
+	}
+	tx, err := w.X().IssueBaseTx([]*avax.TransferableOutput{out(units.Avax, in.r1)})
+	in.xTransfer = must("X BaseTx", txID(tx), err)
+	tx, err = w.X().IssueCreateAssetTx("Avaedge Node Mode", "AENM", 2, map[uint32][]verify.State{
+		0: {&secp256k1fx.TransferOutput{Amt: 100_000, OutputOwners: *owner(in.r1)}}})
+	in.asset = must("X CreateAssetTx", txID(tx), err)
+	tx, err = w.X().IssueExportTx(constants.PlatformChainID, []*avax.TransferableOutput{out(2*units.Avax, in.r2)})
+	in.export = must("X ExportTx to P", txID(tx), err)
+	ptx, err := w.P().IssueCreateSubnetTx(owner(in.r3))
+	in.subnet = must("P CreateSubnetTx", ptxID(ptx), err)
+	ptx, err = w.P().IssueCreateChainTx(in.subnet, []byte(`{"config":{"chainId":99999},"alloc":{}}`), constants.EVMID, nil, "avaedgenodemode")
+	in.chain = must("P CreateChainTx", ptxID(ptx), err)
+	nodeID, pop, err := ic.GetNodeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.nodeID = nodeID
+	manager, _ := hex.DecodeString("00000000000000000000000000000000000a7a3e")
+	ptx, err = w.P().IssueConvertSubnetToL1Tx(in.subnet, in.chain, manager, []*txs.ConvertSubnetToL1Validator{{
+		NodeID: nodeID.Bytes(), Weight: 100, Balance: units.Avax, Signer: *pop,
+		RemainingBalanceOwner: message.PChainOwner{Threshold: 1, Addresses: []ids.ShortID{in.r3.Address()}},
+		DeactivationOwner:     message.PChainOwner{Threshold: 1, Addresses: []ids.ShortID{in.r3.Address()}},
+	}})
+	in.convert = must("P ConvertSubnetToL1Tx", ptxID(ptx), err)
+	k2 := secp256k1fx.NewKeychain(in.r2)
+	w2, err := primary.MakeWallet(ctx, uri, k2, k2, primary.WalletConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptx, err = w2.P().IssueImportTx(in.xChainID, owner(in.r2))
+	in.imp = must("P ImportTx by r2", ptxID(ptx), err)
+	tx, err = w.X().IssueExportTx(in.cChainID, []*avax.TransferableOutput{out(3*units.Avax, ewoq)})
+	in.cExport = must("X ExportTx to C", txID(tx), err)
+	ctx2, cancel2 := context.WithTimeout(ctx, time.Minute)
+	defer cancel2()
+	atx, err := w.C().IssueImportTx(in.xChainID, in.evmTo)
+	if err != nil {
+		t.Fatalf("C ImportTx: %v", err)
+	}
+	in.cImport = atx.ID()
+	_ = ctx2
+	return in
+}
+
+func txID(tx interface{ ID() ids.ID }) ids.ID {
+	if tx == nil {
+		return ids.Empty
+	}
+	return tx.ID()
+}
+
+func ptxID(tx *txs.Tx) ids.ID {
+	if tx == nil {
+		return ids.Empty
+	}
+	return tx.ID()
+}
+
+// sdkCall is one call of test/sdk/calls.mjs.
+type sdkCall struct {
+	Name string         `json:"name"`
+	Op   string         `json:"op"`
+	Args map[string]any `json:"args"`
+}
+
+// sdkResult is a call's outcome as the SDK parsed it.
+type sdkResult struct {
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result"`
+	Error  string          `json:"error"`
+}
+
+// sdkCalls runs calls through the official SDK against base.
+func sdkCalls(t *testing.T, base string, calls []sdkCall) map[string]sdkResult {
+	t.Helper()
+	spec, err := json.Marshal(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, runErr := runNodeScript(t, "", "calls.mjs", base, string(spec))
+	res := map[string]sdkResult{}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("calls.mjs: %v, %v\n%s", runErr, err, out)
+	}
+	for _, c := range calls {
+		if r := res[c.Name]; !r.OK {
+			t.Errorf("SDK %s (%s %v): %s", c.Name, c.Op, c.Args, r.Error)
+		}
+	}
+	return res
+}
+
+// TestNodeModeSDK: avaedge started with AVAEDGE_LOCAL_NODE on a fresh
+// one-node network, after the transactions issueOnNode makes, answers the
+// official SDK on every Data API route the followed network serves and on
+// the C-Chain's EVM and Metrics routes: each answer passes the SDK's strict
+// schemas and shows exactly what was issued. With the node stopped the
+// index answers the Data API the same.
+func TestNodeModeSDK(t *testing.T) {
+	n := startOwnNode(t)
+	in := issueOnNode(t, n.URI)
+	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
+	const network = "fuji"
+	r1P, _ := address.Format("P", constants.LocalHRP, in.r1.Address().Bytes())
+	r1X := "X-" + strings.TrimPrefix(r1P, "P-")
+	r2P, _ := address.Format("P", constants.LocalHRP, in.r2.Address().Bytes())
+
+	// Wait until the index holds the conversion (the last P-Chain tx but
+	// the import) and the import, and the EVM index the C-Chain's head.
+	var cHead string
+	if err := rawResult(n.URI+"/ext/bc/C/rpc", "eth_blockNumber", "[]", &cHead); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := new(big.Int).SetString(strings.TrimPrefix(cHead, "0x"), 16)
+	waitFor(t, e.URL+"/v1/networks/fuji/blockchains/p-chain/utxos?addresses="+r2P, in.imp.String())
+	waitFor(t, e.URL+"/v1/networks/fuji/subnets/"+in.subnet.String(), in.convert.String())
+	waitFor(t, e.URL+"/v1/chains/43112/blocks?pageSize=1", fmt.Sprintf(`"blockNumber":"%d"`, head))
+
+	data := []sdkCall{
+		{"listSubnets", "data.primaryNetwork.listSubnets", map[string]any{"network": network, "pageSize": 100}},
+		{"getSubnetById", "data.primaryNetwork.getSubnetById", map[string]any{"network": network, "subnetId": in.subnet.String()}},
+		{"listValidators", "data.primaryNetwork.listValidators", map[string]any{"network": network}},
+		{"listDelegators", "data.primaryNetwork.listDelegators", map[string]any{"network": network}},
+		{"utxosX", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "x-chain", "addresses": r1X}},
+		{"utxosP", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "p-chain", "addresses": r2P, "includeSpent": true}},
+		{"chainIds", "data.primaryNetwork.getChainIdsForAddresses", map[string]any{"network": network, "addresses": r1P + "," + r2P}},
+	}
+	evm := []sdkCall{
+		{"supportedChains", "data.evm.chains.list", map[string]any{}},
+		{"getChainInfo", "data.evm.chains.get", map[string]any{"chainId": "43112"}},
+		{"getLatestBlocks", "data.evm.blocks.listLatest", map[string]any{"chainId": "43112"}},
+		{"getNativeBalance", "data.evm.address.balances.getNative", map[string]any{"chainId": "43112", "address": in.evmTo.Hex()}},
+		{"listChains", "metrics.chains.list", map[string]any{}},
+		{"getChain", "metrics.chains.get", map[string]any{"chainId": "43112"}},
+		{"txCount", "metrics.chains.getMetrics", map[string]any{"chainId": "43112", "metric": "txCount", "timeInterval": "day"}},
+	}
+	res := sdkCalls(t, e.URL, append(slices.Clone(data), evm...))
+
+	// Subnets: exactly the one created, converted to an L1 with its chain.
+	var subnets struct {
+		Subnets []struct {
+			SubnetID                    string `json:"subnetId"`
+			IsL1                        bool   `json:"isL1"`
+			L1ConversionTransactionHash string `json:"l1ConversionTransactionHash"`
+			Blockchains                 []struct {
+				BlockchainID   string `json:"blockchainId"`
+				BlockchainName string `json:"blockchainName"`
+			} `json:"blockchains"`
+		} `json:"subnets"`
+	}
+	decode(t, res["listSubnets"], &subnets)
+	var found int
+	for _, s := range subnets.Subnets {
+		if s.SubnetID == in.subnet.String() {
+			found++
+			if !s.IsL1 || s.L1ConversionTransactionHash != in.convert.String() || len(s.Blockchains) != 1 ||
+				s.Blockchains[0].BlockchainID != in.chain.String() || s.Blockchains[0].BlockchainName != "avaedgenodemode" {
+				t.Errorf("subnet %s: %+v", in.subnet, s)
+			}
+		} else if s.SubnetID != constants.PrimaryNetworkID.String() {
+			t.Errorf("a subnet nobody created: %s", s.SubnetID)
+		}
+	}
+	if found != 1 {
+		t.Errorf("listSubnets has the created subnet %d times", found)
+	}
+	if !strings.Contains(string(res["getSubnetById"].Result), in.convert.String()) {
+		t.Errorf("getSubnetById: %s", res["getSubnetById"].Result)
+	}
+	// Validators: the node's own primary-network validators.
+	// Without subnetId the Data API lists every subnet's validators: the
+	// primary network's and the L1's (the node itself).
+	pc := platformvm.NewClient(n.URI)
+	current, err := pc.GetCurrentValidators(context.Background(), constants.PrimaryNetworkID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1, err := pc.GetCurrentValidators(context.Background(), in.subnet, nil)
+	if err != nil || len(l1) != 1 || l1[0].NodeID != in.nodeID {
+		t.Fatalf("the L1's validators as the node lists them: %+v, %v", l1, err)
+	}
+	current = append(current, l1...)
+	var vals struct {
+		Validators []struct {
+			NodeID string `json:"nodeId"`
+		} `json:"validators"`
+	}
+	decode(t, res["listValidators"], &vals)
+	var got, want []string
+	for _, v := range vals.Validators {
+		got = append(got, v.NodeID)
+	}
+	for _, v := range current {
+		want = append(want, v.NodeID.String())
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("listValidators: %v; the node's current validators: %v", got, want)
+	}
+	// UTXOs: r1's X transfer and asset outputs; r2's P-Chain import output,
+	// and the atomic one it consumed.
+	wantUTXO := func(name string, ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			if !strings.Contains(string(res[name].Result), id) {
+				t.Errorf("%s lacks %s: %s", name, id, res[name].Result)
+			}
+		}
+	}
+	wantUTXO("utxosX", in.xTransfer.Prefix(0).String(), in.asset.String(), `"amount":"1000000000"`, `"amount":"100000"`)
+	wantUTXO("utxosP", in.imp.String(), in.export.String())
+	// Addresses without their chain prefix; the X-Chain and P-Chain by the
+	// requested network's ids (the spec's enum holds mainnet's and fuji's).
+	wantUTXO("chainIds", `{"address":"`+strings.TrimPrefix(r1P, "P-")+`","blockchainIds":["2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"]}`,
+		`{"address":"`+strings.TrimPrefix(r2P, "P-")+`","blockchainIds":["11111111111111111111111111111111LpoYY"]}`)
+	// EVM and Metrics: the C-Chain the node runs.
+	var bal struct {
+		NativeTokenBalance struct {
+			Balance string `json:"balance"`
+		} `json:"nativeTokenBalance"`
+	}
+	decode(t, res["getNativeBalance"], &bal)
+	var nodeBal string
+	if err := rawResult(n.URI+"/ext/bc/C/rpc", "eth_getBalance", fmt.Sprintf(`[%q,"latest"]`, in.evmTo.Hex()), &nodeBal); err != nil {
+		t.Fatal(err)
+	}
+	nb, _ := new(big.Int).SetString(strings.TrimPrefix(nodeBal, "0x"), 16)
+	if nb.Sign() == 0 || bal.NativeTokenBalance.Balance != nb.String() {
+		t.Errorf("getNativeBalance of the C import's recipient: %q; the node says %s", bal.NativeTokenBalance.Balance, nb)
+	}
+	wantUTXO("getLatestBlocks", fmt.Sprintf(`"blockNumber":"%d"`, head))
+	wantUTXO("supportedChains", `"chainId":"43112"`)
+
+	// The node stopped: the Data API answers the same from the index.
+	n.stop()
+	again := sdkCalls(t, e.URL, data)
+	for _, c := range data {
+		if string(again[c.Name].Result) != string(res[c.Name].Result) {
+			t.Errorf("%s with the node stopped:\n%s\nwith it running:\n%s", c.Name, again[c.Name].Result, res[c.Name].Result)
+		}
+	}
+	if os.Getenv("AVAEDGE_E2E_DUMP") != "" {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		t.Logf("%s", b)
+	}
+}
+
+// waitFor polls url until its answer contains want, for at most a minute.
+func waitFor(t *testing.T, url, want string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := do(t, "GET", url, nil, nil)
+		if r.Status == 200 && strings.Contains(string(r.Body), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s did not show %s in a minute: %s", url, want, r)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func decode(t *testing.T, r sdkResult, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Result, v); err != nil {
+		t.Fatalf("%v: %s", err, r.Result)
+	}
+}

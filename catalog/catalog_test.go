@@ -35,10 +35,11 @@ func TestCatalogueComplete(t *testing.T) {
 		}
 	}
 	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators,
-	// getSubnetById and getBlock, getTransaction, listErc20Balances; 4 metrics
-	// routes; 13 info + 10 avm methods + the EVM endpoint.
-	if data != 25 || metrics != 4 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 25, 4, 24", data, metrics, node)
+	// getSubnetById, the P/X block and transaction routes (4) and getBlock,
+	// getTransaction, listErc20Balances; 4 metrics routes; 13 info + 10 avm
+	// methods + the EVM endpoint.
+	if data != 29 || metrics != 4 || node != 24 {
+		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 29, 4, 24", data, metrics, node)
 	}
 }
 
@@ -171,8 +172,8 @@ func TestPublished(t *testing.T) {
 		method, path string
 		want         int64 // 0: not published
 	}{
-		{"GET", "/v1/networks/fuji/blockchains/p-chain/transactions", 100},
-		{"GET", "/v1/networks/fuji/blockchains/p-chain/blocks/abc", 100},
+		{"GET", "/v1/networks/fuji/blockchains/x-chain/assets/abc", 100},
+		{"GET", "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking", 100},
 		{"GET", "/v1/chains/allBlocks", 1},
 		{"GET", "/v1/chains/43114/blocks/12", 10},
 		{"GET", "/v2/icm/summary", 7},

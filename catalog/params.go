@@ -96,7 +96,15 @@ func (p *Param) Check(raw string, present bool) []string {
 			msgs = append(msgs, p.Name+" must be a boolean value")
 		}
 	}
-	if len(p.Enum) > 0 && !contains(p.Enum, raw) {
+	switch {
+	case len(p.Enum) > 0 && p.Format == List:
+		for _, item := range strings.Split(raw, ",") {
+			if !contains(p.Enum, strings.TrimSpace(item)) {
+				msgs = append(msgs, "each value in "+p.Name+" must be one of the following values: "+strings.Join(p.Enum, ", "))
+				break
+			}
+		}
+	case len(p.Enum) > 0 && !contains(p.Enum, raw):
 		msgs = append(msgs, p.Name+" must be one of the following values: "+strings.Join(p.Enum, ", "))
 	}
 	switch p.Format {

@@ -77,9 +77,14 @@ var XChainIDs = []string{
 
 // Enumerations shared by several routes (glacier.json; docs/facts.md, section 2).
 var (
-	Networks            = []string{"mainnet", "fuji", "testnet"}
-	SortOrders          = []string{"asc", "desc"}
-	Currencies          = []string{"usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"}
+	Networks   = []string{"mainnet", "fuji", "testnet"}
+	SortOrders = []string{"asc", "desc"}
+	Currencies = []string{"usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"}
+	// TxTypes are glacier.json's PrimaryNetworkTxType.
+	TxTypes = []string{"AddValidatorTx", "AddSubnetValidatorTx", "AddDelegatorTx", "CreateChainTx", "CreateSubnetTx", "ImportTx",
+		"ExportTx", "AdvanceTimeTx", "RewardValidatorTx", "RemoveSubnetValidatorTx", "TransformSubnetTx", "AddPermissionlessValidatorTx",
+		"AddPermissionlessDelegatorTx", "BaseTx", "TransferSubnetOwnershipTx", "ConvertSubnetToL1Tx", "RegisterL1ValidatorTx",
+		"SetL1ValidatorWeightTx", "DisableL1ValidatorTx", "IncreaseL1ValidatorBalanceTx", "UNKNOWN", "CreateAssetTx", "OperationTx"}
 	PrimaryBlockchainID = []string{
 		"11111111111111111111111111111111LpoYY",
 		"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
@@ -193,6 +198,18 @@ func Catalogue() []Route {
 		rest(Data, "getVertexByHeight", get, "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", 20, immutable,
 			network, pathP("blockchainId", XBlockchainID...), Param{Name: "vertexHeight", Kind: Integer, Required: true, Min: 0, HasMin: true},
 			pageToken, pageSize(100, "10"), sortOrder),
+		// P- and X-Chain blocks and transactions (costs of docs/facts.md).
+		rest(Data, "listLatestPrimaryNetworkBlocks", get, "/v1/networks/{network}/blockchains/{blockchainId}/blocks", 20, short,
+			network, pathP("blockchainId", PrimaryBlockchainID...), intP("startTimestamp", 0), intP("endTimestamp", 0),
+			pageToken, pageSize(100, "10")),
+		rest(Data, "getBlockById", get, "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", 100, immutable,
+			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("blockId")),
+		rest(Data, "listLatestPrimaryNetworkTransactions", get, "/v1/networks/{network}/blockchains/{blockchainId}/transactions", 100, short,
+			network, pathP("blockchainId", PrimaryBlockchainID...), addrList, queryP("l1ValidationId"),
+			Param{Name: "txTypes", Format: List, Enum: TxTypes}, intP("startTimestamp", 0), intP("endTimestamp", 0),
+			pageToken, pageSize(100, "10"), sortOrder),
+		rest(Data, "getTxByHash", get, "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", 20, immutable,
+			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("txHash")),
 		rest(Data, "getLatestBlocks", get, "/v1/chains/{chainId}/blocks", 10, short,
 			chainID, pageToken, pageSize(100, "10")),
 		rest(Data, "listPrimaryNetworkBlocksByNodeId", get, "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks", 20, medium,

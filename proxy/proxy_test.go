@@ -164,7 +164,7 @@ func TestForwardEveryRoute(t *testing.T) {
 		cases = append(cases, tc{rt.Name, m, target, body, rt.Service, rt})
 	}
 	cases = append(cases,
-		tc{"data passthrough", "GET", "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=3&x=%2F", nil, catalog.Data, nil},
+		tc{"data passthrough", "GET", "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=3&x=%2F", nil, catalog.Data, nil},
 		tc{"data v2 passthrough", "GET", "/v2/chains/43114/addresses/0xabc/transactions", nil, catalog.Data, nil},
 		tc{"metrics passthrough", "GET", "/v2/networks/mainnet/metrics/validatorCount?pageSize=1", nil, catalog.Metrics, nil},
 		tc{"unknown avm method", "POST", "/ext/bc/X", []byte(`{"jsonrpc":"2.0","id":1,"method":"avm.issueTx","params":{"tx":"0x00"}}`), catalog.Node, nil},

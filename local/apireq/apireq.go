@@ -7,6 +7,7 @@ package apireq
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -202,6 +203,29 @@ func (q *Req) Page(n, size int, scope string) (lo, hi int, next string, herr *Er
 		next = pagetoken.Encode(scope, uint64(hi), q.Now)
 	}
 	return lo, hi, next, nil
+}
+
+// Offset returns where the requested page starts, for lists read a page at
+// a time (LIMIT and OFFSET) rather than whole.
+func (q *Req) Offset(scope string) (int, *Error) {
+	tok := q.Q.Get("pageToken")
+	if tok == "" {
+		return 0, nil
+	}
+	c, err := pagetoken.Decode(scope, tok, q.Now)
+	if err != nil || c > math.MaxInt32 {
+		return 0, BadRequest("Invalid page token")
+	}
+	return int(c), nil
+}
+
+// Next returns the token of the page after the one at offset lo of size
+// items, when more follow.
+func (q *Req) Next(scope string, lo, size int, more bool) string {
+	if !more {
+		return ""
+	}
+	return pagetoken.Encode(scope, uint64(lo+size), q.Now)
 }
 
 // Paginate cuts items to the requested page.

@@ -372,17 +372,75 @@ func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
 	}
 	out := listBlocksResponse{NextPageToken: next, Blocks: []primaryBlock{}, ChainInfo: chainInfo{ChainName: chain.Alias(), Network: q.Network}}
 	for _, b := range page {
-		item := primaryBlock{BlockNumber: strconv.FormatUint(b.Height, 10), BlockHash: b.ID.String(), ParentHash: b.Parent.String(),
-			BlockTimestamp: b.Time, BlockType: b.Type, TxCount: len(b.Txs), Transactions: ids(b.Txs), BlockSizeBytes: b.Size,
-			ProposerDetails: &proposerDetails{ProposerID: b.ProposerID.String(), ProposerParentID: b.ProposerParentID.String(),
-				ProposerNodeID: b.Proposer.String(), ProposerPChainHeight: b.ProposerPChainHeight, ProposerTimestamp: b.Time}}
-		if chain == devnet.ChainP {
-			fees, n := b.L1AccruedFees, b.ActiveL1Validators
-			item.L1ValidatorsAccruedFees, item.ActiveL1Validators, item.CurrentSupply = &fees, &n, u64(b.Supply)
-		}
-		out.Blocks = append(out.Blocks, item)
+		out.Blocks = append(out.Blocks, blockItem(chain, b))
 	}
 	return out, nil
+}
+
+// blockItem is a devnet block as a PrimaryNetworkBlock.
+func blockItem(chain devnet.Chain, b *devnet.Block) primaryBlock {
+	item := primaryBlock{BlockNumber: strconv.FormatUint(b.Height, 10), BlockHash: b.ID.String(), ParentHash: b.Parent.String(),
+		BlockTimestamp: b.Time, BlockType: b.Type, TxCount: len(b.Txs), Transactions: ids(b.Txs), BlockSizeBytes: b.Size}
+	if b.HasProposer {
+		item.ProposerDetails = &proposerDetails{ProposerID: b.ProposerID.String(), ProposerParentID: b.ProposerParentID.String(),
+			ProposerNodeID: b.Proposer.String(), ProposerPChainHeight: b.ProposerPChainHeight, ProposerTimestamp: b.Time}
+	}
+	if chain == devnet.ChainP {
+		fees, n := b.L1AccruedFees, b.ActiveL1Validators
+		item.L1ValidatorsAccruedFees, item.ActiveL1Validators, item.CurrentSupply = &fees, &n, u64(b.Supply)
+	}
+	return item
+}
+
+// chainBlocks are the devnet's blocks of chain, oldest first.
+func (a *api) chainBlocks(chain devnet.Chain) []*devnet.Block {
+	if chain == devnet.ChainX {
+		return a.w.XBlocks()
+	}
+	return a.w.PBlocks()
+}
+
+// listLatestBlocks is listLatestPrimaryNetworkBlocks: the chain's blocks,
+// newest first.
+func (a *api) listLatestBlocks(q *req) (any, *apireq.Error) {
+	chain, herr := q.resolveChain(devnet.ChainP, devnet.ChainX)
+	if herr != nil {
+		return nil, herr
+	}
+	size := q.PageSize(10)
+	start, hasStart := q.Integer("startTimestamp")
+	end, hasEnd := q.Integer("endTimestamp")
+	src := a.chainBlocks(chain)
+	var items []*devnet.Block
+	for i := len(src) - 1; i >= 0; i-- {
+		if b := src[i]; (!hasStart || b.Time >= start) && (!hasEnd || b.Time <= end) {
+			items = append(items, b)
+		}
+	}
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(chain.String()))
+	if herr != nil {
+		return nil, herr
+	}
+	out := listBlocksResponse{NextPageToken: next, Blocks: []primaryBlock{}, ChainInfo: chainInfo{ChainName: chain.Alias(), Network: q.Network}}
+	for _, b := range page {
+		out.Blocks = append(out.Blocks, blockItem(chain, b))
+	}
+	return out, nil
+}
+
+// getBlockByID is getBlockById.
+func (a *api) getBlockByID(q *req) (any, *apireq.Error) {
+	chain, herr := q.resolveChain(devnet.ChainP, devnet.ChainX)
+	if herr != nil {
+		return nil, herr
+	}
+	raw := q.Q.Get("blockId")
+	for _, b := range a.chainBlocks(chain) {
+		if b.ID.String() == raw {
+			return blockItem(chain, b), nil
+		}
+	}
+	return nil, apireq.NotFound("Block " + apireq.Shorten(raw) + " not found on the " + chain.Alias())
 }
 
 type addressChains struct {

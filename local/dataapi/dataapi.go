@@ -44,6 +44,8 @@ func Handlers(w *devnet.World, now func() time.Time) map[string]catalog.Handler 
 		"getVertexByHeight":                a.handle("getVertexByHeight", a.getVertices),
 		"listPrimaryNetworkBlocksByNodeId": a.handle("listPrimaryNetworkBlocksByNodeId", a.listBlocksByNode),
 		"getChainIdsForAddresses":          a.handle("getChainIdsForAddresses", a.listChainIDs),
+		"listLatestPrimaryNetworkBlocks":   a.handle("listLatestPrimaryNetworkBlocks", a.listLatestBlocks),
+		"getBlockById":                     a.handle("getBlockById", a.getBlockByID),
 	}
 }
 

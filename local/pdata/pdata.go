@@ -37,6 +37,12 @@ type Index interface {
 	Asset(ctx context.Context, id string) (pindex.Asset, bool, error)
 	Stakes(ctx context.Context) ([]*pindex.Stake, error)
 	CurrentValidators(ctx context.Context, subnet string) (json.RawMessage, int64, bool, error)
+	Blocks(ctx context.Context, chain pindex.Chain, r pindex.BlockRange) ([]*pindex.Block, error)
+	BlockByID(ctx context.Context, chain pindex.Chain, id string) (*pindex.Block, bool, error)
+	BlockID(ctx context.Context, chain pindex.Chain, height uint64) (string, error)
+	Txs(ctx context.Context, chain pindex.Chain, f pindex.TxFilter) ([]*pindex.Tx, error)
+	Tx(ctx context.Context, id string) (*pindex.Tx, bool, error)
+	TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*pindex.UTXO, err error)
 }
 
 var _ Index = (*pindex.Index)(nil)
@@ -51,13 +57,17 @@ func Handlers(ix Index, now func() time.Time) map[string]catalog.Handler {
 	}
 	a := &api{ix: ix, now: now}
 	return map[string]catalog.Handler{
-		"listSubnets":               a.handle("listSubnets", a.listSubnets),
-		"getSubnetById":             a.handle("getSubnetById", a.getSubnet),
-		"getUtxosByAddresses":       a.handle("getUtxosByAddresses", a.getUTXOs),
-		"getChainIdsForAddresses":   a.handle("getChainIdsForAddresses", a.listChainIDs),
-		"listValidators":            a.handle("listValidators", a.listValidators),
-		"getSingleValidatorDetails": a.handle("getSingleValidatorDetails", a.getValidator),
-		"listDelegators":            a.handle("listDelegators", a.listDelegators),
+		"listSubnets":                          a.handle("listSubnets", a.listSubnets),
+		"getSubnetById":                        a.handle("getSubnetById", a.getSubnet),
+		"getUtxosByAddresses":                  a.handle("getUtxosByAddresses", a.getUTXOs),
+		"getChainIdsForAddresses":              a.handle("getChainIdsForAddresses", a.listChainIDs),
+		"listValidators":                       a.handle("listValidators", a.listValidators),
+		"getSingleValidatorDetails":            a.handle("getSingleValidatorDetails", a.getValidator),
+		"listDelegators":                       a.handle("listDelegators", a.listDelegators),
+		"listLatestPrimaryNetworkBlocks":       a.handle("listLatestPrimaryNetworkBlocks", a.listBlocks),
+		"getBlockById":                         a.handle("getBlockById", a.getBlock),
+		"listLatestPrimaryNetworkTransactions": a.handle("listLatestPrimaryNetworkTransactions", a.listTxs),
+		"getTxByHash":                          a.handle("getTxByHash", a.getTx),
 	}
 }
 

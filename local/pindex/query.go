@@ -161,15 +161,24 @@ func (ix *Index) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, i
 	for _, a := range addrs {
 		args = append(args, a.String())
 	}
-	q := `SELECT u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
-			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time,
-			s.tx, s.chain, s.height, s.time
+	q := `SELECT ` + utxoColumns + `
 		FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
 		WHERE u.id IN (SELECT utxo FROM utxo_addrs WHERE chain=? AND addr IN (` + marks[:len(marks)-1] + `))`
 	if !includeSpent {
 		q += ` AND s.utxo IS NULL`
 	}
-	rows, err := ix.st.r.QueryContext(ctx, q+` ORDER BY u.time, u.created_on, u.height, u.id`, args...)
+	return ix.queryUTXOs(ctx, q+` ORDER BY u.time, u.created_on, u.height, u.id`, args...)
+}
+
+// utxoColumns are the columns queryUTXOs scans: the UTXO (u) and its spend
+// (s, left joined).
+const utxoColumns = `u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
+			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time,
+			s.tx, s.chain, s.height, s.time`
+
+// queryUTXOs runs q, which selects utxoColumns.
+func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
+	rows, err := ix.st.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +194,7 @@ func (ix *Index) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, i
 			return nil, err
 		}
 		u.Chain, u.CreatedOn, u.Addresses = Chain(chainS), Chain(created), splitAddrs(addrs)
+		var err error
 		if u.Amount, err = strconv.ParseUint(amount, 10, 64); err != nil {
 			return nil, fmt.Errorf("pindex: utxo %s amount %q: %w", u.ID, amount, err)
 		}

@@ -210,6 +210,15 @@ func TestNodeModeSDK(t *testing.T) {
 		{"utxosX", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "x-chain", "addresses": r1X}},
 		{"utxosP", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "p-chain", "addresses": r2P, "includeSpent": true}},
 		{"chainIds", "data.primaryNetwork.getChainIdsForAddresses", map[string]any{"network": network, "addresses": r1P + "," + r2P}},
+		{"blocksP", "data.primaryNetwork.blocks.listLatest", map[string]any{"network": network, "blockchainId": "p-chain", "pageSize": 100}},
+		{"blocksX", "data.primaryNetwork.blocks.listLatest", map[string]any{"network": network, "blockchainId": "x-chain", "pageSize": 100}},
+		{"txsP", "data.primaryNetwork.transactions.listLatest", map[string]any{"network": network, "blockchainId": "p-chain", "pageSize": 100}},
+		{"txsX", "data.primaryNetwork.transactions.listLatest", map[string]any{"network": network, "blockchainId": "x-chain", "addresses": r1X}},
+		{"convertTx", "data.primaryNetwork.transactions.get", map[string]any{"network": network, "blockchainId": "p-chain", "txHash": in.convert.String()}},
+		{"chainTx", "data.primaryNetwork.transactions.get", map[string]any{"network": network, "blockchainId": "p-chain", "txHash": in.chain.String()}},
+		{"importTx", "data.primaryNetwork.transactions.get", map[string]any{"network": network, "blockchainId": "p-chain", "txHash": in.imp.String()}},
+		{"assetTx", "data.primaryNetwork.transactions.get", map[string]any{"network": network, "blockchainId": "x-chain", "txHash": in.asset.String()}},
+		{"transferTx", "data.primaryNetwork.transactions.get", map[string]any{"network": network, "blockchainId": "x-chain", "txHash": in.xTransfer.String()}},
 	}
 	evm := []sdkCall{
 		{"supportedChains", "data.evm.chains.list", map[string]any{}},
@@ -300,6 +309,7 @@ func TestNodeModeSDK(t *testing.T) {
 	// requested network's ids (the spec's enum holds mainnet's and fuji's).
 	wantUTXO("chainIds", `{"address":"`+strings.TrimPrefix(r1P, "P-")+`","blockchainIds":["2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"]}`,
 		`{"address":"`+strings.TrimPrefix(r2P, "P-")+`","blockchainIds":["11111111111111111111111111111111LpoYY"]}`)
+	checkBlocksAndTxs(t, n.URI, in, res)
 	// EVM and Metrics: the C-Chain the node runs.
 	var bal struct {
 		NativeTokenBalance struct {
@@ -352,5 +362,159 @@ func decode(t *testing.T, r sdkResult, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.Result, v); err != nil {
 		t.Fatalf("%v: %s", err, r.Result)
+	}
+}
+
+// TestDevnetTxRoutes: over the devnet, which has no P- or X-Chain
+// transaction history, the transaction routes answer 503 saying so, never
+// made-up data.
+func TestDevnetTxRoutes(t *testing.T) {
+	e := noKeysLocal(t)
+	w := discover(t, "fuji")
+	for _, path := range []string{"/v1/networks/fuji/blockchains/p-chain/transactions", "/v1/networks/fuji/blockchains/p-chain/transactions/" + w.L1ConvTx} {
+		r := do(t, "GET", e.URL+path, nil, nil)
+		if r.Status != 503 || !strings.Contains(string(r.Body), "has no local implementation yet") {
+			t.Errorf("GET %s = %s; want 503 with no local implementation", path, r)
+		}
+	}
+}
+
+// checkBlocksAndTxs compares the P- and X-Chain block and transaction
+// answers with the node's own blocks and what issueOnNode issued.
+func checkBlocksAndTxs(t *testing.T, uri string, in *issuedOnNode, res map[string]sdkResult) {
+	t.Helper()
+	type block struct {
+		BlockNumber  string   `json:"blockNumber"`
+		BlockHash    string   `json:"blockHash"`
+		ParentHash   string   `json:"parentHash"`
+		Transactions []string `json:"transactions"`
+	}
+	for _, c := range []struct{ name, path, service string }{{"blocksP", "/ext/bc/P", "platform"}, {"blocksX", "/ext/bc/X", "avm"}} {
+		var list struct {
+			Blocks []block `json:"blocks"`
+		}
+		decode(t, res[c.name], &list)
+		var h struct {
+			Height string `json:"height"`
+		}
+		if err := rawResult(uri+c.path, c.service+".getHeight", "{}", &h); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Blocks) == 0 || list.Blocks[0].BlockNumber != h.Height {
+			t.Errorf("%s: newest block %+v; the node's height is %s", c.name, list.Blocks[:min(1, len(list.Blocks))], h.Height)
+			continue
+		}
+		// Every listed block is the node's block at that height, with its
+		// transactions.
+		for _, b := range list.Blocks {
+			var nb struct {
+				Block struct {
+					ID       string `json:"id"`
+					ParentID string `json:"parentID"`
+					Txs      []struct {
+						ID string `json:"id"`
+					} `json:"txs"`
+					Tx *struct {
+						ID string `json:"id"`
+					} `json:"tx"`
+				} `json:"block"`
+			}
+			if err := rawResult(uri+c.path, c.service+".getBlockByHeight", fmt.Sprintf(`{"height":%q,"encoding":"json"}`, b.BlockNumber), &nb); err != nil {
+				t.Fatal(err)
+			}
+			var txs []string
+			for _, tx := range nb.Block.Txs {
+				txs = append(txs, tx.ID)
+			}
+			if nb.Block.Tx != nil {
+				txs = append(txs, nb.Block.Tx.ID)
+			}
+			if b.BlockHash != nb.Block.ID || b.ParentHash != nb.Block.ParentID || !slices.Equal(b.Transactions, txs) {
+				t.Errorf("%s block %s: %+v; the node's: %s %s %v", c.name, b.BlockNumber, b, nb.Block.ID, nb.Block.ParentID, txs)
+			}
+		}
+	}
+	var txsP struct {
+		Transactions []struct {
+			TxHash string `json:"txHash"`
+			TxType string `json:"txType"`
+		} `json:"transactions"`
+	}
+	decode(t, res["txsP"], &txsP)
+	wantTypes := map[ids.ID]string{in.subnet: "CreateSubnetTx", in.chain: "CreateChainTx", in.convert: "ConvertSubnetToL1Tx", in.imp: "ImportTx"}
+	for _, tx := range txsP.Transactions {
+		if id, _ := ids.FromString(tx.TxHash); wantTypes[id] != "" {
+			if tx.TxType != wantTypes[id] {
+				t.Errorf("txsP: %s is a %s; want %s", tx.TxHash, tx.TxType, wantTypes[id])
+			}
+			delete(wantTypes, id)
+		}
+	}
+	if len(wantTypes) > 0 {
+		t.Errorf("txsP lacks %v", wantTypes)
+	}
+	var conv struct {
+		TxType                         string `json:"txType"`
+		SubnetID                       string `json:"subnetId"`
+		AmountL1ValidatorBalanceBurned []struct {
+			Amount string `json:"amount"`
+		} `json:"amountL1ValidatorBalanceBurned"`
+	}
+	decode(t, res["convertTx"], &conv)
+	if conv.TxType != "ConvertSubnetToL1Tx" || conv.SubnetID != in.subnet.String() || len(conv.AmountL1ValidatorBalanceBurned) != 1 ||
+		conv.AmountL1ValidatorBalanceBurned[0].Amount != fmt.Sprint(units.Avax) {
+		t.Errorf("convertTx: %s", res["convertTx"].Result)
+	}
+	var chain struct {
+		SubnetID       string `json:"subnetId"`
+		BlockchainInfo struct {
+			ChainName string `json:"chainName"`
+		} `json:"blockchainInfo"`
+	}
+	decode(t, res["chainTx"], &chain)
+	if chain.SubnetID != in.subnet.String() || chain.BlockchainInfo.ChainName != "avaedgenodemode" {
+		t.Errorf("chainTx: %s", res["chainTx"].Result)
+	}
+	var imp struct {
+		SourceChain   string `json:"sourceChain"`
+		ConsumedUtxos []struct {
+			TxHash string `json:"txHash"`
+		} `json:"consumedUtxos"`
+		EmittedUtxos []struct {
+			Addresses []string `json:"addresses"`
+		} `json:"emittedUtxos"`
+	}
+	decode(t, res["importTx"], &imp)
+	if imp.SourceChain != in.xChainID.String() || len(imp.ConsumedUtxos) != 1 || imp.ConsumedUtxos[0].TxHash != in.export.String() || len(imp.EmittedUtxos) != 1 {
+		t.Errorf("importTx: %s", res["importTx"].Result)
+	}
+	var asset struct {
+		TxType       string `json:"txType"`
+		AssetCreated struct {
+			AssetID, Name, Symbol string
+			Denomination          int
+		} `json:"assetCreated"`
+	}
+	decode(t, res["assetTx"], &asset)
+	if asset.TxType != "CreateAssetTx" || asset.AssetCreated.AssetID != in.asset.String() || asset.AssetCreated.Name != "Avaedge Node Mode" ||
+		asset.AssetCreated.Symbol != "AENM" || asset.AssetCreated.Denomination != 2 {
+		t.Errorf("assetTx: %s", res["assetTx"].Result)
+	}
+	var transfer struct {
+		TxType       string `json:"txType"`
+		EmittedUtxos []struct {
+			Asset struct {
+				Amount string `json:"amount"`
+			} `json:"asset"`
+		} `json:"emittedUtxos"`
+	}
+	decode(t, res["transferTx"], &transfer)
+	if transfer.TxType != "BaseTx" || len(transfer.EmittedUtxos) == 0 || transfer.EmittedUtxos[0].Asset.Amount != fmt.Sprint(units.Avax) {
+		t.Errorf("transferTx: %s", res["transferTx"].Result)
+	}
+	for _, id := range []ids.ID{in.xTransfer, in.asset} {
+		if !strings.Contains(string(res["txsX"].Result), id.String()) {
+			t.Errorf("txsX (r1's) lacks %s", id)
+		}
 	}
 }

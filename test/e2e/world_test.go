@@ -35,6 +35,7 @@ type world struct {
 	XAddr     string
 	L1ConvTx  string // an L1 conversion transaction
 	L1        string // the subnet it converted
+	PBlock    string // a P-Chain block
 	ChainID   string // the local C-Chain's EVM chain id
 	NFT       string // an ERC-721 contract ewoq holds a token of
 	TokenID   string
@@ -100,6 +101,16 @@ func discover(t testing.TB, network string) *world {
 	if w.L1ConvTx == "" {
 		t.Fatal("no L1 in the local world")
 	}
+	var blocks struct {
+		Blocks []struct {
+			BlockHash string `json:"blockHash"`
+		} `json:"blocks"`
+	}
+	getJSON(t, base+"/v1/networks/"+network+"/blockchains/p-chain/blocks?pageSize=1", &blocks)
+	if len(blocks.Blocks) == 0 {
+		t.Fatal("no P-Chain block in the local world")
+	}
+	w.PBlock = blocks.Blocks[0].BlockHash
 	var nfts struct {
 		Erc721TokenBalances []struct{ Address, TokenID string } `json:"erc721TokenBalances"`
 	}
@@ -238,6 +249,15 @@ func callsFor(t testing.TB, r route, w *world) []call {
 		return []call{get("/v1/networks/" + n + "/subnets?pageSize=5")}
 	case "getSubnetById":
 		return []call{get("/v1/networks/" + n + "/subnets/" + w.L1)}
+	case "listLatestPrimaryNetworkBlocks":
+		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/blocks?pageSize=3"), get("/v1/networks/" + n + "/blockchains/x-chain/blocks")}
+	case "getBlockById":
+		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/blocks/" + w.PBlock)}
+	case "listLatestPrimaryNetworkTransactions", "getTxByHash":
+		// The devnet has no P- or X-Chain transaction history to list:
+		// these answer 503 there (TestDevnetTxRoutes), and from a followed
+		// node's index (TestNodeModeSDK).
+		return nil
 	case "getUtxosByAddresses":
 		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/utxos?addresses=" + esc(w.PAddr)),
 			get("/v1/networks/" + n + "/blockchains/x-chain/utxos?includeSpent=true&sortBy=amount&addresses=" + esc(w.XAddr))}

@@ -1,0 +1,161 @@
+package pindex
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// BlockRange selects blocks or transactions of one chain: by time (Unix
+// seconds, 0 for no bound), newest first unless Asc, at most Limit (0 for
+// all) after skipping Offset.
+type BlockRange struct {
+	Start, End    int64
+	Asc           bool
+	Limit, Offset int
+}
+
+// page appends LIMIT and OFFSET.
+func (r BlockRange) page(q string, args *[]any) string {
+	if r.Limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		*args = append(*args, r.Limit, r.Offset)
+	}
+	return q
+}
+
+func (r BlockRange) where(args *[]any) string {
+	var w []string
+	if r.Start > 0 {
+		w = append(w, "time >= ?")
+		*args = append(*args, r.Start)
+	}
+	if r.End > 0 {
+		w = append(w, "time <= ?")
+		*args = append(*args, r.End)
+	}
+	if len(w) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(w, " AND ")
+}
+
+// Blocks returns chain's blocks in r.
+func (ix *Index) Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Block, error) {
+	args := []any{string(chain)}
+	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + r.where(&args) + ` ORDER BY height`
+	if !r.Asc {
+		q += ` DESC`
+	}
+	return ix.queryBlocks(ctx, chain, r.page(q, &args), args...)
+}
+
+// BlockByID returns chain's block with id.
+func (ix *Index) BlockByID(ctx context.Context, chain Chain, id string) (*Block, bool, error) {
+	bs, err := ix.queryBlocks(ctx, chain, `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=? AND id=?`, string(chain), id)
+	if err != nil || len(bs) == 0 {
+		return nil, false, err
+	}
+	return bs[0], true, nil
+}
+
+func (ix *Index) queryBlocks(ctx context.Context, chain Chain, q string, args ...any) ([]*Block, error) {
+	rows, err := ix.st.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Block
+	for rows.Next() {
+		b := &Block{Chain: chain}
+		var txs string
+		if err := rows.Scan(&b.Height, &b.ID, &b.Parent, &b.Time, &b.Type, &b.Size, &txs); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(txs), &b.Txs); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// TxFilter selects transactions of one chain.
+type TxFilter struct {
+	BlockRange
+	Types []string       // the tx types to keep; none means every type
+	Addrs []avax.ShortID // keep txs that made or spent a UTXO of one of them
+}
+
+// Txs returns chain's transactions that f selects, in block and block
+// position order (newest first unless f.Asc).
+func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error) {
+	args := []any{string(chain)}
+	q := `SELECT id, chain, height, idx, type, time, body FROM txs WHERE chain=?` + f.where(&args)
+	if len(f.Types) > 0 {
+		q += ` AND type IN (` + marks(len(f.Types)) + `)`
+		for _, t := range f.Types {
+			args = append(args, t)
+		}
+	}
+	if len(f.Addrs) > 0 {
+		m := marks(len(f.Addrs))
+		q += ` AND id IN (SELECT u.tx FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
+			UNION SELECT s.tx FROM spends s JOIN utxo_addrs a ON a.utxo = s.utxo WHERE a.addr IN (` + m + `))`
+		for range 2 {
+			for _, a := range f.Addrs {
+				args = append(args, a.String())
+			}
+		}
+	}
+	dir := " DESC"
+	if f.Asc {
+		dir = ""
+	}
+	q = f.page(q+` ORDER BY height`+dir+`, idx`+dir, &args)
+	rows, err := ix.st.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Tx
+	for rows.Next() {
+		t := &Tx{}
+		var c, body string
+		if err := rows.Scan(&t.ID, &c, &t.Height, &t.Index, &t.Type, &t.Time, &body); err != nil {
+			return nil, err
+		}
+		t.Chain, t.Body = Chain(c), json.RawMessage(body)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// TxUTXOs returns the UTXOs a transaction made (in output order) and those
+// it spent.
+func (ix *Index) TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*UTXO, err error) {
+	emitted, err = ix.queryUTXOs(ctx, `SELECT `+utxoColumns+` FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
+		WHERE u.tx=? ORDER BY u.output_index`, txID)
+	if err != nil {
+		return nil, nil, err
+	}
+	consumed, err = ix.queryUTXOs(ctx, `SELECT `+utxoColumns+` FROM spends s JOIN utxos u ON u.id = s.utxo
+		WHERE s.tx=? ORDER BY u.tx, u.output_index`, txID)
+	return emitted, consumed, err
+}
+
+// BlockID returns the id of chain's block at height.
+func (ix *Index) BlockID(ctx context.Context, chain Chain, height uint64) (string, error) {
+	var id string
+	err := ix.st.r.QueryRowContext(ctx, `SELECT id FROM blocks WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}

@@ -37,6 +37,8 @@ type issuedOnNode struct {
 	export, imp            ids.ID // X→P and its import by r2
 	subnet, chain, convert ids.ID
 	cExport, cImport       ids.ID // X→C and its import
+	delegation             ids.ID // ewoq's delegation to a genesis validator
+	delegatee              ids.NodeID
 	nodeID                 ids.NodeID
 	xChainID, cChainID     ids.ID
 }
@@ -115,6 +117,27 @@ func issueOnNode(t *testing.T, uri string) *issuedOnNode {
 	}
 	ptx, err = w2.P().IssueImportTx(in.xChainID, owner(in.r2))
 	in.imp = must("P ImportTx by r2", ptxID(ptx), err)
+	// A delegation to a genesis validator: 25 AVAX (the local network's
+	// minimum) for 25 hours (its minimum stake duration is 24).
+	vals, err := platformvm.NewClient(uri).GetCurrentValidators(ctx, constants.PrimaryNetworkID, nil)
+	if err != nil || len(vals) == 0 {
+		t.Fatalf("the node's primary validators: %v", err)
+	}
+	start := time.Now()
+	end := start.Add(25 * time.Hour)
+	for _, v := range vals {
+		if v.EndTime > uint64(end.Add(time.Hour).Unix()) {
+			in.delegatee = v.NodeID
+			break
+		}
+	}
+	if in.delegatee == ids.EmptyNodeID {
+		t.Fatal("no genesis validator stakes long enough to delegate to")
+	}
+	ptx, err = w.P().IssueAddPermissionlessDelegatorTx(&txs.SubnetValidator{Validator: txs.Validator{NodeID: in.delegatee,
+		Start: uint64(start.Unix()), End: uint64(end.Unix()), Wght: 25 * units.Avax}, Subnet: constants.PrimaryNetworkID},
+		xctx.AVAXAssetID, owner(in.r3))
+	in.delegation = must("P AddPermissionlessDelegatorTx", ptxID(ptx), err)
 	tx, err = w.X().IssueExportTx(in.cChainID, []*avax.TransferableOutput{out(3*units.Avax, ewoq)})
 	in.cExport = must("X ExportTx to C", txID(tx), err)
 	ctx2, cancel2 := context.WithTimeout(ctx, time.Minute)
@@ -207,6 +230,7 @@ func TestNodeModeSDK(t *testing.T) {
 		{"getSubnetById", "data.primaryNetwork.getSubnetById", map[string]any{"network": network, "subnetId": in.subnet.String()}},
 		{"listValidators", "data.primaryNetwork.listValidators", map[string]any{"network": network}},
 		{"listDelegators", "data.primaryNetwork.listDelegators", map[string]any{"network": network}},
+		{"validatorDetails", "data.primaryNetwork.getValidatorDetails", map[string]any{"network": network, "nodeId": in.delegatee.String()}},
 		{"utxosX", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "x-chain", "addresses": r1X}},
 		{"utxosP", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "p-chain", "addresses": r2P, "includeSpent": true}},
 		{"chainIds", "data.primaryNetwork.getChainIdsForAddresses", map[string]any{"network": network, "addresses": r1P + "," + r2P}},
@@ -310,6 +334,7 @@ func TestNodeModeSDK(t *testing.T) {
 	wantUTXO("chainIds", `{"address":"`+strings.TrimPrefix(r1P, "P-")+`","blockchainIds":["2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"]}`,
 		`{"address":"`+strings.TrimPrefix(r2P, "P-")+`","blockchainIds":["11111111111111111111111111111111LpoYY"]}`)
 	checkBlocksAndTxs(t, n.URI, in, res)
+	checkDelegation(t, n.URI, in, res)
 	// EVM and Metrics: the C-Chain the node runs.
 	var bal struct {
 		NativeTokenBalance struct {
@@ -516,5 +541,61 @@ func checkBlocksAndTxs(t *testing.T, uri string, in *issuedOnNode, res map[strin
 		if !strings.Contains(string(res["txsX"].Result), id.String()) {
 			t.Errorf("txsX (r1's) lacks %s", id)
 		}
+	}
+}
+
+// checkDelegation compares the delegation's answers with the node's
+// platform.getCurrentValidators.
+func checkDelegation(t *testing.T, uri string, in *issuedOnNode, res map[string]sdkResult) {
+	t.Helper()
+	vals, err := platformvm.NewClient(uri).GetCurrentValidators(context.Background(), constants.PrimaryNetworkID, []ids.NodeID{in.delegatee})
+	if err != nil || len(vals) != 1 {
+		t.Fatalf("the node's validator %s: %v", in.delegatee, err)
+	}
+	var nodeDel *platformvm.ClientDelegator
+	for i, d := range vals[0].Delegators {
+		if d.TxID == in.delegation {
+			nodeDel = &vals[0].Delegators[i]
+		}
+	}
+	if nodeDel == nil {
+		t.Fatalf("the node does not list the delegation %s", in.delegation)
+	}
+	var list struct {
+		Delegators []struct {
+			TxHash           string   `json:"txHash"`
+			NodeID           string   `json:"nodeId"`
+			AmountDelegated  string   `json:"amountDelegated"`
+			StartTimestamp   uint64   `json:"startTimestamp"`
+			EndTimestamp     uint64   `json:"endTimestamp"`
+			DelegationStatus string   `json:"delegationStatus"`
+			RewardAddresses  []string `json:"rewardAddresses"`
+		} `json:"delegators"`
+	}
+	decode(t, res["listDelegators"], &list)
+	r3, _ := address.Format("P", constants.LocalHRP, in.r3.Address().Bytes())
+	found := false
+	for _, d := range list.Delegators {
+		if d.TxHash != in.delegation.String() {
+			continue
+		}
+		found = true
+		if d.NodeID != in.delegatee.String() || d.AmountDelegated != fmt.Sprint(nodeDel.Weight) || d.StartTimestamp != nodeDel.StartTime ||
+			d.EndTimestamp != nodeDel.EndTime || d.DelegationStatus != "active" || len(d.RewardAddresses) != 1 || d.RewardAddresses[0] != r3 {
+			t.Errorf("listDelegators item %+v; the node says %+v (reward address %s)", d, *nodeDel, r3)
+		}
+	}
+	if !found {
+		t.Errorf("listDelegators lacks the delegation %s: %s", in.delegation, res["listDelegators"].Result)
+	}
+	var details struct {
+		Validators []struct {
+			NodeID         string `json:"nodeId"`
+			DelegatorCount int    `json:"delegatorCount"`
+		} `json:"validators"`
+	}
+	decode(t, res["validatorDetails"], &details)
+	if len(details.Validators) == 0 || details.Validators[0].NodeID != in.delegatee.String() || details.Validators[0].DelegatorCount != len(vals[0].Delegators) {
+		t.Errorf("getSingleValidatorDetails of %s: %s; the node lists %d delegators", in.delegatee, res["validatorDetails"].Result, len(vals[0].Delegators))
 	}
 }

@@ -35,11 +35,11 @@ func TestCatalogueComplete(t *testing.T) {
 		}
 	}
 	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators,
-	// getSubnetById, the P/X block and transaction routes (4) and getBlock,
+	// getSubnetById, listL1Validators, the P/X block and transaction routes (4) and getBlock,
 	// getTransaction, listErc20Balances; 4 metrics routes; 13 info + 10 avm
 	// methods + the EVM endpoint.
-	if data != 29 || metrics != 4 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 29, 4, 24", data, metrics, node)
+	if data != 30 || metrics != 4 || node != 24 {
+		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 30, 4, 24", data, metrics, node)
 	}
 }
 

@@ -28,7 +28,6 @@ var published = []struct {
 	{"/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", 100},
 	{"/v1/networks/{network}", 100},
 	{"/v1/networks/{network}/blockchains", 20},
-	{"/v1/networks/{network}/l1Validators", 20},
 	{"/v1/teleporter/messages/{messageId}", 20},
 	{"/v1/teleporter/messages", 20},
 	{"/v1/teleporter/addresses/{address}/messages", 20},

@@ -55,6 +55,15 @@ func (id ID) Prefix(prefixes ...uint64) ID {
 	return Hash256(w.Bytes())
 }
 
+// Append returns avalanchego's ids.ID.Append: sha256(id ‖ u32 index), the
+// validation id of a ConvertSubnetToL1Tx's index-th validator.
+func (id ID) Append(index uint32) ID {
+	var w Writer
+	w.Fixed(id[:])
+	w.U32(index)
+	return Hash256(w.Bytes())
+}
+
 // ParseID decodes a cb58 id. Strings over MaxIDLen characters get
 // ErrInputTooLong without being decoded.
 func ParseID(s string) (ID, error) {

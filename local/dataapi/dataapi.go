@@ -46,6 +46,7 @@ func Handlers(w *devnet.World, now func() time.Time) map[string]catalog.Handler 
 		"getChainIdsForAddresses":          a.handle("getChainIdsForAddresses", a.listChainIDs),
 		"listLatestPrimaryNetworkBlocks":   a.handle("listLatestPrimaryNetworkBlocks", a.listLatestBlocks),
 		"getBlockById":                     a.handle("getBlockById", a.getBlockByID),
+		"listL1Validators":                 a.handle("listL1Validators", a.listL1Validators),
 	}
 }
 

@@ -43,6 +43,7 @@ type Index interface {
 	Txs(ctx context.Context, chain pindex.Chain, f pindex.TxFilter) ([]*pindex.Tx, error)
 	Tx(ctx context.Context, id string) (*pindex.Tx, bool, error)
 	TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*pindex.UTXO, err error)
+	Head(c pindex.Chain) (uint64, bool)
 }
 
 var _ Index = (*pindex.Index)(nil)
@@ -68,6 +69,7 @@ func Handlers(ix Index, now func() time.Time) map[string]catalog.Handler {
 		"getBlockById":                         a.handle("getBlockById", a.getBlock),
 		"listLatestPrimaryNetworkTransactions": a.handle("listLatestPrimaryNetworkTransactions", a.listTxs),
 		"getTxByHash":                          a.handle("getTxByHash", a.getTx),
+		"listL1Validators":                     a.handle("listL1Validators", a.listL1Validators),
 	}
 }
 

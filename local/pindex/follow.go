@@ -299,6 +299,12 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 	ix.metrics.blocks.WithLabelValues(string(c)).Add(float64(len(blocks)))
 	ix.setHead(c, int64(to))
 	ix.metrics.lag.WithLabelValues(string(c)).Sub(float64(len(blocks)))
+	if c == ChainP {
+		select {
+		case ix.refresh <- struct{}{}:
+		default: // a refresh is already asked for
+		}
+	}
 	return nil
 }
 
@@ -339,7 +345,8 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 }
 
 // refreshValidators stores platform.getCurrentValidators for the primary
-// network and every indexed subnet, every ValidatorsInterval.
+// network and every indexed subnet, every ValidatorsInterval and after each
+// P-Chain batch is indexed (new subnets, L1 conversions, stakes).
 func (ix *Index) refreshValidators(ctx context.Context) {
 	for ctx.Err() == nil {
 		if err := ix.RefreshValidators(ctx); err != nil && ctx.Err() == nil {
@@ -348,7 +355,13 @@ func (ix *Index) refreshValidators(ctx context.Context) {
 		if err := ix.RecordNode(ctx); err != nil && ctx.Err() == nil {
 			ix.log.Debug("the node's info answers not recorded", "err", err)
 		}
-		sleep(ctx, ix.opts.ValidatorsInterval)
+		t := time.NewTimer(ix.opts.ValidatorsInterval)
+		select {
+		case <-t.C:
+		case <-ix.refresh:
+		case <-ctx.Done():
+		}
+		t.Stop()
 	}
 }
 

@@ -131,6 +131,9 @@ type Index struct {
 	mu      sync.Mutex
 	heads   map[Chain]int64 // -1: nothing indexed
 	changed chan struct{}
+	// refresh asks the validators refresher to read the node's current
+	// validators now (a P-Chain block may have changed them).
+	refresh chan struct{}
 	lastErr map[Chain]loggedErr
 
 	// ownClient is set when opts.HTTPClient is the index's own, whose idle
@@ -168,7 +171,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 30 * time.Second
 	}
-	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), lastErr: map[Chain]loggedErr{},
+	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1), lastErr: map[Chain]loggedErr{},
 		rpc: &client{base: opts.Node, http: opts.HTTPClient, timeout: opts.CallTimeout}}
 	if ix.log == nil {
 		ix.log = slog.Default()

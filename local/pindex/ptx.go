@@ -1,8 +1,6 @@
 package pindex
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 
@@ -44,7 +42,7 @@ func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 			if err != nil {
 				return err
 			}
-			vid := appendIndex(subnet, uint32(i))
+			vid := subnet.Append(uint32(i))
 			if err := w.stake(id, i, stakeL1Validator, node, u.SubnetID, v.Weight, w.time, 0, 0, owner,
 				v.Signer.PublicKey, v.Signer.ProofOfPossession, vid.String(), v.Balance); err != nil {
 				return err
@@ -169,13 +167,6 @@ func (w *writer) owner(subnet, tx string, o *ownerJSON) error {
 	}
 	return w.exec(`INSERT INTO subnet_owners (subnet, height, tx, locktime, threshold, addresses) VALUES (?,?,?,?,?,?)`,
 		subnet, w.height, tx, o.Locktime, o.Threshold, addrs)
-}
-
-// appendIndex is avalanchego's ids.ID.Append: sha256(id ‖ u32 index), the
-// validation id of a ConvertSubnetToL1Tx's index-th validator.
-func appendIndex(id avax.ID, index uint32) avax.ID {
-	b := binary.BigEndian.AppendUint32(append([]byte(nil), id[:]...), index)
-	return sha256.Sum256(b)
 }
 
 // formatAddrs renders raw 20-byte addresses for ownerRow.

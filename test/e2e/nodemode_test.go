@@ -224,12 +224,16 @@ func TestNodeModeSDK(t *testing.T) {
 	waitFor(t, e.URL+"/v1/networks/fuji/blockchains/p-chain/utxos?addresses="+r2P, in.imp.String())
 	waitFor(t, e.URL+"/v1/networks/fuji/subnets/"+in.subnet.String(), in.convert.String())
 	waitFor(t, e.URL+"/v1/chains/43112/blocks?pageSize=1", fmt.Sprintf(`"blockNumber":"%d"`, head))
+	// The node's current validators are read again after each P-Chain
+	// batch: the L1's validator shows once that read is done.
+	waitFor(t, e.URL+"/v1/networks/fuji/l1Validators?subnetId="+in.subnet.String(), in.nodeID.String())
 
 	data := []sdkCall{
 		{"listSubnets", "data.primaryNetwork.listSubnets", map[string]any{"network": network, "pageSize": 100}},
 		{"getSubnetById", "data.primaryNetwork.getSubnetById", map[string]any{"network": network, "subnetId": in.subnet.String()}},
 		{"listValidators", "data.primaryNetwork.listValidators", map[string]any{"network": network}},
 		{"listDelegators", "data.primaryNetwork.listDelegators", map[string]any{"network": network}},
+		{"l1Validators", "data.primaryNetwork.listL1Validators", map[string]any{"network": network, "subnetId": in.subnet.String()}},
 		{"validatorDetails", "data.primaryNetwork.getValidatorDetails", map[string]any{"network": network, "nodeId": in.delegatee.String()}},
 		{"utxosX", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "x-chain", "addresses": r1X}},
 		{"utxosP", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "p-chain", "addresses": r2P, "includeSpent": true}},
@@ -335,6 +339,7 @@ func TestNodeModeSDK(t *testing.T) {
 		`{"address":"`+strings.TrimPrefix(r2P, "P-")+`","blockchainIds":["11111111111111111111111111111111LpoYY"]}`)
 	checkBlocksAndTxs(t, n.URI, in, res)
 	checkDelegation(t, n.URI, in, res)
+	checkL1Validators(t, in, res)
 	// EVM and Metrics: the C-Chain the node runs.
 	var bal struct {
 		NativeTokenBalance struct {
@@ -597,5 +602,36 @@ func checkDelegation(t *testing.T, uri string, in *issuedOnNode, res map[string]
 	decode(t, res["validatorDetails"], &details)
 	if len(details.Validators) == 0 || details.Validators[0].NodeID != in.delegatee.String() || details.Validators[0].DelegatorCount != len(vals[0].Delegators) {
 		t.Errorf("getSingleValidatorDetails of %s: %s; the node lists %d delegators", in.delegatee, res["validatorDetails"].Result, len(vals[0].Delegators))
+	}
+}
+
+// checkL1Validators: the L1's one validator, the node, as ConvertSubnetToL1
+// registered it.
+func checkL1Validators(t *testing.T, in *issuedOnNode, res map[string]sdkResult) {
+	t.Helper()
+	var l1 struct {
+		Validators []struct {
+			ValidationID          string `json:"validationId"`
+			NodeID                string `json:"nodeId"`
+			SubnetID              string `json:"subnetId"`
+			Weight                uint64 `json:"weight"`
+			RemainingBalance      uint64 `json:"remainingBalance"`
+			RemainingBalanceOwner struct {
+				Addresses []string `json:"addresses"`
+				Threshold int      `json:"threshold"`
+			} `json:"remainingBalanceOwner"`
+		} `json:"validators"`
+	}
+	decode(t, res["l1Validators"], &l1)
+	r3, _ := address.Format("P", constants.LocalHRP, in.r3.Address().Bytes())
+	if len(l1.Validators) != 1 {
+		t.Fatalf("listL1Validators: %s", res["l1Validators"].Result)
+	}
+	v := l1.Validators[0]
+	// The balance pays a continuous fee: it is at most the 1 AVAX given.
+	if v.ValidationID != in.subnet.Append(0).String() || v.NodeID != in.nodeID.String() || v.SubnetID != in.subnet.String() || v.Weight != 100 ||
+		v.RemainingBalance == 0 || v.RemainingBalance > units.Avax || v.RemainingBalanceOwner.Threshold != 1 ||
+		len(v.RemainingBalanceOwner.Addresses) != 1 || v.RemainingBalanceOwner.Addresses[0] != strings.TrimPrefix(r3, "P-") {
+		t.Errorf("listL1Validators: %+v", v)
 	}
 }

@@ -258,6 +258,8 @@ func callsFor(t testing.TB, r route, w *world) []call {
 		// these answer 503 there (TestDevnetTxRoutes), and from a followed
 		// node's index (TestNodeModeSDK).
 		return nil
+	case "listL1Validators":
+		return []call{get("/v1/networks/" + n + "/l1Validators"), get("/v1/networks/" + n + "/l1Validators?subnetId=" + w.L1)}
 	case "getUtxosByAddresses":
 		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/utxos?addresses=" + esc(w.PAddr)),
 			get("/v1/networks/" + n + "/blockchains/x-chain/utxos?includeSpent=true&sortBy=amount&addresses=" + esc(w.XAddr))}

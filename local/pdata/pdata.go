@@ -70,6 +70,7 @@ func Handlers(ix Index, now func() time.Time) map[string]catalog.Handler {
 		"listLatestPrimaryNetworkTransactions": a.handle("listLatestPrimaryNetworkTransactions", a.listTxs),
 		"getTxByHash":                          a.handle("getTxByHash", a.getTx),
 		"listL1Validators":                     a.handle("listL1Validators", a.listL1Validators),
+		"listPendingPrimaryNetworkRewards":     a.handle("listPendingPrimaryNetworkRewards", a.listPendingRewards),
 	}
 }
 

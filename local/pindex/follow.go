@@ -391,6 +391,12 @@ func (ix *Index) RefreshValidators(ctx context.Context) error {
 		if err := ix.rpc.call(ctx, pathP, "platform.getCurrentValidators", params, &r); err != nil {
 			return err
 		}
+		if s == avax.EmptyID.String() {
+			var err error
+			if r, err = ix.withDelegators(ctx, r); err != nil {
+				return err
+			}
+		}
 		ix.writeMu.Lock()
 		_, err := ix.st.w.ExecContext(ctx, `INSERT INTO current (subnet, body, time) VALUES (?,?,?)
 			ON CONFLICT(subnet) DO UPDATE SET body=excluded.body, time=excluded.time`, s, string(r), ix.now().Unix())
@@ -409,4 +415,54 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// withDelegators puts the delegators, with their potential rewards, into a
+// primary-network getCurrentValidators answer: the node lists them only
+// for the validators a call names, so those with delegators are asked for
+// again, by node id, in one call.
+func (ix *Index) withDelegators(ctx context.Context, body json.RawMessage) (json.RawMessage, error) {
+	var all struct {
+		Validators []json.RawMessage `json:"validators"`
+	}
+	if err := json.Unmarshal(body, &all); err != nil {
+		return nil, fmt.Errorf("platform.getCurrentValidators: %w", err)
+	}
+	var nodes []string
+	for _, v := range all.Validators {
+		var c struct {
+			NodeID         string `json:"nodeID"`
+			DelegatorCount string `json:"delegatorCount"`
+		}
+		if json.Unmarshal(v, &c) == nil && c.DelegatorCount != "" && c.DelegatorCount != "0" {
+			nodes = append(nodes, c.NodeID)
+		}
+	}
+	if len(nodes) == 0 {
+		return body, nil
+	}
+	var detail struct {
+		Validators []json.RawMessage `json:"validators"`
+	}
+	if err := ix.rpc.call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
+		return nil, err
+	}
+	byTx := map[string]json.RawMessage{}
+	for _, v := range detail.Validators {
+		var c struct {
+			TxID string `json:"txID"`
+		}
+		if json.Unmarshal(v, &c) == nil {
+			byTx[c.TxID] = v
+		}
+	}
+	for i, v := range all.Validators {
+		var c struct {
+			TxID string `json:"txID"`
+		}
+		if json.Unmarshal(v, &c) == nil && byTx[c.TxID] != nil {
+			all.Validators[i] = byTx[c.TxID]
+		}
+	}
+	return json.Marshal(all)
 }

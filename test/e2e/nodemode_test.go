@@ -213,6 +213,7 @@ func TestNodeModeSDK(t *testing.T) {
 	r1P, _ := address.Format("P", constants.LocalHRP, in.r1.Address().Bytes())
 	r1X := "X-" + strings.TrimPrefix(r1P, "P-")
 	r2P, _ := address.Format("P", constants.LocalHRP, in.r2.Address().Bytes())
+	r3P, _ := address.Format("P", constants.LocalHRP, in.r3.Address().Bytes())
 
 	// Wait until the index holds the conversion (the last P-Chain tx but
 	// the import) and the import, and the EVM index the C-Chain's head.
@@ -233,6 +234,7 @@ func TestNodeModeSDK(t *testing.T) {
 		{"getSubnetById", "data.primaryNetwork.getSubnetById", map[string]any{"network": network, "subnetId": in.subnet.String()}},
 		{"listValidators", "data.primaryNetwork.listValidators", map[string]any{"network": network}},
 		{"listDelegators", "data.primaryNetwork.listDelegators", map[string]any{"network": network}},
+		{"pendingRewards", "data.primaryNetwork.rewards.listPendingRewards", map[string]any{"network": network, "addresses": r3P}},
 		{"l1Validators", "data.primaryNetwork.listL1Validators", map[string]any{"network": network, "subnetId": in.subnet.String()}},
 		{"validatorDetails", "data.primaryNetwork.getValidatorDetails", map[string]any{"network": network, "nodeId": in.delegatee.String()}},
 		{"utxosX", "data.primaryNetwork.utxos.listByAddresses", map[string]any{"network": network, "blockchainId": "x-chain", "addresses": r1X}},
@@ -592,6 +594,23 @@ func checkDelegation(t *testing.T, uri string, in *issuedOnNode, res map[string]
 	}
 	if !found {
 		t.Errorf("listDelegators lacks the delegation %s: %s", in.delegation, res["listDelegators"].Result)
+	}
+	// Its pending reward: the node's potentialReward for it.
+	var pending struct {
+		PendingRewards []struct {
+			TxHash          string `json:"txHash"`
+			RewardType      string `json:"rewardType"`
+			AmountStaked    string `json:"amountStaked"`
+			EstimatedReward struct {
+				Amount string `json:"amount"`
+			} `json:"estimatedReward"`
+		} `json:"pendingRewards"`
+	}
+	decode(t, res["pendingRewards"], &pending)
+	if len(pending.PendingRewards) != 1 || pending.PendingRewards[0].TxHash != in.delegation.String() || pending.PendingRewards[0].RewardType != "DELEGATOR" ||
+		pending.PendingRewards[0].AmountStaked != fmt.Sprint(nodeDel.Weight) || nodeDel.PotentialReward == nil ||
+		pending.PendingRewards[0].EstimatedReward.Amount != fmt.Sprint(*nodeDel.PotentialReward) {
+		t.Errorf("listPendingPrimaryNetworkRewards for %s: %s; the node says %+v", r3, res["pendingRewards"].Result, *nodeDel)
 	}
 	var details struct {
 		Validators []struct {

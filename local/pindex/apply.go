@@ -31,6 +31,10 @@ type fetched struct {
 	bytes  []byte
 	// txBytes are an X-Chain block's transactions' signed bytes, by id.
 	txBytes map[string][]byte
+	// genesis are the X-Chain's genesis transactions (the AVAX
+	// CreateAssetTx whose initial states are the genesis allocations), with
+	// the block at height 0, which does not list them.
+	genesis []json.RawMessage
 }
 
 // pBlockTypes are the PlatformVM block codec's type ids (block/codec.go:
@@ -89,6 +93,11 @@ func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, err
 	raws := b.Txs
 	if len(b.Tx) > 0 && string(b.Tx) != "null" {
 		raws = append(append([]json.RawMessage(nil), raws...), b.Tx)
+	}
+	for i, raw := range f.genesis {
+		if _, err := w.applyTx(raw, i-len(f.genesis), f.txBytes); err != nil {
+			return nil, fmt.Errorf("pindex: %s genesis tx %d: %w", chain, i, err)
+		}
 	}
 	ids := make([]string, 0, len(raws))
 	for i, raw := range raws {

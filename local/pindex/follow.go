@@ -66,6 +66,11 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, e
 		}
 		f.bytes = b
 	}
+	if c == ChainX && height == 0 {
+		if err := ix.fetchGenesis(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	if c == ChainX {
 		if err := ix.fetchTxBytes(ctx, f); err != nil {
 			return nil, err

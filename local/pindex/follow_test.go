@@ -104,6 +104,22 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			sum := sha256.Sum256([]byte(fmt.Sprint(b)))
 			result = map[string]any{"block": avax.EncodeHexNC(append(raw, sum[:]...)), "encoding": "hexnc"}
 		}
+	case "avm.getTx":
+		// The X-Chain's genesis: the AVAX CreateAssetTx, whose signed bytes
+		// are "avax" (fakeAVAX is their hash), allocating 7 AVAX to owner.
+		if req.Params["txID"] != fakeAVAX.String() {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"not found"},"id":%s}`, req.ID)
+			return
+		}
+		if req.Params["encoding"] == "json" {
+			result = map[string]any{"encoding": "json", "tx": map[string]any{"id": fakeAVAX.String(), "credentials": nil,
+				"unsignedTx": map[string]any{"networkID": 12345, "blockchainID": avax.EmptyID.String(), "outputs": []any{}, "inputs": []any{},
+					"memo": "0x", "name": "Avalanche", "symbol": "AVAX", "denomination": 9,
+					"initialStates": []any{map[string]any{"fxIndex": 0, "fxID": "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ",
+						"outputs": []any{map[string]any{"addresses": []string{avax.FormatAddress("X", "local", owner)}, "amount": 7_000_000_000, "locktime": 0, "threshold": 1}}}}}}}
+		} else {
+			result = map[string]any{"encoding": "hexnc", "tx": avax.EncodeHexNC([]byte("avax"))}
+		}
 	default:
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"no method %s"},"id":%s}`, req.Method, req.ID)
 		return
@@ -211,5 +227,31 @@ func TestOpenWithoutNodeOrStore(t *testing.T) {
 	_, err := Open(context.Background(), Options{Node: srv.URL, Path: t.TempDir() + "/pindex.db"})
 	if err == nil {
 		t.Fatal("Open succeeded with neither a node nor a stored network")
+	}
+}
+
+// TestXGenesisUTXOs: the X-Chain's genesis allocations, which no block
+// lists, are indexed as UTXOs of the AVAX CreateAssetTx.
+func TestXGenesisUTXOs(t *testing.T) {
+	srv := httptest.NewServer(&fakeNode{height: 1, fork: 1 << 62, gen: 1})
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ix, err := Open(ctx, Options{Node: srv.URL, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Start(ctx)
+	if err := ix.WaitFor(ctx, ChainX, 0); err != nil {
+		t.Fatal(err)
+	}
+	us, err := ix.UTXOs(ctx, ChainX, []avax.ShortID{owner}, false)
+	if err != nil || len(us) != 1 || us[0].TxID != fakeAVAX.String() || us[0].Amount != 7_000_000_000 || us[0].Height != 0 ||
+		us[0].ID != fakeAVAX.Prefix(0).String() {
+		t.Fatalf("X genesis UTXOs: %+v, %v", us, err)
+	}
+	if b, ok, err := ix.Block(ctx, ChainX, 0); err != nil || !ok || len(b.Txs) != 0 {
+		t.Fatalf("the genesis block lists %v (%v, %v); the node's lists none", b, ok, err)
 	}
 }

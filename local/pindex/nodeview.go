@@ -61,6 +61,19 @@ func migrate(db *sql.DB) error {
 	return nil
 }
 
+// fetchGenesis reads the X-Chain's genesis transaction: the AVAX asset's
+// CreateAssetTx, whose id is the asset's.
+func (ix *Index) fetchGenesis(ctx context.Context, f *fetched) error {
+	var r struct {
+		Tx json.RawMessage `json:"tx"`
+	}
+	if err := ix.rpc.call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
+		return err
+	}
+	f.genesis = []json.RawMessage{r.Tx}
+	return nil
+}
+
 // fetchTxBytes reads the signed bytes of an X-Chain block's transactions
 // (avm.getTx, hexnc): the block bytes hold them, but only a parser of every
 // tx type could cut them apart.
@@ -69,7 +82,7 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *fetched) error {
 	if err := json.Unmarshal(f.json, &b); err != nil {
 		return err
 	}
-	for _, raw := range b.Txs {
+	for _, raw := range append(append([]json.RawMessage(nil), b.Txs...), f.genesis...) {
 		var t txJSON
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return err

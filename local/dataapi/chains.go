@@ -11,47 +11,6 @@ import (
 	"github.com/avaedge/avaedge/local/devnet"
 )
 
-type ownership struct {
-	Locktime  uint64   `json:"locktime"`
-	Threshold uint32   `json:"threshold"`
-	Addresses []string `json:"addresses"`
-}
-
-type managerDetails struct {
-	BlockchainID    string `json:"blockchainId"`
-	ContractAddress string `json:"contractAddress"`
-}
-
-type blockchain struct {
-	CreateBlockTimestamp int64          `json:"createBlockTimestamp"`
-	CreateBlockNumber    string         `json:"createBlockNumber"`
-	BlockchainID         string         `json:"blockchainId"`
-	VMID                 string         `json:"vmId"`
-	SubnetID             string         `json:"subnetId"`
-	BlockchainName       string         `json:"blockchainName"`
-	EVMChainID           uint64         `json:"evmChainId,omitempty"`
-	GenesisData          map[string]any `json:"genesisData,omitempty"`
-}
-
-type subnet struct {
-	CreateBlockTimestamp        int64           `json:"createBlockTimestamp"`
-	CreateBlockIndex            string          `json:"createBlockIndex"`
-	SubnetID                    string          `json:"subnetId"`
-	OwnerAddresses              []string        `json:"ownerAddresses"`
-	Threshold                   uint32          `json:"threshold"`
-	Locktime                    uint64          `json:"locktime"`
-	SubnetOwnershipInfo         ownership       `json:"subnetOwnershipInfo"`
-	IsL1                        bool            `json:"isL1"`
-	L1ConversionTransactionHash string          `json:"l1ConversionTransactionHash,omitempty"`
-	L1ValidatorManagerDetails   *managerDetails `json:"l1ValidatorManagerDetails,omitempty"`
-	Blockchains                 []blockchain    `json:"blockchains"`
-}
-
-type listSubnetsResponse struct {
-	NextPageToken string   `json:"nextPageToken,omitempty"`
-	Subnets       []subnet `json:"subnets"`
-}
-
 func (q *req) subnet(s *devnet.Subnet) subnet {
 	owners := q.bech32("", s.Owner.Addresses)
 	out := subnet{CreateBlockTimestamp: s.CreateTime, CreateBlockIndex: strconv.FormatUint(s.CreateBlock, 10), SubnetID: s.ID.String(),
@@ -102,57 +61,6 @@ func (a *api) getSubnetByID(q *req) (any, *apireq.Error) {
 		return nil, apireq.NotFound("Subnet " + raw + " not found")
 	}
 	return q.subnet(s), nil
-}
-
-// pChainUTXO is PChainUtxo.
-type pChainUTXO struct {
-	Addresses               []string    `json:"addresses"`
-	Asset                   assetAmount `json:"asset"`
-	ConsumedOnChainID       string      `json:"consumedOnChainId"`
-	ConsumingTxHash         string      `json:"consumingTxHash,omitempty"`
-	CreatedOnChainID        string      `json:"createdOnChainId"`
-	UTXOID                  string      `json:"utxoId"`
-	UTXOBytes               string      `json:"utxoBytes"`
-	Amount                  string      `json:"amount"`
-	AssetID                 string      `json:"assetId"`
-	BlockNumber             string      `json:"blockNumber"`
-	BlockTimestamp          int64       `json:"blockTimestamp"`
-	ConsumingBlockNumber    string      `json:"consumingBlockNumber,omitempty"`
-	ConsumingBlockTimestamp int64       `json:"consumingBlockTimestamp,omitempty"`
-	PlatformLocktime        uint64      `json:"platformLocktime"`
-	OutputIndex             uint32      `json:"outputIndex"`
-	RewardType              string      `json:"rewardType,omitempty"`
-	StakeableLocktime       uint64      `json:"stakeableLocktime,omitempty"`
-	Staked                  bool        `json:"staked"`
-	Threshold               uint32      `json:"threshold"`
-	TxHash                  string      `json:"txHash"`
-	UTXOEndTimestamp        int64       `json:"utxoEndTimestamp,omitempty"`
-	UTXOStartTimestamp      int64       `json:"utxoStartTimestamp,omitempty"`
-	UTXOType                string      `json:"utxoType"`
-}
-
-// xUTXO is Utxo, the X- and C-chain form.
-type xUTXO struct {
-	Addresses            []string    `json:"addresses"`
-	Asset                assetAmount `json:"asset"`
-	ConsumedOnChainID    string      `json:"consumedOnChainId"`
-	ConsumingTxHash      string      `json:"consumingTxHash,omitempty"`
-	CreatedOnChainID     string      `json:"createdOnChainId"`
-	UTXOID               string      `json:"utxoId"`
-	UTXOBytes            string      `json:"utxoBytes"`
-	ConsumingTxTimestamp int64       `json:"consumingTxTimestamp,omitempty"`
-	CreationTxHash       string      `json:"creationTxHash"`
-	Locktime             uint64      `json:"locktime"`
-	OutputIndex          string      `json:"outputIndex"`
-	Threshold            uint32      `json:"threshold"`
-	Timestamp            int64       `json:"timestamp"`
-	UTXOType             string      `json:"utxoType"`
-}
-
-type listUTXOsResponse[T any] struct {
-	NextPageToken string    `json:"nextPageToken,omitempty"`
-	UTXOs         []T       `json:"utxos"`
-	ChainInfo     chainInfo `json:"chainInfo"`
 }
 
 // viewBytes returns u's bytes with the AVAX asset id as the network presents
@@ -303,35 +211,6 @@ func (a *api) getVertices(q *req) (any, *apireq.Error) {
 	return out, nil
 }
 
-type proposerDetails struct {
-	ProposerID           string `json:"proposerId"`
-	ProposerParentID     string `json:"proposerParentId"`
-	ProposerNodeID       string `json:"proposerNodeId"`
-	ProposerPChainHeight uint64 `json:"proposerPChainHeight"`
-	ProposerTimestamp    int64  `json:"proposerTimestamp"`
-}
-
-type primaryBlock struct {
-	BlockNumber             string           `json:"blockNumber"`
-	BlockHash               string           `json:"blockHash"`
-	ParentHash              string           `json:"parentHash"`
-	BlockTimestamp          int64            `json:"blockTimestamp"`
-	BlockType               string           `json:"blockType"`
-	TxCount                 int              `json:"txCount"`
-	Transactions            []string         `json:"transactions"`
-	BlockSizeBytes          int              `json:"blockSizeBytes"`
-	L1ValidatorsAccruedFees *uint64          `json:"l1ValidatorsAccruedFees,omitempty"`
-	ActiveL1Validators      *int             `json:"activeL1Validators,omitempty"`
-	CurrentSupply           string           `json:"currentSupply,omitempty"`
-	ProposerDetails         *proposerDetails `json:"proposerDetails,omitempty"`
-}
-
-type listBlocksResponse struct {
-	NextPageToken string         `json:"nextPageToken,omitempty"`
-	Blocks        []primaryBlock `json:"blocks"`
-	ChainInfo     chainInfo      `json:"chainInfo"`
-}
-
 func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(devnet.ChainP, devnet.ChainX, devnet.ChainC)
 	if herr != nil {
@@ -441,15 +320,6 @@ func (a *api) getBlockByID(q *req) (any, *apireq.Error) {
 		}
 	}
 	return nil, apireq.NotFound("Block " + apireq.Shorten(raw) + " not found on the " + chain.Alias())
-}
-
-type addressChains struct {
-	Address       string   `json:"address"`
-	BlockchainIDs []string `json:"blockchainIds"`
-}
-
-type listChainIDsResponse struct {
-	Addresses []addressChains `json:"addresses"`
 }
 
 func (a *api) listChainIDs(q *req) (any, *apireq.Error) {

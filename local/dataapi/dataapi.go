@@ -71,22 +71,6 @@ func (a *api) handle(op string, fn func(*req) (any, *apireq.Error)) catalog.Hand
 	})
 }
 
-// chainInfo is PrimaryNetworkChainInfo.
-type chainInfo struct {
-	ChainName string `json:"chainName"`
-	Network   string `json:"network"`
-}
-
-// assetAmount is AssetAmount, for AVAX.
-type assetAmount struct {
-	AssetID      string `json:"assetId"`
-	Name         string `json:"name"`
-	Symbol       string `json:"symbol"`
-	Denomination int    `json:"denomination"`
-	Type         string `json:"type"`
-	Amount       string `json:"amount"`
-}
-
 func (q *req) avaxAmount(amount uint64) assetAmount {
 	return assetAmount{AssetID: q.net.AVAX.String(), Name: devnet.AVAXName, Symbol: devnet.AVAXSymbol,
 		Denomination: devnet.AVAXDenomination, Type: "secp256k1", Amount: u64(amount)}

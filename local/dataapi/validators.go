@@ -12,18 +12,6 @@ import (
 	"github.com/avaedge/avaedge/local/devnet"
 )
 
-type blsCredentials struct {
-	PublicKey         string `json:"publicKey"`
-	ProofOfPossession string `json:"proofOfPossession"`
-}
-
-type rewards struct {
-	ValidationRewardAmount string   `json:"validationRewardAmount"`
-	DelegationRewardAmount string   `json:"delegationRewardAmount"`
-	RewardAddresses        []string `json:"rewardAddresses,omitempty"`
-	RewardTxHash           string   `json:"rewardTxHash,omitempty"`
-}
-
 type validatorBase struct {
 	TxHash         string          `json:"txHash"`
 	NodeID         string          `json:"nodeId"`
@@ -33,13 +21,6 @@ type validatorBase struct {
 	StartTimestamp int64           `json:"startTimestamp"`
 	EndTimestamp   int64           `json:"endTimestamp"`
 	BLSCredentials *blsCredentials `json:"blsCredentials,omitempty"`
-}
-
-type validatorHealth struct {
-	ReachabilityPercent          float64 `json:"reachabilityPercent"`
-	BenchedPChainRequestsPercent float64 `json:"benchedPChainRequestsPercent"`
-	BenchedXChainRequestsPercent float64 `json:"benchedXChainRequestsPercent"`
-	BenchedCChainRequestsPercent float64 `json:"benchedCChainRequestsPercent"`
 }
 
 type geolocation struct {
@@ -82,11 +63,6 @@ type removedValidator struct {
 	RemoveTxHash     string `json:"removeTxHash"`
 	RemoveTimestamp  int64  `json:"removeTimestamp"`
 	ValidationStatus string `json:"validationStatus"`
-}
-
-type listValidatorsResponse struct {
-	NextPageToken string `json:"nextPageToken,omitempty"`
-	Validators    []any  `json:"validators"`
 }
 
 // feePercent renders a fee in millionths as a percentage ("2", "2.5").
@@ -309,26 +285,6 @@ func (a *api) getSingleValidator(q *req) (any, *apireq.Error) {
 	return out, nil
 }
 
-type delegator struct {
-	TxHash               string   `json:"txHash"`
-	NodeID               string   `json:"nodeId"`
-	RewardAddresses      []string `json:"rewardAddresses"`
-	AmountDelegated      string   `json:"amountDelegated"`
-	DelegationFee        string   `json:"delegationFee"`
-	StartTimestamp       int64    `json:"startTimestamp"`
-	EndTimestamp         int64    `json:"endTimestamp"`
-	GrossReward          string   `json:"grossReward,omitempty"`
-	NetReward            string   `json:"netReward,omitempty"`
-	EstimatedGrossReward string   `json:"estimatedGrossReward,omitempty"`
-	EstimatedNetReward   string   `json:"estimatedNetReward,omitempty"`
-	DelegationStatus     string   `json:"delegationStatus"`
-}
-
-type listDelegatorsResponse struct {
-	NextPageToken string      `json:"nextPageToken,omitempty"`
-	Delegators    []delegator `json:"delegators"`
-}
-
 func (a *api) listDelegators(q *req) (any, *apireq.Error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
@@ -369,23 +325,6 @@ func (a *api) listDelegators(q *req) (any, *apireq.Error) {
 		out.Delegators = append(out.Delegators, item)
 	}
 	return out, nil
-}
-
-type pendingReward struct {
-	Addresses       []string    `json:"addresses"`
-	TxHash          string      `json:"txHash"`
-	AmountStaked    string      `json:"amountStaked"`
-	NodeID          string      `json:"nodeId"`
-	StartTimestamp  int64       `json:"startTimestamp"`
-	EndTimestamp    int64       `json:"endTimestamp"`
-	RewardType      string      `json:"rewardType"`
-	Progress        float64     `json:"progress"`
-	EstimatedReward assetAmount `json:"estimatedReward"`
-}
-
-type listPendingRewardsResponse struct {
-	NextPageToken  string          `json:"nextPageToken,omitempty"`
-	PendingRewards []pendingReward `json:"pendingRewards"`
 }
 
 func (a *api) listPendingRewards(q *req) (any, *apireq.Error) {

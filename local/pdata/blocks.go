@@ -7,18 +7,6 @@ import (
 	"github.com/avaedge/avaedge/local/pindex"
 )
 
-// primaryBlock is PrimaryNetworkBlock (and GetPrimaryNetworkBlockResponse).
-type primaryBlock struct {
-	BlockNumber    string   `json:"blockNumber"`
-	BlockHash      string   `json:"blockHash"`
-	ParentHash     string   `json:"parentHash"`
-	BlockTimestamp int64    `json:"blockTimestamp"`
-	BlockType      string   `json:"blockType"`
-	TxCount        int      `json:"txCount"`
-	Transactions   []string `json:"transactions"`
-	BlockSizeBytes int      `json:"blockSizeBytes"`
-}
-
 func blockItem(b *pindex.Block) primaryBlock {
 	txs := b.Txs
 	if txs == nil {
@@ -26,12 +14,6 @@ func blockItem(b *pindex.Block) primaryBlock {
 	}
 	return primaryBlock{BlockNumber: strconv.FormatUint(b.Height, 10), BlockHash: b.ID, ParentHash: b.Parent, BlockTimestamp: b.Time,
 		BlockType: b.Type, TxCount: len(txs), Transactions: txs, BlockSizeBytes: b.Size}
-}
-
-type listBlocksResponse struct {
-	NextPageToken string         `json:"nextPageToken,omitempty"`
-	Blocks        []primaryBlock `json:"blocks"`
-	ChainInfo     chainInfo      `json:"chainInfo"`
 }
 
 // timeRange reads startTimestamp and endTimestamp.

@@ -10,32 +10,6 @@ import (
 	"github.com/avaedge/avaedge/local/pindex"
 )
 
-// balanceOwner is BalanceOwner.
-type balanceOwner struct {
-	Addresses []string `json:"addresses"`
-	Threshold uint32   `json:"threshold"`
-}
-
-// l1Validator is L1ValidatorDetailsFull.
-type l1Validator struct {
-	ValidationID          string         `json:"validationId"`
-	ValidationIDHex       string         `json:"validationIdHex"`
-	NodeID                string         `json:"nodeId"`
-	SubnetID              string         `json:"subnetId"`
-	Weight                uint64         `json:"weight"`
-	RemainingBalance      uint64         `json:"remainingBalance"`
-	CreationTimestamp     int64          `json:"creationTimestamp"`
-	BLSCredentials        blsCredentials `json:"blsCredentials"`
-	RemainingBalanceOwner balanceOwner   `json:"remainingBalanceOwner"`
-	DeactivationOwner     balanceOwner   `json:"deactivationOwner"`
-}
-
-type listL1ValidatorsResponse struct {
-	NextPageToken string        `json:"nextPageToken,omitempty"`
-	Validators    []l1Validator `json:"validators"`
-	BlockHeight   string        `json:"blockHeight"`
-}
-
 // currentL1 is an L1 validator in platform.getCurrentValidators.
 type currentL1 struct {
 	ValidationID          string `json:"validationID"`

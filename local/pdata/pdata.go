@@ -103,12 +103,6 @@ func (q *req) bech32(chain string, addrs []avax.ShortID) []string {
 	return out
 }
 
-// chainInfo is PrimaryNetworkChainInfo.
-type chainInfo struct {
-	ChainName string `json:"chainName"`
-	Network   string `json:"network"`
-}
-
 // resolveChain reads the blockchainId path value: an alias or the followed
 // network's (or, as the catalogue allows, mainnet's and fuji's) chain ids.
 func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *apireq.Error) {

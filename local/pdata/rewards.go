@@ -9,24 +9,6 @@ import (
 	"github.com/avaedge/avaedge/local/avax"
 )
 
-// pendingReward is PendingReward.
-type pendingReward struct {
-	Addresses       []string    `json:"addresses"`
-	TxHash          string      `json:"txHash"`
-	AmountStaked    string      `json:"amountStaked"`
-	NodeID          string      `json:"nodeId"`
-	StartTimestamp  int64       `json:"startTimestamp"`
-	EndTimestamp    int64       `json:"endTimestamp"`
-	RewardType      string      `json:"rewardType"`
-	Progress        float64     `json:"progress"`
-	EstimatedReward assetAmount `json:"estimatedReward"`
-}
-
-type listPendingRewardsResponse struct {
-	NextPageToken  string          `json:"nextPageToken,omitempty"`
-	PendingRewards []pendingReward `json:"pendingRewards"`
-}
-
 // staker is a primary-network validator or delegator in
 // platform.getCurrentValidators, with the reward the node expects for it.
 type staker struct {

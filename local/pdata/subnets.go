@@ -10,47 +10,6 @@ import (
 	"github.com/avaedge/avaedge/local/pindex"
 )
 
-type ownership struct {
-	Locktime  uint64   `json:"locktime"`
-	Threshold uint32   `json:"threshold"`
-	Addresses []string `json:"addresses"`
-}
-
-type managerDetails struct {
-	BlockchainID    string `json:"blockchainId"`
-	ContractAddress string `json:"contractAddress"`
-}
-
-type blockchain struct {
-	CreateBlockTimestamp int64          `json:"createBlockTimestamp"`
-	CreateBlockNumber    string         `json:"createBlockNumber"`
-	BlockchainID         string         `json:"blockchainId"`
-	VMID                 string         `json:"vmId"`
-	SubnetID             string         `json:"subnetId"`
-	BlockchainName       string         `json:"blockchainName"`
-	EVMChainID           uint64         `json:"evmChainId,omitempty"`
-	GenesisData          map[string]any `json:"genesisData,omitempty"`
-}
-
-type subnet struct {
-	CreateBlockTimestamp        int64           `json:"createBlockTimestamp"`
-	CreateBlockIndex            string          `json:"createBlockIndex"`
-	SubnetID                    string          `json:"subnetId"`
-	OwnerAddresses              []string        `json:"ownerAddresses"`
-	Threshold                   uint32          `json:"threshold"`
-	Locktime                    uint64          `json:"locktime"`
-	SubnetOwnershipInfo         ownership       `json:"subnetOwnershipInfo"`
-	IsL1                        bool            `json:"isL1"`
-	L1ConversionTransactionHash string          `json:"l1ConversionTransactionHash,omitempty"`
-	L1ValidatorManagerDetails   *managerDetails `json:"l1ValidatorManagerDetails,omitempty"`
-	Blockchains                 []blockchain    `json:"blockchains"`
-}
-
-type listSubnetsResponse struct {
-	NextPageToken string   `json:"nextPageToken,omitempty"`
-	Subnets       []subnet `json:"subnets"`
-}
-
 func (q *req) subnet(s *pindex.Subnet) subnet {
 	owners := q.bech32("", s.Owner.Addresses)
 	out := subnet{CreateBlockTimestamp: s.Time, CreateBlockIndex: strconv.FormatUint(s.Height, 10), SubnetID: s.ID,
@@ -117,15 +76,6 @@ func (a *api) getSubnet(q *req) (any, *apireq.Error) {
 		return nil, apireq.NotFound("Subnet " + raw + " not found")
 	}
 	return q.subnet(s), nil
-}
-
-type addressChains struct {
-	Address       string   `json:"address"`
-	BlockchainIDs []string `json:"blockchainIds"`
-}
-
-type listChainIDsResponse struct {
-	Addresses []addressChains `json:"addresses"`
 }
 
 // enumChainID names chain c of network (mainnet, fuji, testnet) by the id

@@ -10,66 +10,6 @@ import (
 	"github.com/avaedge/avaedge/local/pindex"
 )
 
-// assetAmount is AssetAmount.
-type assetAmount struct {
-	AssetID      string `json:"assetId"`
-	Name         string `json:"name"`
-	Symbol       string `json:"symbol"`
-	Denomination int    `json:"denomination"`
-	Type         string `json:"type"`
-	Amount       string `json:"amount"`
-}
-
-// pChainUTXO is PChainUtxo.
-type pChainUTXO struct {
-	Addresses               []string    `json:"addresses"`
-	Asset                   assetAmount `json:"asset"`
-	ConsumedOnChainID       string      `json:"consumedOnChainId"`
-	ConsumingTxHash         string      `json:"consumingTxHash,omitempty"`
-	CreatedOnChainID        string      `json:"createdOnChainId"`
-	UTXOID                  string      `json:"utxoId"`
-	UTXOBytes               string      `json:"utxoBytes"`
-	Amount                  string      `json:"amount"`
-	AssetID                 string      `json:"assetId"`
-	BlockNumber             string      `json:"blockNumber"`
-	BlockTimestamp          int64       `json:"blockTimestamp"`
-	ConsumingBlockNumber    string      `json:"consumingBlockNumber,omitempty"`
-	ConsumingBlockTimestamp int64       `json:"consumingBlockTimestamp,omitempty"`
-	PlatformLocktime        uint64      `json:"platformLocktime"`
-	OutputIndex             uint32      `json:"outputIndex"`
-	StakeableLocktime       uint64      `json:"stakeableLocktime,omitempty"`
-	Staked                  bool        `json:"staked"`
-	Threshold               uint32      `json:"threshold"`
-	TxHash                  string      `json:"txHash"`
-	UTXOEndTimestamp        int64       `json:"utxoEndTimestamp,omitempty"`
-	UTXOStartTimestamp      int64       `json:"utxoStartTimestamp,omitempty"`
-	UTXOType                string      `json:"utxoType"`
-}
-
-// xUTXO is Utxo, the X- and C-Chain form.
-type xUTXO struct {
-	Addresses            []string    `json:"addresses"`
-	Asset                assetAmount `json:"asset"`
-	ConsumedOnChainID    string      `json:"consumedOnChainId"`
-	ConsumingTxHash      string      `json:"consumingTxHash,omitempty"`
-	CreatedOnChainID     string      `json:"createdOnChainId"`
-	UTXOID               string      `json:"utxoId"`
-	UTXOBytes            string      `json:"utxoBytes"`
-	ConsumingTxTimestamp int64       `json:"consumingTxTimestamp,omitempty"`
-	CreationTxHash       string      `json:"creationTxHash"`
-	Locktime             uint64      `json:"locktime"`
-	OutputIndex          string      `json:"outputIndex"`
-	Threshold            uint32      `json:"threshold"`
-	Timestamp            int64       `json:"timestamp"`
-	UTXOType             string      `json:"utxoType"`
-}
-
-type listUTXOsResponse[T any] struct {
-	NextPageToken string    `json:"nextPageToken,omitempty"`
-	UTXOs         []T       `json:"utxos"`
-	ChainInfo     chainInfo `json:"chainInfo"`
-}
-
 func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
 	if herr != nil {

@@ -12,18 +12,6 @@ import (
 	"github.com/avaedge/avaedge/local/pindex"
 )
 
-type blsCredentials struct {
-	PublicKey         string `json:"publicKey"`
-	ProofOfPossession string `json:"proofOfPossession"`
-}
-
-type rewards struct {
-	ValidationRewardAmount string   `json:"validationRewardAmount"`
-	DelegationRewardAmount string   `json:"delegationRewardAmount"`
-	RewardAddresses        []string `json:"rewardAddresses,omitempty"`
-	RewardTxHash           string   `json:"rewardTxHash,omitempty"`
-}
-
 type validatorBase struct {
 	TxHash         string          `json:"txHash"`
 	NodeID         string          `json:"nodeId"`
@@ -33,13 +21,6 @@ type validatorBase struct {
 	StartTimestamp int64           `json:"startTimestamp"`
 	EndTimestamp   int64           `json:"endTimestamp"`
 	BLSCredentials *blsCredentials `json:"blsCredentials,omitempty"`
-}
-
-type validatorHealth struct {
-	ReachabilityPercent          float64 `json:"reachabilityPercent"`
-	BenchedPChainRequestsPercent float64 `json:"benchedPChainRequestsPercent"`
-	BenchedXChainRequestsPercent float64 `json:"benchedXChainRequestsPercent"`
-	BenchedCChainRequestsPercent float64 `json:"benchedCChainRequestsPercent"`
 }
 
 // activeValidator is ActiveValidatorDetails. Geolocation is required but
@@ -73,11 +54,6 @@ type removedValidator struct {
 	RemoveTxHash     string `json:"removeTxHash"`
 	RemoveTimestamp  int64  `json:"removeTimestamp"`
 	ValidationStatus string `json:"validationStatus"`
-}
-
-type listValidatorsResponse struct {
-	NextPageToken string `json:"nextPageToken,omitempty"`
-	Validators    []any  `json:"validators"`
 }
 
 // current is one entry of platform.getCurrentValidators: a primary network
@@ -362,26 +338,6 @@ func (a *api) getValidator(q *req) (any, *apireq.Error) {
 		out.Validators = append(out.Validators, q.validatorItem(v, total))
 	}
 	return out, nil
-}
-
-type delegator struct {
-	TxHash               string   `json:"txHash"`
-	NodeID               string   `json:"nodeId"`
-	RewardAddresses      []string `json:"rewardAddresses"`
-	AmountDelegated      string   `json:"amountDelegated"`
-	DelegationFee        string   `json:"delegationFee"`
-	StartTimestamp       int64    `json:"startTimestamp"`
-	EndTimestamp         int64    `json:"endTimestamp"`
-	GrossReward          string   `json:"grossReward,omitempty"`
-	NetReward            string   `json:"netReward,omitempty"`
-	EstimatedGrossReward string   `json:"estimatedGrossReward,omitempty"`
-	EstimatedNetReward   string   `json:"estimatedNetReward,omitempty"`
-	DelegationStatus     string   `json:"delegationStatus"`
-}
-
-type listDelegatorsResponse struct {
-	NextPageToken string      `json:"nextPageToken,omitempty"`
-	Delegators    []delegator `json:"delegators"`
 }
 
 // listDelegators lists the indexed delegations. Rewards are the node's

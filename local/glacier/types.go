@@ -1,0 +1,239 @@
+// Package glacier holds the Data API's answer shapes (glacier.json's
+// schemas) that the local worlds share: local/dataapi answers them from the
+// devnet, local/pdata from a followed node's index. Optional fields are
+// left out rather than null, and 64-bit quantities are strings, as the real
+// service sends them.
+package glacier
+
+// XUTXO is Utxo, the X- and C-chain form.
+type XUTXO struct {
+	Addresses            []string    `json:"addresses"`
+	Asset                AssetAmount `json:"asset"`
+	ConsumedOnChainID    string      `json:"consumedOnChainId"`
+	ConsumingTxHash      string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID     string      `json:"createdOnChainId"`
+	UTXOID               string      `json:"utxoId"`
+	UTXOBytes            string      `json:"utxoBytes"`
+	ConsumingTxTimestamp int64       `json:"consumingTxTimestamp,omitempty"`
+	CreationTxHash       string      `json:"creationTxHash"`
+	Locktime             uint64      `json:"locktime"`
+	OutputIndex          string      `json:"outputIndex"`
+	Threshold            uint32      `json:"threshold"`
+	Timestamp            int64       `json:"timestamp"`
+	UTXOType             string      `json:"utxoType"`
+}
+
+// AssetAmount is AssetAmount, for AVAX.
+type AssetAmount struct {
+	AssetID      string `json:"assetId"`
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Denomination int    `json:"denomination"`
+	Type         string `json:"type"`
+	Amount       string `json:"amount"`
+}
+
+// ChainInfo is PrimaryNetworkChainInfo.
+type ChainInfo struct {
+	ChainName string `json:"chainName"`
+	Network   string `json:"network"`
+}
+
+type BlsCredentials struct {
+	PublicKey         string `json:"publicKey"`
+	ProofOfPossession string `json:"proofOfPossession"`
+}
+
+type PendingReward struct {
+	Addresses       []string    `json:"addresses"`
+	TxHash          string      `json:"txHash"`
+	AmountStaked    string      `json:"amountStaked"`
+	NodeID          string      `json:"nodeId"`
+	StartTimestamp  int64       `json:"startTimestamp"`
+	EndTimestamp    int64       `json:"endTimestamp"`
+	RewardType      string      `json:"rewardType"`
+	Progress        float64     `json:"progress"`
+	EstimatedReward AssetAmount `json:"estimatedReward"`
+}
+
+type ListPendingRewardsResponse struct {
+	NextPageToken  string          `json:"nextPageToken,omitempty"`
+	PendingRewards []PendingReward `json:"pendingRewards"`
+}
+
+type Ownership struct {
+	Locktime  uint64   `json:"locktime"`
+	Threshold uint32   `json:"threshold"`
+	Addresses []string `json:"addresses"`
+}
+
+type Subnet struct {
+	CreateBlockTimestamp        int64           `json:"createBlockTimestamp"`
+	CreateBlockIndex            string          `json:"createBlockIndex"`
+	SubnetID                    string          `json:"subnetId"`
+	OwnerAddresses              []string        `json:"ownerAddresses"`
+	Threshold                   uint32          `json:"threshold"`
+	Locktime                    uint64          `json:"locktime"`
+	SubnetOwnershipInfo         Ownership       `json:"subnetOwnershipInfo"`
+	IsL1                        bool            `json:"isL1"`
+	L1ConversionTransactionHash string          `json:"l1ConversionTransactionHash,omitempty"`
+	L1ValidatorManagerDetails   *ManagerDetails `json:"l1ValidatorManagerDetails,omitempty"`
+	Blockchains                 []Blockchain    `json:"blockchains"`
+}
+
+type Blockchain struct {
+	CreateBlockTimestamp int64          `json:"createBlockTimestamp"`
+	CreateBlockNumber    string         `json:"createBlockNumber"`
+	BlockchainID         string         `json:"blockchainId"`
+	VMID                 string         `json:"vmId"`
+	SubnetID             string         `json:"subnetId"`
+	BlockchainName       string         `json:"blockchainName"`
+	EVMChainID           uint64         `json:"evmChainId,omitempty"`
+	GenesisData          map[string]any `json:"genesisData,omitempty"`
+}
+
+type ManagerDetails struct {
+	BlockchainID    string `json:"blockchainId"`
+	ContractAddress string `json:"contractAddress"`
+}
+
+type ListSubnetsResponse struct {
+	NextPageToken string   `json:"nextPageToken,omitempty"`
+	Subnets       []Subnet `json:"subnets"`
+}
+
+type ListUTXOsResponse[T any] struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	UTXOs         []T       `json:"utxos"`
+	ChainInfo     ChainInfo `json:"chainInfo"`
+}
+
+// PChainUTXO is PChainUtxo.
+type PChainUTXO struct {
+	Addresses               []string    `json:"addresses"`
+	Asset                   AssetAmount `json:"asset"`
+	ConsumedOnChainID       string      `json:"consumedOnChainId"`
+	ConsumingTxHash         string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID        string      `json:"createdOnChainId"`
+	UTXOID                  string      `json:"utxoId"`
+	UTXOBytes               string      `json:"utxoBytes"`
+	Amount                  string      `json:"amount"`
+	AssetID                 string      `json:"assetId"`
+	BlockNumber             string      `json:"blockNumber"`
+	BlockTimestamp          int64       `json:"blockTimestamp"`
+	ConsumingBlockNumber    string      `json:"consumingBlockNumber,omitempty"`
+	ConsumingBlockTimestamp int64       `json:"consumingBlockTimestamp,omitempty"`
+	PlatformLocktime        uint64      `json:"platformLocktime"`
+	OutputIndex             uint32      `json:"outputIndex"`
+	RewardType              string      `json:"rewardType,omitempty"`
+	StakeableLocktime       uint64      `json:"stakeableLocktime,omitempty"`
+	Staked                  bool        `json:"staked"`
+	Threshold               uint32      `json:"threshold"`
+	TxHash                  string      `json:"txHash"`
+	UTXOEndTimestamp        int64       `json:"utxoEndTimestamp,omitempty"`
+	UTXOStartTimestamp      int64       `json:"utxoStartTimestamp,omitempty"`
+	UTXOType                string      `json:"utxoType"`
+}
+
+type ListValidatorsResponse struct {
+	NextPageToken string `json:"nextPageToken,omitempty"`
+	Validators    []any  `json:"validators"`
+}
+
+type Delegator struct {
+	TxHash               string   `json:"txHash"`
+	NodeID               string   `json:"nodeId"`
+	RewardAddresses      []string `json:"rewardAddresses"`
+	AmountDelegated      string   `json:"amountDelegated"`
+	DelegationFee        string   `json:"delegationFee"`
+	StartTimestamp       int64    `json:"startTimestamp"`
+	EndTimestamp         int64    `json:"endTimestamp"`
+	GrossReward          string   `json:"grossReward,omitempty"`
+	NetReward            string   `json:"netReward,omitempty"`
+	EstimatedGrossReward string   `json:"estimatedGrossReward,omitempty"`
+	EstimatedNetReward   string   `json:"estimatedNetReward,omitempty"`
+	DelegationStatus     string   `json:"delegationStatus"`
+}
+
+type ListDelegatorsResponse struct {
+	NextPageToken string      `json:"nextPageToken,omitempty"`
+	Delegators    []Delegator `json:"delegators"`
+}
+
+type Rewards struct {
+	ValidationRewardAmount string   `json:"validationRewardAmount"`
+	DelegationRewardAmount string   `json:"delegationRewardAmount"`
+	RewardAddresses        []string `json:"rewardAddresses,omitempty"`
+	RewardTxHash           string   `json:"rewardTxHash,omitempty"`
+}
+
+type ValidatorHealth struct {
+	ReachabilityPercent          float64 `json:"reachabilityPercent"`
+	BenchedPChainRequestsPercent float64 `json:"benchedPChainRequestsPercent"`
+	BenchedXChainRequestsPercent float64 `json:"benchedXChainRequestsPercent"`
+	BenchedCChainRequestsPercent float64 `json:"benchedCChainRequestsPercent"`
+}
+
+type AddressChains struct {
+	Address       string   `json:"address"`
+	BlockchainIDs []string `json:"blockchainIds"`
+}
+
+type ListChainIDsResponse struct {
+	Addresses []AddressChains `json:"addresses"`
+}
+
+type PrimaryBlock struct {
+	BlockNumber             string           `json:"blockNumber"`
+	BlockHash               string           `json:"blockHash"`
+	ParentHash              string           `json:"parentHash"`
+	BlockTimestamp          int64            `json:"blockTimestamp"`
+	BlockType               string           `json:"blockType"`
+	TxCount                 int              `json:"txCount"`
+	Transactions            []string         `json:"transactions"`
+	BlockSizeBytes          int              `json:"blockSizeBytes"`
+	L1ValidatorsAccruedFees *uint64          `json:"l1ValidatorsAccruedFees,omitempty"`
+	ActiveL1Validators      *int             `json:"activeL1Validators,omitempty"`
+	CurrentSupply           string           `json:"currentSupply,omitempty"`
+	ProposerDetails         *ProposerDetails `json:"proposerDetails,omitempty"`
+}
+
+type ProposerDetails struct {
+	ProposerID           string `json:"proposerId"`
+	ProposerParentID     string `json:"proposerParentId"`
+	ProposerNodeID       string `json:"proposerNodeId"`
+	ProposerPChainHeight uint64 `json:"proposerPChainHeight"`
+	ProposerTimestamp    int64  `json:"proposerTimestamp"`
+}
+
+type ListBlocksResponse struct {
+	NextPageToken string         `json:"nextPageToken,omitempty"`
+	Blocks        []PrimaryBlock `json:"blocks"`
+	ChainInfo     ChainInfo      `json:"chainInfo"`
+}
+
+// L1Validator is L1ValidatorDetailsFull.
+type L1Validator struct {
+	ValidationID          string         `json:"validationId"`
+	ValidationIDHex       string         `json:"validationIdHex"`
+	NodeID                string         `json:"nodeId"`
+	SubnetID              string         `json:"subnetId"`
+	Weight                uint64         `json:"weight"`
+	RemainingBalance      uint64         `json:"remainingBalance"`
+	CreationTimestamp     int64          `json:"creationTimestamp"`
+	BLSCredentials        BlsCredentials `json:"blsCredentials"`
+	RemainingBalanceOwner BalanceOwner   `json:"remainingBalanceOwner"`
+	DeactivationOwner     BalanceOwner   `json:"deactivationOwner"`
+}
+
+// BalanceOwner is BalanceOwner.
+type BalanceOwner struct {
+	Addresses []string `json:"addresses"`
+	Threshold uint32   `json:"threshold"`
+}
+
+type ListL1ValidatorsResponse struct {
+	NextPageToken string        `json:"nextPageToken,omitempty"`
+	Validators    []L1Validator `json:"validators"`
+	BlockHeight   string        `json:"blockHeight"`
+}

@@ -148,6 +148,15 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 		if err == nil {
 			err = ix.catchUp(ctx, c, from, blocks)
 		}
+		if err == nil && c == ChainP && cur.to >= tip {
+			// Caught up with new P-Chain blocks: their stakes, subnets and
+			// conversions change the current validators. (Not while
+			// catching up: a large network's validators are a heavy read.)
+			select {
+			case ix.refresh <- struct{}{}:
+			default: // a refresh is already asked for
+			}
+		}
 		if err != nil {
 			next.stop()
 			next = nil
@@ -304,12 +313,6 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 	ix.metrics.blocks.WithLabelValues(string(c)).Add(float64(len(blocks)))
 	ix.setHead(c, int64(to))
 	ix.metrics.lag.WithLabelValues(string(c)).Sub(float64(len(blocks)))
-	if c == ChainP {
-		select {
-		case ix.refresh <- struct{}{}:
-		default: // a refresh is already asked for
-		}
-	}
 	return nil
 }
 
@@ -350,8 +353,9 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 }
 
 // refreshValidators stores platform.getCurrentValidators for the primary
-// network and every indexed subnet, every ValidatorsInterval and after each
-// P-Chain batch is indexed (new subnets, L1 conversions, stakes).
+// network and every indexed subnet, every ValidatorsInterval and whenever
+// the index reaches the node's P-Chain tip with new blocks (new subnets, L1
+// conversions, stakes).
 func (ix *Index) refreshValidators(ctx context.Context) {
 	for ctx.Err() == nil {
 		if err := ix.RefreshValidators(ctx); err != nil && ctx.Err() == nil {

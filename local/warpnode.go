@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/avaedge/avaedge/local/acp118"
+	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/pindex"
-	"github.com/avaedge/avaedge/local/warp"
+	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // NodeWarpOptions configures NodeWarpSource.

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/avaedge/avaedge/local/acp118"
+	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/warp"
+	"github.com/avaedge/avaedge/local/source/acp118"
 )
 
 // errNoAddress means the followed node is not connected to a validator, so

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/acp118"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/acp118"
 )
 
 // TestConversionID computes the conversion id of a real ConvertSubnetToL1Tx

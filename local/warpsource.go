@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/devnet"
-	"github.com/avaedge/avaedge/local/warp"
+	"github.com/avaedge/avaedge/local/source/devnet"
 )
 
 // WarpSource adapts the devnet world to the signature aggregator: its

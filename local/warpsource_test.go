@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/devnet"
-	"github.com/avaedge/avaedge/local/warp"
+	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/local/source/devnet"
 )
 
 // TestWarpOverDevnet signs with the devnet's own validators and verifies the

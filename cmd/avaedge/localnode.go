@@ -11,10 +11,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaedge/avaedge/config"
-	"github.com/avaedge/avaedge/local/evmdata"
-	"github.com/avaedge/avaedge/local/evmindex"
-	"github.com/avaedge/avaedge/local/metricsapi"
-	"github.com/avaedge/avaedge/local/pindex"
+	"github.com/avaedge/avaedge/local/api/evmdata"
+	"github.com/avaedge/avaedge/local/api/metricsapi"
+	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // buildNodeIndex opens the index of the followed node's P- and X-Chain

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/avaedge/avaedge/local/evmindex"
-	"github.com/avaedge/avaedge/local/metricsapi"
+	"github.com/avaedge/avaedge/local/api/metricsapi"
+	"github.com/avaedge/avaedge/local/source/evmindex"
 )
 
 // metricsHooks feed indexed blocks to the metrics engine.

@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 
-	ours "github.com/avaedge/avaedge/local/acp118"
+	ours "github.com/avaedge/avaedge/local/source/acp118"
 )
 
 // creator is avalanchego's own message creator, compressing with zstd as a

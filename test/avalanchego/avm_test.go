@@ -30,7 +30,7 @@ import (
 	avajson "github.com/ava-labs/avalanchego/utils/json"
 
 	localavax "github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/devnet"
+	"github.com/avaedge/avaedge/local/source/devnet"
 )
 
 // avmParser is the X-Chain's block and transaction parser with its three

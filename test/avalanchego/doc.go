@@ -3,7 +3,7 @@
 // transaction parser, avax.UTXO). It is a separate module so that
 // avalanchego's dependencies never enter the main module; it imports only
 // main-module packages free of go-ethereum (jsonrpc, local/avax,
-// local/devnet, local/node), since avalanchego and go-ethereum cannot link
+// local/source/devnet, local/api/node), since avalanchego and go-ethereum cannot link
 // into one binary.
 //
 // Run it with:

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/devnet"
-	"github.com/avaedge/avaedge/local/node"
+	"github.com/avaedge/avaedge/local/api/node"
+	"github.com/avaedge/avaedge/local/source/devnet"
 )
 
 // The devnet is deterministic and immutable, so one world serves every test.

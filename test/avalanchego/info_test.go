@@ -12,7 +12,7 @@ import (
 	"github.com/ava-labs/avalanchego/upgrade"
 	"github.com/ava-labs/avalanchego/utils/constants"
 
-	"github.com/avaedge/avaedge/local/devnet"
+	"github.com/avaedge/avaedge/local/source/devnet"
 )
 
 func TestInfoClient(t *testing.T) {

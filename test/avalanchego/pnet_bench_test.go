@@ -17,7 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	walletcommon "github.com/ava-labs/avalanchego/wallet/subnet/primary/common"
 
-	"github.com/avaedge/avaedge/local/pindex"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 const (

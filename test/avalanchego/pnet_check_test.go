@@ -13,7 +13,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/units"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
-	"github.com/avaedge/avaedge/local/pindex"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // check compares the index's answers with what the test issued and with the

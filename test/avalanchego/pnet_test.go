@@ -30,8 +30,8 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/pdata"
-	"github.com/avaedge/avaedge/local/pindex"
+	"github.com/avaedge/avaedge/local/api/pdata"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // serveIndex serves pdata over ix on an httptest server, each route through

@@ -10,8 +10,8 @@ import (
 	avawarp "github.com/ava-labs/avalanchego/vms/platformvm/warp"
 
 	"github.com/avaedge/avaedge/local"
-	"github.com/avaedge/avaedge/local/devnet"
-	"github.com/avaedge/avaedge/local/warp"
+	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/local/source/devnet"
 )
 
 // TestWarpVerifiesWithAvalanchego checks the local aggregator's signed

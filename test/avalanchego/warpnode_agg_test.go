@@ -28,8 +28,8 @@ import (
 
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local"
-	"github.com/avaedge/avaedge/local/pindex"
-	"github.com/avaedge/avaedge/local/warp"
+	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // aggregate calls the aggregator route at url (GET, or POST with body) and

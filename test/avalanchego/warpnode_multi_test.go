@@ -29,8 +29,8 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaedge/avaedge/local"
-	"github.com/avaedge/avaedge/local/pindex"
-	"github.com/avaedge/avaedge/local/warp"
+	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // startPeer starts a second node of boot's network, bootstrapping from it,

@@ -1,0 +1,182 @@
+package evmdata
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+)
+
+// internalTxTypes are the trace frame types the Data API names; others are
+// UNKNOWN.
+var internalTxTypes = map[string]bool{"CALL": true, "CREATE": true, "CREATE2": true, "CREATE3": true, "CALLCODE": true, "DELEGATECALL": true, "STATICCALL": true}
+
+// transactionJSON builds GetTransactionResponse for tx. created is the
+// contract a creation transaction deployed, when known.
+func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex.TxDetail, created *common.Address) (*transactionResponse, error) {
+	b, err := s.ix.Block(ctx, c.ChainID, tx.BlockNumber)
+	if err != nil {
+		return nil, err
+	}
+	var keys []evmindex.NFTKey
+	addrs := make([]common.Address, 0, len(tx.Transfers))
+	for _, t := range tx.Transfers {
+		addrs = append(addrs, t.Contract)
+		if t.TokenID != nil {
+			keys = append(keys, evmindex.NFTKey{Contract: t.Contract, TokenID: t.TokenID.String()})
+		}
+	}
+	d, err := s.describe(ctx, c.ChainID, addrs, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := &transactionResponse{Erc20Transfers: []transfer{}, Erc721Transfers: []transfer{}, Erc1155Transfers: []transfer{}, InternalTransactions: []internalTransaction{}}
+	out.NetworkTokenDetails.NetworkToken = s.nativeToken(c)
+	for _, t := range tx.Transfers {
+		j := s.transferJSON(d, t)
+		// The *TransferDetails shapes carry no block fields.
+		j.BlockNumber, j.BlockTimestamp, j.BlockHash, j.TxHash = "", 0, "", ""
+		switch t.Kind {
+		case evmindex.ERC20:
+			out.Erc20Transfers = append(out.Erc20Transfers, j)
+		case evmindex.ERC721:
+			out.Erc721Transfers = append(out.Erc721Transfers, j)
+		case evmindex.ERC1155:
+			out.Erc1155Transfers = append(out.Erc1155Transfers, j)
+		}
+	}
+	for i, it := range tx.Internals {
+		typ := strings.ToUpper(it.Type)
+		if !internalTxTypes[typ] {
+			typ = "UNKNOWN"
+		}
+		if i == 0 && created == nil && (typ == "CREATE" || typ == "CREATE2") {
+			a := it.To
+			created = &a
+		}
+		out.InternalTransactions = append(out.InternalTransactions, internalTransaction{
+			From: rich(it.From), To: rich(it.To), InternalTxType: typ, Value: it.Value.String(), IsReverted: it.Reverted,
+			GasUsed: u64(it.GasUsed), GasLimit: u64(it.Gas),
+		})
+	}
+	m := method{CallType: "CONTRACT_CALL"}
+	var to common.Address
+	switch {
+	case tx.To == nil:
+		m.CallType = "CONTRACT_CREATION"
+		if created != nil {
+			to = *created
+		}
+		if len(tx.Input) >= 4 {
+			m.MethodHash = hexutil.Encode(tx.Input[:4])
+		}
+	case len(tx.Input) == 0:
+		m.CallType, to = "NATIVE_TRANSFER", *tx.To
+	default:
+		to = *tx.To
+		if len(tx.Input) >= 4 {
+			m.MethodHash = hexutil.Encode(tx.Input[:4])
+		}
+	}
+	status := "0"
+	if tx.Status == 1 {
+		status = "1"
+	}
+	n := nativeTransaction{
+		BlockNumber: u64(tx.BlockNumber), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(), ChainID: c.answerID(),
+		BlockIndex: tx.Index, TxHash: tx.Hash.Hex(), TxStatus: status, TxType: tx.Type, GasLimit: u64(tx.GasLimit),
+		GasUsed: u64(tx.GasUsed), GasPrice: tx.EffectiveGasPrice.String(), Nonce: strconv.FormatUint(tx.Nonce, 10),
+		From: rich(tx.From), To: rich(to), Method: m, Value: tx.Value.String(), Input: hexutil.Encode(tx.Input),
+		BaseFeePerGas: b.BaseFee.String(),
+	}
+	if tx.MaxFeePerGas != nil {
+		n.MaxFeePerGas = tx.MaxFeePerGas.String()
+	}
+	if tx.MaxPriorityFeePerGas != nil {
+		n.MaxPriorityFeePerGas = tx.MaxPriorityFeePerGas.String()
+	}
+	out.NativeTransaction = n
+	if len(tx.Teleporter) > 0 {
+		out.TeleporterMessageInfo = teleporterJSON(tx.Teleporter[0])
+	}
+	return out, nil
+}
+
+// teleporterJSON describes a transaction's first Teleporter event: the
+// message id in hex and the other end's blockchain id in cb58.
+func teleporterJSON(e evmindex.TeleporterEvent) *teleporterMessageInfo {
+	j := &teleporterMessageInfo{TeleporterMessageID: hexutil.Encode(e.MessageID[:]), Direction: e.Direction.String()}
+	other := avax.ID(e.OtherChain).String()
+	switch e.Direction {
+	case evmindex.TeleporterSource:
+		j.DestinationChainID = other
+	case evmindex.TeleporterDestination:
+		j.SourceChainID = other
+	}
+	return j
+}
+
+// getDeploymentTransaction answers GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment.
+func (s *server) getDeploymentTransaction(r *req) (any, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := address("address", r.PathValue("address"))
+	if err != nil {
+		return nil, err
+	}
+	ctx := r.Context()
+	dep, err := s.ix.Deployment(ctx, c.ChainID, addr)
+	if err == evmindex.ErrNotFound {
+		err = errNotFound("No deployment transaction found for " + addr.Hex())
+	}
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.ix.Transaction(ctx, c.ChainID, dep.TxHash)
+	if err != nil {
+		return nil, err
+	}
+	var created *common.Address
+	if tx.To == nil {
+		created = &addr
+	}
+	out, err := s.transactionJSON(ctx, c, tx, created)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// getTransaction answers GET /v1/chains/{chainId}/transactions/{txHash}.
+func (s *server) getTransaction(r *req) (any, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return nil, err
+	}
+	raw := r.PathValue("txHash")
+	if len(raw) != 66 || !strings.HasPrefix(raw, "0x") {
+		return nil, errBadRequest{"txHash must be a 32-byte hex string"}
+	}
+	if _, err := hexutil.Decode(raw); err != nil {
+		return nil, errBadRequest{"txHash must be a 32-byte hex string"}
+	}
+	ctx := r.Context()
+	tx, err := s.ix.Transaction(ctx, c.ChainID, common.HexToHash(raw))
+	if err == evmindex.ErrNotFound {
+		err = errNotFound("Transaction " + raw + " not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.transactionJSON(ctx, c, tx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

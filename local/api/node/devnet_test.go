@@ -1,0 +1,187 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	blst "github.com/supranational/blst/bindings/go"
+
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/devnet"
+)
+
+var (
+	devnetOnce  sync.Once
+	devnetWorld *devnet.World
+	devnetErr   error
+)
+
+func testDevnet(t *testing.T) *devnet.World { return benchDevnet(t) }
+
+// benchDevnet returns the default devnet, built once.
+func benchDevnet(t testing.TB) *devnet.World {
+	t.Helper()
+	devnetOnce.Do(func() { devnetWorld, devnetErr = devnet.New(devnet.Config{}) })
+	if devnetErr != nil {
+		t.Fatal(devnetErr)
+	}
+	return devnetWorld
+}
+
+func TestFromDevnet(t *testing.T) {
+	dw := testDevnet(t)
+	w, err := FromDevnet(dw, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Methods(w)
+
+	t.Run("identity", func(t *testing.T) {
+		if w.NetworkID != avax.LocalID {
+			t.Errorf("network %d", w.NetworkID)
+		}
+		bls, ok := dw.NodeBLS(w.Node.ID)
+		if !ok || string(bls.PublicKey) != string(w.Node.PublicKey) {
+			t.Fatalf("node %s is not a BLS-keyed devnet node", w.Node.ID)
+		}
+		pk := new(blst.P1Affine).Uncompress(w.Node.PublicKey)
+		sig := new(blst.P2Affine).Uncompress(w.Node.ProofOfPossession)
+		if pk == nil || sig == nil || !sig.Verify(true, pk, true, w.Node.PublicKey, devnet.DSTPoP) {
+			t.Error("the proof of possession does not verify")
+		}
+		if w.Node.Weights[avax.EmptyID] == 0 {
+			t.Error("the node is not a primary validator")
+		}
+		if len(w.Peers) == 0 {
+			t.Fatal("no peers")
+		}
+		for _, p := range w.Peers {
+			if p.NodeID == w.Node.ID {
+				t.Error("the node is its own peer")
+			}
+			if !dw.HasNode(p.NodeID) || len(p.Weights) == 0 {
+				t.Errorf("peer %s is not a current devnet validator", p.NodeID)
+			}
+			if p.IP == w.Node.IP {
+				t.Errorf("peer %s shares the node's address", p.NodeID)
+			}
+		}
+	})
+
+	t.Run("chains", func(t *testing.T) {
+		for alias, want := range map[string]avax.ID{"X": devnet.XChainID, "avm": devnet.XChainID, "C": devnet.CChainID, "P": avax.EmptyID} {
+			got, err := call(t, m, "info.getBlockchainID", `{"alias":"`+alias+`"}`)
+			if err != nil || got != `{"blockchainID":"`+want.String()+`"}` {
+				t.Errorf("%s: got %s, %v", alias, got, err)
+			}
+		}
+		for _, s := range dw.Subnets() {
+			for _, c := range s.Chains {
+				if _, err := call(t, m, "info.isBootstrapped", `{"chain":"`+c.ID.String()+`"}`); err != nil {
+					t.Errorf("subnet chain %s: %v", c.ID, err)
+				}
+			}
+		}
+	})
+
+	t.Run("blocks and txs", func(t *testing.T) {
+		blocks := dw.XBlocks()
+		got, _ := call(t, m, "avm.getHeight", "")
+		if want := fmt.Sprintf(`{"height":"%d"}`, len(blocks)-1); got != want {
+			t.Errorf("height: got %s; want %s", got, want)
+		}
+		for _, b := range blocks {
+			got, err := call(t, m, "avm.getBlock", `{"blockID":"`+b.ID.String()+`","encoding":"hexnc"}`)
+			if err != nil || !strings.Contains(got, avax.EncodeHexNC(b.Bytes)) {
+				t.Fatalf("block %s: %v", b.ID, err)
+			}
+		}
+		for _, tx := range dw.XTxs() {
+			got, err := call(t, m, "avm.getTx", `{"txID":"`+tx.ID.String()+`"}`)
+			if err != nil || !strings.Contains(got, avax.EncodeHex(tx.Bytes)) {
+				t.Fatalf("tx %s: %v", tx.ID, err)
+			}
+		}
+	})
+
+	t.Run("balances equal the UTXOs", func(t *testing.T) {
+		for _, a := range dw.Addresses() {
+			addr := avax.FormatAddress("X", "local", a)
+			p, err := getUTXOsPage(t, w, `{"addresses":["`+addr+`"]}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum uint64
+			for _, s := range p.UTXOs {
+				u, err := avax.ParseUTXO(must(avax.DecodeHex(s)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum += u.Out.Amount()
+			}
+			want := dw.Balance(devnet.XChainID, a, devnet.AVAXAssetID)
+			got, err := call(t, m, "avm.getBalance", `{"address":"`+addr+`","assetID":"AVAX"}`)
+			if err != nil || sum != want || !strings.Contains(got, fmt.Sprintf(`"balance":"%d"`, want)) {
+				t.Errorf("%s: UTXOs sum %d, getBalance %s, devnet %d", addr, sum, got, want)
+			}
+		}
+	})
+}
+
+func TestFromDevnetImpersonating(t *testing.T) {
+	dw := testDevnet(t)
+	for _, tc := range []struct {
+		network, name, hrp string
+		id                 uint32
+	}{
+		{"mainnet", "mainnet", "avax", 1},
+		{"fuji", "fuji", "fuji", 5},
+		{"testnet", "fuji", "fuji", 5},
+		{"local", "local", "local", 12345},
+	} {
+		t.Run(tc.network, func(t *testing.T) {
+			w, err := FromDevnet(dw, tc.network)
+			if err != nil {
+				t.Fatal(err)
+			}
+			net, _ := devnet.LookupNetwork(tc.network)
+			m := Methods(w)
+			if got, _ := call(t, m, "info.getNetworkName", ""); got != `{"networkName":"`+tc.name+`"}` {
+				t.Errorf("name: got %s", got)
+			}
+			if got, _ := call(t, m, "info.getNetworkID", ""); got != fmt.Sprintf(`{"networkID":"%d"}`, tc.id) {
+				t.Errorf("id: got %s", got)
+			}
+			got, err := call(t, m, "avm.getAssetDescription", `{"assetID":"AVAX"}`)
+			if err != nil || !strings.Contains(got, net.AVAX.String()) {
+				t.Errorf("AVAX: got %s, %v; want id %s", got, err, net.AVAX)
+			}
+			ewoq := avax.FormatAddress("X", tc.hrp, dw.Ewoq())
+			want := fmt.Sprintf(`"balance":"%d"`, dw.Balance(devnet.XChainID, dw.Ewoq(), devnet.AVAXAssetID))
+			for _, asset := range []string{"AVAX", net.AVAX.String(), devnet.AVAXAssetID.String()} {
+				got, err := call(t, m, "avm.getBalance", `{"address":"`+ewoq+`","assetID":"`+asset+`"}`)
+				if err != nil || !strings.Contains(got, want) {
+					t.Errorf("balance of %s in %s: got %s, %v; want %s", ewoq, asset, got, err, want)
+				}
+			}
+			p, err := getUTXOsPage(t, w, `{"addresses":["`+ewoq+`"],"limit":1}`)
+			if err != nil || p.EndIndex.Address != ewoq {
+				t.Errorf("getUTXOs: got %+v, %v", p, err)
+			}
+			up, _ := call(t, m, "info.upgrades", "")
+			var u map[string]any
+			if err := json.Unmarshal([]byte(up), &u); err != nil {
+				t.Fatal(err)
+			}
+			if tc.id == 1 && u["cortinaTime"] != "2023-04-25T15:00:00Z" {
+				t.Errorf("mainnet cortina: %v", u["cortinaTime"])
+			}
+		})
+	}
+	if _, err := FromDevnet(dw, "moonnet"); err == nil {
+		t.Error("an unknown network: got no error")
+	}
+}

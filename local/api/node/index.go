@@ -1,0 +1,162 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/pindex"
+)
+
+// Index is what IndexMethods reads: the index of a followed avalanchego
+// node (local/source/pindex); *pindex.Index is one.
+type Index interface {
+	Network() pindex.Network
+	Head(c pindex.Chain) (uint64, bool)
+	Recorded(method string) (json.RawMessage, bool)
+	XBlock(id string, height uint64) ([]byte, json.RawMessage, bool)
+	XTx(id string) ([]byte, json.RawMessage, bool)
+	XUTXOs(ctx context.Context, source pindex.Chain, addr avax.ShortID) ([]*pindex.UTXO, error)
+	Asset(ctx context.Context, id string) (pindex.Asset, bool, error)
+	BlockchainIDs(ctx context.Context) ([]string, error)
+}
+
+var _ Index = (*pindex.Index)(nil)
+
+// offline are the methods whose answers only the running node knows: its
+// peers and its uptime as they see it now.
+var offline = []string{"info.peers", "info.uptime"}
+
+// IndexMethods returns the info.* and avm.* methods over the index of a
+// followed node: what a client gets while that node does not answer. The
+// X-Chain's blocks, transactions, UTXOs (atomic ones by source chain),
+// balances and assets come from the index, in the node's own bytes and JSON;
+// the methods that describe the node itself (its id, IP, version, VMs,
+// upgrades, fees, network name) answer what the node last answered; peers
+// and uptime answer an error, since only the running node knows them. The
+// devnet never answers for a followed network.
+func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, error) {
+	n := ix.Network()
+	w := &World{
+		NetworkID: n.ID,
+		Chains: []Chain{
+			{ID: avax.EmptyID, Aliases: []string{"P", "platform"}},
+			{ID: n.XChainID, Aliases: []string{"X", "avm"}},
+			{ID: n.CChainID, Aliases: []string{"C", "evm"}},
+		},
+		Assets: []Asset{{ID: n.AVAX, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
+		AssetLookup: func(id avax.ID) (*Asset, bool) {
+			a, ok, err := ix.Asset(context.Background(), id.String())
+			if err != nil || !ok {
+				return nil, false
+			}
+			return &Asset{ID: id, Name: a.Name, Symbol: a.Symbol, Denomination: uint8(a.Denomination)}, true
+		},
+		Blocks: indexBlocks{ix},
+		Txs:    indexTxs{ix},
+		UTXOs:  indexUTXOs{ix: ix, net: n},
+	}
+	chains, err := ix.BlockchainIDs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("node: blockchains of the index: %w", err)
+	}
+	for _, s := range chains {
+		if id, err := avax.ParseID(s); err == nil {
+			w.Chains = append(w.Chains, Chain{ID: id})
+		}
+	}
+	methods := Methods(w)
+	for name := range recordedInfo {
+		methods[name] = recorded(ix, name)
+	}
+	for _, name := range offline {
+		methods[name] = func(context.Context, json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("the followed node does not answer: %s is not known without it", name)
+		}
+	}
+	return methods, nil
+}
+
+// recordedInfo are the methods answered with the node's recorded answer.
+var recordedInfo = map[string]bool{
+	"info.acps": true, "info.getNodeID": true, "info.getNodeIP": true, "info.getNodeVersion": true,
+	"info.getTxFee": true, "info.getVMs": true, "info.upgrades": true, "info.getNetworkName": true,
+	"avm.getTxFee": true,
+}
+
+func recorded(ix Index, name string) jsonrpc.Method {
+	return func(context.Context, json.RawMessage) (any, error) {
+		r, ok := ix.Recorded(name)
+		if !ok {
+			return nil, fmt.Errorf("the followed node does not answer, and avaedge has no answer of it to %s yet", name)
+		}
+		return r, nil
+	}
+}
+
+type indexBlocks struct{ ix Index }
+
+func (b indexBlocks) Block(id avax.ID) ([]byte, bool) {
+	bs, _, ok := b.ix.XBlock(id.String(), 0)
+	return bs, ok
+}
+
+func (b indexBlocks) BlockAt(height uint64) ([]byte, bool) {
+	bs, _, ok := b.ix.XBlock("", height)
+	return bs, ok
+}
+
+func (b indexBlocks) Height() (uint64, bool) { return b.ix.Head(pindex.ChainX) }
+
+// BlockJSON is the node's own JSON of the block.
+func (b indexBlocks) BlockJSON(id avax.ID) (json.RawMessage, bool) {
+	_, js, ok := b.ix.XBlock(id.String(), 0)
+	return js, ok
+}
+
+type indexTxs struct{ ix Index }
+
+func (t indexTxs) Tx(id avax.ID) ([]byte, bool) {
+	bs, _, ok := t.ix.XTx(id.String())
+	return bs, ok
+}
+
+// TxJSON is the node's own JSON of the transaction.
+func (t indexTxs) TxJSON(id avax.ID) (json.RawMessage, bool) {
+	_, js, ok := t.ix.XTx(id.String())
+	return js, ok
+}
+
+type indexUTXOs struct {
+	ix  Index
+	net pindex.Network
+}
+
+func (u indexUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
+	var chain pindex.Chain
+	switch source {
+	case u.net.XChainID:
+		chain = pindex.ChainX
+	case avax.EmptyID:
+		chain = pindex.ChainP
+	case u.net.CChainID:
+		chain = pindex.ChainC
+	default:
+		return nil
+	}
+	us, err := u.ix.XUTXOs(context.Background(), chain, addr)
+	if err != nil {
+		return nil
+	}
+	out := make([]*avax.UTXO, 0, len(us))
+	for _, x := range us {
+		// Outputs other than secp256k1 transfers (an asset's mint or NFT
+		// outputs) are not parsed here and are left out.
+		if p, err := avax.ParseUTXO(x.Bytes); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}

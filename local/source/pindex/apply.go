@@ -1,0 +1,319 @@
+package pindex
+
+import (
+	"database/sql"
+	"encoding/binary"
+
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// Chain names a chain of the primary network by its alias.
+type Chain string
+
+// The chains the index follows (P, X) or holds atomic UTXOs of (C).
+const (
+	ChainP Chain = "P"
+	ChainX Chain = "X"
+	ChainC Chain = "C"
+)
+
+// fetched is one block as the node returned it: the JSON encoding and the
+// bytes (for the size and, on the P-Chain, the block type).
+type fetched struct {
+	height uint64
+	json   json.RawMessage
+	bytes  []byte
+	// txBytes are an X-Chain block's transactions' signed bytes, by id.
+	txBytes map[string][]byte
+	// genesis are the X-Chain's genesis transactions (the AVAX
+	// CreateAssetTx whose initial states are the genesis allocations), with
+	// the block at height 0, which does not list them.
+	genesis []json.RawMessage
+}
+
+// pBlockTypes are the PlatformVM block codec's type ids (block/codec.go:
+// Apricot blocks first, then the tx types, then Banff blocks at 29).
+var pBlockTypes = map[uint32]string{
+	0: "ApricotProposalBlock", 1: "ApricotAbortBlock", 2: "ApricotCommitBlock", 3: "ApricotStandardBlock",
+	4: "ApricotAtomicBlock", 29: "BanffProposalBlock", 30: "BanffAbortBlock", 31: "BanffCommitBlock", 32: "BanffStandardBlock",
+}
+
+// Stake kinds of the stakes table.
+const (
+	stakeValidator       = "validator"        // primary network, AddValidatorTx or AddPermissionlessValidatorTx
+	stakeDelegator       = "delegator"        // primary network delegation
+	stakeSubnetValidator = "subnet_validator" // AddSubnetValidatorTx (or a permissionless one on a subnet)
+	stakeL1Validator     = "l1_validator"     // ConvertSubnetToL1Tx or RegisterL1ValidatorTx
+)
+
+// writer applies blocks within one store transaction. It is used by one
+// follower at a time.
+type writer struct {
+	tx  *sql.Tx
+	net *Network
+	// height and time of the block being applied.
+	chain  Chain
+	height uint64
+	time   int64
+}
+
+func (w *writer) exec(q string, args ...any) error {
+	_, err := w.tx.Exec(q, args...)
+	return err
+}
+
+// apply stores one block and everything its transactions make.
+func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, error) {
+	var b blockJSON
+	if err := json.Unmarshal(f.json, &b); err != nil {
+		return nil, fmt.Errorf("pindex: %s block %d: %w", chain, f.height, err)
+	}
+	if b.Height != f.height {
+		return nil, fmt.Errorf("pindex: %s block at height %d says height %d", chain, f.height, b.Height)
+	}
+	typ := "StandardBlock"
+	if chain == ChainP {
+		typ = "UNKNOWN"
+		if len(f.bytes) >= 6 {
+			if name, ok := pBlockTypes[binary.BigEndian.Uint32(f.bytes[2:6])]; ok {
+				typ = name
+			}
+		}
+	}
+	w.chain, w.height, w.time = chain, b.Height, prevTime
+	if b.Time != nil {
+		w.time = int64(*b.Time)
+	}
+	raws := b.Txs
+	if len(b.Tx) > 0 && string(b.Tx) != "null" {
+		raws = append(append([]json.RawMessage(nil), raws...), b.Tx)
+	}
+	for i, raw := range f.genesis {
+		if _, err := w.applyTx(raw, i-len(f.genesis), f.txBytes); err != nil {
+			return nil, fmt.Errorf("pindex: %s genesis tx %d: %w", chain, i, err)
+		}
+	}
+	ids := make([]string, 0, len(raws))
+	for i, raw := range raws {
+		id, err := w.applyTx(raw, i, f.txBytes)
+		if err != nil {
+			return nil, fmt.Errorf("pindex: %s block %d tx %d: %w", chain, b.Height, i, err)
+		}
+		ids = append(ids, id)
+	}
+	txs, _ := json.Marshal(ids)
+	var raw, js any // kept for the node methods (X-Chain only)
+	if chain == ChainX {
+		raw, js = f.bytes, string(f.json)
+	}
+	if err := w.exec(`INSERT INTO blocks (chain, height, id, parent, time, type, size, txs, bytes, json) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		string(chain), b.Height, b.ID, b.ParentID, w.time, typ, len(f.bytes), string(txs), raw, js); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// applyTx stores one transaction and returns its id.
+func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte) (string, error) {
+	var t txJSON
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return "", err
+	}
+	txID, err := parseID(t.ID)
+	if err != nil {
+		return "", err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(t.Unsigned, &keys); err != nil {
+		return "", err
+	}
+	var u unsignedJSON
+	if err := json.Unmarshal(t.Unsigned, &u); err != nil {
+		return "", err
+	}
+	typ := classifyX(keys)
+	if w.chain == ChainP {
+		typ = classifyP(keys)
+	}
+	var signed any
+	if b, ok := txBytes[t.ID]; ok {
+		signed = b
+	}
+	if err := w.exec(`INSERT INTO txs (id, chain, height, idx, type, time, body, bytes) VALUES (?,?,?,?,?,?,?,?)`,
+		t.ID, string(w.chain), w.height, idx, typ, w.time, string(raw), signed); err != nil {
+		return "", err
+	}
+	for _, in := range append(append([]transferableInJSON(nil), u.Inputs...), u.ImportedInputs...) {
+		if err := w.spend(in.TxID, in.OutputIndex, t.ID); err != nil {
+			return "", err
+		}
+	}
+	for _, op := range u.Operations {
+		for _, in := range op.InputIDs {
+			if err := w.spend(in.TxID, in.OutputIndex, t.ID); err != nil {
+				return "", err
+			}
+		}
+	}
+	next := uint32(0)
+	for _, o := range u.Outputs {
+		if err := w.output(txID, next, o.AssetID, &o.Output, w.chain, nil); err != nil {
+			return "", err
+		}
+		next++
+	}
+	switch typ {
+	case TxExport:
+		dest, err := w.net.alias(u.DestinationChain)
+		if err != nil {
+			return "", err
+		}
+		for _, o := range u.ExportedOutputs {
+			if err := w.output(txID, next, o.AssetID, &o.Output, dest, nil); err != nil {
+				return "", err
+			}
+			next++
+		}
+	case TxCreateAsset:
+		if err := w.exec(`INSERT INTO assets (id, chain, name, symbol, denomination, height) VALUES (?,?,?,?,?,?)`,
+			t.ID, string(w.chain), u.Name, u.Symbol, int(deref(u.Denomination)), w.height); err != nil {
+			return "", err
+		}
+		for _, st := range u.InitialStates {
+			for i := range st.Outputs {
+				if err := w.output(txID, next, t.ID, &st.Outputs[i], w.chain, nil); err != nil {
+					return "", err
+				}
+				next++
+			}
+		}
+	case TxOperation:
+		for _, op := range u.Operations {
+			for _, o := range []*outputJSON{op.Operation.MintOutput, op.Operation.TransferOutput} {
+				if o != nil {
+					if err := w.output(txID, next, op.AssetID, o, w.chain, nil); err != nil {
+						return "", err
+					}
+					next++
+				}
+			}
+		}
+	}
+	if w.chain == ChainP {
+		if err := w.applyP(typ, t.ID, txID, &u, next); err != nil {
+			return "", err
+		}
+	}
+	return t.ID, nil
+}
+
+// stakeWindow marks stake outputs with their staking period.
+type stakeWindow struct{ start, end int64 }
+
+// output stores one output as a UTXO of chain (the chain whose UTXO set, or
+// shared memory, holds it). Outputs other than secp256k1fx transfer outputs
+// (mint and NFT outputs) count for the output indexes but are not UTXOs the
+// Data API lists.
+func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJSON, chain Chain, stake *stakeWindow) error {
+	inner, lock := o, uint64(0)
+	if o.Output != nil {
+		inner, lock = o.Output, o.Locktime
+	}
+	if inner.Amount == nil || inner.GroupID != nil {
+		return nil
+	}
+	asset, err := parseID(assetStr)
+	if err != nil {
+		return err
+	}
+	addrs, err := parseAddrs(inner.Addresses)
+	if err != nil {
+		return err
+	}
+	tout := avax.TransferOutput{Amt: *inner.Amount, OutputOwners: avax.OutputOwners{Locktime: inner.Locktime, Threshold: inner.Threshold, Addrs: addrs}}
+	u := avax.UTXO{TxID: txID, OutputIndex: index, AssetID: asset, Out: &tout}
+	if o.Output != nil {
+		u.Out = &avax.StakeableLockOut{Locktime: lock, Out: tout}
+	}
+	id := u.ID().String()
+	var start, end int64
+	if stake != nil {
+		start, end = stake.start, stake.end
+	}
+	if err := w.exec(`INSERT INTO utxos (id, chain, created_on, height, time, tx, output_index, asset, amount, locktime, threshold, addresses,
+		stake_locktime, staked, stake_start, stake_end, bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		id, string(chain), string(w.chain), w.height, w.time, txID.String(), index, assetStr, strconv.FormatUint(*inner.Amount, 10),
+		inner.Locktime, inner.Threshold, joinAddrs(addrs), lock, stake != nil, start, end, u.Bytes()); err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if err := w.exec(`INSERT OR IGNORE INTO utxo_addrs (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
+			a.String(), string(chain), id, string(w.chain), w.height); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) spend(txStr string, index uint32, by string) error {
+	txID, err := parseID(txStr)
+	if err != nil {
+		return err
+	}
+	return w.exec(`INSERT OR REPLACE INTO spends (utxo, tx, chain, height, time) VALUES (?,?,?,?,?)`,
+		txID.Prefix(uint64(index)).String(), by, string(w.chain), w.height, w.time)
+}
+
+func joinAddrs(addrs []avax.ShortID) string {
+	s := make([]string, len(addrs))
+	for i, a := range addrs {
+		s[i] = a.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func deref[T any](p *T) T {
+	var z T
+	if p == nil {
+		return z
+	}
+	return *p
+}
+
+// ownerRow reads an owner's addresses into the stored form.
+func ownerRow(o *ownerJSON) (string, error) {
+	if o == nil {
+		return "", nil
+	}
+	addrs, err := parseAddrs(o.Addresses)
+	if err != nil {
+		return "", err
+	}
+	return joinAddrs(addrs), nil
+}
+
+// pchainOwnerRow reads a PChainOwner (no locktime).
+func pchainOwnerRow(o pchainOwnerJSON) (string, error) {
+	return ownerRow(&ownerJSON{Addresses: o.Addresses, Threshold: o.Threshold})
+}
+
+// l1Message reads the P-Chain L1 message in a signed Warp message (0x hex).
+func l1Message(s string) (warp.L1Message, error) {
+	b, err := hexBytes(s)
+	if err != nil {
+		return nil, err
+	}
+	m, err := warp.ParseMessage(b)
+	if err != nil {
+		return nil, fmt.Errorf("warp message: %w", err)
+	}
+	return warp.L1MessageOf(&m.UnsignedMessage)
+}
+
+func hexID(b [32]byte) string { return avax.ID(b).String() }

@@ -371,3 +371,22 @@ type ListTxsResponse[T any] struct {
 	Transactions  []T       `json:"transactions"`
 	ChainInfo     ChainInfo `json:"chainInfo"`
 }
+
+// Vertex is XChainVertex, a vertex of the X-Chain before its linearization.
+type Vertex struct {
+	VertexHash      string   `json:"vertexHash"`
+	ParentHashes    []string `json:"parentHashes"`
+	VertexHeight    uint64   `json:"vertexHeight"`
+	VertexIndex     int      `json:"vertexIndex"`
+	VertexTimestamp int64    `json:"vertexTimestamp"`
+	TxCount         int      `json:"txCount"`
+	Transactions    []string `json:"transactions"`
+	VertexSizeBytes int      `json:"vertexSizeBytes"`
+}
+
+// ListVerticesResponse is ListXChainVerticesResponse.
+type ListVerticesResponse struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	Vertices      []Vertex  `json:"vertices"`
+	ChainInfo     ChainInfo `json:"chainInfo"`
+}

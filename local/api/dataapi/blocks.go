@@ -132,3 +132,15 @@ func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
 	}
 	return out, nil
 }
+
+// listVertices is getVertexByHeight over an X-Chain linear from its
+// genesis (Options.LinearX): no height has a vertex.
+func (a *api) listVertices(q *req) (any, *apireq.Error) {
+	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+		return nil, herr
+	}
+	if _, _, herr := apireq.Paginate(q.Req, []struct{}{}, q.PageSize(10), q.Scope("X")); herr != nil {
+		return nil, herr
+	}
+	return glacier.ListVerticesResponse{Vertices: []glacier.Vertex{}, ChainInfo: glacier.ChainInfo{ChainName: "x-chain", Network: q.Network}}, nil
+}

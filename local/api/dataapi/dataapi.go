@@ -122,6 +122,11 @@ type Options struct {
 	Nodes Nodes
 	// Proposers describes blocks beyond the index. Nil means unknown.
 	Proposers Proposers
+	// LinearX says the X-Chain was linear from its genesis, as the devnet's
+	// is (and a local network avalanchego v1.14 starts): getVertexByHeight
+	// answers that no height has a vertex. False means the vertices are not
+	// known: the route has no local implementation.
+	LinearX bool
 	// Now is the clock of page tokens. Nil means time.Now. Stake statuses
 	// follow the source's clock.
 	Now func() time.Time
@@ -158,6 +163,9 @@ func Handlers(opts Options) map[string]catalog.Handler {
 	}
 	if opts.Proposers != nil {
 		hs["listPrimaryNetworkBlocksByNodeId"] = a.handle("listPrimaryNetworkBlocksByNodeId", a.listBlocksByNode)
+	}
+	if opts.LinearX {
+		hs["getVertexByHeight"] = a.handle("getVertexByHeight", a.listVertices)
 	}
 	return hs
 }

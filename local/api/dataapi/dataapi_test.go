@@ -80,7 +80,7 @@ func newDevnet(t testing.TB) *devnet.World {
 }
 
 func devnetWorld(t testing.TB, dw *devnet.World) *world {
-	hs := Handlers(Options{Source: dw.Index(), AnyNetwork: true, Nodes: dw, Proposers: dw, Now: func() time.Time { return clock }})
+	hs := Handlers(Options{Source: dw.Index(), AnyNetwork: true, Nodes: dw, Proposers: dw, LinearX: true, Now: func() time.Time { return clock }})
 	// The handlers take validated values: mount them through the catalogue,
 	// as the local world does without the edge.
 	return &world{name: "devnet", dev: dw, src: dw.Index(), mux: catalog.NewMux(catalog.Catalogue(), hs), devnet: true}
@@ -307,7 +307,9 @@ func cases(t testing.TB, w *world, network string) []testCase {
 	if w.devnet {
 		cs = append(cs,
 			testCase{"blocks of node P", base + "/blockchains/p-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", "blocks"},
-			testCase{"blocks of node X", base + "/blockchains/x-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", "blocks"})
+			testCase{"blocks of node X", base + "/blockchains/x-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", "blocks"},
+			// The devnet's X-Chain has no vertices: an empty list.
+			testCase{"vertices", base + "/blockchains/x-chain/vertices:listByHeight?vertexHeight=0", "ListXChainVerticesResponse", ""})
 	}
 	return cs
 }
@@ -347,13 +349,16 @@ func TestRoutes(t *testing.T) {
 				t.Errorf("%s: no handler for %s", w.name, name)
 			}
 		}
-		if _, ok := hs["listPrimaryNetworkBlocksByNodeId"]; ok {
-			t.Errorf("%s: listPrimaryNetworkBlocksByNodeId without Proposers", w.name)
+		for _, name := range []string{"listPrimaryNetworkBlocksByNodeId", "getVertexByHeight"} {
+			if _, ok := hs[name]; ok {
+				t.Errorf("%s: %s without Proposers or LinearX", w.name, name)
+			}
 		}
 	}
 	dw := worlds(t)[0].dev
-	if hs := Handlers(Options{Source: dw.Index(), Proposers: dw}); hs["listPrimaryNetworkBlocksByNodeId"] == nil {
-		t.Error("no listPrimaryNetworkBlocksByNodeId with Proposers")
+	hs := Handlers(Options{Source: dw.Index(), Proposers: dw, LinearX: true})
+	if hs["listPrimaryNetworkBlocksByNodeId"] == nil || hs["getVertexByHeight"] == nil {
+		t.Error("no listPrimaryNetworkBlocksByNodeId with Proposers or getVertexByHeight with LinearX")
 	}
 }
 

@@ -266,8 +266,13 @@ func TestFilters(t *testing.T) {
 			if len(capped) == 0 {
 				t.Fatal("no validator with capacity")
 			}
-			if got := count(base+"/validators?pageSize=100&maxTimeRemaining=0&validationStatus=active", "validators"); got != 0 {
-				t.Fatalf("%d active validators with no time remaining", got)
+			// (An L1's validators have no end: no time remains.)
+			if got := count(base+"/validators?pageSize=100&maxTimeRemaining=0&validationStatus=active&subnetId=11111111111111111111111111111111LpoYY", "validators"); got != 0 {
+				t.Fatalf("%d active primary validators with no time remaining", got)
+			}
+			l1 := w.l1(t).ID.String()
+			if got := count(base+"/validators?pageSize=100&validationStatus=active&subnetId="+l1, "validators"); got != 2 {
+				t.Fatalf("%d active validators of the L1; want 2 (the third was disabled)", got)
 			}
 			if got := count(base+"/validators?pageSize=100&minUptimePerformance=100", "validators"); got != 0 {
 				t.Fatalf("%d validators at 100%% uptime", got)

@@ -119,8 +119,7 @@ func stakeStatus(s *pindex.Stake, now int64) string {
 }
 
 // validations joins the indexed stakes with the network's current
-// validators: the primary network's and legacy subnets' (an L1's are
-// listL1Validators').
+// validators: the primary network's, legacy subnets' and L1s'.
 func (a *api) validations(q *req) ([]*validation, []*pindex.Stake, *apireq.Error) {
 	stakes, err := a.src.Stakes(q.ctx)
 	if err != nil {
@@ -141,11 +140,8 @@ func (a *api) validations(q *req) ([]*validation, []*pindex.Stake, *apireq.Error
 		}
 		for i := range cur {
 			c := &cur[i]
-			if c.TxID == "" { // an L1 validator: listL1Validators lists them
-				continue
-			}
-			active[c.TxID] = c
-			if !slices.ContainsFunc(stakes, func(s *pindex.Stake) bool { return s.TxID == c.TxID }) {
+			active[cmp.Or(c.ValidationID, c.TxID)] = c
+			if c.TxID != "" && !slices.ContainsFunc(stakes, func(s *pindex.Stake) bool { return s.TxID == c.TxID }) {
 				// A staker of the genesis, which no block lists.
 				out = append(out, &validation{cur: c, status: "active", subnet: subnet, node: c.NodeID, txHash: c.TxID,
 					weight: num(c.Weight), start: int64(num(c.StartTime)), end: int64(num(c.EndTime))})
@@ -154,12 +150,12 @@ func (a *api) validations(q *req) ([]*validation, []*pindex.Stake, *apireq.Error
 	}
 	now := a.src.Now().Unix()
 	for _, s := range stakes {
-		if s.Kind == "delegator" || s.Kind == "l1_validator" {
+		if s.Kind == "delegator" {
 			continue
 		}
 		v := &validation{stake: s, subnet: s.SubnetID, node: s.NodeID.String(), txHash: s.TxID, weight: s.Weight, start: s.Start, end: s.End}
 		v.status = stakeStatus(s, now)
-		if c := active[s.TxID]; c != nil && s.EndKind == "" {
+		if c := active[cmp.Or(s.ValidationID, s.TxID)]; c != nil && s.EndKind == "" {
 			v.status, v.cur, v.weight = "active", c, num(c.Weight)
 		}
 		out = append(out, v)

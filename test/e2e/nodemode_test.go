@@ -401,20 +401,6 @@ func decode(t *testing.T, r sdkResult, v any) {
 	}
 }
 
-// TestDevnetTxRoutes: over the devnet, which has no P- or X-Chain
-// transaction history, the transaction routes answer 503 saying so, never
-// made-up data.
-func TestDevnetTxRoutes(t *testing.T) {
-	e := noKeysLocal(t)
-	w := discover(t, "fuji")
-	for _, path := range []string{"/v1/networks/fuji/blockchains/p-chain/transactions", "/v1/networks/fuji/blockchains/p-chain/transactions/" + w.L1ConvTx} {
-		r := do(t, "GET", e.URL+path, nil, nil)
-		if r.Status != 503 || !strings.Contains(string(r.Body), "has no local implementation yet") {
-			t.Errorf("GET %s = %s; want 503 with no local implementation", path, r)
-		}
-	}
-}
-
 // checkBlocksAndTxs compares the P- and X-Chain block and transaction
 // answers with the node's own blocks and what issueOnNode issued.
 func checkBlocksAndTxs(t *testing.T, uri string, in *issuedOnNode, res map[string]sdkResult) {

@@ -253,11 +253,13 @@ func callsFor(t testing.TB, r route, w *world) []call {
 		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/blocks?pageSize=3"), get("/v1/networks/" + n + "/blockchains/x-chain/blocks")}
 	case "getBlockById":
 		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/blocks/" + w.PBlock)}
-	case "listLatestPrimaryNetworkTransactions", "getTxByHash":
-		// The devnet has no P- or X-Chain transaction history to list:
-		// these answer 503 there (TestDevnetTxRoutes), and from a followed
-		// node's index (TestNodeModeSDK).
-		return nil
+	case "listLatestPrimaryNetworkTransactions":
+		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/transactions?pageSize=5"),
+			get("/v1/networks/" + n + "/blockchains/x-chain/transactions?pageSize=5&txTypes=CreateAssetTx,ImportTx"),
+			get("/v1/networks/" + n + "/blockchains/p-chain/transactions?pageSize=5&addresses=" + esc(w.PAddr))}
+	case "getTxByHash":
+		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/transactions/" + w.L1ConvTx),
+			get("/v1/networks/" + n + "/blockchains/x-chain/transactions/" + w.XTxID)}
 	case "listL1Validators":
 		return []call{get("/v1/networks/" + n + "/l1Validators"), get("/v1/networks/" + n + "/l1Validators?subnetId=" + w.L1)}
 	case "getUtxosByAddresses":

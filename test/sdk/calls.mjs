@@ -41,5 +41,6 @@ for (const c of calls) {
     out[c.name] = { ok: false, error: String(e?.message ?? e).slice(0, 2000) };
   }
 }
-console.log(JSON.stringify(out, (_, v) => (typeof v === "bigint" ? v.toString() : v)));
-process.exit(failed ? 1 : 0);
+// Exit once stdout is flushed: a large answer written to a pipe would be cut
+// short by an immediate exit.
+process.stdout.write(JSON.stringify(out, (_, v) => (typeof v === "bigint" ? v.toString() : v)) + "\n", () => process.exit(failed ? 1 : 0));

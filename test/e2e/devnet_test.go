@@ -57,7 +57,7 @@ func TestDevnetHistory(t *testing.T) {
 	const network = "fuji"
 	nb := "/v1/networks/" + network
 
-	listed := map[string]string{} // tx hash -> chain alias
+	listed := map[string]string{}  // tx hash -> chain alias
 	types := map[string][]string{} // chain alias -> tx types
 	for _, chain := range []string{"p-chain", "x-chain"} {
 		for _, raw := range walkList(t, base, nb+"/blockchains/"+chain+"/transactions?pageSize=100", "transactions") {

@@ -184,9 +184,9 @@ type req struct {
 	ctx  context.Context
 }
 
-// view is how the answers present the indexed network: the HRP of its
-// addresses and the ids of its chains and AVAX, which map (own) names the
-// index's own ids.
+// view is how the answers present the indexed network (own) under the
+// requested name: the HRP of its addresses and the ids of its X- and
+// C-Chain and of AVAX, which stand for own's in every answer.
 type view struct {
 	hrp     string
 	x, c    avax.ID

@@ -97,7 +97,7 @@ func openStore(path string) (*store, error) {
 		// readers (SQLite's shared cache); it lives while the writer's
 		// connection does, which the pool keeps (no lifetime is set).
 		dsn := fmt.Sprintf("file:pindex-mem-%d?mode=memory&cache=shared&_busy_timeout=10000", memoryDBs.Add(1))
-		return s.open(dsn, dsn+"&_query_only=1")
+		return s.open(dsn+"&_stmt_cache_size=64", dsn+"&_query_only=1")
 	}
 	if path == "" {
 		dir, err := os.MkdirTemp("", "pindex-")

@@ -128,8 +128,8 @@ func (a *api) listDelegators(q *req) (any, *apireq.Error) {
 // listPendingRewards is listPendingPrimaryNetworkRewards: the rewards the
 // network expects for the primary network's current validations and
 // delegations (potentialReward), as it last listed them: VALIDATOR for a
-// validation, DELEGATOR and VALIDATOR_FEE (the validator's share) for a
-// delegation.
+// validation, DELEGATOR and VALIDATOR_FEE (the validator's share, paid to
+// its delegation reward owner) for a delegation.
 func (a *api) listPendingRewards(q *req) (any, *apireq.Error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
@@ -181,7 +181,7 @@ func (a *api) listPendingRewards(q *req) (any, *apireq.Error) {
 			fee := shareOf(gross, shares)
 			add(d, "DELEGATOR", d.DelegatorOwner, gross-fee)
 			if fee > 0 {
-				add(d, "VALIDATOR_FEE", v.RewardOwner, fee)
+				add(d, "VALIDATOR_FEE", cmp.Or(v.DelegationOwner, v.RewardOwner), fee)
 			}
 		}
 	}

@@ -41,6 +41,7 @@ type current struct {
 	DelegatorCount  string                  `json:"delegatorCount"`
 	DelegatorWeight string                  `json:"delegatorWeight"`
 	RewardOwner     *apiOwner               `json:"validationRewardOwner"`
+	DelegationOwner *apiOwner               `json:"delegationRewardOwner"`
 	DelegatorOwner  *apiOwner               `json:"rewardOwner"` // a delegator's
 	Delegators      []current               `json:"delegators"`
 	// L1 validators' owners.

@@ -19,7 +19,10 @@ var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary valid
 // FromDevnet returns the World of a devnet as seen by its first current
 // primary-network validator with a BLS key (by node id), presented as the
 // network named network ("local", or "mainnet", "fuji", "testnet" to
-// impersonate those; empty means "local").
+// impersonate those; empty means "local"). Its X-Chain (blocks,
+// transactions, UTXOs, assets) is the devnet's index, read as IndexMethods
+// reads a followed node's; its node, peers and validator weights are the
+// devnet's own, which no index holds.
 //
 // Impersonating a network changes what the methods print and accept: the
 // network id and name, the address HRP, the chain and AVAX asset ids, the

@@ -29,10 +29,12 @@ type node struct {
 	hang     atomic.Bool
 	accepts  atomic.Int32 // connections accepted
 	requests atomic.Int32 // AppRequests received
-	closed   atomic.Int32 // connections the client closed
+	closed   atomic.Int32 // connections the client closed (read EOF)
 }
 
-func newNode(t *testing.T, network uint32) *node {
+// listen returns a TLS listener on loopback with a fresh identity's
+// certificate, as a node's staking port; the test closes it.
+func listen(t *testing.T) (net.Listener, *Identity) {
 	t.Helper()
 	id, err := NewIdentity()
 	if err != nil {
@@ -43,8 +45,14 @@ func newNode(t *testing.T, network uint32) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &node{ln: ln, id: id, network: network, sign: func(msg []byte) []byte { return append([]byte("sig:"), msg...) }}
 	t.Cleanup(func() { ln.Close() })
+	return ln, id
+}
+
+func newNode(t *testing.T, network uint32) *node {
+	t.Helper()
+	ln, id := listen(t)
+	n := &node{ln: ln, id: id, network: network, sign: func(msg []byte) []byte { return append([]byte("sig:"), msg...) }}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -64,7 +72,7 @@ func (n *node) serve(c net.Conn) {
 	for {
 		b, err := readFrame(c)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				n.closed.Add(1)
 			}
 			return

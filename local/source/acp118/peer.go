@@ -118,23 +118,23 @@ func Dial(ctx context.Context, addr string, want avax.NodeID, id *Identity, opts
 	// The TLS and p2p handshakes end by ctx's deadline.
 	conn.SetDeadline(dl)
 	if err := conn.HandshakeContext(ctx); err != nil {
-		conn.Close()
+		raw.Close() // no TLS close_notify to a peer that may not read
 		return nil, timeout(fmt.Errorf("acp118: tls with %s: %w", addr, err))
 	}
 	certs := conn.ConnectionState().PeerCertificates
 	if len(certs) == 0 {
-		conn.Close()
+		raw.Close()
 		return nil, fmt.Errorf("acp118: %s sent no certificate", addr)
 	}
 	got := NodeIDOf(certs[0].Raw)
 	if want != (avax.NodeID{}) && got != want {
-		conn.Close()
+		raw.Close()
 		return nil, fmt.Errorf("%w: %s is %s, want %s", ErrWrongNode, addr, got, want)
 	}
 	p := &Peer{conn: conn, nodeID: got, pending: map[uint32]chan *Inbound{}, nextID: 1, done: make(chan struct{}),
 		idle: cmp.Or(opts.IdleTimeout, DefaultIdleTimeout), frame: cmp.Or(opts.FrameTimeout, DefaultFrameTimeout)}
 	if err := p.handshake(ctx, dl, id, opts); err != nil {
-		conn.Close()
+		raw.Close()
 		return nil, timeout(err)
 	}
 	conn.SetDeadline(time.Time{})
@@ -265,7 +265,7 @@ func (p *Peer) readLoop() {
 			delete(p.pending, id)
 		}
 		p.mu.Unlock()
-		p.conn.Close()
+		p.abort()
 		close(p.done)
 	}()
 	for {
@@ -303,10 +303,15 @@ func (p *Peer) readLoop() {
 
 // Close closes the connection; requests in flight fail with ErrClosed.
 func (p *Peer) Close() error {
-	err := p.conn.Close()
+	err := p.abort()
 	<-p.done
 	return err
 }
+
+// abort closes the TCP connection under TLS, without the close_notify alert
+// a graceful TLS close would first write: a peer that no longer reads would
+// hold that write for seconds.
+func (p *Peer) abort() error { return p.conn.NetConn().Close() }
 
 // Done is closed when the connection has closed.
 func (p *Peer) Done() <-chan struct{} { return p.done }
@@ -346,7 +351,7 @@ func (p *Peer) Request(ctx context.Context, chainID [32]byte, appBytes []byte) (
 	req := &AppRequest{ChainID: chainID[:], RequestID: id, Deadline: uint64(deadline), AppBytes: appBytes}
 	if err := p.write(AppRequestMessage(req), dl); err != nil {
 		release()
-		p.conn.Close()
+		p.abort()
 		if err := timeout(err); errors.Is(err, ErrTimeout) {
 			return nil, fmt.Errorf("%w: sending to %s: %w", ErrClosed, p.nodeID, err)
 		}

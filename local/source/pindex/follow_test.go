@@ -236,22 +236,30 @@ func TestOpenWithoutNodeOrStore(t *testing.T) {
 	}
 }
 
-// TestXGenesisUTXOs: the X-Chain's genesis allocations, which no block
-// lists, are indexed as UTXOs of the AVAX CreateAssetTx.
-func TestXGenesisUTXOs(t *testing.T) {
-	srv := httptest.NewServer(&fakeNode{height: 1, fork: 1 << 62, gen: 1})
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+// following returns an Index in memory following node, once it has indexed
+// chain up to height.
+func following(t *testing.T, ctx context.Context, node *fakeNode, chain Chain, height uint64) *Index {
+	t.Helper()
+	srv := httptest.NewServer(node)
+	t.Cleanup(srv.Close)
 	ix, err := Open(ctx, Options{Node: srv.URL, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	t.Cleanup(func() { ix.Close() })
 	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, ChainX, 0); err != nil {
+	if err := ix.WaitFor(ctx, chain, height); err != nil {
 		t.Fatal(err)
 	}
+	return ix
+}
+
+// TestXGenesisUTXOs: the X-Chain's genesis allocations, which no block
+// lists, are indexed as UTXOs of the AVAX CreateAssetTx.
+func TestXGenesisUTXOs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ix := following(t, ctx, &fakeNode{height: 1, fork: 1 << 62, gen: 1}, ChainX, 0)
 	us, err := ix.UTXOs(ctx, ChainX, []avax.ShortID{owner}, false)
 	if err != nil || len(us) != 1 || us[0].TxID != fakeAVAX.String() || us[0].Amount != 7_000_000_000 || us[0].Height != 0 ||
 		us[0].ID != fakeAVAX.Prefix(0).String() {
@@ -267,19 +275,9 @@ func TestXGenesisUTXOs(t *testing.T) {
 // error, not a rollback of the whole index.
 func TestHeightBeyondInt64(t *testing.T) {
 	node := &fakeNode{height: 5, fork: 1 << 62, gen: 1}
-	srv := httptest.NewServer(node)
-	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ix, err := Open(ctx, Options{Node: srv.URL, PollInterval: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, ChainP, 5); err != nil {
-		t.Fatal(err)
-	}
+	ix := following(t, ctx, node, ChainP, 5)
 	for _, h := range []string{"18446744073709551615", "9223372036854775808"} {
 		node.mu.Lock()
 		node.pHeight, node.pHeights = h, 0

@@ -34,8 +34,8 @@ func (e *RPCError) Error() string { return "node: " + e.Message + " (" + strconv
 // answer at all.
 var errNodeDown = errors.New("node unreachable")
 
-// maxAnswer bounds one answer of the node: a mainnet P-Chain block or the
-// primary network's current validators with their delegators are a few MiB.
+// maxAnswer bounds one answer of the node, which the index reads whole into
+// memory before decoding it.
 const maxAnswer = 64 << 20
 
 // client calls an avalanchego node's JSON-RPC APIs. It is safe for

@@ -17,20 +17,33 @@ import (
 // unless a further layer needs it (paths no route matches then get
 // ServeMux's 404), so the caller may register its own.
 func Mount(mux *http.ServeMux, routes []Route, handle func(rt *Route) http.Handler, fallback http.Handler) {
-	var layers [][]*Route
+	type entry struct {
+		rt   *Route
+		segs []string
+	}
+	var layers [][]entry
 	for i := range routes {
 		rt := &routes[i]
 		if rt.IsRPC() {
 			continue
 		}
+		e := entry{rt, segments(rt.Path)}
 		n := 0
-		for n < len(layers) && conflictsAny(rt, layers[n]) {
-			n++
+		for ; n < len(layers); n++ {
+			clash := false
+			for _, o := range layers[n] {
+				if clash = rt.Method == o.rt.Method && conflicts(e.segs, o.segs); clash {
+					break
+				}
+			}
+			if !clash {
+				break
+			}
 		}
 		if n == len(layers) {
 			layers = append(layers, nil)
 		}
-		layers[n] = append(layers[n], rt)
+		layers[n] = append(layers[n], e)
 	}
 	// The last layer falls back to fallback, each other one to the next.
 	next := fallback
@@ -39,8 +52,8 @@ func Mount(mux *http.ServeMux, routes []Route, handle func(rt *Route) http.Handl
 		if n > 0 {
 			m = http.NewServeMux()
 		}
-		for _, rt := range layers[n] {
-			m.Handle(rt.Pattern(), handle(rt))
+		for _, e := range layers[n] {
+			m.Handle(e.rt.Pattern(), handle(e.rt))
 		}
 		if next != nil {
 			m.Handle("/", next)
@@ -52,26 +65,19 @@ func Mount(mux *http.ServeMux, routes []Route, handle func(rt *Route) http.Handl
 	}
 }
 
-func conflictsAny(rt *Route, layer []*Route) bool {
-	for _, o := range layer {
-		if rt.Conflicts(o) {
-			return true
-		}
-	}
-	return false
-}
-
 // Conflicts reports whether ServeMux refuses to hold both r's and o's
 // patterns: the same method, and some path matches both while neither is
 // more specific than the other (every literal segment of one is a literal of
 // the other, and the other has more). It knows the patterns the catalogue
 // uses: literal segments and whole-segment wildcards.
 func (r *Route) Conflicts(o *Route) bool {
-	if r.Method != o.Method {
-		return false
-	}
-	a := strings.Split(strings.TrimPrefix(r.Path, "/"), "/")
-	b := strings.Split(strings.TrimPrefix(o.Path, "/"), "/")
+	return r.Method == o.Method && conflicts(segments(r.Path), segments(o.Path))
+}
+
+func segments(path string) []string { return strings.Split(strings.TrimPrefix(path, "/"), "/") }
+
+// conflicts is Conflicts for two patterns' segments.
+func conflicts(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}

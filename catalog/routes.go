@@ -182,8 +182,9 @@ func rpc(endpoint, name string, cost int64, class cache.Class) Route {
 // routes' costs are the services' published ones (doc.go has the table and
 // the few avaedge decides); node costs are avaedge's own (see the README): 1
 // for constant answers, 10 for a lookup, 20 for balances, 50 for UTXO pages.
-// Routes the specs list that are not here are account-scoped or writes, never
-// published (the README lists them).
+// Operations of the specs that are not here belong to the operator's account
+// or write (and the Metrics API's composite query): never published (the
+// README lists them).
 func Catalogue() []Route {
 	routes := slices.Concat(dataPrimary(), dataEVM(), dataICM(), metricsRoutes(), healthRoutes(), legacyRoutes())
 	routes = append(routes,

@@ -36,7 +36,7 @@ func TestBoundedCallTracer(t *testing.T) {
 	trace := func(tracer string, n uint64) json.RawMessage {
 		t.Helper()
 		var raw json.RawMessage
-		if err := cl.CallContext(ctx, &raw, "debug_traceBlockByNumber", hexutil.EncodeUint64(n), map[string]string{"tracer": tracer}); err != nil {
+		if err := cl.CallContext(ctx, &raw, "debug_traceBlockByNumber", hexutil.EncodeUint64(n), map[string]string{"tracer": tracer, "timeout": "2m"}); err != nil {
 			t.Fatal(err)
 		}
 		return raw

@@ -102,12 +102,7 @@ func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, er
 	}
 	typ, size := "StandardBlock", len(f.Bytes)
 	if chain == ChainP {
-		typ = "UNKNOWN"
-		if len(f.Bytes) >= 6 {
-			if name, ok := pBlockTypes[binary.BigEndian.Uint32(f.Bytes[2:6])]; ok {
-				typ = name
-			}
-		}
+		typ = pBlockType(f.Bytes)
 	}
 	if f.Bytes == nil && f.Type != "" {
 		typ, size = f.Type, f.Size
@@ -143,6 +138,17 @@ func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, er
 		return nil, err
 	}
 	return &b, nil
+}
+
+// pBlockType names a P-Chain block by its codec type id, after the codec
+// version; UNKNOWN when the bytes are too short or the id is not a block's.
+func pBlockType(b []byte) string {
+	if len(b) >= 6 {
+		if name, ok := pBlockTypes[binary.BigEndian.Uint32(b[2:6])]; ok {
+			return name
+		}
+	}
+	return "UNKNOWN"
 }
 
 // applyTx stores one transaction and returns its id.

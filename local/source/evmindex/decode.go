@@ -35,8 +35,10 @@ type decoded struct {
 	txs       []rpcTx // parallel to Block.Txs
 	feesSpent *big.Int
 	internals []internalTx
-	traced    bool
-	teleport  []TeleporterEvent
+	// traced says the block's internal transactions are known: it was
+	// indexed with call traces, or has no transactions (blocks.traced).
+	traced   bool
+	teleport []TeleporterEvent
 }
 
 func bigOf(h interface{ ToInt() *big.Int }) *big.Int {
@@ -80,8 +82,8 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 			}
 		}
 	}
+	d.traced = f.traces != nil || len(b.Transactions) == 0
 	if f.traces != nil {
-		d.traced = true
 		for i, tr := range f.traces {
 			if tr.Result == nil {
 				continue

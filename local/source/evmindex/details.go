@@ -127,25 +127,6 @@ func (ix *Index) Owner(ctx context.Context, chainID uint64, contract common.Addr
 	return common.BytesToAddress(o), notFound(err)
 }
 
-// Deployment is how a contract was created.
-type Deployment struct {
-	Creation
-	BlockNumber uint64
-}
-
-// Deployment returns the creation of contract addr.
-func (ix *Index) Deployment(ctx context.Context, chainID uint64, addr common.Address) (Deployment, error) {
-	var d Deployment
-	var tx, dep []byte
-	var kind string
-	err := ix.r.QueryRowContext(ctx, `SELECT tx_hash, block_number, deployer, kind FROM contracts WHERE chain_id=? AND address=?`, chainID, addr.Bytes()).Scan(&tx, &d.BlockNumber, &dep, &kind)
-	if err != nil {
-		return d, notFound(err)
-	}
-	d.Address, d.TxHash, d.Deployer, d.Kind = addr, common.BytesToHash(tx), common.BytesToAddress(dep), CreateKind(kind)
-	return d, nil
-}
-
 // TxRow is a stored transaction.
 type TxRow struct {
 	Tx

@@ -173,6 +173,9 @@ func (ix *Index) openDB(path string) error {
 	if _, err := w.Exec(schema); err != nil {
 		return fmt.Errorf("evmindex: schema: %w", err)
 	}
+	if err := ix.migrate(context.Background(), w); err != nil {
+		return fmt.Errorf("evmindex: %w", err)
+	}
 	if _, err := w.Exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); err != nil {
 		return fmt.Errorf("evmindex: pragmas: %w", err)
 	}

@@ -177,6 +177,14 @@ type Token struct {
 	Decimals uint8
 }
 
+// Spam reports whether the token is spam as the local world defines it: an
+// ERC-20 contract whose name or symbol could not be read (a call that
+// reverted or returned no string), which no wallet could show for what it
+// is. The real Data API rates tokens with a security analysis the local
+// world does not have; this rule is what filterSpamTokens filters and what
+// tokenReputation "Malicious" means locally.
+func (t Token) Spam() bool { return t.Kind == ERC20 && (t.Name == "" || t.Symbol == "") }
+
 // Tokens returns the stored tokens among addrs.
 func (ix *Index) Tokens(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]Token, error) {
 	out := make(map[common.Address]Token, len(addrs))

@@ -34,12 +34,13 @@ func TestCatalogueComplete(t *testing.T) {
 			node++
 		}
 	}
-	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators,
-	// getSubnetById, listL1Validators, the P/X block and transaction routes (4) and getBlock,
-	// getTransaction, listErc20Balances; 4 metrics routes; 13 info + 10 avm
-	// methods + the EVM endpoint.
-	if data != 30 || metrics != 4 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 30, 4, 24", data, metrics, node)
+	// 17 primary-network Data API routes (the signature aggregator's two,
+	// subnets, validators, delegators, UTXOs, rewards, vertices, the P/X
+	// block and transaction routes, chain ids) and the 28 EVM routes of
+	// data_evm.go; 4 metrics routes; 13 info + 10 avm methods + the EVM
+	// endpoint.
+	if data != 45 || metrics != 4 || node != 24 {
+		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 45, 4, 24", data, metrics, node)
 	}
 }
 

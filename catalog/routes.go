@@ -104,6 +104,8 @@ var (
 		"cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps",
 		"maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"}
 	TimeIntervals = []string{"hour", "day", "week", "month"}
+	// TxStatuses are glacier.json's TransactionStatus.
+	TxStatuses = []string{"failed", "success"}
 )
 
 // Parameter builders keep the table below readable.
@@ -133,7 +135,14 @@ var (
 	currency  = enumP("currency", Currencies)
 	nodeIDs   = Param{Name: "nodeIds", Format: List}
 	addrList  = Param{Name: "addresses", Format: AddressList}
+	// netQuery is the network filter of routes not scoped to one network.
+	netQuery = enumP("network", Networks)
+	// startBlock and endBlock bound EVM transaction lists.
+	startBlock = Param{Name: "startBlock", Kind: Number}
+	endBlock   = Param{Name: "endBlock", Kind: Number}
 )
+
+func boolP(name string) Param { return Param{Name: name, Kind: Boolean} }
 
 func rest(svc Service, name, method, path string, cost int64, class cache.Class, params ...Param) Route {
 	return Route{Name: name, Service: svc, Method: method, Path: path, Cost: cost, Cache: class, Params: params}
@@ -168,8 +177,6 @@ func Catalogue() []Route {
 		), quorumRule),
 		rest(Data, "getAggregatedSignatures", get, "/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", 20, short,
 			network, pathP("txHash")),
-		rest(Data, "getDeploymentTransaction", get, "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", 20, immutable,
-			chainID, address, currency),
 		rest(Data, "listSubnets", get, "/v1/networks/{network}/subnets", 20, medium,
 			network, pageToken, pageSize(10000, "100"), sortOrder),
 		rest(Data, "getSubnetById", get, "/v1/networks/{network}/subnets/{subnetId}", 20, medium,
@@ -178,16 +185,6 @@ func Catalogue() []Route {
 			network, pathP("blockchainId", PrimaryBlockchainID...), addrList, pageToken, pageSize(100, "10"),
 			queryP("assetId"), Param{Name: "minUtxoAmount", Kind: Number, Min: 0, HasMin: true},
 			Param{Name: "includeSpent", Kind: Boolean}, enumP("sortBy", []string{"timestamp", "amount"}), sortOrder),
-		rest(Data, "listErc1155Transactions", get, "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", 20, short,
-			chainID, address, Param{Name: "startBlock", Kind: Number}, Param{Name: "endBlock", Kind: Number}, pageToken, pageSize(100, "10")),
-		rest(Data, "listTransfers", get, "/v1/chains/{chainId}/tokens/{address}/transfers", 20, short,
-			chainID, address, Param{Name: "startBlock", Kind: Number}, Param{Name: "endBlock", Kind: Number}, pageToken, pageSize(100, "10")),
-		rest(Data, "listErc1155Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc1155", 20, short,
-			chainID, address, queryP("blockNumber"), pageToken, pageSize(500, "10"), queryP("contractAddress")),
-		rest(Data, "listErc721Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc721", 20, short,
-			chainID, address, pageToken, pageSize(500, "10"), queryP("contractAddress")),
-		rest(Data, "getNativeBalance", get, "/v1/chains/{chainId}/addresses/{address}/balances:getNative", 20, short,
-			chainID, address, queryP("blockNumber"), currency),
 		withCheck(rest(Data, "listPendingPrimaryNetworkRewards", get, "/v1/networks/{network}/rewards:listPending", 100, medium,
 			network, addrList, nodeIDs, pageToken, pageSize(100, "10"), sortOrder), atLeastOne("addresses", "nodeIds")),
 		rest(Data, "getSingleValidatorDetails", get, "/v1/networks/{network}/validators/{nodeId}", 20, medium,
@@ -213,19 +210,12 @@ func Catalogue() []Route {
 			queryP("nodeId"), queryP("subnetId")),
 		rest(Data, "getTxByHash", get, "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", 20, immutable,
 			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("txHash")),
-		rest(Data, "getLatestBlocks", get, "/v1/chains/{chainId}/blocks", 10, short,
-			chainID, pageToken, pageSize(100, "10")),
 		rest(Data, "listPrimaryNetworkBlocksByNodeId", get, "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks", 20, medium,
 			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("nodeId"), intP("startTimestamp", 0), intP("endTimestamp", 0),
 			pageToken, pageSize(100, "10")),
-		rest(Data, "getTokenDetails", get, "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}", 20, medium,
-			chainID, address, pathP("tokenId")),
 		rest(Data, "getChainIdsForAddresses", get, "/v1/networks/{network}/addresses:listChainIds", 100, medium,
 			network, Param{Name: "addresses", Required: true, Format: AddressList}),
 		// Chains and validators of the real API.
-		rest(Data, "supportedChains", get, "/v1/chains", 1, medium,
-			enumP("network", Networks), enumP("feature", []string{"nftIndexing", "webhooks", "teleporter"})),
-		rest(Data, "getChainInfo", get, "/v1/chains/{chainId}", 1, medium, chainID),
 		rest(Data, "listValidators", get, "/v1/networks/{network}/validators", 20, medium,
 			network, pageToken, pageSize(100, "10"), nodeIDs,
 			enumP("sortBy", []string{"blockIndex", "delegationCapacity", "timeRemaining", "delegationFee", "uptimePerformance"}),
@@ -235,13 +225,6 @@ func Catalogue() []Route {
 			numP("minFeePercentage", 2, 100), numP("maxFeePercentage", 2, 100),
 			numP("minUptimePerformance", 0, 100), numP("maxUptimePerformance", 0, 100),
 			queryP("subnetId")),
-
-		// EVM routes of the real API the local index also answers.
-		rest(Data, "getBlock", get, "/v1/chains/{chainId}/blocks/{blockId}", 10, immutable, chainID, pathP("blockId")),
-		rest(Data, "getTransaction", get, "/v1/chains/{chainId}/transactions/{txHash}", 20, immutable, chainID, pathP("txHash")),
-		rest(Data, "listErc20Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc20", 20, short,
-			chainID, address, queryP("blockNumber"), pageToken, pageSize(500, "10"),
-			Param{Name: "filterSpamTokens", Kind: Boolean, Default: "true"}, Param{Name: "contractAddresses", Format: List}, currency),
 
 		// Metrics API.
 		withCheck(rest(Metrics, "getEvmChainMetrics", get, "/v2/chains/{chainId}/metrics/{metric}", 100, metrics,
@@ -280,7 +263,8 @@ func Catalogue() []Route {
 		// entry for every eth_/net_/web3_ method, batches included.
 		rpc("evm", "evm.rpc", 1, never),
 	}
-	return routes
+	// The EVM routes (data_evm.go), the local index answers them all.
+	return append(routes, dataEVM()...)
 }
 
 func withCheck(r Route, check func(Values) []string) Route {

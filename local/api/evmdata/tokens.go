@@ -51,6 +51,16 @@ func (d *tokenDescriber) erc20(a common.Address) *erc20Token {
 	return &erc20Token{Address: a.Hex(), Name: t.Name, Symbol: t.Symbol, Decimals: int(t.Decimals), ErcType: "ERC-20"}
 }
 
+// erc20v2 is erc20 with the token's reputation (Erc20TokenV2).
+func (d *tokenDescriber) erc20v2(a common.Address) *erc20Token {
+	t := d.erc20(a)
+	t.TokenReputation = "Benign"
+	if d.tokens[a].Spam() {
+		t.TokenReputation = "Malicious"
+	}
+	return t
+}
+
 func (d *tokenDescriber) erc721(a common.Address, id *big.Int) *erc721Token {
 	t := d.tokens[a]
 	n := d.nfts[evmindex.NFTKey{Contract: a, TokenID: id.String()}]

@@ -1,6 +1,7 @@
 package evmdata
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/avaedge/avaedge/local/source/evmindex"
@@ -71,7 +72,7 @@ func (s *server) transferJSON(d *tokenDescriber, t evmindex.TransferRow) transfe
 	return out
 }
 
-func (s *server) describeTransfers(r *req, chainID uint64, rows []evmindex.TransferRow) (*tokenDescriber, error) {
+func (s *server) describeTransfers(ctx context.Context, chainID uint64, rows []evmindex.TransferRow) (*tokenDescriber, error) {
 	addrs := make([]common.Address, 0, len(rows))
 	var keys []evmindex.NFTKey
 	for _, t := range rows {
@@ -80,35 +81,39 @@ func (s *server) describeTransfers(r *req, chainID uint64, rows []evmindex.Trans
 			keys = append(keys, evmindex.NFTKey{Contract: t.Contract, TokenID: t.TokenID.String()})
 		}
 	}
-	return s.describe(r.Context(), chainID, addrs, keys)
+	return s.describe(ctx, chainID, addrs, keys)
 }
 
-// listErc1155Transactions answers GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155.
-func (s *server) listErc1155Transactions(r *req) (any, error) {
-	c, addr, q, sc, err := s.transferQuery(r)
-	if err != nil {
-		return nil, err
-	}
-	q.Address, q.Kind = &addr, evmindex.ERC1155
-	var rows []evmindex.TransferRow
-	if q.Limit > 0 {
-		if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
+// addressTransfers answers the transfers of one standard from or to an
+// address, newest first: GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20,
+// :listErc721 and :listErc1155.
+func (s *server) addressTransfers(kind evmindex.TokenKind) func(*req) (any, error) {
+	return func(r *req) (any, error) {
+		c, addr, q, sc, err := s.transferQuery(r)
+		if err != nil {
 			return nil, err
 		}
+		q.Address, q.Kind = &addr, kind
+		var rows []evmindex.TransferRow
+		if q.Limit > 0 {
+			if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
+				return nil, err
+			}
+		}
+		rows, next := s.page(rows, q, sc)
+		d, err := s.describeTransfers(r.Context(), c.ChainID, rows)
+		if err != nil {
+			return nil, err
+		}
+		out := struct {
+			NextPageToken string     `json:"nextPageToken,omitempty"`
+			Transactions  []transfer `json:"transactions"`
+		}{NextPageToken: next, Transactions: make([]transfer, 0, len(rows))}
+		for _, t := range rows {
+			out.Transactions = append(out.Transactions, s.transferJSON(d, t))
+		}
+		return out, nil
 	}
-	rows, next := s.page(rows, q, sc)
-	d, err := s.describeTransfers(r, c.ChainID, rows)
-	if err != nil {
-		return nil, err
-	}
-	out := struct {
-		NextPageToken string     `json:"nextPageToken,omitempty"`
-		Transactions  []transfer `json:"transactions"`
-	}{NextPageToken: next, Transactions: make([]transfer, 0, len(rows))}
-	for _, t := range rows {
-		out.Transactions = append(out.Transactions, s.transferJSON(d, t))
-	}
-	return out, nil
 }
 
 // listTransfers answers GET /v1/chains/{chainId}/tokens/{address}/transfers:
@@ -126,7 +131,7 @@ func (s *server) listTransfers(r *req) (any, error) {
 		}
 	}
 	rows, next := s.page(rows, q, sc)
-	d, err := s.describeTransfers(r, c.ChainID, rows)
+	d, err := s.describeTransfers(r.Context(), c.ChainID, rows)
 	if err != nil {
 		return nil, err
 	}

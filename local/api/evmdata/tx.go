@@ -11,9 +11,17 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
-// internalTxTypes are the trace frame types the Data API names; others are
-// UNKNOWN.
+// internalTxTypes are the trace frame types the Data API names.
 var internalTxTypes = map[string]bool{"CALL": true, "CREATE": true, "CREATE2": true, "CREATE3": true, "CALLCODE": true, "DELEGATECALL": true, "STATICCALL": true}
+
+// internalTxType is a trace frame's type as the Data API's
+// InternalTransactionOpCall names it: UNKNOWN for others.
+func internalTxType(frame string) string {
+	if t := strings.ToUpper(frame); internalTxTypes[t] {
+		return t
+	}
+	return "UNKNOWN"
+}
 
 // transactionJSON builds GetTransactionResponse for tx. created is the
 // contract a creation transaction deployed, when known.
@@ -50,10 +58,7 @@ func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex
 		}
 	}
 	for i, it := range tx.Internals {
-		typ := strings.ToUpper(it.Type)
-		if !internalTxTypes[typ] {
-			typ = "UNKNOWN"
-		}
+		typ := internalTxType(it.Type)
 		if i == 0 && created == nil && (typ == "CREATE" || typ == "CREATE2") {
 			a := it.To
 			created = &a
@@ -63,25 +68,13 @@ func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex
 			GasUsed: u64(it.GasUsed), GasLimit: u64(it.Gas),
 		})
 	}
-	m := method{CallType: "CONTRACT_CALL"}
 	var to common.Address
-	switch {
-	case tx.To == nil:
-		m.CallType = "CONTRACT_CREATION"
-		if created != nil {
-			to = *created
-		}
-		if len(tx.Input) >= 4 {
-			m.MethodHash = hexutil.Encode(tx.Input[:4])
-		}
-	case len(tx.Input) == 0:
-		m.CallType, to = "NATIVE_TRANSFER", *tx.To
-	default:
+	if tx.To != nil {
 		to = *tx.To
-		if len(tx.Input) >= 4 {
-			m.MethodHash = hexutil.Encode(tx.Input[:4])
-		}
+	} else if created != nil {
+		to = *created
 	}
+	m := methodOf(tx.To == nil, tx.Input[:min(4, len(tx.Input))])
 	status := "0"
 	if tx.Status == 1 {
 		status = "1"

@@ -222,6 +222,7 @@ type HoldingQuery struct {
 	Kind      TokenKind
 	Contracts []common.Address // filter; empty means all
 	AtBlock   *uint64          // balances after this block; nil means the latest (ERC-721 supports only nil)
+	NoSpam    bool             // leave out spam tokens (Token.Spam)
 	Offset    int
 	Limit     int
 }
@@ -238,7 +239,7 @@ func (ix *Index) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, error
 	var query string
 	switch q.Kind {
 	case ERC20:
-		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract LIMIT ? OFFSET ?`
+		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + spamFilter(q.NoSpam, "erc20_balances") + ` ORDER BY contract LIMIT ? OFFSET ?`
 	case ERC1155:
 		query = `SELECT contract, token_id, balance FROM erc1155_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ? OFFSET ?`
 	case ERC721:
@@ -269,6 +270,15 @@ func (ix *Index) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, error
 	return out, rows.Err()
 }
 
+// spamFilter leaves out the rows of table whose contract is a spam token,
+// when noSpam is set.
+func spamFilter(noSpam bool, table string) string {
+	if !noSpam {
+		return ""
+	}
+	return ` AND NOT EXISTS (SELECT 1 FROM tokens k WHERE k.chain_id=` + table + `.chain_id AND k.address=` + table + `.contract AND ` + spamSQL + `)`
+}
+
 func contractFilter(cs []common.Address) (string, []any) {
 	if len(cs) == 0 {
 		return "", nil
@@ -287,7 +297,7 @@ func (ix *Index) holdingsAt(ctx context.Context, q HoldingQuery) ([]Holding, err
 	all := append([]any{q.Owner.Bytes(), q.ChainID, q.Owner.Bytes(), q.Kind, seqOf(*q.AtBlock+1, 0, 0)}, args...)
 	rows, err := ix.r.QueryContext(ctx, `SELECT t.contract, t.token_id, t.value, t.to_addr=? FROM address_transfers a
 		JOIN transfers t ON t.chain_id=a.chain_id AND t.seq=a.seq
-		WHERE a.chain_id=? AND a.address=? AND a.kind=? AND a.seq<?`+filter, all...)
+		WHERE a.chain_id=? AND a.address=? AND a.kind=? AND a.seq<?`+filter+spamFilter(q.NoSpam, "t"), all...)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: holdings: %w", err)
 	}

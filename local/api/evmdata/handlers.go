@@ -148,6 +148,11 @@ func Handlers(opts Options) map[string]catalog.Handler {
 		"listTransfers":                   s.handle(s.listTransfers),
 		"getTokenDetails":                 s.handle(s.getTokenDetails),
 		"listTokens":                      s.handle(s.listTokens),
+		// The legacy routes the SDKs still call (catalog/legacy.go), answered
+		// as the routes that replaced them.
+		"listAllLatestBlocks":       s.handle(s.listLatestBlocksAllChains),
+		"listAllLatestTransactions": s.handle(s.listLatestTransactionsAllChains),
+		"getAddressChains":          s.handle(s.listAddressChains),
 	}
 }
 

@@ -301,6 +301,32 @@ func callsFor(t testing.TB, r route, w *world) []call {
 		return []call{get("/v1/chains/" + c + "/transactions/" + w.TxHash)}
 	case "listErc20Balances":
 		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/balances:listErc20")}
+	case "listAddressChains":
+		return []call{get("/v1/address/" + ewoqEVM + "/chains")}
+	case "listLatestTransactionsAllChains":
+		return []call{get("/v1/transactions"), get("/v1/transactions?network=" + n + "&status=success")}
+	case "listLatestBlocksAllChains":
+		return []call{get("/v1/blocks?network=" + n)}
+	case "getTransactionsForBlock":
+		return []call{get("/v1/chains/" + c + "/blocks/" + w.BlockHash + "/transactions")}
+	case "listLatestTransactions":
+		return []call{get("/v1/chains/" + c + "/transactions?pageSize=5"), get("/v1/chains/" + cChainIDs[n] + "/transactions?status=failed")}
+	case "listTransactions":
+		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/transactions?sortOrder=asc&startBlock=1")}
+	case "listTransactionsV2":
+		return []call{get("/v2/chains/" + c + "/addresses/" + ewoqEVM + "/transactions?filterSpamTokens=true")}
+	case "listNativeTransactions", "listErc20Transactions", "listErc721Transactions", "listInternalTransactions":
+		verb := map[string]string{"listNativeTransactions": "listNative", "listErc20Transactions": "listErc20",
+			"listErc721Transactions": "listErc721", "listInternalTransactions": "listInternals"}[r.Name]
+		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/transactions:" + verb + "?pageSize=3")}
+	case "getContractMetadata":
+		return []call{get("/v1/chains/" + c + "/addresses/" + w.NFT)}
+	case "listContractDeployments":
+		return []call{get("/v1/chains/" + c + "/contracts/" + ewoqEVM + "/deployments")}
+	case "listCollectibleBalances":
+		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/balances:listCollectibles")}
+	case "listTokens":
+		return []call{get("/v1/chains/" + c + "/nfts/collections/" + w.NFT + "/tokens")}
 	case "getEvmChainMetrics":
 		return []call{get("/v2/chains/" + c + "/metrics/txCount?timeInterval=day&pageSize=5"),
 			get("/v2/chains/" + c + "/metrics/cumulativeContracts?timeInterval=day&pageSize=5"),

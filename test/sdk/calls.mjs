@@ -88,4 +88,5 @@ for (const c of calls) {
   }
 }
 console.log(JSON.stringify(out, (_, v) => (typeof v === "bigint" ? v.toString() : v)));
-process.exit(failed ? 1 : 0);
+// exitCode, not exit(): exit() may cut a large answer short on a pipe.
+process.exitCode = failed ? 1 : 0;

@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -48,27 +48,58 @@ func (ix *Index) NFTs(ctx context.Context, chainID uint64, keys []NFTKey) (map[N
 	if err != nil {
 		return nil, err
 	}
+	// The stored metadata, one query per contract (and 500 ids).
+	byContract := map[common.Address][]NFT{}
+	seen := map[NFTKey]bool{}
 	for _, k := range keys {
-		if _, done := out[k]; done {
+		if seen[k] {
 			continue
 		}
+		seen[k] = true
 		t, ok := tokens[k.Contract]
 		id, okID := new(big.Int).SetString(k.TokenID, 10)
 		if !ok || !okID || id.Sign() < 0 || id.BitLen() > 256 || (t.Kind != ERC721 && t.Kind != ERC1155) {
 			continue
 		}
-		n := NFT{Contract: k.Contract, Kind: t.Kind, TokenID: id}
-		var meta string
-		err := ix.r.QueryRowContext(ctx, `SELECT token_uri, status, metadata, updated FROM nfts WHERE chain_id=? AND contract=? AND token_id=?`,
-			chainID, k.Contract.Bytes(), idBytes(id)).Scan(&n.TokenURI, &n.Status, &meta, &n.Updated)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			missing = append(missing, n)
-		case err != nil:
-			return nil, fmt.Errorf("evmindex: nfts: %w", err)
-		default:
-			json.Unmarshal([]byte(meta), &n.Metadata)
-			out[k] = n
+		byContract[k.Contract] = append(byContract[k.Contract], NFT{Contract: k.Contract, Kind: t.Kind, TokenID: id})
+	}
+	for c, ns := range byContract {
+		for lo := 0; lo < len(ns); lo += 500 {
+			chunk := ns[lo:min(lo+500, len(ns))]
+			args := []any{chainID, c.Bytes()}
+			for _, n := range chunk {
+				args = append(args, idBytes(n.TokenID))
+			}
+			rows, err := ix.r.QueryContext(ctx, `SELECT token_id, token_uri, status, metadata, updated FROM nfts WHERE chain_id=? AND contract=? AND token_id IN (?`+
+				strings.Repeat(",?", len(chunk)-1)+`)`, args...)
+			if err != nil {
+				return nil, fmt.Errorf("evmindex: nfts: %w", err)
+			}
+			found := map[string]NFT{}
+			for rows.Next() {
+				var id []byte
+				var n NFT
+				var meta string
+				if err := rows.Scan(&id, &n.TokenURI, &n.Status, &meta, &n.Updated); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("evmindex: nfts: %w", err)
+				}
+				json.Unmarshal([]byte(meta), &n.Metadata)
+				found[string(id)] = n
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, fmt.Errorf("evmindex: nfts: %w", err)
+			}
+			for _, n := range chunk {
+				f, ok := found[string(idBytes(n.TokenID))]
+				if !ok {
+					missing = append(missing, n)
+					continue
+				}
+				n.TokenURI, n.Status, n.Metadata, n.Updated = f.TokenURI, f.Status, f.Metadata, f.Updated
+				out[NFTKey{n.Contract, n.TokenID.String()}] = n
+			}
 		}
 	}
 	if len(missing) == 0 {

@@ -73,7 +73,7 @@ func (ix *Index) Internals(ctx context.Context, q InternalQuery) ([]ListedIntern
 // known), and false when every block there was traced.
 func (ix *Index) Untraced(ctx context.Context, chainID, from, to uint64) (first, last uint64, ok bool, err error) {
 	var lo, hi sql.NullInt64
-	err = ix.r.QueryRowContext(ctx, `SELECT MIN(number), MAX(number) FROM blocks WHERE chain_id=? AND traced=0 AND number>=? AND number<=?`,
+	err = ix.r.QueryRowContext(ctx, `SELECT MIN(number), MAX(number) FROM blocks INDEXED BY blocks_untraced WHERE chain_id=? AND traced=0 AND number>=? AND number<=?`,
 		chainID, from, int64(min(to, math.MaxInt64))).Scan(&lo, &hi)
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("evmindex: untraced blocks: %w", err)
@@ -121,9 +121,9 @@ func (ix *Index) Deployments(ctx context.Context, chainID uint64, addr common.Ad
 		before = math.MaxInt64
 	}
 	rows, err := ix.r.QueryContext(ctx, `SELECT `+deploymentCols+` FROM (
-			SELECT * FROM (SELECT `+deploymentCols+` FROM contracts WHERE chain_id=?1 AND origin=?2 AND seq<?3 ORDER BY seq DESC LIMIT ?4)
+			SELECT * FROM (SELECT `+deploymentCols+` FROM contracts INDEXED BY contracts_origin WHERE chain_id=?1 AND origin=?2 AND seq<?3 ORDER BY seq DESC LIMIT ?4)
 			UNION
-			SELECT * FROM (SELECT `+deploymentCols+` FROM contracts WHERE chain_id=?1 AND deployer=?2 AND seq<?3 ORDER BY seq DESC LIMIT ?4)
+			SELECT * FROM (SELECT `+deploymentCols+` FROM contracts INDEXED BY contracts_deployer WHERE chain_id=?1 AND deployer=?2 AND seq<?3 ORDER BY seq DESC LIMIT ?4)
 		) ORDER BY seq DESC LIMIT ?4`, chainID, addr.Bytes(), before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: deployments: %w", err)
@@ -153,14 +153,16 @@ func (ix *Index) Collectibles(ctx context.Context, chainID uint64, owner common.
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	filter, args := "", []any{chainID, owner.Bytes(), before, limit}
+	filter, args, by := "", []any{chainID, owner.Bytes(), before, limit}, "_seq"
 	if contract != nil {
-		filter, args = " AND contract=?5", append(args, contract.Bytes())
+		filter, args, by = " AND contract=?5", append(args, contract.Bytes()), "_contract_seq"
 	}
 	rows, err := ix.r.QueryContext(ctx, `SELECT * FROM (
-			SELECT * FROM (SELECT contract, token_id, '1', seq, 72 FROM nft_owners WHERE chain_id=?1 AND owner=?2`+filter+` AND seq<?3 ORDER BY seq DESC LIMIT ?4)
+			SELECT * FROM (SELECT contract, token_id, '1', seq, 72 FROM nft_owners INDEXED BY nft_owners`+by+`
+				WHERE chain_id=?1 AND owner=?2`+filter+` AND seq<?3 ORDER BY seq DESC LIMIT ?4)
 			UNION ALL
-			SELECT * FROM (SELECT contract, token_id, balance, seq, 115 FROM erc1155_balances WHERE chain_id=?1 AND owner=?2`+filter+` AND seq<?3 ORDER BY seq DESC LIMIT ?4)
+			SELECT * FROM (SELECT contract, token_id, balance, seq, 115 FROM erc1155_balances INDEXED BY erc1155_balances`+by+`
+				WHERE chain_id=?1 AND owner=?2`+filter+` AND seq<?3 ORDER BY seq DESC LIMIT ?4)
 		) ORDER BY 4 DESC, 1, 2 LIMIT ?4`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: collectibles: %w", err)
@@ -191,7 +193,7 @@ type CollectionToken struct {
 // CollectionTokens returns the token ids a collection has moved, oldest
 // first, after the cursor after (0: from the first).
 func (ix *Index) CollectionTokens(ctx context.Context, chainID uint64, contract common.Address, after int64, limit int) ([]CollectionToken, error) {
-	rows, err := ix.r.QueryContext(ctx, `SELECT c.token_id, c.first_seq, o.owner FROM collection_tokens c
+	rows, err := ix.r.QueryContext(ctx, `SELECT c.token_id, c.first_seq, o.owner FROM collection_tokens c INDEXED BY collection_tokens_seq
 		LEFT JOIN nft_owners o ON o.chain_id=c.chain_id AND o.contract=c.contract AND o.token_id=c.token_id
 		WHERE c.chain_id=? AND c.contract=? AND c.first_seq>? ORDER BY c.first_seq LIMIT ?`, chainID, contract.Bytes(), after, limit)
 	if err != nil {

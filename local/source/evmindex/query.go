@@ -185,23 +185,42 @@ type Token struct {
 // tokenReputation "Malicious" means locally.
 func (t Token) Spam() bool { return t.Kind == ERC20 && (t.Name == "" || t.Symbol == "") }
 
-// Tokens returns the stored tokens among addrs.
+// Tokens returns the stored tokens among addrs, 500 to a query.
 func (ix *Index) Tokens(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]Token, error) {
 	out := make(map[common.Address]Token, len(addrs))
+	uniq := make([]common.Address, 0, len(addrs))
+	seen := make(map[common.Address]bool, len(addrs))
 	for _, a := range addrs {
-		if _, done := out[a]; done {
-			continue
+		if !seen[a] {
+			seen[a] = true
+			uniq = append(uniq, a)
 		}
-		var t Token
-		err := ix.r.QueryRowContext(ctx, `SELECT kind, name, symbol, decimals FROM tokens WHERE chain_id=? AND address=?`, chainID, a.Bytes()).Scan(&t.Kind, &t.Name, &t.Symbol, &t.Decimals)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
+	}
+	for lo := 0; lo < len(uniq); lo += 500 {
+		chunk := uniq[lo:min(lo+500, len(uniq))]
+		args := []any{chainID}
+		for _, a := range chunk {
+			args = append(args, a.Bytes())
 		}
+		rows, err := ix.r.QueryContext(ctx, `SELECT address, kind, name, symbol, decimals FROM tokens WHERE chain_id=? AND address IN (?`+
+			strings.Repeat(",?", len(chunk)-1)+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("evmindex: tokens: %w", err)
 		}
-		t.Address = a
-		out[a] = t
+		for rows.Next() {
+			var t Token
+			var a []byte
+			if err := rows.Scan(&a, &t.Kind, &t.Name, &t.Symbol, &t.Decimals); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("evmindex: tokens: %w", err)
+			}
+			t.Address = common.BytesToAddress(a)
+			out[t.Address] = t
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("evmindex: tokens: %w", err)
+		}
 	}
 	return out, nil
 }

@@ -145,16 +145,19 @@ type AddressTxQuery struct {
 // sender or recipient, or through one of their token transfers or listed
 // internal transactions. One index range.
 func (ix *Index) AddressTxs(ctx context.Context, q AddressTxQuery) ([]ListedTx, error) {
-	filter := ""
-	if q.Native {
-		filter += " AND a.native=1"
-	}
-	if q.NoSpam {
-		filter += " AND a.spam=0"
+	// Each filter has its partial index (native rows are never spam). The
+	// plans are named: without statistics SQLite would rather scan a
+	// chain's transactions by primary key than look them up by position.
+	filter, from := "", "address_txs a"
+	switch {
+	case q.Native:
+		filter, from = " AND a.native=1", "address_txs a INDEXED BY address_txs_native"
+	case q.NoSpam:
+		filter, from = " AND a.spam=0", "address_txs a INDEXED BY address_txs_nospam"
 	}
 	args := append([]any{q.ChainID, q.Address.Bytes()}, q.Range.bounds()...)
-	rows, err := ix.r.QueryContext(ctx, `SELECT `+listedTxCols+` FROM address_txs a
-		JOIN txs x ON x.chain_id=a.chain_id AND x.block_number=a.block_number AND x.tx_index=a.tx_index
+	rows, err := ix.r.QueryContext(ctx, `SELECT `+listedTxCols+` FROM `+from+`
+		JOIN txs x INDEXED BY txs_pos ON x.chain_id=a.chain_id AND x.block_number=a.block_number AND x.tx_index=a.tx_index
 		JOIN blocks b ON b.chain_id=a.chain_id AND b.number=a.block_number
 		WHERE a.chain_id=? AND a.address=?`+filter+` AND (a.block_number, a.tx_index) >= (?, ?) AND (a.block_number, a.tx_index) < (?, ?)`+
 		q.Range.order("a.block_number", "a.tx_index")+` LIMIT ?`, append(args, q.Limit)...)
@@ -177,15 +180,15 @@ const (
 // ChainTxs returns the chain's transactions in r with status, newest first
 // unless r.Asc. One index range (failed transactions have their own index).
 func (ix *Index) ChainTxs(ctx context.Context, chainID uint64, status TxStatus, r Range, limit int) ([]ListedTx, error) {
-	filter := ""
+	filter, index := "", "txs_pos"
 	switch status {
 	case Succeeded:
 		filter = " AND x.status=1"
 	case Failed:
-		filter = " AND x.status=0"
+		filter, index = " AND x.status=0", "txs_failed"
 	}
 	args := append([]any{chainID}, r.bounds()...)
-	rows, err := ix.r.QueryContext(ctx, `SELECT `+listedTxCols+` FROM txs x
+	rows, err := ix.r.QueryContext(ctx, `SELECT `+listedTxCols+` FROM txs x INDEXED BY `+index+`
 		JOIN blocks b ON b.chain_id=x.chain_id AND b.number=x.block_number
 		WHERE x.chain_id=?`+filter+` AND (x.block_number, x.tx_index) >= (?, ?) AND (x.block_number, x.tx_index) < (?, ?)`+
 		r.order("x.block_number", "x.tx_index")+` LIMIT ?`, append(args, limit)...)
@@ -204,7 +207,7 @@ func (ix *Index) Created(ctx context.Context, chainID uint64, txs []ListedTx) (m
 			continue
 		}
 		var a []byte
-		err := ix.r.QueryRowContext(ctx, `SELECT address FROM contracts WHERE chain_id=? AND origin=? AND seq>=? AND seq<? AND tx_hash=? AND deployer=origin`,
+		err := ix.r.QueryRowContext(ctx, `SELECT address FROM contracts INDEXED BY contracts_origin WHERE chain_id=? AND origin=? AND seq>=? AND seq<? AND tx_hash=? AND deployer=origin`,
 			chainID, t.From.Bytes(), creationSeq(t.BlockNumber, 0), creationSeq(t.BlockNumber+1, 0), t.Hash.Bytes()).Scan(&a)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -237,7 +240,7 @@ func (ix *Index) PartsOf(ctx context.Context, chainID uint64, addr common.Addres
 		args = append(args, t.Hash.Bytes())
 	}
 	in := ` IN (?` + strings.Repeat(",?", len(txs)-1) + `)`
-	rows, err := ix.r.QueryContext(ctx, `SELECT `+transferCols+` FROM transfers t JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
+	rows, err := ix.r.QueryContext(ctx, `SELECT `+transferCols+` FROM transfers t INDEXED BY transfers_tx JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
 		WHERE t.chain_id=? AND (t.from_addr=? OR t.to_addr=?) AND t.tx_hash`+in+` ORDER BY t.seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: transaction transfers: %w", err)

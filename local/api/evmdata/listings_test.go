@@ -3,6 +3,7 @@ package evmdata
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -464,4 +465,119 @@ func TestUntraced(t *testing.T) {
 	if h := resp3.Header.Get(UntracedHeader); h != "" {
 		t.Errorf("a traced chain's notice %q", h)
 	}
+}
+
+// TestAllChainsPaging: the lists across chains merge two chains by block
+// time (the same times on both at every other block), page after page
+// without losing or repeating an item, whatever the page size.
+func TestAllChainsPaging(t *testing.T) {
+	ctx := context.Background()
+	var opts []evmindex.ChainOptions
+	for _, o := range []evm.Options{{}, {ChainID: 99999, BlockSpacing: 4 * time.Second}} {
+		c, err := evm.New(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		cl := c.Client()
+		t.Cleanup(cl.Close)
+		opts = append(opts, evmindex.ChainOptions{ChainID: c.ChainID(), Client: cl, PollInterval: 20 * time.Millisecond})
+	}
+	ix, err := evmindex.Open(ctx, evmindex.Options{Chains: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	ix.Start(ctx)
+	for _, o := range opts {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := ix.WaitFor(wctx, o.ChainID, 7)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := ChainInfo{ChainID: 99999, ChainName: "Other", Description: "another dev chain", RPCURL: "http://127.0.0.1/other", IsTestnet: true,
+		NetworkToken: NetworkToken{Name: "Other", Symbol: "OTH", Decimals: 18}}
+	srv := httptest.NewServer(catalog.NewMux(catalog.Catalogue(), Handlers(Options{Index: ix,
+		Chains: []ChainInfo{LocalChain(43112, "http://127.0.0.1:8080/ext/bc/C/rpc"), other}, Now: func() time.Time { return fixedNow }})))
+	defer srv.Close()
+	w := &world{ix: ix, srv: srv}
+	// The expected order: time newest first, then the chains in their
+	// order, then each chain's newest first.
+	type key struct {
+		time  float64
+		chain int
+		pos   string
+	}
+	check := func(t *testing.T, items []any, posOf func(any) string) {
+		t.Helper()
+		var got []key
+		seen := map[string]bool{}
+		for _, it := range items {
+			c := map[string]int{"43112": 0, "99999": 1}[field(it, "chainId").(string)]
+			k := key{field(it, "blockTimestamp").(float64), c, posOf(it)}
+			id := field(it, "chainId").(string) + "/" + k.pos
+			if seen[id] {
+				t.Fatalf("%s listed twice", id)
+			}
+			seen[id] = true
+			got = append(got, k)
+		}
+		if !slices.IsSortedFunc(got, func(a, b key) int {
+			switch {
+			case a.time != b.time:
+				return -cmpFloat(a.time, b.time)
+			case a.chain != b.chain:
+				return a.chain - b.chain
+			}
+			return -strings.Compare(a.pos, b.pos)
+		}) {
+			t.Errorf("not in time, chain, position order: %v", got)
+		}
+	}
+	blockPos := func(it any) string { return fmt.Sprintf("%08s", field(it, "blockNumber")) }
+	txPos := func(it any) string {
+		return fmt.Sprintf("%08s.%04d", field(it, "blockNumber"), int(field(it, "blockIndex").(float64)))
+	}
+	whole := list(w.get(t, "/v1/blocks?pageSize=100", 200), "blocks")
+	if len(whole) != 16 {
+		t.Fatalf("%d blocks of two chains of 8", len(whole))
+	}
+	check(t, whole, blockPos)
+	allTxs := list(w.get(t, "/v1/transactions?pageSize=100", 200), "transactions")
+	if len(allTxs) != 52 {
+		t.Fatalf("%d transactions of two chains of 26", len(allTxs))
+	}
+	check(t, allTxs, txPos)
+	for _, size := range []int{1, 2, 3, 5, 7} {
+		if got := pages(t, w, fmt.Sprintf("/v1/blocks?pageSize=%d", size), "blocks"); !slices.EqualFunc(got, whole, sameItem) {
+			t.Errorf("blocks %d at a time differ from all at once", size)
+		}
+		if got := pages(t, w, fmt.Sprintf("/v1/transactions?pageSize=%d", size), "transactions"); !slices.EqualFunc(got, allTxs, sameItem) {
+			t.Errorf("transactions %d at a time differ from all at once", size)
+		}
+	}
+	if got := list(w.get(t, "/v1/blocks?network=mainnet", 200), "blocks"); len(got) != 0 {
+		t.Errorf("mainnet blocks of two testnets: %v", got)
+	}
+	if got := fields(list(w.get(t, "/v1/chains?network=fuji", 200), "chains"), "chainId"); !slices.Equal(got, []any{"43112", "99999"}) {
+		t.Errorf("fuji chains: %v", got)
+	}
+}
+
+func sameItem(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

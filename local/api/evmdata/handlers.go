@@ -315,6 +315,6 @@ func (s *server) nativeToken(c *ChainInfo) networkToken {
 	return networkToken(c.NetworkToken)
 }
 
-func rich(a common.Address) richAddress { return richAddress{Address: a.Hex()} }
+func rich(a common.Address) richAddress { return richAddress{Address: checksum(a)} }
 
 func u64(v uint64) string { return strconv.FormatUint(v, 10) }

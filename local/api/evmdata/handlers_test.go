@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"github.com/avaedge/avaedge/catalog"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -236,5 +238,23 @@ func TestSeededValues(t *testing.T) {
 	md := tok["metadata"].(map[string]any)
 	if tok["ownerAddress"] != acc[2].Address.Hex() || md["indexStatus"] != "INDEXED" || md["name"] != "Avaedge Dev NFT #4" || !strings.HasPrefix(tok["tokenUri"].(string), "data:application/json;base64,") {
 		t.Fatalf("token 4: %v", tok)
+	}
+}
+
+// TestChecksum: the cached EIP-55 form is go-ethereum's, also once the cache
+// was emptied for being full.
+func TestChecksum(t *testing.T) {
+	for i := range maxChecksums + 10 {
+		a := common.BigToAddress(big.NewInt(int64(i*7919 + 1)))
+		if got := checksum(a); got != a.Hex() {
+			t.Fatalf("checksum(%x) = %s; want %s", a, got, a.Hex())
+		}
+	}
+	if n := len(checksums.m); n > maxChecksums {
+		t.Errorf("the cache holds %d; at most %d", n, maxChecksums)
+	}
+	a := common.HexToAddress("0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc")
+	if got := checksum(a); got != "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC" {
+		t.Errorf("ewoq's checksum %s", got)
 	}
 }

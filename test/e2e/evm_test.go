@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,16 +82,16 @@ func sdkCallsWith(t *testing.T, sdk, base string, calls []sdkCall) map[string]sd
 	return res
 }
 
-// evmCall is one EVM read: the catalogue's route, its path, and the
+// activityRead is one EVM read: the catalogue's route, its path, and the
 // chainkit operation that reads it.
-type evmCall struct {
+type activityRead struct {
 	name, route, path, op string
 	args                  map[string]any
 }
 
-// evmCalls are chainkit's EVM read operations, each with what it reads of
+// activityReads are chainkit's EVM read operations, each with what it reads of
 // a, on chain c.
-func evmCalls(a *evmActivity, c string) []evmCall {
+func activityReads(a *evmActivity, c string) []activityRead {
 	ch := "/v1/chains/" + c
 	arg := func(kv ...any) map[string]any {
 		m := map[string]any{"chainId": c}
@@ -103,7 +101,7 @@ func evmCalls(a *evmActivity, c string) []evmCall {
 		return m
 	}
 	native := fmt.Sprint(a.Txs["native"].Block)
-	return []evmCall{
+	return []activityRead{
 		{"chains", "supportedChains", "/v1/chains", "data.evm.chains.list", map[string]any{}},
 		{"chainsFuji", "supportedChains", "/v1/chains?network=fuji", "data.evm.chains.list", map[string]any{"network": "fuji"}},
 		{"chain", "getChainInfo", ch, "data.evm.chains.get", arg()},
@@ -149,7 +147,7 @@ func checkEVMListings(t *testing.T, base string, a *evmActivity, chainIDs ...str
 	t.Helper()
 	for _, c := range chainIDs {
 		t.Run("chain "+c, func(t *testing.T) {
-			calls := evmCalls(a, c)
+			calls := activityReads(a, c)
 			var sdk []sdkCall
 			for _, ec := range calls {
 				sdk = append(sdk, sdkCall{Name: ec.name, Op: ec.op, Args: ec.args})
@@ -401,23 +399,11 @@ func checkCoreWallet(t *testing.T, base string, a *evmActivity, chainIDs ...stri
 // and mainnet, passes chainkit's and glacier.json's schemas, and agrees
 // with the chain; so do Core wallet's calls through @avalabs/glacier-sdk.
 func TestEVMListingsDevnet(t *testing.T) {
-	e := startEdge(t, map[string]string{"AVAEDGE_KEYS_FILE": bulkPlanKeys(t)})
+	e := startEdge(t, map[string]string{"AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
 	a := makeEVMActivity(t, e.URL+"/ext/bc/C/rpc")
 	waitIndexed(t, e.URL, a)
 	checkEVMListings(t, e.URL, a, "43112", "43113", "43114")
 	checkCoreWallet(t, e.URL, a, "43112", "43113", "43114")
-}
-
-// bulkPlanKeys writes a keys file whose anonymous plan is large enough for
-// a test's many calls from 127.0.0.1.
-func bulkPlanKeys(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "keys.yaml")
-	body := "plans:\n  bulk: {cu_per_minute: 1000000000, cu_per_day: 100000000000}\nanonymous: bulk\n"
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // TestNodeModeNoTraces: following a node that offers no

@@ -120,7 +120,7 @@ func (s *server) withUntraced(ctx context.Context, out any, l *txList, full bool
 // are missing from the answer (a followed node without
 // debug_traceBlockByNumber, or a trace too large to keep); nil when none.
 func (s *server) untracedNotice(ctx context.Context, chainID, lo, hi uint64) (http.Header, error) {
-	first, last, ok, err := s.ix.Untraced(ctx, chainID, lo, hi)
+	first, last, ok, err := s.ix.UntracedSpan(ctx, chainID, lo, hi)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -455,6 +455,19 @@ func TestUntraced(t *testing.T) {
 	if resp2.Header.Get(UntracedHeader) != "1-2" {
 		t.Errorf("listTransactions over blocks 0-2: %s %q", UntracedHeader, resp2.Header.Get(UntracedHeader))
 	}
+	// Nor are a transaction's.
+	call, err := w.ix.ChainTxs(context.Background(), 43112, evmindex.AnyStatus, evmindex.Blocks(6, 7), 1)
+	if err != nil || len(call) != 1 {
+		t.Fatalf("block 6's transactions: %v, %v", call, err)
+	}
+	resp4, err := http.Get(w.srv.URL + "/v1/chains/43112/transactions/" + call[0].Hash.Hex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp4.Body.Close()
+	if h := resp4.Header.Get(UntracedHeader); resp4.StatusCode != 200 || h != "6-6" {
+		t.Errorf("a factory call's transaction without traces: %d, %s %q", resp4.StatusCode, UntracedHeader, h)
+	}
 	// The traced world's answers carry no notice.
 	traced := newWorld(t)
 	resp3, err := http.Get(traced.srv.URL + "/v1/chains/43112/addresses/" + s.Factory.Hex() + "/transactions:listInternals")

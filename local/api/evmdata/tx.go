@@ -2,6 +2,7 @@ package evmdata
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -143,7 +144,7 @@ func (s *server) getDeploymentTransaction(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return withOmitted(out, tx), nil
 }
 
 // getTransaction answers GET /v1/chains/{chainId}/transactions/{txHash}.
@@ -171,5 +172,15 @@ func (s *server) getTransaction(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return withOmitted(out, tx), nil
+}
+
+// withOmitted annotates the answer about tx with the untraced-blocks notice
+// when its block's internal transactions are unknown.
+func withOmitted(out any, tx *evmindex.TxDetail) any {
+	if tx.InternalsOmitted == "" {
+		return out
+	}
+	b := u64(tx.BlockNumber)
+	return annotated{body: out, header: http.Header{UntracedHeader: {b + "-" + b}}}
 }

@@ -36,8 +36,10 @@ type decoded struct {
 	feesSpent *big.Int
 	internals []internalTx
 	// traced says the block's internal transactions are known: it was
-	// indexed with call traces, or has no transactions (blocks.traced).
+	// indexed with call traces (an empty block is traced without a call).
+	// untraced says why a traced chain's block was not (fetched.untraced).
 	traced   bool
+	untraced string
 	teleport []TeleporterEvent
 }
 
@@ -55,7 +57,7 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 	d := &decoded{Block: Block{
 		ChainID: chainID, Number: uint64(b.Number), Hash: b.Hash, ParentHash: b.ParentHash,
 		Timestamp: uint64(b.Timestamp), GasUsed: uint64(b.GasUsed), GasLimit: uint64(b.GasLimit),
-	}, txs: b.Transactions, feesSpent: new(big.Int)}
+	}, txs: b.Transactions, feesSpent: new(big.Int), untraced: f.untraced}
 	if b.BaseFee != nil {
 		d.BaseFee = bigOf(b.BaseFee)
 	}
@@ -82,8 +84,8 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 			}
 		}
 	}
-	d.traced = f.traces != nil || len(b.Transactions) == 0
 	if f.traces != nil {
+		d.traced = true
 		for i, tr := range f.traces {
 			if tr.Result == nil {
 				continue

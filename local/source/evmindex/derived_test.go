@@ -18,6 +18,7 @@ var derivedTables = []string{
 	"contracts: chain_id, address, origin, seq",
 	"nft_owners: chain_id, contract, token_id, seq",
 	"erc1155_balances: chain_id, owner, contract, token_id, seq",
+	"untraced_blocks: chain_id, number, reason",
 }
 
 // dumpDerived returns the derived rows of the store at db, one line each.
@@ -58,10 +59,11 @@ func downgrade(t testing.TB, path string) {
 	defer db.Close()
 	for _, q := range []string{
 		`DROP TABLE address_txs`, `DROP TABLE address_internals`, `DROP TABLE collection_tokens`,
-		`DROP INDEX txs_pos`, `DROP INDEX txs_failed`, `DROP INDEX blocks_time`, `DROP INDEX blocks_untraced`,
+		`DROP INDEX txs_pos`, `DROP INDEX txs_failed`, `DROP INDEX blocks_time`,
 		`DROP INDEX contracts_origin`, `DROP INDEX contracts_deployer`, `DROP INDEX nft_owners_seq`, `DROP INDEX erc1155_balances_seq`,
 		`DROP INDEX nft_owners_contract_seq`, `DROP INDEX erc1155_balances_contract_seq`,
-		`ALTER TABLE blocks DROP COLUMN traced`, `ALTER TABLE contracts DROP COLUMN origin`, `ALTER TABLE contracts DROP COLUMN seq`,
+		`DELETE FROM untraced_blocks WHERE reason = '` + noTracerReason + `'`,
+		`ALTER TABLE contracts DROP COLUMN origin`, `ALTER TABLE contracts DROP COLUMN seq`,
 		`ALTER TABLE nft_owners DROP COLUMN seq`, `ALTER TABLE erc1155_balances DROP COLUMN seq`,
 		`CREATE INDEX txs_block ON txs (chain_id, block_number)`,
 		`PRAGMA user_version = 0`,

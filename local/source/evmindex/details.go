@@ -182,9 +182,13 @@ type InternalTx struct {
 // Teleporter events.
 type TxDetail struct {
 	TxRow
-	Transfers  []TransferRow
-	Internals  []InternalTx
-	Teleporter []TeleporterEvent // in log order
+	Transfers []TransferRow
+	Internals []InternalTx
+	// InternalsOmitted, when set, says why Internals is empty: the block's
+	// trace exceeded ChainOptions.MaxTraceBytes or failed, or the chain is
+	// not traced (Index.Untraced).
+	InternalsOmitted string
+	Teleporter       []TeleporterEvent // in log order
 }
 
 // Transaction returns the stored transaction with hash.
@@ -238,6 +242,9 @@ func (ix *Index) Transaction(ctx context.Context, chainID uint64, hash common.Ha
 	}
 	if err := irows.Err(); err != nil {
 		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
+	}
+	if d.InternalsOmitted, err = ix.Untraced(ctx, chainID, d.BlockNumber); err != nil {
+		return nil, err
 	}
 	if d.Teleporter, err = ix.teleporterEvents(ctx, chainID, hash); err != nil {
 		return nil, err

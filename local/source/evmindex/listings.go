@@ -68,12 +68,13 @@ func (ix *Index) Internals(ctx context.Context, q InternalQuery) ([]ListedIntern
 	return out, nil
 }
 
-// Untraced returns the first and last blocks in [from, to] of chainID that
-// were indexed without call traces (their internal transactions are not
-// known), and false when every block there was traced.
-func (ix *Index) Untraced(ctx context.Context, chainID, from, to uint64) (first, last uint64, ok bool, err error) {
+// UntracedSpan returns the first and last blocks in [from, to] of chainID
+// that were indexed without their internal transactions (untraced_blocks:
+// their trace failed or was too large, or the chain is not traced), and
+// false when there is none. One index range.
+func (ix *Index) UntracedSpan(ctx context.Context, chainID, from, to uint64) (first, last uint64, ok bool, err error) {
 	var lo, hi sql.NullInt64
-	err = ix.r.QueryRowContext(ctx, `SELECT MIN(number), MAX(number) FROM blocks INDEXED BY blocks_untraced WHERE chain_id=? AND traced=0 AND number>=? AND number<=?`,
+	err = ix.r.QueryRowContext(ctx, `SELECT MIN(number), MAX(number) FROM untraced_blocks WHERE chain_id=? AND number>=? AND number<=?`,
 		chainID, from, int64(min(to, math.MaxInt64))).Scan(&lo, &hi)
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("evmindex: untraced blocks: %w", err)

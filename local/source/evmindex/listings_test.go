@@ -116,7 +116,7 @@ func TestAddressListingsSeed(t *testing.T) {
 	if none, _ := ix.Internals(ctx, InternalQuery{ChainID: 43112, Address: ewoq, Limit: 10}); len(none) != 0 {
 		t.Errorf("ewoq sent and received no internal transaction: %+v", none)
 	}
-	if _, _, ok, err := ix.Untraced(ctx, 43112, 0, 100); ok || err != nil {
+	if _, _, ok, err := ix.UntracedSpan(ctx, 43112, 0, 100); ok || err != nil {
 		t.Errorf("the dev chain is traced: untraced blocks %v, %v", ok, err)
 	}
 
@@ -240,7 +240,7 @@ func TestSpamTokens(t *testing.T) {
 		t.Errorf("the sender's transactions in block 4: %v", positions(got))
 	}
 	// Blocks indexed without traces are flagged, but for empty blocks.
-	if first, last, ok, err := ix.Untraced(ctx, fakeChainID, 0, 10); !ok || err != nil || first != 1 || last != 4 {
+	if first, last, ok, err := ix.UntracedSpan(ctx, fakeChainID, 0, 10); !ok || err != nil || first != 1 || last != 4 {
 		t.Errorf("untraced blocks %d-%d (%v, %v); want 1-4", first, last, ok, err)
 	}
 	checkDerived(t, ix)

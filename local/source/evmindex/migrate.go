@@ -34,6 +34,11 @@ func listedFrame(idx int, typ string, value *big.Int) bool {
 	return false
 }
 
+// noTracerReason is an untraced block's reason (untraced_blocks) when its
+// chain is not traced: the node has no call tracer, or the chain's tracing
+// is off (ChainOptions.NoTrace).
+const noTracerReason = "indexed without call traces: the node offers no debug_traceBlockByNumber"
+
 // spamSQL is Token.Spam over a tokens row k.
 const spamSQL = `(k.kind=20 AND (k.name='' OR k.symbol=''))`
 
@@ -47,11 +52,11 @@ func creationSeq(block uint64, ord int) int64 { return int64(block<<28 | uint64(
 // migrateV2 adds the columns, indexes and rows of schema version 2 (see
 // schema.go), deriving them from what the store already holds: every
 // address's transactions, internal transactions and deployments, and every
-// collection's tokens. Blocks indexed before it are marked traced when their
-// chain was being traced when the store was closed.
+// collection's tokens; and the blocks with transactions of the chains that
+// were not traced when the store was closed are recorded as untraced.
 var migrateV2 = []string{
-	`ALTER TABLE blocks ADD COLUMN traced INTEGER NOT NULL DEFAULT 1`,
-	`UPDATE blocks SET traced = COALESCE((SELECT trace FROM chains c WHERE c.chain_id = blocks.chain_id), 1)`,
+	`INSERT OR IGNORE INTO untraced_blocks (chain_id, number, reason)
+		SELECT b.chain_id, b.number, '` + noTracerReason + `' FROM blocks b JOIN chains c ON c.chain_id = b.chain_id WHERE c.trace = 0 AND b.tx_count > 0`,
 	`ALTER TABLE contracts ADD COLUMN origin BLOB`,
 	`ALTER TABLE contracts ADD COLUMN seq INTEGER NOT NULL DEFAULT 0`,
 	`ALTER TABLE nft_owners ADD COLUMN seq INTEGER NOT NULL DEFAULT 0`,
@@ -60,7 +65,6 @@ var migrateV2 = []string{
 	`CREATE INDEX IF NOT EXISTS txs_pos ON txs (chain_id, block_number, tx_index)`,
 	`CREATE INDEX IF NOT EXISTS txs_failed ON txs (chain_id, block_number, tx_index) WHERE status=0`,
 	`CREATE INDEX IF NOT EXISTS blocks_time ON blocks (chain_id, timestamp, number)`,
-	`CREATE INDEX IF NOT EXISTS blocks_untraced ON blocks (chain_id, number) WHERE traced=0`,
 	// Deployments: the creating transaction's sender, and the creations'
 	// order within their blocks.
 	`UPDATE contracts SET origin = (SELECT x.from_addr FROM txs x WHERE x.chain_id = contracts.chain_id AND x.hash = contracts.tx_hash)`,

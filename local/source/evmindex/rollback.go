@@ -94,6 +94,7 @@ func (f *follower) rollback(ctx context.Context, from uint64) error {
 		`DELETE FROM txs WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM contracts WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM internal_txs WHERE chain_id=? AND block_number>=?`,
+		`DELETE FROM untraced_blocks WHERE chain_id=? AND number>=?`,
 		`DELETE FROM teleporter_messages WHERE chain_id=? AND block_number>=?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, f.id, from); err != nil {

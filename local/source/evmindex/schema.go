@@ -138,6 +138,12 @@ CREATE TABLE IF NOT EXISTS internal_txs (
 	PRIMARY KEY (chain_id, tx_hash, idx)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS internal_txs_block ON internal_txs (chain_id, block_number);
+CREATE TABLE IF NOT EXISTS untraced_blocks (
+	chain_id INTEGER NOT NULL,
+	number INTEGER NOT NULL,
+	reason TEXT NOT NULL,
+	PRIMARY KEY (chain_id, number)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS teleporter_messages (
 	chain_id INTEGER NOT NULL,
 	tx_hash BLOB NOT NULL,
@@ -194,8 +200,9 @@ CREATE INDEX IF NOT EXISTS collection_tokens_seq ON collection_tokens (chain_id,
 //     moved, by the seq of its first transfer (its mint, for a token minted
 //     after the index's start).
 //
-// Version 2 also adds columns (migrateV2): blocks.traced (the block was
-// indexed with call traces), contracts.origin (the sender of the creating
-// transaction) and contracts.seq (block<<28 | the creation's position in
-// the block), and nft_owners.seq and erc1155_balances.seq (the transfer that
-// last changed the holding), each with the index its listing reads.
+// Version 2 also adds columns (migrateV2): contracts.origin (the sender of
+// the creating transaction) and contracts.seq (block<<28 | the creation's
+// position in the block), and nft_owners.seq and erc1155_balances.seq (the
+// transfer that last changed the holding), each with the index its listing
+// reads; and untraced_blocks (its own table) gets a row for every block with
+// transactions of a chain that is not traced (noTracerReason).

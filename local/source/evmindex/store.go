@@ -90,6 +90,7 @@ func (f *follower) commit(ctx context.Context, blocks []*fetched) error {
 			hook(ctx, &d.Block)
 		}
 	}
+	f.noteUntraced(ds)
 	f.setHead(ds[len(ds)-1].Number, true)
 	f.ix.metrics.blocks.WithLabelValues(f.label).Add(float64(len(ds)))
 	f.ix.metrics.transfers.WithLabelValues(f.label).Add(float64(nTransfers))
@@ -105,8 +106,8 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		}
 		return s
 	}
-	insBlock := prep(`INSERT OR REPLACE INTO blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, gas_used, gas_limit, base_fee, fees_spent, cum_txs, traced)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
+	insBlock := prep(`INSERT OR REPLACE INTO blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, gas_used, gas_limit, base_fee, fees_spent, cum_txs)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 	insTx := prep(`INSERT OR REPLACE INTO txs (chain_id, hash, block_number, tx_index, type, from_addr, to_addr, value, nonce, gas_limit, gas_used, gas_price, max_fee, max_priority_fee, status, input)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	insTransfer := prep(`INSERT OR REPLACE INTO transfers (chain_id, seq, block_number, log_index, tx_hash, contract, kind, from_addr, to_addr, token_id, value)
@@ -120,10 +121,12 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 	insToken := prep(`INSERT OR IGNORE INTO tokens (chain_id, address, kind, name, symbol, decimals) VALUES (?,?,?,?,?,?)`)
 	insTeleport := prep(`INSERT OR REPLACE INTO teleporter_messages (chain_id, tx_hash, log_index, block_number, message_id, direction, other_chain) VALUES (?,?,?,?,?,?,?)`)
+	insUntraced := prep(`INSERT OR REPLACE INTO untraced_blocks (chain_id, number, reason) VALUES (?,?,?)`)
 	insParty := prep(`INSERT INTO address_txs (chain_id, address, block_number, tx_index, native, spam) VALUES (?,?,?,?,?,?)
 		ON CONFLICT DO UPDATE SET native = max(native, excluded.native), spam = min(spam, excluded.spam)`)
 	insAddrInternal := prep(`INSERT OR IGNORE INTO address_internals (chain_id, address, seq, tx_hash, idx) VALUES (?,?,?,?,?)`)
-	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insCollection, insContract, insInternal, insToken, insTeleport, insParty, insAddrInternal} {
+	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insCollection, insContract, insInternal, insToken, insTeleport,
+		insUntraced, insParty, insAddrInternal} {
 		if s != nil {
 			defer s.Close()
 		}
@@ -163,7 +166,7 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		if d.BaseFee != nil {
 			baseFee = d.BaseFee.String()
 		}
-		if _, err := insBlock.Exec(f.id, d.Number, d.Hash.Bytes(), d.ParentHash.Bytes(), d.Timestamp, len(d.Txs), d.GasUsed, d.GasLimit, baseFee, d.feesSpent.String(), cum, d.traced); err != nil {
+		if _, err := insBlock.Exec(f.id, d.Number, d.Hash.Bytes(), d.ParentHash.Bytes(), d.Timestamp, len(d.Txs), d.GasUsed, d.GasLimit, baseFee, d.feesSpent.String(), cum); err != nil {
 			return 0, err
 		}
 		for i, t := range d.Txs {
@@ -223,6 +226,18 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		for i, c := range d.Creations {
 			if _, err := insContract.Exec(f.id, c.Address.Bytes(), c.TxHash.Bytes(), d.Number, c.Deployer.Bytes(), string(c.Kind),
 				origins[c.TxHash].Bytes(), creationSeq(d.Number, i)); err != nil {
+				return 0, err
+			}
+		}
+		// Every block with transactions whose internal transactions are
+		// unknown says why: its trace failed or was too large, or the
+		// chain is not traced at all.
+		reason := d.untraced
+		if reason == "" && !d.traced && len(d.Txs) > 0 {
+			reason = noTracerReason
+		}
+		if reason != "" {
+			if _, err := insUntraced.Exec(f.id, d.Number, reason); err != nil {
 				return 0, err
 			}
 		}

@@ -214,11 +214,11 @@ func evmCalls(name string, w *world) []call {
 	case "getAddressChains":
 		return []call{get("/v1/chains/address/" + ewoqEVM)}
 	case "listLatestTransactionsAllChains":
-		return []call{get("/v1/transactions"), get("/v1/transactions?network=" + w.Network + "&status=success")}
+		return []call{get("/v1/transactions"), get("/v1/transactions?status=success")}
 	case "listAllLatestTransactions":
 		return []call{get("/v1/chains/allTransactions")}
 	case "listLatestBlocksAllChains":
-		return []call{get("/v1/blocks"), get("/v1/blocks?network=" + w.Network)}
+		return []call{get("/v1/blocks")}
 	case "listAllLatestBlocks":
 		return []call{get("/v1/chains/allBlocks")}
 	}

@@ -1,5 +1,5 @@
-// Package evmdata serves the EVM routes of the Data API (blocks, native and
-// token balances, transfers, NFT details, deployment transactions, chains)
+// Package evmdata serves the EVM routes of the Data API (chains, blocks,
+// transactions, an address's transactions and balances, contracts, NFTs)
 // from an evmindex.Index.
 package evmdata
 

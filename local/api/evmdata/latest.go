@@ -35,7 +35,13 @@ func (s *server) listLatestTransactions(r *req) (any, error) {
 	if cur != 0 {
 		rng = rng.After(evmindex.TxPos(cur))
 	}
-	rows, err := s.ix.ChainTxs(r.Context(), c.ChainID, statusOf(r), rng, size+1)
+	return s.chainTxPage(r, c, statusOf(r), rng, size, sc)
+}
+
+// chainTxPage answers a page of size of c's transactions with status in
+// rng, whose page tokens have scope sc.
+func (s *server) chainTxPage(r *req, c *ChainInfo, status evmindex.TxStatus, rng evmindex.Range, size int, sc string) (any, error) {
+	rows, err := s.ix.ChainTxs(r.Context(), c.ChainID, status, rng, size+1)
 	if err != nil {
 		return nil, err
 	}
@@ -78,14 +84,5 @@ func (s *server) getTransactionsForBlock(r *req) (any, error) {
 	if cur != 0 {
 		rng = rng.After(evmindex.TxPos(cur))
 	}
-	rows, err := s.ix.ChainTxs(r.Context(), c.ChainID, evmindex.AnyStatus, rng, size+1)
-	if err != nil {
-		return nil, err
-	}
-	next := ""
-	if len(rows) > size {
-		rows = rows[:size]
-		next = s.token(sc, uint64(rows[size-1].Pos()))
-	}
-	return s.nativeList(r.Context(), c, rows, next)
+	return s.chainTxPage(r, c, evmindex.AnyStatus, rng, size, sc)
 }

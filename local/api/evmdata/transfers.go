@@ -84,63 +84,58 @@ func (s *server) describeTransfers(ctx context.Context, chainID uint64, rows []e
 	return s.describe(ctx, chainID, addrs, keys)
 }
 
+// transferPage answers one page of transfers: the request's shared
+// parameters, narrowed by scoped (to an address and standard, or a
+// contract).
+func (s *server) transferPage(r *req, scoped func(q *evmindex.TransferQuery, addr common.Address)) ([]transfer, string, error) {
+	c, addr, q, sc, err := s.transferQuery(r)
+	if err != nil {
+		return nil, "", err
+	}
+	scoped(&q, addr)
+	var rows []evmindex.TransferRow
+	if q.Limit > 0 {
+		if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
+			return nil, "", err
+		}
+	}
+	rows, next := s.page(rows, q, sc)
+	d, err := s.describeTransfers(r.Context(), c.ChainID, rows)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]transfer, 0, len(rows))
+	for _, t := range rows {
+		out = append(out, s.transferJSON(d, t))
+	}
+	return out, next, nil
+}
+
 // addressTransfers answers the transfers of one standard from or to an
 // address, newest first: GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20,
 // :listErc721 and :listErc1155.
 func (s *server) addressTransfers(kind evmindex.TokenKind) func(*req) (any, error) {
 	return func(r *req) (any, error) {
-		c, addr, q, sc, err := s.transferQuery(r)
+		trs, next, err := s.transferPage(r, func(q *evmindex.TransferQuery, addr common.Address) { q.Address, q.Kind = &addr, kind })
 		if err != nil {
 			return nil, err
 		}
-		q.Address, q.Kind = &addr, kind
-		var rows []evmindex.TransferRow
-		if q.Limit > 0 {
-			if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
-				return nil, err
-			}
-		}
-		rows, next := s.page(rows, q, sc)
-		d, err := s.describeTransfers(r.Context(), c.ChainID, rows)
-		if err != nil {
-			return nil, err
-		}
-		out := struct {
+		return struct {
 			NextPageToken string     `json:"nextPageToken,omitempty"`
 			Transactions  []transfer `json:"transactions"`
-		}{NextPageToken: next, Transactions: make([]transfer, 0, len(rows))}
-		for _, t := range rows {
-			out.Transactions = append(out.Transactions, s.transferJSON(d, t))
-		}
-		return out, nil
+		}{next, trs}, nil
 	}
 }
 
 // listTransfers answers GET /v1/chains/{chainId}/tokens/{address}/transfers:
 // the transfers of one ERC-20, ERC-721 or ERC-1155 contract.
 func (s *server) listTransfers(r *req) (any, error) {
-	c, addr, q, sc, err := s.transferQuery(r)
+	trs, next, err := s.transferPage(r, func(q *evmindex.TransferQuery, addr common.Address) { q.Contract = &addr })
 	if err != nil {
 		return nil, err
 	}
-	q.Contract = &addr
-	var rows []evmindex.TransferRow
-	if q.Limit > 0 {
-		if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
-			return nil, err
-		}
-	}
-	rows, next := s.page(rows, q, sc)
-	d, err := s.describeTransfers(r.Context(), c.ChainID, rows)
-	if err != nil {
-		return nil, err
-	}
-	out := struct {
+	return struct {
 		NextPageToken string     `json:"nextPageToken,omitempty"`
 		Transfers     []transfer `json:"transfers"`
-	}{NextPageToken: next, Transfers: make([]transfer, 0, len(rows))}
-	for _, t := range rows {
-		out.Transfers = append(out.Transfers, s.transferJSON(d, t))
-	}
-	return out, nil
+	}{next, trs}, nil
 }

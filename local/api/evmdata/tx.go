@@ -3,7 +3,6 @@ package evmdata
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/avaedge/avaedge/local/avax"
@@ -59,34 +58,20 @@ func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex
 		}
 	}
 	for i, it := range tx.Internals {
-		typ := internalTxType(it.Type)
-		if i == 0 && created == nil && (typ == "CREATE" || typ == "CREATE2") {
+		j := internalJSON(it)
+		if i == 0 && created == nil && (j.InternalTxType == "CREATE" || j.InternalTxType == "CREATE2") {
 			a := it.To
 			created = &a
 		}
-		out.InternalTransactions = append(out.InternalTransactions, internalTransaction{
-			From: rich(it.From), To: rich(it.To), InternalTxType: typ, Value: it.Value.String(), IsReverted: it.Reverted,
-			GasUsed: u64(it.GasUsed), GasLimit: u64(it.Gas),
-		})
+		out.InternalTransactions = append(out.InternalTransactions, j)
 	}
-	var to common.Address
-	if tx.To != nil {
-		to = *tx.To
-	} else if created != nil {
-		to = *created
+	var made map[common.Hash]common.Address
+	if created != nil {
+		made = map[common.Hash]common.Address{tx.Hash: *created}
 	}
-	m := methodOf(tx.To == nil, tx.Input[:min(4, len(tx.Input))])
-	status := "0"
-	if tx.Status == 1 {
-		status = "1"
-	}
-	n := nativeTransaction{
-		BlockNumber: u64(tx.BlockNumber), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(), ChainID: c.answerID(),
-		BlockIndex: tx.Index, TxHash: tx.Hash.Hex(), TxStatus: status, TxType: tx.Type, GasLimit: u64(tx.GasLimit),
-		GasUsed: u64(tx.GasUsed), GasPrice: tx.EffectiveGasPrice.String(), Nonce: strconv.FormatUint(tx.Nonce, 10),
-		From: rich(tx.From), To: rich(to), Method: m, Value: tx.Value.String(), Input: hexutil.Encode(tx.Input),
-		BaseFeePerGas: b.BaseFee.String(),
-	}
+	lt := evmindex.ListedTx{Tx: tx.Tx, BlockNumber: tx.BlockNumber, BlockHash: b.Hash, BlockTimestamp: b.Timestamp,
+		MaxFeePerGas: tx.MaxFeePerGas, MaxPriorityFeePerGas: tx.MaxPriorityFeePerGas, Selector: tx.Input[:min(4, len(tx.Input))]}
+	n := nativeTransaction{listedTransaction: listedJSON(c, &lt, made), Input: hexutil.Encode(tx.Input), BaseFeePerGas: b.BaseFee.String()}
 	if tx.MaxFeePerGas != nil {
 		n.MaxFeePerGas = tx.MaxFeePerGas.String()
 	}

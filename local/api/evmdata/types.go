@@ -123,27 +123,14 @@ type method struct {
 	MethodName string `json:"methodName,omitempty"`
 }
 
+// nativeTransaction is FullNativeTransactionDetails: NativeTransaction with
+// the transaction's input and fees.
 type nativeTransaction struct {
-	BlockNumber          string      `json:"blockNumber"`
-	BlockTimestamp       uint64      `json:"blockTimestamp"`
-	BlockHash            string      `json:"blockHash"`
-	ChainID              string      `json:"chainId"`
-	BlockIndex           uint        `json:"blockIndex"`
-	TxHash               string      `json:"txHash"`
-	TxStatus             string      `json:"txStatus"`
-	TxType               uint8       `json:"txType"`
-	GasLimit             string      `json:"gasLimit"`
-	GasUsed              string      `json:"gasUsed"`
-	GasPrice             string      `json:"gasPrice"`
-	Nonce                string      `json:"nonce"`
-	From                 richAddress `json:"from"`
-	To                   richAddress `json:"to"`
-	Method               method      `json:"method"`
-	Value                string      `json:"value"`
-	Input                string      `json:"input"`
-	BaseFeePerGas        string      `json:"baseFeePerGas"`
-	MaxFeePerGas         string      `json:"maxFeePerGas,omitempty"`
-	MaxPriorityFeePerGas string      `json:"maxPriorityFeePerGas,omitempty"`
+	listedTransaction
+	Input                string `json:"input"`
+	BaseFeePerGas        string `json:"baseFeePerGas"`
+	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
 }
 
 type internalTransaction struct {

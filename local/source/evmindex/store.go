@@ -270,9 +270,8 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 }
 
 // applyDeltas adds balance changes to the current-balance tables; a balance
-// that reaches zero is deleted.
-// seqs, when set, holds the last transfer of each ERC-1155 balance changed
-// (erc1155_balances.seq).
+// that reaches zero is deleted. seqs, when set, holds the last transfer of
+// each ERC-1155 balance changed (erc1155_balances.seq).
 func (f *follower) applyDeltas(ctx context.Context, tx *sql.Tx, deltas map[balKey]*big.Int, seqs map[balKey]int64) error {
 	if len(deltas) == 0 {
 		return nil

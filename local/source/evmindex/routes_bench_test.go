@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,11 +162,12 @@ type benchRoute struct {
 // the fixture, through the catalogue's validation and the handlers (no
 // network): the first page and a deep page reached by following page
 // tokens, at pageSize 10 (the SDKs' default) and 100 (the most), reporting
-// p50 and p99 in milliseconds. It runs only with -bench:
+// p50 and p99 in milliseconds (reportLatency). It runs only with -bench:
 //
-//	go test -run XXX -bench ListRoutes -benchtime 300x ./local/source/evmindex
+//	go test -run XXX -bench ListRoutes -benchtime 1000x -timeout 60m ./local/source/evmindex
 func BenchmarkListRoutes(b *testing.B) {
 	ix, n := openFixture(b)
+	runtime.GC() // the fixture's garbage, before any request is timed
 	mux := catalog.NewMux(catalog.Catalogue(), evmdata.Handlers(evmdata.Options{Index: ix,
 		Chains: []evmdata.ChainInfo{evmdata.LocalChain(benchChain, "http://127.0.0.1:8080/ext/bc/C/rpc")}}))
 	ch := "/v1/chains/43112"
@@ -250,11 +252,40 @@ func BenchmarkListRoutes(b *testing.B) {
 							b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
 						}
 					}
-					slices.Sort(lat)
-					b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-					b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+					reportLatency(b, lat)
 				})
 			}
 		}
 	}
+}
+
+// benchRounds is how many rounds reportLatency splits a sub-benchmark's
+// requests into.
+const benchRounds = 5
+
+// reportLatency reports the median (p50-ms) and the 99th percentile of the
+// requests' latencies. The machine is shared with other builds, whose
+// bursts stall a request for tens of milliseconds at random: p99-ms is the
+// median of the 99th percentiles of benchRounds consecutive rounds, and
+// p99max-ms the worst round's, so one burst shows in the second, not the
+// first.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	pct := func(l []time.Duration, p int) float64 {
+		l = slices.Clone(l)
+		slices.Sort(l)
+		return float64(l[min(len(l)-1, len(l)*p/100)].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(lat, 50), "p50-ms")
+	if len(lat) < benchRounds*100 {
+		b.ReportMetric(pct(lat, 99), "p99-ms")
+		return
+	}
+	per := len(lat) / benchRounds
+	rounds := make([]float64, benchRounds)
+	for i := range rounds {
+		rounds[i] = pct(lat[i*per:(i+1)*per], 99)
+	}
+	slices.Sort(rounds)
+	b.ReportMetric(rounds[benchRounds/2], "p99-ms")
+	b.ReportMetric(rounds[benchRounds-1], "p99max-ms")
 }

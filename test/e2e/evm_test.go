@@ -133,6 +133,10 @@ func activityReads(a *evmActivity, c string) []activityRead {
 		{"transfers", "listTransfers", ch + "/tokens/" + a.Token + "/transfers", "data.evm.contracts.listTransfers", arg("address", a.Token)},
 		{"nftTokens", "listTokens", ch + "/nfts/collections/" + a.NFT + "/tokens", "data.nfts.list", arg("address", a.NFT)},
 		{"nftToken", "getTokenDetails", ch + "/nfts/collections/" + a.NFT + "/tokens/" + a.NFTTokenID, "data.nfts.get", arg("address", a.NFT, "tokenId", a.NFTTokenID)},
+		// The legacy paths chainkit still calls.
+		{"legacyAddressChains", "getAddressChains", "/v1/chains/address/" + a.To, "data.evm.chains.getAddressChains", map[string]any{"address": a.To}},
+		{"legacyBlocks", "listAllLatestBlocks", "/v1/chains/allBlocks", "data.evm.chains.listAllLatestBlocks", map[string]any{}},
+		{"legacyTransactions", "listAllLatestTransactions", "/v1/chains/allTransactions", "data.evm.chains.listAllLatestTransactions", map[string]any{}},
 	}
 }
 
@@ -334,6 +338,9 @@ func checkAgreement(t *testing.T, a *evmActivity, c string, res map[string]sdkRe
 	decode(t, res["addressChains"], &chains)
 	if len(chains.IndexedChains) != 1 || chains.IndexedChains[0].ChainID != a.ChainID {
 		t.Errorf("the recipient's chains: %+v; want %s", chains.IndexedChains, a.ChainID)
+	}
+	if string(res["legacyAddressChains"].Result) != string(res["addressChains"].Result) {
+		t.Errorf("the legacy address chains %s differ from %s", res["legacyAddressChains"].Result, res["addressChains"].Result)
 	}
 }
 

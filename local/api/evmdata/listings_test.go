@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,9 +17,7 @@ import (
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // field returns v's nested value at the dotted path ("nativeTransaction.txHash").
@@ -355,29 +352,9 @@ func TestNetworkFilters(t *testing.T) {
 func TestSpamAndFailures(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	cl, err := ethclient.Dial(w.srv.URL + "/ext/bc/C/rpc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	acc := w.chain.Accounts()
 	from, victim := acc[5], common.HexToAddress("0x000000000000000000000000000000000000b0b0")
-	signer := types.LatestSignerForChainID(big.NewInt(43112))
-	nonce, _ := cl.PendingNonceAt(ctx, from.Address)
-	send := func(to *common.Address, data []byte, gas uint64) *types.Receipt {
-		t.Helper()
-		tx := types.MustSignNewTx(from.Key, signer, &types.DynamicFeeTx{ChainID: big.NewInt(43112), Nonce: nonce, GasTipCap: big.NewInt(1e9),
-			GasFeeCap: big.NewInt(100e9), Gas: gas, To: to, Data: data})
-		nonce++
-		if err := cl.SendTransaction(ctx, tx); err != nil {
-			t.Fatal(err)
-		}
-		r, err := cl.TransactionReceipt(ctx, tx.Hash())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	send := w.sender(t, from)
 	// A contract that emits Transfer(from, victim, 5) and has no name().
 	emitter := send(nil, logEmitter(3), 200_000).ContractAddress
 	topic := crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))

@@ -203,19 +203,7 @@ func (ix *Index) Transaction(ctx context.Context, chainID uint64, hash common.Ha
 		return nil, notFound(err)
 	}
 	d.Hash, d.From, d.Input = hash, common.BytesToAddress(from), input
-	if to != nil {
-		a := common.BytesToAddress(to)
-		d.To = &a
-	}
-	d.Value, _ = new(big.Int).SetString(value, 10)
-	d.EffectiveGasPrice, _ = new(big.Int).SetString(price, 10)
-	d.Fee = new(big.Int).Mul(d.EffectiveGasPrice, new(big.Int).SetUint64(d.GasUsed))
-	if maxFee.Valid {
-		d.MaxFeePerGas, _ = new(big.Int).SetString(maxFee.String, 10)
-	}
-	if maxPrio.Valid {
-		d.MaxPriorityFeePerGas, _ = new(big.Int).SetString(maxPrio.String, 10)
-	}
+	d.MaxFeePerGas, d.MaxPriorityFeePerGas = storedTx(&d.Tx, to, value, price, maxFee, maxPrio)
 	rows, err := ix.r.QueryContext(ctx, `SELECT `+transferCols+` FROM transfers t JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
 		WHERE t.chain_id=? AND t.tx_hash=? ORDER BY t.seq`, chainID, hash.Bytes())
 	if err != nil {

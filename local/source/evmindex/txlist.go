@@ -59,25 +59,33 @@ func scanListedTxs(rows *sql.Rows) ([]ListedTx, error) {
 			return nil, fmt.Errorf("evmindex: transactions: %w", err)
 		}
 		t.Hash, t.From, t.BlockHash = common.BytesToHash(hash), common.BytesToAddress(from), common.BytesToHash(bh)
-		if to != nil {
-			a := common.BytesToAddress(to)
-			t.To = &a
-		}
-		t.Value, _ = new(big.Int).SetString(value, 10)
-		t.EffectiveGasPrice, _ = new(big.Int).SetString(price, 10)
-		t.Fee = new(big.Int).Mul(t.EffectiveGasPrice, new(big.Int).SetUint64(t.GasUsed))
-		if maxFee.Valid {
-			t.MaxFeePerGas, _ = new(big.Int).SetString(maxFee.String, 10)
-		}
-		if maxPrio.Valid {
-			t.MaxPriorityFeePerGas, _ = new(big.Int).SetString(maxPrio.String, 10)
-		}
+		t.MaxFeePerGas, t.MaxPriorityFeePerGas = storedTx(&t.Tx, to, value, price, maxFee, maxPrio)
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("evmindex: transactions: %w", err)
 	}
 	return out, nil
+}
+
+// storedTx fills t's fields the store keeps as text or nullable (its
+// recipient, value, price and so its fee) and returns its EIP-1559 fee caps
+// (nil for a legacy transaction).
+func storedTx(t *Tx, to []byte, value, price string, maxFee, maxPrio sql.NullString) (feeCap, tipCap *big.Int) {
+	if to != nil {
+		a := common.BytesToAddress(to)
+		t.To = &a
+	}
+	t.Value, _ = new(big.Int).SetString(value, 10)
+	t.EffectiveGasPrice, _ = new(big.Int).SetString(price, 10)
+	t.Fee = new(big.Int).Mul(t.EffectiveGasPrice, new(big.Int).SetUint64(t.GasUsed))
+	if maxFee.Valid {
+		feeCap, _ = new(big.Int).SetString(maxFee.String, 10)
+	}
+	if maxPrio.Valid {
+		tipCap, _ = new(big.Int).SetString(maxPrio.String, 10)
+	}
+	return feeCap, tipCap
 }
 
 // Range selects positions From <= p < To, newest first unless Asc. Zero To

@@ -194,8 +194,18 @@ func TestPublished(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, ok := Published(tt.method, tt.path, 7)
-		if ok != (tt.want != 0) || got != tt.want {
-			t.Errorf("Published(%s %s) = %d, %v; want %d", tt.method, tt.path, got, ok, tt.want)
+		if ok != (tt.want != 0) || got.Cost != tt.want {
+			t.Errorf("Published(%s %s) = %d, %v; want %d", tt.method, tt.path, got.Cost, ok, tt.want)
 		}
+	}
+	// A wildcard holds one segment: an encoded slash is refused, and the
+	// upstream path is built from the pattern.
+	m, ok := Published("GET", "/v2/chains/43114%2Fcontracts%2F0xabc/contracts/0xdef/balances", 7)
+	if !ok || m.Pattern != "/v2/chains/{chainId}/contracts/{address}/balances" || strings.Join(m.Problems(m.Pattern), ";") != "chainId must not contain '/'" {
+		t.Fatalf("encoded slash: %+v %v problems %q", m, ok, m.Problems(m.Pattern))
+	}
+	m, ok = Published("GET", "/v1/chains/%34%33114/addresses/0x%61bc/balances:listErc20", 7)
+	if !ok || len(m.Problems(m.Pattern)) != 0 || m.Path(m.Pattern) != "/v1/chains/43114/addresses/0xabc/balances:listErc20" {
+		t.Fatalf("verb route: %+v %v -> %q", m, ok, m.Path(m.Pattern))
 	}
 }

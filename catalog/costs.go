@@ -1,7 +1,5 @@
 package catalog
 
-import "strings"
-
 // published are the real services' read routes that the catalogue does not
 // list but the edge forwards (GET only, never cached), with their published
 // CU costs (the Data and Metrics APIs' "Rate Limits" pages; docs/facts.md,
@@ -61,55 +59,37 @@ var published = []struct {
 	{"/v2/subnets/{subnetId}/validators:getAddresses", 500},
 }
 
-// Published reports whether the edge forwards a request the catalogue does
-// not list (a GET of one of the real services' other published read routes)
-// and what it costs: the published cost, or def when none is published. A
-// literal segment beats a wildcard, so /v1/chains/allBlocks is not
-// /v1/chains/{chainId}.
-func Published(method, path string, def int64) (cost int64, ok bool) {
-	if method != "GET" && method != "HEAD" {
-		return 0, false
-	}
-	best := -1
-	for _, pc := range published {
-		if literals, match := MatchPath(pc.path, path); match && literals > best {
-			best, cost = literals, pc.cost
-		}
-	}
-	if best < 0 {
-		return 0, false
-	}
-	if cost == 0 {
-		cost = def
-	}
-	return cost, true
+// PublishedMatch is a request matched to a published route.
+type PublishedMatch struct {
+	// Pattern is the published route's path pattern.
+	Pattern string
+	PathMatch
+	// Cost is the route's price in CU.
+	Cost int64
 }
 
-// MatchPath matches path against a pattern whose "{name}" segments match any
-// one non-empty segment ("{address}:verb" any segment ending in ":verb"), and
-// counts the literal segments that matched. Matching is exact otherwise: a
-// trailing slash or another case is another path.
-func MatchPath(pattern, path string) (literals int, ok bool) {
-	ps := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	if len(ps) != len(segs) {
-		return 0, false
+// Published reports whether the edge forwards a request the catalogue does
+// not list (a GET of one of the real services' other published read routes)
+// and what it costs: the published cost, or def when none is published.
+// escapedPath is the request's escaped path (url.URL.EscapedPath). A literal
+// segment beats a wildcard, so /v1/chains/allBlocks is not
+// /v1/chains/{chainId}. The caller refuses a match with Problems and sends
+// its Path.
+func Published(method, escapedPath string, def int64) (PublishedMatch, bool) {
+	if method != "GET" && method != "HEAD" {
+		return PublishedMatch{}, false
 	}
-	for i, p := range ps {
-		switch {
-		case segs[i] == "":
-			return 0, false
-		case strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}"):
-		case p == segs[i]:
-			literals++
-		default:
-			// A wildcard segment with a ":verb" suffix, e.g. {address}:x.
-			j := strings.Index(p, "}:")
-			if !strings.HasPrefix(p, "{") || j < 0 || !strings.HasSuffix(segs[i], p[j+1:]) || len(segs[i]) == len(p)-j-1 {
-				return 0, false
-			}
-			literals++
+	best := PublishedMatch{PathMatch: PathMatch{Literals: -1}}
+	for _, pc := range published {
+		if m, ok := MatchPath(pc.path, escapedPath); ok && m.Literals > best.Literals {
+			best = PublishedMatch{Pattern: pc.path, PathMatch: m, Cost: pc.cost}
 		}
 	}
-	return literals, true
+	if best.Literals < 0 {
+		return PublishedMatch{}, false
+	}
+	if best.Cost == 0 {
+		best.Cost = def
+	}
+	return best, true
 }

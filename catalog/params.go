@@ -58,6 +58,11 @@ type Param struct {
 	Default string
 	// Enum, when set, is the closed list of accepted values.
 	Enum []string
+	// Array says the parameter is an array in the OpenAPI file (a query
+	// parameter of style form, exploded: "txTypes=A&txTypes=B"): it may be
+	// repeated, and its values (each may also be a comma-separated list) are
+	// joined with commas into one value. Other parameters may be given once.
+	Array bool
 }
 
 // Messages are in the style of NestJS class-validator, which both REST
@@ -150,7 +155,8 @@ func contains(list []string, s string) bool {
 }
 
 // Values holds a validated request's parameters by name: path values, the
-// first value of each query parameter, and body fields (strings as sent,
+// value of each query parameter (an array parameter's values joined with
+// commas), and body fields (strings as sent,
 // numbers as their JSON text, booleans as "true" or "false"). An absent
 // parameter with a Default holds the default; other absent ones are
 // missing. Values are read-only once Validate returns them.

@@ -206,7 +206,7 @@ func Catalogue() []Route {
 			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("blockId")),
 		rest(Data, "listLatestPrimaryNetworkTransactions", get, "/v1/networks/{network}/blockchains/{blockchainId}/transactions", 100, short,
 			network, pathP("blockchainId", PrimaryBlockchainID...), addrList, queryP("l1ValidationId"),
-			Param{Name: "txTypes", Format: List, Enum: TxTypes}, intP("startTimestamp", 0), intP("endTimestamp", 0),
+			Param{Name: "txTypes", Format: List, Enum: TxTypes, Array: true}, intP("startTimestamp", 0), intP("endTimestamp", 0),
 			pageToken, pageSize(100, "10"), sortOrder),
 		rest(Data, "listL1Validators", get, "/v1/networks/{network}/l1Validators", 20, medium,
 			network, pageToken, pageSize(100, "10"), queryP("l1ValidationId"), Param{Name: "includeInactiveL1Validators", Kind: Boolean},

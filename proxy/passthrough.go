@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -34,7 +35,9 @@ func serviceOf(path string) (svc catalog.Service, ok bool) {
 // their keys only. Everything else (account-scoped routes, writes, other node
 // APIs, path variants of catalogued routes) is answered 404 at the edge and
 // never reaches the upstream. Without an upstream a published path is 404
-// too.
+// too. As for catalogued routes, a wildcard of the pattern holds one segment
+// (400 otherwise), the upstream path is built from the pattern, and the
+// query is read strictly and sent re-encoded.
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")
@@ -44,22 +47,25 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		s.notFound(ex)
 		return
 	}
-	cost, published := int64(0), false
+	escaped := r.URL.EscapedPath()
+	var m catalog.PublishedMatch
+	published := false
 	var keys []string
 	if svc != catalog.Node {
-		cost, published = catalog.Published(r.Method, r.URL.Path, s.opts.PassthroughCost)
+		m, published = catalog.Published(r.Method, escaped, s.opts.PassthroughCost)
 	}
 	if !published {
-		best := -1
+		m.Literals = -1
 		for i := range s.opts.Publish {
 			pub := &s.opts.Publish[i]
 			if pub.Method != r.Method {
 				continue
 			}
-			if literals, match := catalog.MatchPath(pub.Path, r.URL.Path); match && literals > best {
-				best, cost, keys, published = literals, pub.Cost, pub.Keys, true
-				if cost == 0 {
-					cost = s.opts.PassthroughCost
+			if pm, match := catalog.MatchPath(pub.Path, escaped); match && pm.Literals > m.Literals {
+				m = catalog.PublishedMatch{Pattern: pub.Path, PathMatch: pm, Cost: pub.Cost}
+				keys, published = pub.Keys, true
+				if m.Cost == 0 {
+					m.Cost = s.opts.PassthroughCost
 				}
 			}
 		}
@@ -69,7 +75,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &plan{service: svc,
-		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: cost},
+		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: m.Cost},
 		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
 	if keys != nil {
 		// An operator's route: admitted before its body is read, and only
@@ -81,6 +87,21 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 			s.notFound(ex)
 			return
 		}
+	}
+	msgs := m.Problems(m.Pattern)
+	query, qmsgs := catalog.ReencodeQuery(r.URL.RawQuery)
+	if msgs = append(msgs, qmsgs...); len(msgs) > 0 {
+		if svc == catalog.Node {
+			s.refuse(ex, http.StatusBadRequest, strings.Join(msgs, "; "))
+			return
+		}
+		s.restError(ex, http.StatusBadRequest, msgs, true)
+		return
+	}
+	path := m.Path(m.Pattern)
+	p.url = &url.URL{RawPath: path, RawQuery: query}
+	p.url.Path, _ = url.PathUnescape(path)
+	if keys != nil {
 		body, err := s.readBody(r)
 		if err != nil {
 			s.refuseBody(ex, err)

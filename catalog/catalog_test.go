@@ -36,10 +36,10 @@ func TestCatalogueComplete(t *testing.T) {
 	}
 	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators,
 	// getSubnetById, listL1Validators, the P/X block and transaction routes (4) and getBlock,
-	// getTransaction, listErc20Balances; 4 metrics routes; 13 info + 10 avm
-	// methods + the EVM endpoint.
-	if data != 30 || metrics != 4 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 30, 4, 24", data, metrics, node)
+	// getTransaction, listErc20Balances; 4 metrics routes; 13 info + 11 avm
+	// methods, the EVM endpoint and its 5 priced methods.
+	if data != 30 || metrics != 4 || node != 30 {
+		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 30, 4, 30", data, metrics, node)
 	}
 }
 
@@ -207,5 +207,29 @@ func TestPublished(t *testing.T) {
 	m, ok = Published("GET", "/v1/chains/%34%33114/addresses/0x%61bc/balances:listErc20", 7)
 	if !ok || len(m.Problems(m.Pattern)) != 0 || m.Path(m.Pattern) != "/v1/chains/43114/addresses/0xabc/balances:listErc20" {
 		t.Fatalf("verb route: %+v %v -> %q", m, ok, m.Path(m.Pattern))
+	}
+}
+
+func TestEndpointOf(t *testing.T) {
+	for path, want := range map[string]string{
+		"/ext/info": "info", "/ext/bc/X": "avm", "/ext/avm": "avm", "/ext/bc/C/rpc": "evm",
+		"/ext/bc/2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM": "avm",
+		"/ext/bc/P": "", "/ext/bc/C/avax": "", "/ext/admin": "", "/ext/bc/2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByMx": "",
+	} {
+		if got := EndpointOf(path); got != want {
+			t.Errorf("EndpointOf(%q) = %q; want %q", path, got, want)
+		}
+	}
+}
+
+func TestEVMServes(t *testing.T) {
+	for m, want := range map[string]bool{
+		"eth_call": true, "net_version": true, "web3_clientVersion": true, "eth_sendRawTransaction": true,
+		"eth_": false, "eth": false, "ETH_call": false, "Eth_call": false, "debug_traceTransaction": false,
+		"trace_block": false, "txpool_content": false, "admin_peers": false, "personal_sign": false, "ethx_call": false,
+	} {
+		if got := EVMServes(m); got != want {
+			t.Errorf("EVMServes(%q) = %v; want %v", m, got, want)
+		}
 	}
 }

@@ -100,8 +100,16 @@ type Publish struct {
 	Path string `yaml:"path"`
 	// Keys are the key ids (of the keys file) that may call it. Required.
 	Keys []string `yaml:"keys"`
-	// Cost is the route's price in CU. Zero means the passthrough cost (20).
+	// Cost is the route's price in CU (with RPCMethods, of one call). Zero
+	// means the passthrough cost (20).
 	Cost int64 `yaml:"cost"`
+	// RPCMethods publishes JSON-RPC methods of a node endpoint (Path is then
+	// one of its paths, e.g. /ext/bc/C/rpc or /ext/bc/X, and Method POST) to
+	// Keys, beside the catalogue's: exact method names
+	// ("debug_traceTransaction", "avm.getAddressTxs") or a namespace prefix
+	// ending in "*" ("debug_*", "trace_*"). A call of another method the
+	// catalogue does not list gets the node's "method not found" at the edge.
+	RPCMethods []string `yaml:"rpc_methods"`
 }
 
 // Upstream is one real service.

@@ -58,7 +58,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		m.Literals = -1
 		for i := range s.opts.Publish {
 			pub := &s.opts.Publish[i]
-			if pub.Method != r.Method {
+			if pub.Method != r.Method || len(pub.RPCMethods) > 0 {
 				continue
 			}
 			if pm, match := catalog.MatchPath(pub.Path, escaped); match && pm.Literals > m.Literals {

@@ -20,6 +20,14 @@ func (s *Server) serve(ex *exchange, p *plan) {
 	if !ex.admitted && !s.admit(ex, p.charge) {
 		return
 	}
+	if p.edgeAnswers != nil {
+		sw := &spliceWriter{ResponseWriter: ex.w, extra: p.edgeAnswers}
+		ex.source, ex.cache = s.answer(ex, p, sw)
+		if sw.finish() {
+			ex.source |= FromEdge
+		}
+		return
+	}
 	ex.source, ex.cache = s.answer(ex, p, ex.w)
 }
 
@@ -71,7 +79,7 @@ var errTooLargeToStore = errors.New("upstream answer too large to cache")
 // caller closes the answer's body.
 func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *plan, shared bool) (*http.Response, error) {
 	out := up.outgoing(ctx, in, p.url, p.body, s.clientIP(in))
-	if shared || p.call != nil {
+	if shared || p.call != nil || p.edgeAnswers != nil {
 		// Stored answers and JSON-RPC answers (ids are rewritten, batches
 		// joined) are kept identity-encoded.
 		out.Header.Del("Accept-Encoding")
@@ -217,9 +225,6 @@ func reason(err error) string {
 // values, JSON-RPC calls with a request that carries just that call.
 func (s *Server) local(ex *exchange, p *plan, w http.ResponseWriter) (Source, cache.Status) {
 	rt := p.rt
-	if rt == nil {
-		rt = p.unknown // the local node answers an unknown method as the node does
-	}
 	if s.opts.Local == nil || rt == nil {
 		route := "passthrough"
 		if rt != nil {

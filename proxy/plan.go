@@ -19,7 +19,6 @@ import (
 // once built, so a remembered plan is shared by concurrent requests.
 type plan struct {
 	rt       *catalog.Route // nil for a path or method the catalogue does not name
-	unknown  *catalog.Route // for a JSON-RPC method the catalogue does not name: its endpoint, for the local world's own error
 	rm       *routeMetrics  // rt's counters (REST plans)
 	service  catalog.Service
 	vals     catalog.Values // validated parameters of a REST call
@@ -29,7 +28,10 @@ type plan struct {
 	url      *url.URL       // the path and query sent upstream; nil sends the client's own
 	body     []byte         // the body sent upstream: a POST's, one JSON-RPC call's
 	call     *jsonrpc.Call  // the JSON-RPC call, whose id answers carry
-	retry    bool           // an idempotent read: the upstream call may be retried
+	// edgeAnswers are the edge's own answers to refused elements of an EVM
+	// batch (comma-separated JSON objects), added to the batch's answer.
+	edgeAnswers []byte
+	retry       bool // an idempotent read: the upstream call may be retried
 }
 
 // serveREST handles one catalogued Data or Metrics API route: it parses and

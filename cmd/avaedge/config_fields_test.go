@@ -120,6 +120,7 @@ routes:
   listSubnets: {cost: 3, cache: short, ttl: 7s}
 publish:
   - {method: DELETE, path: "/v1/webhooks/{id}", keys: [k], cost: 9}
+  - {method: POST, path: "/ext/bc/C/rpc", rpc_methods: ["debug_traceTransaction", "trace_*"], keys: [k], cost: 90}
 local:
   networks: [fuji]
   seed: 42
@@ -192,6 +193,7 @@ log_level: debug
 		{"publish.path", w.proxy.Publish[0].Path, "/v1/webhooks/{id}"},
 		{"publish.keys", w.proxy.Publish[0].Keys, []string{"k"}},
 		{"publish.cost", w.proxy.Publish[0].Cost, int64(9)},
+		{"publish.rpc_methods", w.proxy.Publish[1].RPCMethods, []string{"debug_traceTransaction", "trace_*"}},
 		{"local.evm.debug", w.local.devOpts.Debug, true},
 		{"local.node", w.local.node, upstream.URL + "/node"},
 		{"local.evm.writes_per_minute", w.local.devOpts.WritesPerMinute, 7},

@@ -73,6 +73,10 @@ const PageTokenLifetime = 24 * time.Hour
 //     the upstream's Age header); max-age=0 means not stored;
 //     must-revalidate and proxy-revalidate forbid stale serving (both
 //     windows become zero);
+//   - an answer that sets a cookie (Set-Cookie), or that says it varies
+//     with request headers other than Accept-Encoding (Vary, RFC 9110
+//     §12.5.5; "*" included), is not stored: the cache key holds neither,
+//     so it would serve one client's answer to all;
 //   - a page fetched with a pageToken is never kept past
 //     PageTokenLifetime: Fresh+Error <= PageTokenLifetime.
 //
@@ -84,6 +88,9 @@ func Windows(p Policy, status int, h http.Header, hasPageToken bool) (fresh, sta
 	case status == http.StatusNotFound:
 		fresh, stale, errorFor = min(NegativeTTL, p.Fresh), 0, 0
 	default:
+		return 0, 0, 0, false
+	}
+	if len(h.Values("Set-Cookie")) > 0 || variesByClient(h) {
 		return 0, 0, 0, false
 	}
 	if cc := h.Values("Cache-Control"); len(cc) > 0 {
@@ -135,4 +142,17 @@ func seconds(v string) time.Duration {
 		n = int64(1<<63-1) / int64(time.Second)
 	}
 	return time.Duration(n) * time.Second
+}
+
+// variesByClient reports whether an answer's Vary names a request header
+// other than Accept-Encoding (which the edge handles itself).
+func variesByClient(h http.Header) bool {
+	for _, v := range h.Values("Vary") {
+		for name := range strings.SplitSeq(v, ",") {
+			if name = strings.TrimSpace(name); name != "" && !strings.EqualFold(name, "Accept-Encoding") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -51,6 +51,10 @@ type Config struct {
 	// KeysFile is the API keys and plans file. Env AVAEDGE_KEYS_FILE. Empty
 	// means the real service's published plans, anonymous access only.
 	KeysFile string `yaml:"keys_file"`
+	// UnissuedKeys bounds the keys nobody issued: without a keys file any
+	// client key is accepted and metered on its own under the "free" plan,
+	// and this keeps one address from buying more by rotating keys.
+	UnissuedKeys UnissuedKeys `yaml:"unissued_keys"`
 	// Replicas is how many avaedge replicas share the limits; when Redis is
 	// unreachable each replica enforces 1/Replicas of every limit in process.
 	// Zero means the limiter's default, 1.
@@ -89,6 +93,19 @@ type Upstreams struct {
 	Metrics Upstream `yaml:"metrics"`
 	// Node is an avalanchego node's HTTP API. Env AVAEDGE_NODE_UPSTREAM (e.g. https://api.avax.network).
 	Node Upstream `yaml:"node"`
+}
+
+// UnissuedKeys bounds what keys nobody issued buy from one client address
+// (IPv6: its /64): at most PerAddress distinct such keys are in use from it
+// at a time (a key counts until it has been idle from that address for
+// Window; a key in use keeps working, a new one beyond the bound gets 429),
+// and together they spend at most PerAddress times the plan's day and
+// month budgets. Shared by the replicas through Redis when it is set.
+type UnissuedKeys struct {
+	// PerAddress is the bound. Zero means 5; -1 means no bound.
+	PerAddress int `yaml:"per_address"`
+	// Window is how long a key counts after its last request. Zero means 1h.
+	Window Duration `yaml:"window"`
 }
 
 // Publish is one route the operator publishes to named keys.

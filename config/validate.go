@@ -138,6 +138,12 @@ func (c *Config) Validate() error {
 	if s.MaxBodyBytes < 0 {
 		bad("server.max_body_bytes", "must be positive")
 	}
+	if c.UnissuedKeys.PerAddress < -1 {
+		bad("unissued_keys.per_address", "must be positive, or -1 for no bound")
+	}
+	if c.UnissuedKeys.Window < 0 {
+		bad("unissued_keys.window", "must be positive")
+	}
 	known := map[string]bool{}
 	for _, r := range catalog.Catalogue() {
 		known[r.Name] = true

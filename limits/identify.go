@@ -19,6 +19,10 @@ type Client struct {
 	keyID string // what Decision.KeyID says
 	keyed bool   // a key was presented and accepted
 	plan  *planInfo
+	// group and member are, for a key nobody issued, the client's address
+	// group (as an anonymous id) and the key's name for the bound on such
+	// keys (unissued.go); "" otherwise.
+	group, member string
 }
 
 // KeyID names the client as Decision.KeyID does.
@@ -43,7 +47,11 @@ func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
 		if !ok || subtle.ConstantTimeCompare([]byte(k.hash()), []byte(want)) != 1 {
 			if ks.file.Unmanaged != "" {
 				// Counted by the key's hash: the key itself is never kept.
-				return Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}, Decision{}
+				c := Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}
+				if l.keyCap != nil {
+					c.group, c.member = l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), want[:32]
+				}
+				return c, Decision{}
 			}
 			return l.unauthorized("Invalid API key")
 		}

@@ -87,6 +87,7 @@ redis: ` + rds.URL() + `
 redis_prefix: edgetest
 keys_file: ` + keys + `
 replicas: 3
+unissued_keys: {per_address: 7, window: 2h}
 trusted_proxies: [10.0.0.0/8]
 upstreams:
   data:
@@ -210,6 +211,8 @@ log_level: debug
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
 		{"keys_file", w.limits.KeysPath, keys},
 		{"replicas", w.limits.Replicas, 3},
+		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
+		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},
 		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.9"}},
 		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
 		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},

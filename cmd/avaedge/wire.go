@@ -141,6 +141,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		Prefix:         cfg.RedisPrefix,
 		Replicas:       cfg.Replicas,
 		TrustedProxies: trusted,
+		UnissuedKeys:   limits.UnissuedKeys{PerAddress: cfg.UnissuedKeys.PerAddress, Window: cfg.UnissuedKeys.Window.D()},
 		Registerer:     reg,
 		Logger:         log,
 	}

@@ -115,10 +115,19 @@ func appendJSONString(b []byte, s string) []byte {
 // ErrEthParse is a body that is not one JSON value.
 var ErrEthParse = errors.New("parse error")
 
+// EthBatchTooLarge is a batch of more elements than ParseEth's limit; its
+// elements are not read.
+type EthBatchTooLarge struct{ N, Limit int }
+
+func (e *EthBatchTooLarge) Error() string {
+	return "batch of " + strconv.Itoa(e.N) + " calls exceeds the limit of " + strconv.Itoa(e.Limit)
+}
+
 // ParseEth splits an Ethereum JSON-RPC body into its elements: one for a
 // single request, each element of a batch (batch true; possibly none). An
-// error means the body is not valid JSON: go-ethereum's -32700.
-func ParseEth(body []byte) (calls []EthCall, batch bool, err error) {
+// error means the body is not valid JSON (ErrEthParse: go-ethereum's
+// -32700), or is a batch of more than limit elements (*EthBatchTooLarge).
+func ParseEth(body []byte, limit int) (calls []EthCall, batch bool, err error) {
 	if !json.Valid(body) {
 		return nil, false, ErrEthParse
 	}
@@ -129,6 +138,9 @@ func ParseEth(body []byte) (calls []EthCall, batch bool, err error) {
 	var elems []json.RawMessage
 	if err := json.Unmarshal(t, &elems); err != nil {
 		return nil, false, ErrEthParse
+	}
+	if len(elems) > limit {
+		return nil, true, &EthBatchTooLarge{N: len(elems), Limit: limit}
 	}
 	calls = make([]EthCall, len(elems))
 	for i, e := range elems {

@@ -38,7 +38,7 @@ func gethAnswer(t *testing.T, body string) string {
 // result, an invalid element or another method as the edge answers it.
 func edgeAnswer(t *testing.T, body string) string {
 	t.Helper()
-	calls, batch, err := ParseEth([]byte(body))
+	calls, batch, err := ParseEth([]byte(body), 100)
 	if err != nil {
 		return `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n"
 	}
@@ -129,12 +129,12 @@ func TestParseEthStricter(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"eth_call","ID":2}`,
 		`{"JSONRPC":"2.0","jsonrpc":"2.0","id":1,"method":"eth_call"}`,
 	} {
-		calls, _, err := ParseEth([]byte(body))
+		calls, _, err := ParseEth([]byte(body), 100)
 		if err != nil || len(calls) != 1 || calls[0].Invalid == nil || calls[0].Invalid.Code != EthCodeInvalidRequest {
 			t.Errorf("%s: read as %+v, %v; want an invalid request", body, calls, err)
 		}
 	}
-	calls, _, _ := ParseEth([]byte(`{"params":[1, 2],"extra":{"method":"debug_x"},"method":"eth_getBalance","id":"q","jsonrpc":"2.0"}`))
+	calls, _, _ := ParseEth([]byte(`{"params":[1, 2],"extra":{"method":"debug_x"},"method":"eth_getBalance","id":"q","jsonrpc":"2.0"}`), 1)
 	if got := string(calls[0].AppendRequest(nil)); got != `{"jsonrpc":"2.0","id":"q","method":"eth_getBalance","params":[1, 2]}` {
 		t.Fatalf("re-encoded: %s", got)
 	}
@@ -146,7 +146,7 @@ func TestParseEthStricter(t *testing.T) {
 // with that method.
 func FuzzParseEth(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
-		calls, _, err := ParseEth(body)
+		calls, _, err := ParseEth(body, 100)
 		if err != nil {
 			return
 		}
@@ -155,7 +155,7 @@ func FuzzParseEth(f *testing.F) {
 				continue
 			}
 			req := c.AppendRequest(nil)
-			again, batch, err := ParseEth(req)
+			again, batch, err := ParseEth(req, 1)
 			if err != nil || batch || len(again) != 1 || again[0].Method != c.Method || !bytes.Equal(again[0].ID, c.ID) || again[0].Invalid != nil {
 				t.Fatalf("%s re-encoded as %s, read back as %+v %v", body, req, again, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -103,19 +104,19 @@ var passthroughRoute = []string{"passthrough"}
 // The body costs the sum of its calls' prices (an element answered by the
 // edge costs evm.rpc's).
 func (s *Server) serveEVM(ex *exchange, body []byte) {
-	calls, batch, err := jsonrpc.ParseEth(body)
-	if err != nil {
+	calls, batch, err := jsonrpc.ParseEth(body, maxBatch)
+	var tooLarge *jsonrpc.EthBatchTooLarge
+	switch {
+	case errors.As(err, &tooLarge):
+		s.refuse(ex, http.StatusRequestEntityTooLarge, tooLarge.Error())
+		return
+	case err != nil:
 		// What geth answers; answered here, so a body that is not JSON is
 		// neither forwarded nor charged as if it were one call.
 		s.writeEVM(ex, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`+"\n"))
 		return
-	}
-	if batch && len(calls) == 0 {
+	case batch && len(calls) == 0:
 		s.writeEVM(ex, jsonrpc.AppendEthError(nil, nil, &jsonrpc.EthError{Code: jsonrpc.EthCodeInvalidRequest, Message: "empty batch"}))
-		return
-	}
-	if len(calls) > maxBatch {
-		s.refuse(ex, http.StatusRequestEntityTooLarge, "batch of "+strconv.Itoa(len(calls))+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
 		return
 	}
 	rt := s.routes[catalog.EVMRoute]
@@ -147,7 +148,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 			continue
 		}
 		cost += base
-		if refusal != nil && (c.Invalid != nil || !c.IsNotification()) {
+		if c.Invalid != nil || !c.IsNotification() {
 			if len(edge) > 0 {
 				edge = append(edge, ',')
 			}

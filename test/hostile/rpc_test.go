@@ -118,6 +118,11 @@ func TestRPCAllowList(t *testing.T) {
 			}
 		}
 	}
+	// A batch over the limit is refused whole, before its elements are read.
+	big := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},`, 101), ",") + "]"
+	if status, _, body := rpcPost(t, e.URL, "/ext/bc/C/rpc", "key-1", big); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "batch of 101 calls exceeds the limit of 100") {
+		t.Errorf("batch of 101 = %d %s; want 413", status, body)
+	}
 	if got := up.Received()[before:]; len(got) != 0 {
 		t.Fatalf("the upstream received %d requests, first %s %s; want none", len(got), got[0].URI, got[0].Body)
 	}

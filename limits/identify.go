@@ -19,10 +19,9 @@ type Client struct {
 	keyID string // what Decision.KeyID says
 	keyed bool   // a key was presented and accepted
 	plan  *planInfo
-	// group and member are, for a key nobody issued, the client's address
-	// group (as an anonymous id) and the key's name for the bound on such
-	// keys (unissued.go); "" otherwise.
-	group, member string
+	// group is, for a key nobody issued, the client's address group (its
+	// anonymous id), for the bound on such keys (unissued.go); "" otherwise.
+	group string
 }
 
 // KeyID names the client as Decision.KeyID does.
@@ -49,7 +48,7 @@ func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
 				// Counted by the key's hash: the key itself is never kept.
 				c := Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}
 				if l.keyCap != nil {
-					c.group, c.member = l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), want[:32]
+					c.group = l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies))
 				}
 				return c, Decision{}
 			}

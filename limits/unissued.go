@@ -178,13 +178,14 @@ func (s *capState) decide(i int, member string, now time.Time, limit int, window
 // spendUnissued charges once the key's own limits allowed the request (so
 // that the key's refusals never cost the address).
 func (l *Limiter) admitUnissued(client Client, now time.Time) (Decision, string) {
+	member := client.unissuedMember()
 	var call func(ctx context.Context) (bool, time.Duration, error)
 	if l.opts.Redis != nil && now.UnixNano() >= l.redisUntil.Load() {
 		call = func(ctx context.Context) (bool, time.Duration, error) {
 			ctx, cancel := context.WithTimeout(ctx, l.opts.RedisTimeout)
 			defer cancel()
 			vals, err := unissuedScript.Run(ctx, l.opts.Redis, []string{"{" + l.opts.Prefix + "|unissued|" + client.group + "}"},
-				client.member, l.keyCap.max, l.keyCap.window.Microseconds()).Int64Slice()
+				member, l.keyCap.max, l.keyCap.window.Microseconds()).Int64Slice()
 			l.m.leaseCalls.Inc()
 			if err != nil {
 				l.redisFailed(err, now)
@@ -193,7 +194,7 @@ func (l *Limiter) admitUnissued(client Client, now time.Time) (Decision, string)
 			return vals[0] == 1, time.Duration(vals[1]) * time.Microsecond, nil
 		}
 	}
-	ok, retry, spendID := l.keyCap.allow(client.group, client.member, now, call)
+	ok, retry, spendID := l.keyCap.allow(client.group, member, now, call)
 	if ok {
 		return Decision{}, spendID
 	}
@@ -206,6 +207,10 @@ func (l *Limiter) admitUnissued(client Client, now time.Time) (Decision, string)
 		Policy: strconv.Itoa(l.keyCap.max) + ";w=" + window, Limit: int64(l.keyCap.max), Remaining: 0,
 		RetryAfter: retry, ResetAfter: retry}, ""
 }
+
+// unissuedMember names an unissued key in the bound: the first half of its
+// hash (its id is "hash:" and the hex SHA-256).
+func (c Client) unissuedMember() string { return c.id[len("hash:") : len("hash:")+32] }
 
 // spendUnissued charges cost to the shared budgets of client's address,
 // spendID.

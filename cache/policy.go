@@ -2,6 +2,7 @@ package cache
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -74,9 +75,12 @@ const PageTokenLifetime = 24 * time.Hour
 //     must-revalidate and proxy-revalidate forbid stale serving (both
 //     windows become zero);
 //   - an answer that sets a cookie (Set-Cookie), or that says it varies
-//     with request headers other than Accept-Encoding (Vary, RFC 9110
-//     §12.5.5; "*" included), is not stored: the cache key holds neither,
-//     so it would serve one client's answer to all;
+//     with request headers (Vary, RFC 9110 §12.5.5; "*" included), is not
+//     stored: the cache key holds neither, so it would serve one client's
+//     answer to all. Vary names that cannot make a stored answer one
+//     client's are ignored (sharedVary): Accept-Encoding, and the CORS
+//     request headers that avalanchego's and NestJS's CORS handlers name
+//     on every answer;
 //   - a page fetched with a pageToken is never kept past
 //     PageTokenLifetime: Fresh+Error <= PageTokenLifetime.
 //
@@ -144,12 +148,19 @@ func seconds(v string) time.Duration {
 	return time.Duration(n) * time.Second
 }
 
+// sharedVary are the Vary names an answer may carry and still be stored:
+// a cache fill asks for no encoding (Accept-Encoding), and sends no Origin
+// nor preflight headers, while what varies with those (the
+// Access-Control-* answer headers) is not part of a stored entry.
+var sharedVary = []string{"Accept-Encoding", "Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"}
+
 // variesByClient reports whether an answer's Vary names a request header
-// other than Accept-Encoding (which the edge handles itself).
+// other than sharedVary.
 func variesByClient(h http.Header) bool {
 	for _, v := range h.Values("Vary") {
 		for name := range strings.SplitSeq(v, ",") {
-			if name = strings.TrimSpace(name); name != "" && !strings.EqualFold(name, "Accept-Encoding") {
+			name = strings.TrimSpace(name)
+			if name != "" && !slices.ContainsFunc(sharedVary, func(s string) bool { return strings.EqualFold(s, name) }) {
 				return true
 			}
 		}

@@ -13,8 +13,9 @@ import (
 // serves every client, carries none of the first client's headers (its
 // credentials, cookies, language, forwarding and override headers), only
 // what every client asks; an answer that sets a cookie, or varies with a
-// request header other than Accept-Encoding, is answered but not stored,
-// and its cookie never reaches a client.
+// request header other than Accept-Encoding (or CORS's Origin, which a fill
+// never sends), is answered but not stored, and its cookie never reaches a
+// client.
 func TestCacheFillHeaders(t *testing.T) {
 	up := NewUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -27,6 +28,8 @@ func TestCacheFillHeaders(t *testing.T) {
 			w.Header().Set("Vary", "*")
 		case strings.HasSuffix(r.URL.Path, "/blocks/4"):
 			w.Header().Set("Vary", "Accept-Encoding")
+		case strings.HasSuffix(r.URL.Path, "/blocks/5"):
+			w.Header().Set("Vary", "Origin") // CORS, as avalanchego answers everything
 		}
 		if r.Method == http.MethodPost {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"networkID":"1"}}`)
@@ -117,6 +120,7 @@ func TestCacheFillHeaders(t *testing.T) {
 		{"/v1/chains/43114/blocks/2", false}, // Set-Cookie
 		{"/v1/chains/43114/blocks/3", false}, // Vary: *
 		{"/v1/chains/43114/blocks/4", true},  // Vary: Accept-Encoding
+		{"/v1/chains/43114/blocks/5", true},  // Vary: Origin
 	} {
 		n := len(up.Received())
 		first := get("GET", c.path, "", map[string]string{"Accept-Language": "fr-FR"})

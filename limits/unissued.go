@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -69,10 +68,9 @@ type keyCap struct {
 
 // capState is one address's keys in use.
 type capState struct {
-	mu      sync.Mutex // guards the fields below
-	dead    bool       // removed from the table: get a new one
-	keys    []capKey   // at most max without Redis
-	spendID string     // the identity of the address's shared budgets
+	liveMu           // guards the fields below
+	keys    []capKey // at most max without Redis
+	spendID string   // the identity of the address's shared budgets
 }
 
 type capKey struct {
@@ -83,11 +81,7 @@ type capKey struct {
 
 func newKeyCap(o UnissuedKeys, maxClients int64) *keyCap {
 	c := &keyCap{max: o.PerAddress, window: o.Window}
-	c.states = table[capState]{max: maxClients, idle: o.Window, evict: func(_ string, e *entry[capState]) {
-		e.s.mu.Lock()
-		e.s.dead = true
-		e.s.mu.Unlock()
-	}}
+	c.states = table[capState]{max: maxClients, idle: o.Window, evict: func(_ string, e *entry[capState]) { e.s.markDead() }}
 	return c
 }
 
@@ -100,15 +94,7 @@ func (c *keyCap) keyConfirm() time.Duration { return max(c.window/60, time.Secon
 // (made once per group). redisCall, when not nil, asks Redis; its error
 // makes the decision in process.
 func (c *keyCap) allow(group, member string, now time.Time, redisCall func(ctx context.Context) (bool, time.Duration, error)) (ok bool, retry time.Duration, spendID string) {
-	e := c.states.get(group, now)
-	s := &e.s
-	s.mu.Lock()
-	for s.dead {
-		s.mu.Unlock()
-		e = c.states.get(group, now)
-		s = &e.s
-		s.mu.Lock()
-	}
+	s := getLocked(&c.states, group, now)
 	defer s.mu.Unlock()
 	if s.spendID == "" {
 		s.spendID = "unissued|" + group

@@ -42,6 +42,18 @@ type restError struct {
 	Error      string   `json:"error"`
 }
 
+// wantBadRequest requires GET target to be answered by the edge with 400
+// in the REST services' format, msg among its messages.
+func wantBadRequest(t *testing.T, e *Edge, target, msg string) {
+	t.Helper()
+	resp, body := rawGet(t, e.URL, target)
+	var got restError
+	if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &got) != nil || got.StatusCode != 400 || got.Error != "Bad Request" ||
+		!slices.Contains(got.Message, msg) || resp.Header.Get("X-Avaedge-Source") != "edge" {
+		t.Errorf("GET %s = %d %s %s; want 400 at the edge with %q", target, resp.StatusCode, resp.Header.Get("X-Avaedge-Source"), body, msg)
+	}
+}
+
 // TestPathParamIsOneSegment (issue 28, finding 1): a path parameter is one
 // segment. An encoded slash, backslash, dot segment or control character,
 // in any encoding, is a 400 in the service's format at the edge and never
@@ -75,12 +87,7 @@ func TestPathParamIsOneSegment(t *testing.T) {
 		{"/v2/chains/43114/contracts/0xabc%2F..%2F..%2F..%2Fwebhooks/balances", "address must not contain '/'"},
 		{"/v1/teleporter/messages/%2e%2e", "messageId must not be '.' or '..'"},
 	} {
-		resp, body := rawGet(t, e.URL, c.target)
-		var got restError
-		if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &got) != nil || got.StatusCode != 400 || got.Error != "Bad Request" ||
-			!slices.Contains(got.Message, c.msg) || resp.Header.Get("X-Avaedge-Source") != "edge" {
-			t.Errorf("GET %s = %d %s %s; want 400 at the edge with %q", c.target, resp.StatusCode, resp.Header.Get("X-Avaedge-Source"), body, c.msg)
-		}
+		wantBadRequest(t, e, c.target, c.msg)
 	}
 	// Dot segments the router cleans: redirected to the cleaned path, never
 	// forwarded as they are; a raw control character never gets past
@@ -145,11 +152,7 @@ func TestQueryIsWhatIsValidated(t *testing.T) {
 		{"/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=1;x=2", "query parameters must be separated by '&', not ';'"},
 		{"/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=%G1", "pageSize must be correctly percent-encoded"},
 	} {
-		resp, body := rawGet(t, e.URL, c.target)
-		var got restError
-		if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &got) != nil || !slices.Contains(got.Message, c.msg) || got.Error != "Bad Request" {
-			t.Errorf("GET %s = %d %s; want 400 with %q", c.target, resp.StatusCode, body, c.msg)
-		}
+		wantBadRequest(t, e, c.target, c.msg)
 	}
 	if got := up.Received()[before:]; len(got) != 0 {
 		t.Fatalf("the upstream received %d requests, first %s; want none", len(got), got[0].URI)

@@ -89,7 +89,9 @@ func TestAppendPath(t *testing.T) {
 	}
 }
 
-func TestMatchPath(t *testing.T) {
+// TestMatchPathValues: segments are split on the escaped path and then
+// unescaped, as ServeMux does, so an encoded slash stays in its value.
+func TestMatchPathValues(t *testing.T) {
 	tests := []struct {
 		pattern, path string
 		ok            bool

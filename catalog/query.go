@@ -25,7 +25,7 @@ func (r *Route) ParseQuery(raw string) (url.Values, []string) {
 			return ""
 		}
 		if prev, ok := q[name]; ok {
-			if !p.Array {
+			if p.Format != Array {
 				return name + " must not be given more than once"
 			}
 			prev[0] += "," + value
@@ -136,7 +136,7 @@ func (r *Route) AppendCanonicalQuery(b *strings.Builder, q url.Values) {
 			vs = []string{p.Default}
 		}
 		for _, v := range vs {
-			if !p.Array {
+			if p.Format != Array {
 				writePair(b, start, k, v)
 				continue
 			}

@@ -102,7 +102,7 @@ func FuzzParseQuery(f *testing.F) {
 			}
 			for k, vs := range q2 {
 				p := rt.param(k)
-				if p.Array {
+				if p.Format == Array {
 					continue
 				}
 				if len(std[k]) != 1 || std[k][0] != vs[0] {

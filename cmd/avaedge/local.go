@@ -172,8 +172,11 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		}
 	}
 	var chain *evm.Chain
-	devOpts := evm.Options{Now: time.Now, Debug: cfg.Local.EVM.Debug,
-		WritesPerMinute: cfg.Local.EVM.WritesPerMinute, WriteKeys: writeKeys(parsePrefixes(cfg.TrustedProxies))}
+	trusted := parsePrefixes(cfg.TrustedProxies)
+	e := cfg.Local.EVM
+	devOpts := evm.Options{Now: time.Now, Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: writeKeys(trusted),
+		Client: func(r *http.Request) string { return limits.AddressID(r, trusted) }, CallGasCap: e.CallGasCap,
+		CallTimeout: e.CallTimeout.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters}
 	parts.wired.devOpts = devOpts
 	if runDev {
 		var err error
@@ -185,7 +188,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		parts.evmRPC = chain.Handler()
 		rpcc := chain.Client()
 		parts.close = append(parts.close, func() error { rpcc.Close(); return nil })
-		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond})
+		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
 		infos = append(infos, evmdata.LocalChain(chain.ChainID(), publicURL(cfg.Listen)+"/ext/bc/C/rpc"))
 		mchains = append(mchains, metricsapi.Chain{EVMChainID: chain.ChainID(), ChainName: "c_chain_local",
 			BlockchainID: devnet.CChainID.String(), SubnetID: devnet.PChainID.String(), Network: "testnet"})
@@ -276,12 +279,12 @@ func publicURL(listen string) string {
 }
 
 // writeKeys names the identities a dev chain write counts against: the
-// client's address and, when it sends one, the hash of its API key (never
-// the key itself), each with its own allowance, so that fresh keys do not
-// buy fresh writes.
+// client's address (IPv6 by /64, as the edge counts anonymous clients) and,
+// when it sends one, the hash of its API key (never the key itself), each
+// with its own allowance, so that fresh keys do not buy fresh writes.
 func writeKeys(trusted []netip.Prefix) func(r *http.Request) []string {
 	return func(r *http.Request) []string {
-		keys := []string{"ip:" + limits.ClientIP(r, trusted).String()}
+		keys := []string{limits.AddressID(r, trusted)}
 		key := r.Header.Get("X-Glacier-Api-Key")
 		if key == "" {
 			key = r.Header.Get("X-Data-Api-Key")

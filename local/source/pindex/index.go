@@ -252,11 +252,6 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err := ix.rpc.call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
 		return n, err
 	}
-	v, err := strconv.ParseUint(id.NetworkID, 10, 32)
-	if err != nil {
-		return n, fmt.Errorf("info.getNetworkID: %q: %w", id.NetworkID, err)
-	}
-	n.ID, n.HRP = uint32(v), avax.HRP(uint32(v))
 	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
 		var r struct {
 			BlockchainID string `json:"blockchainID"`
@@ -272,7 +267,18 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err := ix.rpc.call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
 		return n, err
 	}
-	n.Avax = a.AssetID
+	return networkOf(id.NetworkID, n.X, n.C, a.AssetID)
+}
+
+// networkOf reads the network from the node's answers: info.getNetworkID,
+// the X- and C-Chain's info.getBlockchainID and AVAX's
+// avm.getAssetDescription.
+func networkOf(networkID, x, c, avaxID string) (Network, error) {
+	v, err := strconv.ParseUint(networkID, 10, 32)
+	if err != nil {
+		return Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
+	}
+	n := Network{ID: uint32(v), HRP: avax.HRP(uint32(v)), X: x, C: c, Avax: avaxID}
 	return n, n.parse()
 }
 

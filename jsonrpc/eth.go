@@ -5,22 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 )
 
 // The Ethereum JSON-RPC envelope (go-ethereum's rpc package, which the
 // C-Chain and the embedded dev chain serve) differs from the node's
 // gorilla/rpc one: batches are served, a method is "namespace_name", errors
 // carry no data, and each element of a batch is read on its own. ParseEth
-// reads a body as go-ethereum v1.17 does (rpc/json.go fillMessage: exact
-// keys, the last of a repeated key wins, a method that is not a string is
-// no method), and is stricter where parsers disagree: the C-Chain's older
-// go-ethereum (libevm) reads keys case-insensitively with encoding/json, so
-// an element with a repeated key, a key that differs from jsonrpc, id,
-// method or params only in case ("Method", "paramſ"), or a method that is
-// not a string is invalid. What is forwarded is each call re-encoded from
-// what was read (EthCall.AppendRequest), never the client's bytes, so the
-// upstream executes exactly the method the edge allowed and priced.
+// reads a body as go-ethereum v1.17 does (rpc/json.go fillMessage: keys
+// matched exactly once unescaped, so "Method" is an unknown member; the last
+// of a repeated member wins), except that an element with a method that is
+// not a string is invalid (go-ethereum would keep an earlier string method,
+// or none). Parsers disagree on such elements (the C-Chain's older
+// go-ethereum, libevm, reads keys case-insensitively with encoding/json),
+// so what is forwarded is each call re-encoded from what was read
+// (EthCall.AppendRequest), never the client's bytes: the upstream executes
+// exactly the method the edge allowed and priced, whatever its parser.
 
 // EthVersion is the only protocol version go-ethereum accepts.
 const EthVersion = "2.0"
@@ -149,12 +148,9 @@ func ParseEth(body []byte, limit int) (calls []EthCall, batch bool, err error) {
 	return calls, true, nil
 }
 
-// ethKeys are the members a request is read from.
-var ethKeys = [...]string{"jsonrpc", "id", "method", "params", "error", "result"}
-
-// parseEthElement reads one element as go-ethereum's fillMessage does, and
-// marks it invalid where go-ethereum would answer -32600 or where parsers
-// could read it differently.
+// parseEthElement reads one element as go-ethereum's fillMessage does and
+// marks it invalid where go-ethereum answers -32600, or where its method is
+// not a string.
 func parseEthElement(raw []byte) EthCall {
 	invalid := func(id json.RawMessage) EthCall {
 		return EthCall{ID: validID(id), Invalid: &EthError{Code: EthCodeInvalidRequest, Message: "invalid request"}}
@@ -166,9 +162,7 @@ func parseEthElement(raw []byte) EthCall {
 	var (
 		version, method       string
 		id, params, res, fail json.RawMessage
-		seen                  [len(ethKeys)]bool
-		ambiguous, badMethod  bool
-		hasVersion, hasMethod bool
+		badMethod             bool
 	)
 	for dec.More() {
 		tok, err := dec.Token()
@@ -177,23 +171,15 @@ func parseEthElement(raw []byte) EthCall {
 		if err != nil || !ok || dec.Decode(&v) != nil {
 			return invalid(nil) // cannot happen in valid JSON
 		}
-		for i, k := range ethKeys {
-			if !strings.EqualFold(key, k) {
-				continue
-			}
-			if key != k || seen[i] {
-				ambiguous = true
-			}
-			seen[i] = true
-		}
 		switch key {
 		case "jsonrpc":
-			hasVersion = json.Unmarshal(v, &version) == nil
+			json.Unmarshal(v, &version) // a non-string leaves the last one, as go-ethereum
 		case "id":
 			id = v
 		case "method":
-			hasMethod = json.Unmarshal(v, &method) == nil
-			badMethod = !hasMethod
+			if json.Unmarshal(v, &method) != nil {
+				badMethod = true
+			}
 		case "params":
 			params = v
 		case "error":
@@ -202,13 +188,13 @@ func parseEthElement(raw []byte) EthCall {
 			res = v
 		}
 	}
-	if ambiguous || badMethod {
+	if badMethod {
 		return invalid(id)
 	}
-	if hasVersion && version == EthVersion && method == "" && params == nil && validID(id) != nil && (res != nil || fail != nil) {
+	if version == EthVersion && method == "" && params == nil && validID(id) != nil && (res != nil || fail != nil) {
 		return EthCall{ID: id, Response: true}
 	}
-	if !hasVersion || version != EthVersion || method == "" || (id != nil && validID(id) == nil) {
+	if version != EthVersion || method == "" || (id != nil && validID(id) == nil) {
 		return invalid(id)
 	}
 	return EthCall{Method: method, ID: id, Params: params}

@@ -103,6 +103,9 @@ func TestParseEthAsGeth(t *testing.T) {
 		` [ {"jsonrpc" : "2.0", "id" : 1 , "method" : "eth_echo", "params" : [ true ] } ] `,
 		`{"jsonrpc":"2.0","id":1,"method":"eth_echo","params":[1]} trailing`,
 		`{"jsonrpc":"2.0","id":1,"m\u0065thod":"eth_echo","params":[2]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"eth_echo","Method":"debug_x","params":[3]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"debug_x","method":"eth_echo","params":[4],"params":[5]}`,
+		`{"jsonrpc":"2.0","jsonrpc":1,"id":1,"id":2,"method":"eth_echo","params":[6]}`,
 	}
 	for _, body := range bodies {
 		// go-ethereum v1.17's HTTP server ends an answer without the
@@ -114,24 +117,35 @@ func TestParseEthAsGeth(t *testing.T) {
 	}
 }
 
-// TestParseEthStricter: where parsers could read an element differently
-// (go-ethereum v1.17 reads keys exactly and takes the last of a repeated
-// key; the C-Chain's encoding/json-based reader folds case), ParseEth
-// refuses it, and what it forwards is re-encoded from what it read.
-func TestParseEthStricter(t *testing.T) {
-	for _, body := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","Method":"debug_traceTransaction"}`,
-		`{"jsonrpc":"2.0","id":1,"Method":"debug_traceTransaction"}`,
-		`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","method":"debug_x"}`,
-		`{"jsonrpc":"2.0","id":1,"method":"debug_x","method":1}`,
-		`{"jsonrpc":"2.0","id":1,"method":1}`,
-		`{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[],"paramſ":[{"to":"0x0"}]}`,
-		`{"jsonrpc":"2.0","id":1,"method":"eth_call","ID":2}`,
-		`{"JSONRPC":"2.0","jsonrpc":"2.0","id":1,"method":"eth_call"}`,
+// TestParseEthMethods: a method is read as go-ethereum reads it (exact
+// key, the last one winning; "Method" is just another member), a method
+// that is not a string makes the element invalid, and what is forwarded is
+// re-encoded from what was read: one lowercase member of each, whatever the
+// upstream's parser makes of case.
+func TestParseEthMethods(t *testing.T) {
+	for _, c := range []struct{ body, method string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","Method":"debug_traceTransaction"}`, "eth_chainId"},
+		{`{"jsonrpc":"2.0","id":1,"Method":"debug_traceTransaction","method":"eth_chainId"}`, "eth_chainId"},
+		{`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","method":"debug_x"}`, "debug_x"},
+		{`{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[],"paramſ":[{"to":"0x0"}],"ID":2}`, "eth_call"},
+		{`{"jsonrpc":"2.0","id":1,"Method":"debug_traceTransaction"}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"debug_x","method":1}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":1}`, ""},
+		{`{"JSONRPC":"2.0","id":1,"method":"eth_call"}`, ""},
 	} {
-		calls, _, err := ParseEth([]byte(body), 100)
-		if err != nil || len(calls) != 1 || calls[0].Invalid == nil || calls[0].Invalid.Code != EthCodeInvalidRequest {
-			t.Errorf("%s: read as %+v, %v; want an invalid request", body, calls, err)
+		calls, _, err := ParseEth([]byte(c.body), 1)
+		switch {
+		case err != nil || len(calls) != 1:
+			t.Errorf("%s: %v", c.body, err)
+		case c.method == "" && (calls[0].Invalid == nil || calls[0].Invalid.Code != EthCodeInvalidRequest):
+			t.Errorf("%s: read as %+v; want an invalid request", c.body, calls[0])
+		case c.method != "" && (calls[0].Invalid != nil || calls[0].Method != c.method):
+			t.Errorf("%s: read as %+v; want method %s", c.body, calls[0], c.method)
+		case c.method != "":
+			var folded struct{ Method string }
+			if req := calls[0].AppendRequest(nil); json.Unmarshal(req, &folded) != nil || folded.Method != c.method {
+				t.Errorf("%s re-encoded as %s: encoding/json reads %q", c.body, req, folded.Method)
+			}
 		}
 	}
 	calls, _, _ := ParseEth([]byte(`{"params":[1, 2],"extra":{"method":"debug_x"},"method":"eth_getBalance","id":"q","jsonrpc":"2.0"}`), 1)

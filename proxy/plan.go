@@ -29,8 +29,8 @@ type plan struct {
 	body     []byte         // the body sent upstream: a POST's, one JSON-RPC call's
 	call     *jsonrpc.Call  // the JSON-RPC call, whose id answers carry
 	// edgeAnswers are the edge's own answers to refused elements of an EVM
-	// batch (comma-separated JSON objects), added to the batch's answer.
-	edgeAnswers []byte
+	// batch, put among the upstream's answers (spliceWriter).
+	edgeAnswers []edgeAnswer
 	retry       bool // an idempotent read: the upstream call may be retried
 }
 

@@ -100,7 +100,8 @@ var passthroughRoute = []string{"passthrough"}
 // operator publishes to the caller's key (or the debug_ namespace with
 // Options.EVMDebug) is forwarded, re-encoded; any other call, and an element
 // that is not a valid call, gets go-ethereum's own error element from the
-// edge (in a batch, beside the upstream's answers) and is never forwarded.
+// edge (in a batch, in its place among the upstream's answers) and is never
+// forwarded.
 // The body costs the sum of its calls' prices (an element answered by the
 // edge costs evm.rpc's).
 func (s *Server) serveEVM(ex *exchange, body []byte) {
@@ -125,9 +126,10 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if rt != nil {
 		base = rt.Cost
 	}
-	var fwd, edge []byte // the forwarded calls; the edge's answers
+	var fwd []byte        // the forwarded calls, re-encoded
+	var edge []edgeAnswer // the edge's answers to the others
 	var cost int64
-	nfwd := 0
+	nfwd, answered := 0, 0 // forwarded calls; those the upstream answers
 	for i := range calls {
 		c := &calls[i]
 		var refusal *jsonrpc.EthError
@@ -145,14 +147,14 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 			}
 			fwd = c.AppendRequest(fwd)
 			nfwd++
+			if !c.IsNotification() {
+				answered++
+			}
 			continue
 		}
 		cost += base
 		if c.Invalid != nil || !c.IsNotification() {
-			if len(edge) > 0 {
-				edge = append(edge, ',')
-			}
-			edge = c.AppendError(edge, refusal)
+			edge = append(edge, edgeAnswer{after: answered, body: c.AppendError(nil, refusal)})
 		}
 	}
 	charge := limits.Charge{Routes: evmRoute, Cost: cost}
@@ -162,23 +164,27 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 		if !s.admit(ex, charge) {
 			return
 		}
+		var b []byte
+		for i, a := range edge {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, a.body...)
+		}
 		switch {
 		case len(edge) == 0:
 			s.writeEVM(ex, nil) // notifications and answers only: no body
 		case batch:
-			s.writeEVM(ex, append(append([]byte{'['}, edge...), ']'))
+			s.writeEVM(ex, append(append([]byte{'['}, b...), ']'))
 		default:
-			s.writeEVM(ex, edge)
+			s.writeEVM(ex, b)
 		}
 		return
 	}
 	if batch {
 		fwd = append(append([]byte{'['}, fwd...), ']')
 	}
-	p := &plan{rt: rt, service: catalog.Node, body: fwd, charge: charge}
-	if len(edge) > 0 {
-		p.edgeAnswers = edge
-	}
+	p := &plan{rt: rt, service: catalog.Node, body: fwd, charge: charge, edgeAnswers: edge}
 	s.serve(ex, p)
 }
 

@@ -5,37 +5,68 @@ import (
 	"strings"
 )
 
-// spliceWriter adds the edge's answers to refused elements of an EVM batch
-// to the answer of the calls that were forwarded, as it streams by: the
-// answer is a JSON array, so its closing ']' (and the whitespace after it)
-// is held back until the end, and the edge's elements go in before it.
-// JSON-RPC 2.0 lets a batch's answers come in any order (clients match
-// them by id), so the edge's come last. An answer that is not a 200 JSON
-// array (the upstream refused the whole batch, or failed) is passed through
-// unchanged. It is not safe for concurrent use.
-type spliceWriter struct {
-	http.ResponseWriter
-	extra   []byte // comma-separated JSON objects
-	status  int
-	off     bool   // not splicing: pass everything through
-	first   byte   // the answer's first non-space byte
-	second  byte   // the first non-space byte after it
-	pending []byte // the last ']' written to us and the whitespace after it
+// edgeAnswer is the edge's own answer to a refused element of an EVM batch,
+// and its place among the answers: how many of the upstream's answers come
+// before it (go-ethereum answers a batch's calls in order, notifications
+// left out).
+type edgeAnswer struct {
+	after int
+	body  []byte
 }
 
-// maxPending bounds the whitespace held after a ']'.
-const maxPending = 4 << 10
+// spliceWriter puts the edge's answers to the refused elements of an EVM
+// batch among the upstream's answers to the forwarded ones, in the batch's
+// order, as the answer streams by: it follows the JSON array's elements
+// (strings and nesting), writes each as it comes, and writes the edge's
+// answers between them. An empty answer (the forwarded calls were all
+// notifications) becomes an array of the edge's answers; an answer that is
+// not a JSON array (the upstream refused the whole body, or failed) passes
+// unchanged. Headers are written once the body's first byte tells which.
+// It is not safe for concurrent use.
+type spliceWriter struct {
+	http.ResponseWriter
+	extra []edgeAnswer // in the batch's order
+	next  int          // extra[next:] are not written yet
+
+	status    int
+	committed bool   // the headers went out
+	splicing  bool   // the answer is a JSON array
+	through   bool   // the answer is something else: pass it
+	held      []byte // whitespace before the first byte, until it decides
+
+	depth          int  // nesting inside the array (1: between elements)
+	inStr, esc     bool // inside a string, after a backslash in one
+	inElem, scalar bool // inside an element, and it is a number or literal
+	elems          int  // the upstream's elements begun
+	items          int  // elements written, the upstream's and the edge's
+	done           bool // the array's closing bracket was read
+	out            []byte
+}
+
+// maxHeld bounds the whitespace held before an answer's first byte.
+const maxHeld = 4 << 10
+
+// maxInt, as writeExtra's bound, writes every answer left.
+const maxInt = int(^uint(0) >> 1)
 
 func (w *spliceWriter) WriteHeader(code int) {
-	if w.status != 0 {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+// commit writes the headers: for a spliced answer without the upstream's
+// length, and naming the edge as a source too.
+func (w *spliceWriter) commit(splicing bool) {
+	if w.committed {
 		return
 	}
-	w.status = code
-	h := w.Header()
-	if code != http.StatusOK || h.Get("Content-Encoding") != "" {
-		w.off = true
-	} else {
-		// The body grows: its length is no longer the upstream's.
+	w.committed, w.splicing, w.through = true, splicing, !splicing
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if splicing {
+		h := w.Header()
 		delete(h, "Content-Length")
 		if h.Get("Content-Type") == "" {
 			h["Content-Type"] = hdrEthJSON
@@ -44,87 +75,145 @@ func (w *spliceWriter) WriteHeader(code int) {
 			setSource(h, sourceOf(v[0])|FromEdge)
 		}
 	}
-	w.ResponseWriter.WriteHeader(code)
+	w.ResponseWriter.WriteHeader(w.status)
 }
 
 func (w *spliceWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.off {
+	n := len(b)
+	if w.through {
 		return w.ResponseWriter.Write(b)
 	}
-	for i := 0; i < len(b) && w.second == 0; i++ {
-		switch c := b[i]; {
-		case isSpace(c):
-		case w.first == 0:
-			w.first = c
-		default:
-			w.second = c
+	if !w.committed {
+		i := 0
+		for i < len(b) && isSpace(b[i]) {
+			i++
 		}
-	}
-	// Find the last non-space byte of b: if it is ']', hold it (and what
-	// follows) back; otherwise what was held was not the end.
-	end := len(b)
-	for end > 0 && isSpace(b[end-1]) {
-		end--
-	}
-	switch {
-	case end == 0 && len(w.pending) > 0 && len(w.pending)+len(b) <= maxPending:
-		w.pending = append(w.pending, b...)
-		return len(b), nil
-	case end > 0 && b[end-1] == ']':
-		if err := w.flush(b[:end-1]); err != nil {
-			return 0, err
+		switch {
+		case i == len(b) && len(w.held)+len(b) <= maxHeld:
+			w.held = append(w.held, b...)
+			return n, nil
+		case i == len(b) || b[i] != '[' || w.Header().Get("Content-Encoding") != "":
+			w.commit(false)
+			if _, err := w.ResponseWriter.Write(append(w.held, b...)); err != nil {
+				return 0, err
+			}
+			return n, nil
 		}
-		w.pending = append(w.pending[:0], b[end-1:]...)
-		return len(b), nil
+		w.commit(true)
+		w.out = append(append(w.out[:0], w.held...), b[:i]...)
+		w.out = append(w.out, '[')
+		w.depth, b = 1, b[i+1:]
+	} else {
+		w.out = w.out[:0]
 	}
-	if err := w.flush(b); err != nil {
+	for _, c := range b {
+		w.scan(c)
+	}
+	if _, err := w.ResponseWriter.Write(w.out); err != nil {
 		return 0, err
 	}
-	return len(b), nil
+	return n, nil
 }
 
-// flush writes what was held back, then b.
-func (w *spliceWriter) flush(b []byte) error {
-	if len(w.pending) > 0 {
-		if _, err := w.ResponseWriter.Write(w.pending); err != nil {
-			return err
+// scan follows one byte of the array into w.out.
+func (w *spliceWriter) scan(c byte) {
+	switch {
+	case w.done:
+		w.out = append(w.out, c)
+		return
+	case w.inElem && w.scalar:
+		if c != ',' && c != ']' && !isSpace(c) {
+			w.out = append(w.out, c)
+			return
 		}
-		w.pending = w.pending[:0]
-	}
-	if len(b) == 0 {
-		return nil
-	}
-	_, err := w.ResponseWriter.Write(b)
-	return err
-}
-
-// finish writes the edge's answers and the held-back end, and reports
-// whether the answers were added. An empty answer (the forwarded calls were
-// all notifications) becomes an array of the edge's answers.
-func (w *spliceWriter) finish() bool {
-	if w.status == 0 {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.off {
-		return false
+		w.inElem = false // the delimiter is read below
+	case w.inElem:
+		w.out = append(w.out, c)
+		switch {
+		case w.inStr && w.esc:
+			w.esc = false
+		case w.inStr && c == '\\':
+			w.esc = true
+		case w.inStr && c == '"':
+			w.inStr = false
+		case w.inStr:
+		case c == '"':
+			w.inStr = true
+		case c == '{' || c == '[':
+			w.depth++
+		case c == '}' || c == ']':
+			w.depth--
+		}
+		if w.depth == 1 && !w.inStr {
+			w.inElem = false
+		}
+		return
 	}
 	switch {
-	case w.first == 0:
-		w.ResponseWriter.Write(append(append(append([]byte{'['}, w.extra...), ']'), '\n'))
-		return true
-	case w.first == '[' && len(w.pending) > 0:
-		if w.second != ']' {
-			w.ResponseWriter.Write([]byte{','})
+	case isSpace(c) || c == ',':
+	case c == ']':
+		w.writeExtra(maxInt)
+		w.out = append(w.out, ']')
+		w.done = true
+	default:
+		// An element of the upstream's begins: the edge's answers that come
+		// before it first.
+		w.writeExtra(w.elems)
+		if w.items > 0 {
+			w.out = append(w.out, ',')
 		}
-		w.ResponseWriter.Write(w.extra)
-		w.ResponseWriter.Write(w.pending)
+		w.out = append(w.out, c)
+		w.items++
+		w.elems++
+		w.inElem, w.scalar = true, false
+		switch c {
+		case '{', '[':
+			w.depth = 2
+		case '"':
+			w.inStr = true
+		default:
+			w.scalar = true
+		}
+	}
+}
+
+// writeExtra writes the edge's answers that come after at most k of the
+// upstream's.
+func (w *spliceWriter) writeExtra(k int) {
+	for ; w.next < len(w.extra) && w.extra[w.next].after <= k; w.next++ {
+		if w.items > 0 {
+			w.out = append(w.out, ',')
+		}
+		w.out = append(w.out, w.extra[w.next].body...)
+		w.items++
+	}
+}
+
+// finish ends the answer: an empty one becomes the array of the edge's
+// answers. It reports whether the edge's answers were written.
+func (w *spliceWriter) finish() bool {
+	if !w.committed {
+		w.commit(true)
+		w.out = append(w.out[:0], '[')
+		w.writeExtra(maxInt)
+		w.ResponseWriter.Write(append(w.out, ']', '\n'))
 		return true
 	}
-	w.flush(nil)
-	return false
+	if w.splicing && !w.done && !w.inElem {
+		// A truncated answer: what is missing cannot be made up, but the
+		// edge's answers and the bracket can close it.
+		w.out = w.out[:0]
+		w.writeExtra(maxInt)
+		w.ResponseWriter.Write(append(w.out, ']'))
+	}
+	return w.splicing
+}
+
+// Flush sends what was written, once the headers are decided.
+func (w *spliceWriter) Flush() {
+	if w.committed {
+		http.NewResponseController(w.ResponseWriter).Flush()
+	}
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -83,7 +83,7 @@ func TestPathParamIsOneSegment(t *testing.T) {
 		{"/v1/chains/43114%0D%0AX-Injected:%201", "chainId must not contain control characters"},
 		{"/v1/networks/fuji%2F..%2F..%2Fwebhooks/validators", "network must not contain '/'"},
 		{"/v1/chains/43114/addresses/0x1%2F..%2F..%2Fwebhooks/balances:listErc20", "address must not contain '/'"},
-		// A published route the catalogue does not describe.
+		// Legacy routes.
 		{"/v2/chains/43114/contracts/0xabc%2F..%2F..%2F..%2Fwebhooks/balances", "address must not contain '/'"},
 		{"/v1/teleporter/messages/%2e%2e", "messageId must not be '.' or '..'"},
 	} {
@@ -111,7 +111,7 @@ func TestPathParamIsOneSegment(t *testing.T) {
 		{"/v1/chains/%34%33114/blocks?pageSize=3", "/v1/chains/43114/blocks?pageSize=3"},
 		{"/v1/chains/43114/addresses/0x%61bc/balances%3AlistErc20", "/v1/chains/43114/addresses/0xabc/balances:listErc20?filterSpamTokens=true&pageSize=10"},
 		{"/v1/chains/43114/transactions/0x%2Bplus%20space", "/v1/chains/43114/transactions/0x+plus%20space"},
-		{"/v2/chains/43114/contracts/0x%61bc/balances", "/v2/chains/43114/contracts/0xabc/balances"},
+		{"/v2/chains/43114/contracts/0x%61bc/balances?threshold=1%30", "/v2/chains/43114/contracts/0xabc/balances?pageSize=1000&threshold=10"},
 	} {
 		n := len(up.Received())
 		resp, body := rawGet(t, e.URL, c.target)
@@ -148,7 +148,6 @@ func TestQueryIsWhatIsValidated(t *testing.T) {
 		{"/v1/chains/43114/blocks?x=%zz&pageSize=2", "x must be correctly percent-encoded"},
 		{"/v2/chains/43114/metrics/txCount?pageSize=1&pageSize=2", "pageSize must not be given more than once"},
 		{"/v1/networks/fuji/blockchains/p-chain/transactions?addresses=a&addresses=b", "addresses must not be given more than once"},
-		// A published route the catalogue does not describe: strict too.
 		{"/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=1;x=2", "query parameters must be separated by '&', not ';'"},
 		{"/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=%G1", "pageSize must be correctly percent-encoded"},
 	} {
@@ -189,12 +188,51 @@ func TestQueryIsWhatIsValidated(t *testing.T) {
 			t.Errorf("queries %q: upstream received %q; want once %q", g.targets, uris, g.want)
 		}
 	}
-	// A published route's query is sent re-encoded, as read.
-	n := len(up.Received())
-	if resp, body := rawGet(t, e.URL, "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=%31&x=a%20b+c&x=2"); resp.StatusCode != 200 {
-		t.Fatalf("published route: %d %s", resp.StatusCode, body)
+}
+
+// TestPublishedPathIsBuilt (issue 28, findings 1 and 2): an operator's
+// publish: entry is held to the same rules: its "{name}" segments are one
+// segment each, its query is read strictly, and the upstream gets the path
+// built from the entry's pattern and the query re-encoded as read.
+func TestPublishedPathIsBuilt(t *testing.T) {
+	up := NewUpstream(t, nil)
+	e := StartEdge(t, EdgeOptions{Env: proxyEnv(up), Keys: keysFile(2, false),
+		Config: "publish:\n  - {method: GET, path: \"/v1/webhooks/{id}\", keys: [k0]}\n"})
+	get := func(target, key string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, e.URL+target, nil)
+		req.Header.Set("x-glacier-api-key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
 	}
-	if got := up.Received()[n:]; len(got) != 1 || got[0].URI != "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=1&x=a+b+c&x=2" {
-		t.Fatalf("published route: upstream received %+v", got)
+	before := len(up.Received())
+	for _, c := range []struct{ target, msg string }{
+		{"/v1/webhooks/abc%2F..%2F..%2FapiLogs", "id must not contain '/'"},
+		{"/v1/webhooks/%2e%2e", "id must not be '.' or '..'"},
+		{"/v1/webhooks/abc?x=1;y=2", "query parameters must be separated by '&', not ';'"},
+		{"/v1/webhooks/abc?x=%zz", "x must be correctly percent-encoded"},
+	} {
+		resp, body := get(c.target, "key-0")
+		var got restError
+		if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &got) != nil || !slices.Contains(got.Message, c.msg) {
+			t.Errorf("GET %s = %d %s; want 400 with %q", c.target, resp.StatusCode, body, c.msg)
+		}
+	}
+	if resp, _ := get("/v1/webhooks/abc", "key-1"); resp.StatusCode != 404 {
+		t.Errorf("another key: %d; want 404", resp.StatusCode)
+	}
+	if got := up.Received()[before:]; len(got) != 0 {
+		t.Fatalf("the upstream received %d requests, first %s; want none", len(got), got[0].URI)
+	}
+	if resp, body := get("/v1/webhooks/%61bc?x=a%20b+c&x=2&y=%2F", "key-0"); resp.StatusCode != 200 {
+		t.Fatalf("published path: %d %s", resp.StatusCode, body)
+	}
+	if got := up.Received()[before:]; len(got) != 1 || got[0].URI != "/v1/webhooks/abc?x=a+b+c&x=2&y=%2F" {
+		t.Fatalf("published path: upstream received %+v; want /v1/webhooks/abc?x=a+b+c&x=2&y=%%2F", got)
 	}
 }

@@ -101,11 +101,12 @@ func TestRPCAllowList(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"the method ` + m + ` does not exist/is not available"}}` + "\n"})
 	}
 	refused = append(refused,
-		// Elements parsers read differently are invalid requests.
-		struct{ path, body, want string }{"/ext/bc/C/rpc", `{"jsonrpc":"2.0","id":5,"method":"eth_chainId","Method":"debug_traceTransaction"}`,
-			`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request"}}` + "\n"},
+		// Read as go-ethereum reads it: the last method wins; one that is
+		// not a string makes an invalid request.
 		struct{ path, body, want string }{"/ext/bc/C/rpc", `{"jsonrpc":"2.0","id":6,"method":"eth_chainId","method":"txpool_content"}`,
-			`{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"invalid request"}}` + "\n"},
+			`{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"the method txpool_content does not exist/is not available"}}` + "\n"},
+		struct{ path, body, want string }{"/ext/bc/C/rpc", `{"jsonrpc":"2.0","id":5,"method":"debug_x","method":1}`,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request"}}` + "\n"},
 		struct{ path, body, want string }{"/ext/bc/C/rpc", `[{"jsonrpc":"2.0","id":7,"method":"admin_peers"},{"method":1},{"jsonrpc":"2.0","method":"debug_x"}]`,
 			`[{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"the method admin_peers does not exist/is not available"}},` +
 				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}]` + "\n"},
@@ -135,6 +136,15 @@ func TestRPCAllowList(t *testing.T) {
 		t.Errorf("avm.issueTx twice: %d upstream calls, charged %d, %s; want 2 calls at 20 CU", len(got), left0-left1, body)
 	}
 
+	// A member go-ethereum ignores but a case-folding reader (the
+	// C-Chain's encoding/json-based one, as this upstream) would take as the
+	// method never reaches the upstream: the call is re-encoded.
+	n0 := len(up.Received())
+	_, _, body = rpcPost(t, e.URL, "/ext/bc/C/rpc", "key-1", `{"jsonrpc":"2.0","id":5,"method":"eth_chainId","Method":"debug_traceTransaction"}`)
+	if got := up.Received()[n0:]; len(got) != 1 || string(got[0].Body) != `{"jsonrpc":"2.0","id":5,"method":"eth_chainId"}` || !strings.Contains(body, "ran eth_chainId") {
+		t.Errorf("eth_chainId with a \"Method\" member: upstream got %v, client %s; want eth_chainId re-encoded", got, body)
+	}
+
 	// A batch: the upstream gets only the allowed calls, re-encoded; the
 	// client gets every answer; the price is the sum of the calls'.
 	n := len(up.Received())
@@ -148,16 +158,19 @@ func TestRPCAllowList(t *testing.T) {
 	_, before1, _ := rpcPost(t, e.URL, "/ext/info", "key-1", `{"jsonrpc":"2.0","id":1,"method":"info.getNetworkID"}`)
 	_, after1, body := rpcPost(t, e.URL, "/ext/bc/C/rpc", "key-1", batch)
 	got := up.Received()[n:]
+	// Re-encoded: a member go-ethereum ignores ("Method", "extra") is
+	// never forwarded, so no parser upstream can read another method.
 	wantFwd := `[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},` +
+		`{"jsonrpc":"2.0","id":3,"method":"eth_call","params":[{"to":"0x0000000000000000000000000000000000000001"},"latest"]},` +
 		`{"jsonrpc":"2.0","id":4,"method":"eth_call","params":[{"to":"0x0000000000000000000000000000000000000001"},"latest"]},` +
 		`{"jsonrpc":"2.0","id":6,"method":"eth_getLogs","params":[{}]},{"jsonrpc":"2.0","method":"eth_chainId"}]`
 	if len(got) != 2 || string(got[1].Body) != wantFwd {
 		t.Errorf("the upstream received %d requests, the batch as %s; want\n%s", len(got), got[len(got)-1].Body, wantFwd)
 	}
-	// 1 (eth_blockNumber) + 1 (refused) + 1 (invalid) + 20 (eth_call) + 1
+	// 1 (eth_blockNumber) + 1 (refused) + 20 (eth_call) + 20 (eth_call) + 1
 	// (refused) + 50 (eth_getLogs) + 1 (eth_chainId).
-	if cost := before1 - after1; cost != 75 {
-		t.Errorf("the batch cost %d CU; want 75", cost)
+	if cost := before1 - after1; cost != 94 {
+		t.Errorf("the batch cost %d CU; want 94", cost)
 	}
 	var answers []struct {
 		ID     json.RawMessage `json:"id"`
@@ -175,9 +188,15 @@ func TestRPCAllowList(t *testing.T) {
 			byID[string(a.ID)] = a.Result
 		}
 	}
-	want := map[string]string{"1": "ran eth_blockNumber", "2": "-32601", "3": "-32600", "4": "ran eth_call", "5": "-32601", "6": "ran eth_getLogs"}
+	want := map[string]string{"1": "ran eth_blockNumber", "2": "-32601", "3": "ran eth_call", "4": "ran eth_call", "5": "-32601", "6": "ran eth_getLogs"}
 	if len(answers) != len(want) || !maps.Equal(byID, want) {
 		t.Errorf("batch answers %s; want one per call with an id: %v", body, want)
+	}
+	// In the batch's order, as go-ethereum answers.
+	for i, id := range []string{"1", "2", "3", "4", "5", "6"} {
+		if i < len(answers) && string(answers[i].ID) != id {
+			t.Errorf("answer %d has id %s; want %s (the batch's order): %s", i, answers[i].ID, id, body)
+		}
 	}
 
 	// Published methods, for their key only, at their price.

@@ -200,15 +200,7 @@ func TestPublishedPathIsBuilt(t *testing.T) {
 		Config: "publish:\n  - {method: GET, path: \"/v1/webhooks/{id}\", keys: [k0]}\n"})
 	get := func(target, key string) (*http.Response, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, e.URL+target, nil)
-		req.Header.Set("x-glacier-api-key", key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(b)
+		return getWithKey(t, e.URL+target, key)
 	}
 	before := len(up.Received())
 	for _, c := range []struct{ target, msg string }{

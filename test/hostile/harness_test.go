@@ -281,6 +281,21 @@ func keysFile(n int, anonymous bool) string {
 	return b.String()
 }
 
+// getWithKey sends GET url with key as x-glacier-api-key and returns the
+// answer with its body read.
+func getWithKey(t *testing.T, url, key string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("x-glacier-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
 // timedGet sends one GET and returns its status and duration; the body is
 // read whole.
 func timedGet(ctx context.Context, c *http.Client, url, key string) (int, time.Duration, error) {

@@ -35,15 +35,7 @@ func TestUnissuedKeysBound(t *testing.T) {
 			nonce := mode[:2]
 			get := func(e *Edge, key string, i int) (*http.Response, string) {
 				t.Helper()
-				req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/v1/networks/fuji/blockchains/p-chain/utxos?addresses=fuji1x%d", e.URL, i), nil)
-				req.Header.Set("x-glacier-api-key", key)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				return resp, string(b)
+				return getWithKey(t, fmt.Sprintf("%s/v1/networks/fuji/blockchains/p-chain/utxos?addresses=fuji1x%d", e.URL, i), key)
 			}
 			var ok []string
 			for i := range 100 {

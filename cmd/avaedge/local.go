@@ -162,6 +162,12 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain
+	// In local mode the C-Chain answers under every id clients of the real
+	// services use for it (mainnet's, fuji's, the local network's): the
+	// dev chain, or the followed network's C-Chain, as the network names
+	// resolve to the devnet or the followed network. Never in proxy mode,
+	// where devnet data must not pass for a real network's.
+	var aliases *cchain.Aliases
 	if followed != nil {
 		c, info, mc, err := nodeCChain(ctx, cfg.Local.Node, followed.Network())
 		if err != nil {
@@ -169,6 +175,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		} else {
 			chains, infos, mchains = append(chains, c), append(infos, info), append(mchains, mc)
 			parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
+			aliases = &cchain.Aliases{Target: c.ChainID, BlockchainID: mc.BlockchainID}
 		}
 	}
 	var chain *evm.Chain
@@ -200,7 +207,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 			name = "EVM chain " + strconv.FormatUint(c.ChainID, 10)
 		}
 		infos = append(infos, evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
-			NetworkToken: evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}})
+			IsTestnet: c.ChainID != 43114, NetworkToken: evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}})
 		parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
 		network := "mainnet"
 		if c.ChainID != 43114 {
@@ -217,10 +224,6 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
 		mpath = filepath.Join(cfg.DataDir, "metrics.db")
 	}
-	// In local mode the C-Chain answers under every id clients of the real
-	// services use for it; never in proxy mode, where devnet data must not
-	// pass for a real network's.
-	var aliases *cchain.Aliases
 	if chain != nil {
 		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: devnet.CChainID.String()}
 	}

@@ -216,7 +216,8 @@ func evmCalls(name string, w *world) []call {
 	case "getTransaction":
 		return []call{get(chain + "/transactions/" + w.TxHash)}
 	case "listLatestTransactions":
-		return []call{get(chain + "/transactions?status=success")}
+		// The C-Chain's id on the network swept answers as the local chain.
+		return []call{get(chain + "/transactions?status=success"), get("/v1/chains/" + cChainIDs[w.Network] + "/transactions?status=failed")}
 	case "getTokenDetails":
 		return []call{get(chain + "/nfts/collections/" + w.NFT + "/tokens/" + w.TokenID)}
 	case "listTokens":
@@ -230,7 +231,7 @@ func evmCalls(name string, w *world) []call {
 	case "getAddressChains":
 		return []call{get("/v1/chains/address/" + ewoqEVM)}
 	case "listLatestTransactionsAllChains":
-		return []call{get("/v1/transactions")}
+		return []call{get("/v1/transactions"), get("/v1/transactions?status=success")}
 	case "listAllLatestTransactions":
 		return []call{get("/v1/chains/allTransactions")}
 	case "listLatestBlocksAllChains":

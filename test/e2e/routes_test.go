@@ -113,6 +113,12 @@ func checkAnswer(t testing.TB, r route, c call, rep reply, want int) {
 			ID json.RawMessage `json:"id"`
 		}
 		json.Unmarshal(c.Body, &req)
+		if c.RPCError != "" {
+			if err := json.Unmarshal(rep.Body, &env); err != nil || env.Result != nil || !strings.Contains(string(env.Error), c.RPCError) || string(env.ID) != string(req.ID) {
+				t.Errorf("%s: not the JSON-RPC error %q for id %s: %s", what, c.RPCError, req.ID, rep)
+			}
+			return
+		}
 		if err := json.Unmarshal(rep.Body, &env); err != nil || env.JSONRPC != "2.0" || env.Result == nil || env.Error != nil || string(env.ID) != string(req.ID) {
 			t.Errorf("%s: not a JSON-RPC result for id %s: %s", what, req.ID, rep)
 		}

@@ -26,9 +26,11 @@ var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // world is one source the handlers answer from, with what the tests know
 // of it. Both worlds hold the devnet's history: "devnet" is the devnet
 // itself (its index, answering as any network, knowing its nodes and
-// blocks' proposers); "followed" is an index filled with the blocks a node
-// running that network gives a follower (no genesis stakers, which no block
-// lists, no reward UTXOs, which no block holds), answering as itself.
+// blocks' proposers); "followed" is an index filled with what a follower
+// gets from a node running that network (its blocks, the genesis's chains
+// and the reward UTXOs the node gives for each reward; not the genesis
+// stakers, which no block lists, nor the balances DisableL1ValidatorTxs
+// return, which no block holds), answering as itself.
 type world struct {
 	name   string
 	dev    *devnet.World
@@ -102,8 +104,23 @@ func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
 		for _, b := range dw.Blocks(c) {
 			nb := *b
 			nb.Paid = nil
+			for tx, paid := range b.Paid {
+				for _, p := range paid {
+					if p.Reward != "" {
+						if nb.Paid == nil {
+							nb.Paid = map[string][]pindex.Paid{}
+						}
+						nb.Paid[tx] = append(nb.Paid[tx], p)
+					}
+				}
+			}
 			if c == pindex.ChainP {
 				nb.Genesis = nil
+				for _, g := range b.Genesis {
+					if strings.Contains(string(g), `"chainName"`) {
+						nb.Genesis = append(nb.Genesis, g)
+					}
+				}
 			}
 			blocks = append(blocks, &nb)
 		}

@@ -129,7 +129,7 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		result = map[string]string{"supply": "360000000000000000", "height": strconv.FormatUint(n.height, 10)}
 	case "platform.getBlockchains":
 		result = map[string]any{"blockchains": []any{
-			map[string]string{"id": fakeX.String(), "name": "X-Chain", "subnetID": avax.EmptyID.String(), "vmID": "jvYyfQTxGMJLuGWa55kdP2p2cSZNXcpGSLRCAZwj5TwLhmxQ"},
+			map[string]string{"id": fakeX.String(), "name": "X-Chain", "subnetID": avax.EmptyID.String(), "vmID": "jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq"},
 			map[string]string{"id": fakeC.String(), "name": "C-Chain", "subnetID": avax.EmptyID.String(), "vmID": "mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6"},
 			map[string]string{"id": avax.Hash256([]byte("a subnet's chain")).String(), "name": "sub", "subnetID": fakeX.String(), "vmID": "x"}}}
 	case "platform.getTx":
@@ -137,7 +137,7 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if req.Params["txID"] == id.String() {
 				result = map[string]any{"encoding": "json", "tx": map[string]any{"id": id.String(), "credentials": []any{}, "unsignedTx": map[string]any{
 					"networkID": 12345, "blockchainID": avax.EmptyID.String(), "outputs": []any{}, "inputs": []any{}, "memo": "0x",
-					"subnetID": avax.EmptyID.String(), "chainName": name, "vmID": "jvYyfQTxGMJLuGWa55kdP2p2cSZNXcpGSLRCAZwj5TwLhmxQ",
+					"subnetID": avax.EmptyID.String(), "chainName": name, "vmID": "jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq",
 					"fxIDs": []any{}, "genesisData": "eyJjb25maWciOnsiY2hhaW5JZCI6NDMxMTJ9fQ==", "subnetAuthorization": map[string]any{"signatureIndices": []any{}}}}}
 			}
 		}

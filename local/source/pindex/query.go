@@ -123,7 +123,9 @@ func (ix *Index) subnets(ctx context.Context, only string) ([]*Subnet, error) {
 
 // Blockchains returns every chain a CreateChainTx made, the primary
 // network's (in the P-Chain's genesis) included, oldest first.
-func (ix *Index) Blockchains(ctx context.Context) ([]Blockchain, error) { return ix.blockchains(ctx, "") }
+func (ix *Index) Blockchains(ctx context.Context) ([]Blockchain, error) {
+	return ix.blockchains(ctx, "")
+}
 
 // Blockchain returns the chain with id; ok is false when no indexed
 // CreateChainTx made it.

@@ -103,7 +103,7 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		parts.add(dataapi.Handlers(dataapi.Options{Source: followed, Logger: log}))
 	} else {
 		// The devnet's index, read the same way, answering as any network.
-		parts.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, LinearX: true, Logger: log}))
+		parts.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, GenesisSupply: devnet.InitialSupply, Logger: log}))
 	}
 	// The node answers as the local network, or impersonates the node
 	// upstream's network when that is mapped to the devnet.

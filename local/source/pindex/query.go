@@ -186,6 +186,9 @@ type UTXO struct {
 	// StakeEnded says a stake output's staking ended (its stake_ends row):
 	// the output is back in the UTXO set, unstaked.
 	StakeEnded bool
+	// Paid says a transaction made it without spending for it: a reward,
+	// or the balance a DisableL1ValidatorTx returned (RawBlock.Paid).
+	Paid bool
 }
 
 // UTXOs returns the UTXOs of chain that any of addrs may spend, oldest
@@ -212,7 +215,7 @@ func (ix *Index) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, i
 // (s, left joined).
 const utxoColumns = `u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
 			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time, COALESCE(u.reward, ''), COALESCE(u.emitted_by, u.tx),
-			s.tx, s.chain, s.height, s.time, u.staked = 1 AND EXISTS (SELECT 1 FROM stake_ends e WHERE e.stake = u.tx)`
+			s.tx, s.chain, s.height, s.time, u.staked = 1 AND EXISTS (SELECT 1 FROM stake_ends e WHERE e.stake = u.tx), u.emitted_by IS NOT NULL`
 
 // queryUTXOs runs q, which selects utxoColumns.
 func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
@@ -229,7 +232,7 @@ func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO
 		var sh, stime sql.NullInt64
 		if err := rows.Scan(&u.ID, &chainS, &created, &u.TxID, &u.OutputIndex, &u.AssetID, &amount, &u.Locktime, &u.Threshold, &addrs,
 			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &u.Reward, &u.EmittedBy, &by, &on, &sh, &stime,
-			&u.StakeEnded); err != nil {
+			&u.StakeEnded, &u.Paid); err != nil {
 			return nil, err
 		}
 		u.Chain, u.CreatedOn, u.Addresses = Chain(chainS), Chain(created), splitAddrs(addrs)

@@ -76,6 +76,7 @@ CREATE TABLE IF NOT EXISTS asset_txs (
 	asset TEXT NOT NULL, height INTEGER NOT NULL, idx INTEGER NOT NULL, tx TEXT NOT NULL,
 	PRIMARY KEY (asset, height, idx)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS asset_txs_height ON asset_txs(height);
+CREATE TABLE IF NOT EXISTS burn_pending (tx TEXT PRIMARY KEY, chain TEXT NOT NULL, height INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS spends_tx ON spends(tx);
 CREATE INDEX IF NOT EXISTS txs_type ON txs(chain, type, height);
 `
@@ -84,7 +85,7 @@ CREATE INDEX IF NOT EXISTS txs_type ON txs(chain, type, height);
 var heightTables = [][2]string{
 	{"blocks", "chain"}, {"txs", "chain"}, {"utxos", "created_on"}, {"utxo_addrs", "created_on"}, {"spends", "chain"},
 	{"subnets", "'P'"}, {"subnet_owners", "'P'"}, {"conversions", "'P'"}, {"blockchains", "'P'"},
-	{"stakes", "'P'"}, {"stake_ends", "'P'"}, {"assets", "chain"}, {"l1_txs", "'P'"}, {"asset_txs", "'X'"},
+	{"stakes", "'P'"}, {"stake_ends", "'P'"}, {"assets", "chain"}, {"l1_txs", "'P'"}, {"asset_txs", "'X'"}, {"burn_pending", "chain"},
 }
 
 // store is the SQLite database: one writer connection, a pool of readers.

@@ -119,57 +119,115 @@ func (ix *Index) LockedAVAX(ctx context.Context, now int64) (uint64, error) {
 	return uint64(v), err
 }
 
-// addBurned adds the fees chain's blocks from..to burned to the chain's
-// total, within the store transaction tx of those blocks.
+// Burned fees are totalled per transaction as blocks are stored. A
+// transaction that spent a UTXO the index does not hold yet (an import
+// whose export the other chain's follower has not stored) waits in
+// burn_pending and is totalled once the UTXO is stored; one whose UTXO
+// never will be (a P-Chain genesis allocation of a followed network, which
+// no block lists) waits for ever and is never totalled.
+
+// addBurned totals the fees of chain's blocks from..to, and of the pending
+// transactions (of either chain) whose UTXOs are all stored now, within
+// the store transaction tx of those blocks.
 func addBurned(tx *sql.Tx, avaxID string, chain Chain, from, to uint64) error {
-	v, err := burnedIn(tx, avaxID, chain, int64(from), int64(min(to, math.MaxInt64)))
+	fresh, err := burnedBy(tx, avaxID, `s.chain = ? AND s.height BETWEEN ? AND ?`, string(chain), int64(from), int64(min(to, math.MaxInt64)))
 	if err != nil {
 		return err
 	}
-	var cur uint64
-	var s string
-	switch err := tx.QueryRow(`SELECT value FROM meta WHERE key=?`, "burned:"+string(chain)).Scan(&s); {
-	case err == nil:
-		if cur, err = strconv.ParseUint(s, 10, 64); err != nil {
-			return fmt.Errorf("pindex: meta burned:%s %q: %w", chain, s, err)
-		}
-	case !errors.Is(err, sql.ErrNoRows):
+	pending, err := burnedBy(tx, avaxID, `s.tx IN (SELECT tx FROM burn_pending)`)
+	if err != nil {
 		return err
 	}
-	return setBurned(tx, chain, cur+v)
+	return totalBurned(tx, append(fresh, pending...), "")
 }
 
 // resetBurned totals chain's burned fees afresh (after a rollback, or for a
 // store written before they were kept).
 func resetBurned(tx *sql.Tx, avaxID string, chain Chain) error {
-	v, err := burnedIn(tx, avaxID, chain, 0, math.MaxInt64)
+	if _, err := tx.Exec(`DELETE FROM burn_pending WHERE chain = ?`, string(chain)); err != nil {
+		return err
+	}
+	all, err := burnedBy(tx, avaxID, `s.chain = ?`, string(chain))
 	if err != nil {
 		return err
 	}
-	return setBurned(tx, chain, v)
+	return totalBurned(tx, all, chain)
 }
 
-func setBurned(tx *sql.Tx, chain Chain, v uint64) error {
-	_, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`,
-		"burned:"+string(chain), strconv.FormatUint(v, 10))
-	return err
+// txBurn is what one transaction burned, or that it spent a UTXO the index
+// does not hold (missing).
+type txBurn struct {
+	tx, chain string
+	height    int64
+	burned    uint64
+	missing   bool
 }
 
-// burnedIn sums the AVAX chain's transactions at heights from..to burned:
-// per transaction, the AVAX of the UTXOs it spent less that of the outputs
-// it made (not the UTXOs it paid without spending, rewards and returned L1
-// balances) and the L1 balances it gave, when the index holds every UTXO it
-// spent.
-func burnedIn(tx *sql.Tx, avaxID string, chain Chain, from, to int64) (uint64, error) {
-	var v int64
-	err := tx.QueryRow(`WITH
-		i AS (SELECT s.tx, SUM(CASE WHEN u.asset = ?1 THEN CAST(u.amount AS INTEGER) ELSE 0 END) AS v, COUNT(*) - COUNT(u.id) AS missing
-			FROM spends s LEFT JOIN utxos u ON u.id = s.utxo WHERE s.chain = ?2 AND s.height BETWEEN ?3 AND ?4 GROUP BY s.tx),
-		o AS (SELECT tx, SUM(CAST(amount AS INTEGER)) AS v FROM utxos
-			WHERE created_on = ?2 AND height BETWEEN ?3 AND ?4 AND emitted_by IS NULL AND asset = ?1 GROUP BY tx),
-		l AS (SELECT tx, SUM(balance) AS v FROM l1_txs WHERE height BETWEEN ?3 AND ?4 GROUP BY tx)
-		SELECT COALESCE(SUM(MAX(0, i.v - COALESCE(o.v, 0) - COALESCE(l.v, 0))), 0)
-		FROM i LEFT JOIN o ON o.tx = i.tx LEFT JOIN l ON l.tx = i.tx WHERE i.missing = 0`,
-		avaxID, string(chain), from, to).Scan(&v)
-	return uint64(v), err
+// totalBurned adds the complete transactions' fees to their chains'
+// totals (reset's set afresh), and keeps the others pending.
+func totalBurned(tx *sql.Tx, burns []txBurn, reset Chain) error {
+	add := map[string]uint64{}
+	for _, b := range burns {
+		if b.missing {
+			if _, err := tx.Exec(`INSERT OR IGNORE INTO burn_pending (tx, chain, height) VALUES (?,?,?)`, b.tx, b.chain, b.height); err != nil {
+				return err
+			}
+			continue
+		}
+		add[b.chain] += b.burned
+		if _, err := tx.Exec(`DELETE FROM burn_pending WHERE tx = ?`, b.tx); err != nil {
+			return err
+		}
+	}
+	for _, c := range []string{string(ChainP), string(ChainX)} {
+		if _, ok := add[c]; !ok && c != string(reset) {
+			continue
+		}
+		var cur uint64
+		var s string
+		switch err := tx.QueryRow(`SELECT value FROM meta WHERE key=?`, "burned:"+c).Scan(&s); {
+		case c == string(reset) || errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		default:
+			if cur, err = strconv.ParseUint(s, 10, 64); err != nil {
+				return fmt.Errorf("pindex: meta burned:%s %q: %w", c, s, err)
+			}
+		}
+		if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`,
+			"burned:"+c, strconv.FormatUint(cur+add[c], 10)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// burnedBy returns what the transactions that spent the UTXOs the spends
+// (s) where selects burned, in AVAX (avaxID): the AVAX of the UTXOs each
+// spent less that of the outputs it made (not the UTXOs it paid without
+// spending: rewards, returned L1 balances) and the L1 balances it gave.
+func burnedBy(tx *sql.Tx, avaxID, where string, args ...any) ([]txBurn, error) {
+	rows, err := tx.Query(`WITH
+		i AS (SELECT s.tx, s.chain, MAX(s.height) AS height,
+				SUM(CASE WHEN u.asset = ? THEN CAST(u.amount AS INTEGER) ELSE 0 END) AS v, COUNT(*) - COUNT(u.id) AS missing
+			FROM spends s LEFT JOIN utxos u ON u.id = s.utxo WHERE `+where+` GROUP BY s.tx)
+		SELECT i.tx, i.chain, i.height, i.missing, i.v
+			- COALESCE((SELECT SUM(CAST(o.amount AS INTEGER)) FROM utxos o WHERE COALESCE(o.emitted_by, o.tx) = i.tx AND o.emitted_by IS NULL AND o.asset = ?), 0)
+			- COALESCE((SELECT SUM(l.balance) FROM l1_txs l WHERE l.tx = i.tx), 0)
+		FROM i`, append(append([]any{avaxID}, args...), avaxID)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []txBurn
+	for rows.Next() {
+		var b txBurn
+		var missing, v int64
+		if err := rows.Scan(&b.tx, &b.chain, &b.height, &missing, &v); err != nil {
+			return nil, err
+		}
+		b.missing, b.burned = missing > 0, uint64(max(v, 0))
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }

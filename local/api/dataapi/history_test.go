@@ -194,7 +194,9 @@ func (failing) LastActivity(context.Context, pindex.Chain, []avax.ShortID) (pind
 	return pindex.Activity{}, false, errStore
 }
 
-func (failing) RewardUTXOs(context.Context, []avax.ShortID) ([]*pindex.UTXO, error) { return nil, errStore }
+func (failing) RewardUTXOs(context.Context, []avax.ShortID) ([]*pindex.UTXO, error) {
+	return nil, errStore
+}
 
 func (failing) Totals(context.Context) (pindex.Totals, error) { return pindex.Totals{}, errStore }
 

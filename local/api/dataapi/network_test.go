@@ -59,10 +59,10 @@ func TestBalancesAreTheUTXOs(t *testing.T) {
 					want, wantN := map[string]*big.Int{}, map[string]int{}
 					for _, it := range w.walk(t, base+chain+"/utxos"+q, "utxos") {
 						var u struct {
-							Asset struct{ AssetID, Amount string } `json:"asset"`
-							Timestamp, BlockTimestamp            int64
-							ConsumingTxTimestamp                 int64
-							ConsumingBlockTimestamp              int64
+							Asset                     struct{ AssetID, Amount string } `json:"asset"`
+							Timestamp, BlockTimestamp int64
+							ConsumingTxTimestamp      int64
+							ConsumingBlockTimestamp   int64
 						}
 						json.Unmarshal([]byte(it), &u)
 						made, spent := max(u.Timestamp, u.BlockTimestamp), max(u.ConsumingTxTimestamp, u.ConsumingBlockTimestamp)
@@ -135,7 +135,7 @@ func TestSupply(t *testing.T) {
 		w.getInto(t, "/v1/avax/supply", &s)
 		nano := func(v string) uint64 {
 			whole, frac, _ := strings.Cut(v, ".")
-			n, err := strconv.ParseUint(whole+(frac+"000000000")[:9], 10, 64)
+			n, err := strconv.ParseUint(whole+(frac + "000000000")[:9], 10, 64)
 			if err != nil || len(frac) > 9 {
 				t.Fatalf("AVAX amount %q", v)
 			}

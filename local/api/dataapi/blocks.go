@@ -158,11 +158,12 @@ func (a *api) knownNode(q *req, node avax.NodeID) (bool, *apireq.Error) {
 	return false, nil
 }
 
-// linearX reports whether the X-Chain was linear from its genesis, so had
-// no vertex: its block 0's parent is the empty id (a network avalanchego
-// v1.14 starts, and the devnet). A network whose X-Chain was a DAG before
-// its linearization names the stop vertex there, and the index holds none
-// of its vertices: 503.
+// linearX reports whether the X-Chain had no vertex: its block 0's
+// parent is the empty id (the devnet's), or the stop vertex avalanchego
+// builds over an empty DAG (a network started after the linearization:
+// every network but mainnet and fuji, which name a well-known stop vertex
+// over their DAG). Otherwise the index holds none of the vertices before
+// the linearization: 503.
 func (a *api) linearX(q *req) *apireq.Error {
 	bs, err := a.src.Blocks(q.ctx, pindex.ChainX, pindex.BlockRange{Asc: true, Limit: 1})
 	if err != nil {
@@ -171,10 +172,23 @@ func (a *api) linearX(q *req) *apireq.Error {
 	if len(bs) == 0 || bs[0].Height != 0 {
 		return apireq.Unavailable("the X-Chain's genesis is not indexed yet")
 	}
-	if bs[0].Parent != avax.EmptyID.String() {
+	own := a.src.Network()
+	if p := bs[0].Parent; p != avax.EmptyID.String() && p != emptyStopVertex(own.ChainID(pindex.ChainX)).String() {
 		return apireq.Unavailable("the X-Chain's vertices, before its linearization, are not indexed")
 	}
 	return nil
+}
+
+// emptyStopVertex is the id of the stop vertex avalanchego (v1.10 on)
+// builds for chain when its DAG has no vertex
+// (snow/engine/avalanche/vertex.BuildStopVertex(chain, 0, nil)): the hash
+// of codec version 1, the chain id, height 0 and no parents.
+func emptyStopVertex(chain avax.ID) avax.ID {
+	b := make([]byte, 0, 2+32+8+4)
+	b = append(b, 0, 1)
+	b = append(b, chain[:]...)
+	b = append(b, make([]byte, 8+4)...)
+	return avax.Hash256(b)
 }
 
 // listVertices is listLatestXChainVertices and getVertexByHeight: an

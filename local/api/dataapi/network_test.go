@@ -1,6 +1,7 @@
 package dataapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/glacier"
 	"github.com/avaedge/avaedge/local/source/devnet"
@@ -524,4 +526,51 @@ func TestL1ValidationFilter(t *testing.T) {
 			t.Errorf("an unknown validation's txs: %d", len(got))
 		}
 	})
+}
+
+// TestVerticesOfAFollowedNetwork: a network started after the X-Chain's
+// linearization (a local network) has a block 0 whose parent is the stop
+// vertex avalanchego builds over an empty DAG: no vertex, 200 and 404. One
+// whose block 0 names another stop vertex (mainnet's, fuji's) had a DAG the
+// index does not hold: 503.
+func TestVerticesOfAFollowedNetwork(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		parent func(x avax.ID) avax.ID
+		want   int
+	}{
+		{"empty DAG", emptyStopVertex, http.StatusOK},
+		{"a DAG", func(avax.ID) avax.ID { return avax.Hash256([]byte("a stop vertex over a DAG")) }, http.StatusServiceUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			net := newDevnet(t).Index().Network()
+			ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: pindex.Memory})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			b0, _ := json.Marshal(map[string]any{"id": avax.Hash256([]byte("x block 0")).String(), "parentID": tc.parent(net.XChainID).String(),
+				"height": 0, "time": 1000, "txs": []any{}})
+			if err := ix.Append(ctx, pindex.ChainX, []*pindex.RawBlock{{Height: 0, JSON: b0}}); err != nil {
+				t.Fatal(err)
+			}
+			mux := catalog.NewMux(catalog.Catalogue(), Handlers(Options{Source: reported{ix, pindex.Supply{}}}))
+			get := func(path string) int {
+				rec := httptest.NewRecorder()
+				mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/networks/fuji/blockchains/x-chain"+path, nil))
+				return rec.Code
+			}
+			byHash := http.StatusNotFound
+			if tc.want != http.StatusOK {
+				byHash = tc.want
+			}
+			for path, want := range map[string]int{"/vertices": tc.want, "/vertices:listByHeight?vertexHeight=0": tc.want,
+				"/vertices/" + avax.Hash256([]byte("v")).String(): byHash} {
+				if got := get(path); got != want {
+					t.Errorf("%s = %d; want %d", path, got, want)
+				}
+			}
+		})
+	}
 }

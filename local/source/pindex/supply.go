@@ -206,13 +206,15 @@ func totalBurned(tx *sql.Tx, burns []txBurn, reset Chain) error {
 // (s) where selects burned, in AVAX (avaxID): the AVAX of the UTXOs each
 // spent less that of the outputs it made (not the UTXOs it paid without
 // spending: rewards, returned L1 balances) and the L1 balances it gave.
+// The unary + on i.tx drops its TEXT affinity, without which SQLite cannot
+// search utxos_emitted by it and scans every UTXO for each transaction.
 func burnedBy(tx *sql.Tx, avaxID, where string, args ...any) ([]txBurn, error) {
 	rows, err := tx.Query(`WITH
 		i AS (SELECT s.tx, s.chain, MAX(s.height) AS height,
 				SUM(CASE WHEN u.asset = ? THEN CAST(u.amount AS INTEGER) ELSE 0 END) AS v, COUNT(*) - COUNT(u.id) AS missing
 			FROM spends s LEFT JOIN utxos u ON u.id = s.utxo WHERE `+where+` GROUP BY s.tx)
 		SELECT i.tx, i.chain, i.height, i.missing, i.v
-			- COALESCE((SELECT SUM(CAST(o.amount AS INTEGER)) FROM utxos o WHERE COALESCE(o.emitted_by, o.tx) = i.tx AND o.emitted_by IS NULL AND o.asset = ?), 0)
+			- COALESCE((SELECT SUM(CAST(o.amount AS INTEGER)) FROM utxos o WHERE COALESCE(o.emitted_by, o.tx) = +i.tx AND o.emitted_by IS NULL AND o.asset = ?), 0)
 			- COALESCE((SELECT SUM(l.balance) FROM l1_txs l WHERE l.tx = i.tx), 0)
 		FROM i`, append(append([]any{avaxID}, args...), avaxID)...)
 	if err != nil {

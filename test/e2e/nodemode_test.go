@@ -202,7 +202,7 @@ func TestNodeModeSDK(t *testing.T) {
 	n := startOwnNode(t, tracingCChain(t))
 	in := issueOnNode(t, n.URI)
 	act := makeEVMActivity(t, n.URI+"/ext/bc/C/rpc")
-	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
+	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir(), "AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
 	const network = "fuji"
 	r1P, _ := address.Format("P", constants.LocalHRP, in.r1.Address().Bytes())
 	r1X := "X-" + strings.TrimPrefix(r1P, "P-")
@@ -719,13 +719,13 @@ func checkNodeModePrimary(t *testing.T, uri, base string, in *issuedOnNode, read
 	for _, k := range []*secp256k1.PrivateKey{in.r1, in.r2, in.r3, ewoq} {
 		p := fmtP(k)
 		x := "X-" + strings.TrimPrefix(p, "P-")
-		xb := balanceSums(t, do(t, "GET", base+nets+"/blockchains/x-chain/balances?addresses="+x, nil, nil).Body)
+		xb := balancesOf(t, base+nets+"/blockchains/x-chain/balances?addresses="+x)
 		checkNodeUTXOs(t, uri, "X", "", x, "", xb["unlocked"], xb["locked"])
 		checkNodeUTXOs(t, uri, "X", "P", x, "", xb["atomicMemoryUnlocked"], xb["atomicMemoryLocked"])
 		if k == ewoq {
 			continue // its P-Chain genesis allocation is in no block: the index does not hold it
 		}
-		pb := balanceSums(t, do(t, "GET", base+nets+"/blockchains/p-chain/balances?addresses="+p, nil, nil).Body)
+		pb := balancesOf(t, base+nets+"/blockchains/p-chain/balances?addresses="+p)
 		checkNodeUTXOs(t, uri, "P", "", p, "", pb["unlockedUnstaked"], pb["lockedPlatform"], pb["lockedStakeable"])
 		checkNodeUTXOs(t, uri, "P", "X", p, "", pb["atomicMemoryUnlocked"], pb["atomicMemoryLocked"])
 	}

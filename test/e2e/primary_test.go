@@ -127,9 +127,15 @@ func checkNotFound(t *testing.T, base, path, route string) {
 	}
 }
 
-// balanceSums adds up a balances answer's amounts per part and asset.
-func balanceSums(t *testing.T, body []byte) map[string]map[string]*big.Int {
+// balancesOf gets the balances answer at u (it must be 200) and adds up
+// its amounts per part and asset.
+func balancesOf(t *testing.T, u string) map[string]map[string]*big.Int {
 	t.Helper()
+	rep := do(t, "GET", u, nil, nil)
+	if rep.Status != http.StatusOK {
+		t.Fatalf("GET %s = %s; want 200", u, rep)
+	}
+	body := rep.Body
 	var b struct {
 		Balances map[string][]struct{ AssetID, Amount string } `json:"balances"`
 	}
@@ -235,7 +241,7 @@ func TestPrimaryRoutesDevnet(t *testing.T) {
 	// The devnet's node methods read the same UTXOs: ewoq's X-Chain balance
 	// is what avm.getUTXOs lists.
 	ewoq := "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
-	sums := balanceSums(t, do(t, "GET", base+"/v1/networks/fuji/blockchains/x-chain/balances?addresses="+ewoq, nil, nil).Body)
+	sums := balancesOf(t, base+"/v1/networks/fuji/blockchains/x-chain/balances?addresses="+ewoq)
 	checkNodeUTXOs(t, base, "X", "", ewoq, "U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK", sums["unlocked"], sums["locked"])
 }
 

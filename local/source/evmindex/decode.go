@@ -41,6 +41,7 @@ type decoded struct {
 	traced   bool
 	untraced string
 	teleport []TeleporterEvent
+	icm      []ICMEvent
 }
 
 func bigOf(h interface{ ToInt() *big.Int }) *big.Int {
@@ -81,6 +82,7 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 			if !l.Removed {
 				d.Transfers = decodeLog(d.Transfers, t.Hash, &l)
 				d.teleport = decodeTeleporter(d.teleport, messengers, t.Hash, &l)
+				d.icm = decodeICM(d.icm, messengers, t.Hash, &l)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // Event signatures of the token standards.
@@ -44,7 +45,9 @@ type decoded struct {
 	icm      []ICMEvent
 }
 
-func bigOf(h interface{ ToInt() *big.Int }) *big.Int {
+// bigOf copies h; absent (a frame without a value, such as a STATICCALL's)
+// is zero.
+func bigOf(h *hexutil.Big) *big.Int {
 	if h == nil {
 		return new(big.Int)
 	}

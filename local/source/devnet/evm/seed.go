@@ -241,7 +241,9 @@ func (c *Chain) seedMessenger(s *seeder, seed *Seed) ([][]func() (*types.Transac
 		Message                 []byte
 	}
 	steps = append(steps, []func() (*types.Transaction, error){
-		lazy(func() func() (*types.Transaction, error) { return call(seed.Token, tok, "approve", d.Address, ether(1)) }),
+		lazy(func() func() (*types.Transaction, error) {
+			return call(seed.Token, tok, "approve", d.Address, ether(1))
+		}),
 		lazy(func() func() (*types.Transaction, error) {
 			return call(d.Address, m, "sendCrossChainMessage",
 				input{dest, dev1.Address, fee{seed.Token, ether(1)}, big.NewInt(100_000), []common.Address{}, []byte("hello from the dev chain")})

@@ -24,7 +24,6 @@ import (
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
 	"github.com/avaedge/avaedge/local/api/node"
-	"github.com/avaedge/avaedge/local/api/pdata"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/source/devnet"
@@ -95,14 +94,16 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	if err != nil {
 		return fail(fmt.Errorf("devnet: %w", err))
 	}
+	parts.close = append(parts.close, dev.Close)
 	if followed != nil {
 		// The local world is the followed network: its index answers the
 		// primary-network routes, and nothing of the devnet is passed off as
-		// that network's (routes pdata lacks answer that they have no local
+		// that network's (routes it cannot answer have no local
 		// implementation).
-		parts.add(pdata.Handlers(followed, time.Now))
+		parts.add(dataapi.Handlers(dataapi.Options{Source: followed, Logger: log}))
 	} else {
-		parts.add(dataapi.Handlers(dev, time.Now))
+		// The devnet's index, read the same way, answering as any network.
+		parts.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, LinearX: true, Logger: log}))
 	}
 	// The node answers as the local network, or impersonates the node
 	// upstream's network when that is mapped to the devnet.

@@ -89,7 +89,9 @@ func verifyWarp(t testing.TB, e *edge, network string, unsigned []byte, signedHe
 				} `json:"blsCredentials"`
 			} `json:"validators"`
 		}
-		u := e.URL + "/v1/networks/" + network + "/validators?pageSize=100&validationStatus=active"
+		// The primary network's: listValidators lists every subnet's and
+		// L1's too, whose validators would shift the canonical order.
+		u := e.URL + "/v1/networks/" + network + "/validators?pageSize=100&validationStatus=active&subnetId=" + constants.PrimaryNetworkID.String()
 		if page != "" {
 			u += "&pageToken=" + page
 		}

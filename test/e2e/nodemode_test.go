@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"slices"
@@ -397,20 +398,6 @@ func decode(t *testing.T, r sdkResult, v any) {
 	}
 }
 
-// TestDevnetTxRoutes: over the devnet, which has no P- or X-Chain
-// transaction history, the transaction routes answer 503 saying so, never
-// made-up data.
-func TestDevnetTxRoutes(t *testing.T) {
-	e := noKeysLocal(t)
-	w := discover(t, "fuji")
-	for _, path := range []string{"/v1/networks/fuji/blockchains/p-chain/transactions", "/v1/networks/fuji/blockchains/p-chain/transactions/" + w.L1ConvTx} {
-		r := do(t, "GET", e.URL+path, nil, nil)
-		if r.Status != 503 || !strings.Contains(string(r.Body), "has no local implementation yet") {
-			t.Errorf("GET %s = %s; want 503 with no local implementation", path, r)
-		}
-	}
-}
-
 // checkBlocksAndTxs compares the P- and X-Chain block and transaction
 // answers with the node's own blocks and what issueOnNode issued.
 func checkBlocksAndTxs(t *testing.T, uri string, in *issuedOnNode, res map[string]sdkResult) {
@@ -602,7 +589,8 @@ func checkDelegation(t *testing.T, uri string, in *issuedOnNode, res map[string]
 	if !found {
 		t.Errorf("listDelegators lacks the delegation %s: %s", in.delegation, res["listDelegators"].Result)
 	}
-	// Its pending reward: the node's potentialReward for it.
+	// Its pending reward: the delegator's share of the node's
+	// potentialReward for it (the validator keeps its fee).
 	var pending struct {
 		PendingRewards []struct {
 			TxHash          string `json:"txHash"`
@@ -614,10 +602,15 @@ func checkDelegation(t *testing.T, uri string, in *issuedOnNode, res map[string]
 		} `json:"pendingRewards"`
 	}
 	decode(t, res["pendingRewards"], &pending)
+	if nodeDel.PotentialReward == nil {
+		t.Fatalf("the node gives no potential reward for the delegation: %+v", *nodeDel)
+	}
+	shares := uint64(math.Round(float64(vals[0].DelegationFee) * 10_000))
+	share := *nodeDel.PotentialReward - *nodeDel.PotentialReward*shares/1_000_000
 	if len(pending.PendingRewards) != 1 || pending.PendingRewards[0].TxHash != in.delegation.String() || pending.PendingRewards[0].RewardType != "DELEGATOR" ||
-		pending.PendingRewards[0].AmountStaked != fmt.Sprint(nodeDel.Weight) || nodeDel.PotentialReward == nil ||
-		pending.PendingRewards[0].EstimatedReward.Amount != fmt.Sprint(*nodeDel.PotentialReward) {
-		t.Errorf("listPendingPrimaryNetworkRewards for %s: %s; the node says %+v", r3, res["pendingRewards"].Result, *nodeDel)
+		pending.PendingRewards[0].AmountStaked != fmt.Sprint(nodeDel.Weight) || pending.PendingRewards[0].EstimatedReward.Amount != fmt.Sprint(share) {
+		t.Errorf("listPendingPrimaryNetworkRewards for %s: %s; the node says %+v at a %v%% fee: %d", r3, res["pendingRewards"].Result, *nodeDel,
+			vals[0].DelegationFee, share)
 	}
 	var details struct {
 		Validators []struct {

@@ -58,8 +58,6 @@ var noLocalYet = map[string]string{
 	"getLastActivityTimestampByAddressesV2": "26", "listActivePrimaryNetworkStakingTransactions": "26",
 	"listLatestXChainVertices": "26", "getVertexByHash": "26", "listHistoricalPrimaryNetworkRewards": "26",
 	"getAvaxSupply": "26", "getUtxosByAddressesV2": "26",
-	"listLatestPrimaryNetworkTransactions": "the devnet has no P- or X-Chain transaction history (a followed node's index answers: TestNodeModeSDK)",
-	"getTxByHash":                          "the devnet has no P- or X-Chain transaction history (a followed node's index answers: TestNodeModeSDK)",
 	// Issue 27: ICM and the Metrics API.
 	"getIcmMessage": "27", "listIcmMessages": "27", "listIcmMessagesByAddress": "27",
 	"getTeleporterMessage": "27 (legacy of getIcmMessage)", "listTeleporterMessages": "27 (legacy of listIcmMessages)",
@@ -115,6 +113,12 @@ func checkAnswer(t testing.TB, r route, c call, rep reply, want int) {
 			ID json.RawMessage `json:"id"`
 		}
 		json.Unmarshal(c.Body, &req)
+		if c.RPCError != "" {
+			if err := json.Unmarshal(rep.Body, &env); err != nil || env.Result != nil || !strings.Contains(string(env.Error), c.RPCError) || string(env.ID) != string(req.ID) {
+				t.Errorf("%s: not the JSON-RPC error %q for id %s: %s", what, c.RPCError, req.ID, rep)
+			}
+			return
+		}
 		if err := json.Unmarshal(rep.Body, &env); err != nil || env.JSONRPC != "2.0" || env.Result == nil || env.Error != nil || string(env.ID) != string(req.ID) {
 			t.Errorf("%s: not a JSON-RPC result for id %s: %s", what, req.ID, rep)
 		}

@@ -60,6 +60,8 @@ type localParts struct {
 	methods  map[string]jsonrpc.Method
 	indexed  map[string]bool // EVM chain ids followed from real nodes
 	close    []func() error
+	// knownChains are the devnet's EVM chains by blockchain id (icm.go).
+	knownChains map[string]uint64
 }
 
 func (p *localParts) add(hs map[string]catalog.Handler) {
@@ -87,14 +89,14 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 		followed = ix
 		parts.wired.node = cfg.Local.Node
 	}
-	if err := buildEVM(ctx, cfg, log, reg, localMode, followed, parts); err != nil {
-		return fail(err)
-	}
 	dev, err := devnet.New(devnet.Config{Seed: cfg.Local.Seed})
 	if err != nil {
 		return fail(fmt.Errorf("devnet: %w", err))
 	}
 	parts.close = append(parts.close, dev.Close)
+	if err := buildEVM(ctx, cfg, log, reg, localMode, followed, dev, parts); err != nil {
+		return fail(err)
+	}
 	if followed != nil {
 		// The local world is the followed network: its index answers the
 		// primary-network routes, and nothing of the devnet is passed off as
@@ -158,7 +160,7 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 // buildEVM starts the embedded dev chain (when some service is local), the
 // indexer that follows it and the configured external EVM nodes, and the EVM
 // Data API handlers over the index.
-func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[catalog.Service]bool, followed *pindex.Index, parts *localParts) error {
+func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, localMode map[catalog.Service]bool, followed *pindex.Index, dev *devnet.World, parts *localParts) error {
 	runDev := !cfg.Local.DisableDevChain && (localMode[catalog.Data] || localMode[catalog.Metrics] || localMode[catalog.Node]) && followed == nil
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
@@ -185,6 +187,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	devOpts := evm.Options{Now: time.Now, Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: writeKeys(trusted),
 		Client: func(r *http.Request) string { return limits.AddressID(r, trusted) }, CallGasCap: e.CallGasCap,
 		CallTimeout: e.CallTimeout.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters}
+	devOpts.BlockchainID, devOpts.ICMDestination, parts.knownChains = devICM(dev)
 	parts.wired.devOpts = devOpts
 	if runDev {
 		var err error
@@ -220,6 +223,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	if len(chains) == 0 {
 		return nil
 	}
+	icmChains(chains, mchains)
 	path, mpath := "", ""
 	if cfg.DataDir != "" {
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
@@ -264,7 +268,11 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
 		}
 	}
-	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log, CChain: only(catalog.Data)}))
+	known := parts.knownChains
+	if !runDev {
+		known = nil // the devnet's chains mean nothing beside a followed network
+	}
+	parts.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: log, CChain: only(catalog.Data), KnownChains: known}))
 	parts.add(engine.Handlers())
 	return nil
 }

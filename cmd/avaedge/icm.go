@@ -8,6 +8,7 @@ import (
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // The ICM wiring, in one place: every indexed chain reads the events of the
@@ -44,4 +45,20 @@ func devICM(dev *devnet.World) (self, dest common.Hash, known map[string]uint64)
 		}
 	}
 	return common.Hash(devnet.CChainID), dest, known
+}
+
+// stakeSource returns the P-Chain stakes the staking and L1 metrics read,
+// the followed network's or the devnet's, and the HRP their addresses are
+// answered in: the followed network's own, or the requested network's over
+// the devnet (which answers as every network).
+func stakeSource(followed *pindex.Index, dev *devnet.World) (metricsapi.StakeSource, func(string) string) {
+	if followed != nil {
+		return followed, func(string) string { return followed.Network().HRP }
+	}
+	return dev.Index(), func(name string) string {
+		if n, ok := devnet.LookupNetwork(name); ok && name != "" {
+			return n.HRP
+		}
+		return dev.Index().Network().HRP
+	}
 }

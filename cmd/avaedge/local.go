@@ -238,19 +238,29 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		}
 		return nil
 	}
-	engine, err := metricsapi.New(metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath, CChain: only(catalog.Metrics)})
-	parts.wired.devChain, parts.wired.evmChains, parts.wired.evmInfos = runDev, chains, infos
-	parts.wired.indexPath, parts.wired.metricsPath = path, mpath
-	if err != nil {
-		return fmt.Errorf("metrics engine: %w", err)
-	}
-	parts.close = append(parts.close, engine.Close)
-	onBlock, onRollback := metricsHooks(engine, log)
-	ix, err := evmindex.Open(ctx, evmindex.Options{Path: path, Chains: chains, Registerer: reg, Logger: log, OnBlock: onBlock, OnRollback: onRollback})
+	// The engine, fed by the index's hooks, also reads the index (ICM
+	// messages, holders): the index opens first, and its hooks reach the
+	// engine before it starts.
+	var onBlock evmindex.BlockHook
+	var onRollback evmindex.RollbackHook
+	ix, err := evmindex.Open(ctx, evmindex.Options{Path: path, Chains: chains, Registerer: reg, Logger: log,
+		OnBlock:    func(ctx context.Context, b *evmindex.Block) { onBlock(ctx, b) },
+		OnRollback: func(ctx context.Context, chainID, from uint64) { onRollback(ctx, chainID, from) }})
 	if err != nil {
 		return fmt.Errorf("evm index: %w", err)
 	}
-	parts.close = append(parts.close, func() error { return ix.Close() })
+	mo := metricsapi.Options{Chains: mchains, Logger: log, Registerer: reg, Path: mpath, CChain: only(catalog.Metrics), ICM: ix, Holders: ix}
+	mo.Stakes, mo.HRP = stakeSource(followed, dev)
+	engine, err := metricsapi.New(mo)
+	parts.wired.devChain, parts.wired.evmChains, parts.wired.evmInfos = runDev, chains, infos
+	parts.wired.indexPath, parts.wired.metricsPath = path, mpath
+	if err != nil {
+		ix.Close()
+		return fmt.Errorf("metrics engine: %w", err)
+	}
+	// Closed in reverse: the index (and its hooks) stop before the engine.
+	parts.close = append(parts.close, engine.Close, func() error { return ix.Close() })
+	onBlock, onRollback = metricsHooks(engine, log)
 	for _, c := range chains {
 		ih, iok := ix.Head(c.ChainID)
 		mh, mok := engine.Head(c.ChainID)

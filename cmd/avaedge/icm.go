@@ -11,7 +11,7 @@ import (
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-// The ICM wiring, in one place: every indexed chain reads the events of the
+// The ICM and P-Chain metrics wiring, in one place: every indexed chain reads the events of the
 // published TeleporterMessenger and of avaedge's own messenger (the same
 // keyless deployment on every chain), with its blockchain id as the source
 // of the messages it sends; the dev chain's seeded history sends one

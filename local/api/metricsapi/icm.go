@@ -258,8 +258,8 @@ func (e *Engine) serveICMTimeseries(w http.ResponseWriter, r *http.Request, v ca
 
 // serveTeleporterMetrics answers the legacy getTeleporterMetricsByChain:
 // {"result":{"value":N}}, N the chain's transactions that sent
-// (teleporterSourceTxnCount), delivered (teleporterDestinationTxnCount) or
-// did either (teleporterTotalTxnCount) ICM messages.
+// (teleporterSourceTxnCount) or delivered (teleporterDestinationTxnCount)
+// ICM messages, or the sum of both (teleporterTotalTxnCount).
 func (e *Engine) serveTeleporterMetrics(w http.ResponseWriter, r *http.Request, v catalog.Values) {
 	chainID, metric := v["chainId"], v["metric"]
 	e.mu.RLock()

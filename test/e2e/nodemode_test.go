@@ -340,6 +340,25 @@ func TestNodeModeSDK(t *testing.T) {
 	checkBlocksAndTxs(t, n.URI, in, res)
 	checkDelegation(t, n.URI, in, res)
 	checkL1Validators(t, in, res)
+	// ICM: avaedge's messenger deployed on the C-Chain with its keyless
+	// transaction, a message sent to the L1's chain (whose EVM chain id
+	// avaedge does not know); then every Metrics route.
+	sent := sendICM(t, n.URI+"/ext/bc/C/rpc", in.cChainID, in.chain, act.To, act.Token, "1000")
+	if sent.DeployTx == "" || !sent.WarpPrecompile {
+		t.Errorf("icm-send.mjs: %+v; want the keyless deployment, and the blockchain id from the Warp precompile", sent)
+	}
+	waitFor(t, e.URL+"/v1/icm/messages/"+sent.MessageID, sent.MessageID)
+	checkICM(t, e.URL, sent, "43112", in.cChainID, "", 1, 1)
+	var l1vals struct {
+		Validators []struct {
+			ValidationID string `json:"validationId"`
+		} `json:"validators"`
+	}
+	decode(t, res["l1Validators"], &l1vals)
+	if len(l1vals.Validators) != 1 {
+		t.Fatalf("the L1's validators: %s", res["l1Validators"].Result)
+	}
+	checkMetricsRoutes(t, e.URL, n.URI+"/ext/bc/C/rpc", "43112", act, in.subnet.String(), in.nodeID.String(), l1vals.Validators[0].ValidationID)
 	// EVM and Metrics: the C-Chain the node runs.
 	var bal struct {
 		NativeTokenBalance struct {

@@ -363,3 +363,58 @@ func TestStakingAndL1Fees(t *testing.T) {
 		}
 	})
 }
+
+// withCurrent is a fakeStakes that also keeps the node's current validators.
+type withCurrent struct {
+	fakeStakes
+	current string
+}
+
+func (w withCurrent) CurrentValidators(_ context.Context, subnet string) (json.RawMessage, int64, bool, error) {
+	if subnet != primaryNetwork {
+		return nil, 0, false, nil
+	}
+	return json.RawMessage(w.current), 0, true, nil
+}
+
+// TestGenesisStakers: a validator of the genesis, which no block lists,
+// counts from its start as the node lists it; one the history has is not
+// counted twice.
+func TestGenesisStakers(t *testing.T) {
+	const d = 86400
+	d0 := int64(1_800_000_000) / d * d
+	g := avax.ShortID{7}
+	addr := avax.FormatAddress("P", "local", g)
+	src := withCurrent{fakeStakes{now: time.Unix(d0+d+3600, 0), stakes: []*pindex.Stake{
+		{TxID: "known", Kind: "validator", SubnetID: primaryNetwork, Weight: 5, Start: d0 + d, End: d0 + 9*d, Time: d0 + d},
+	}}, `{"validators":[
+		{"txID":"genesis","nodeID":"NodeID-111111111111111111116DBWJs","startTime":"` + itoa(d0-d) + `","endTime":"` + itoa(d0+30*d) + `","weight":"7",
+		 "validationRewardOwner":{"addresses":["` + addr + `"],"threshold":"1"},
+		 "delegators":[{"txID":"gd","startTime":"` + itoa(d0) + `","endTime":"` + itoa(d0+2*d) + `","weight":"2"}]},
+		{"txID":"known","nodeID":"NodeID-111111111111111111116DBWJs","startTime":"` + itoa(d0+d) + `","endTime":"` + itoa(d0+9*d) + `","weight":"5"}]}`}
+	e, err := New(Options{Chains: testChains, Now: func() time.Time { return clock }, Stakes: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := func(metric string) []int64 {
+		var p struct{ Results []struct{ Value int64 } }
+		get(t, e, "getStakingMetrics", "/x", "MetricsApiResponse", &p, "network", "fuji", "metric", metric)
+		var out []int64
+		for _, r := range p.Results {
+			out = append(out, r.Value)
+		}
+		return out
+	}
+	for metric, want := range map[string][]int64{"validatorWeight": {12, 7, 7}, "validatorCount": {2, 1, 1}, "delegatorWeight": {2, 2}} {
+		if got := series(metric); !equal(got, want) {
+			t.Errorf("%s %v; want %v", metric, got, want)
+		}
+	}
+	var p struct {
+		Addresses []struct{ Addresses []string }
+	}
+	get(t, e, "getValidatorsByDateRange", "/x", "PChainLookingGlassResponse", &p, "subnetId", primaryNetwork)
+	if len(p.Addresses) != 1 || p.Addresses[0].Addresses[0] != avax.FormatBech32("local", g) {
+		t.Errorf("addresses %+v; want the genesis validator's", p)
+	}
+}

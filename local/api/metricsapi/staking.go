@@ -3,6 +3,8 @@ package metricsapi
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -24,6 +26,85 @@ type StakeSource interface {
 	// Now is the clock of the stakes' statuses: the devnet's own, or the
 	// wall clock of a followed network.
 	Now() time.Time
+}
+
+// currentLister is a StakeSource that also keeps the node's last
+// platform.getCurrentValidators answer per subnet (pindex.Index): it names
+// the stakers of the genesis, which no block lists.
+type currentLister interface {
+	CurrentValidators(ctx context.Context, subnet string) (json.RawMessage, int64, bool, error)
+}
+
+// genesisStakers returns the validators and delegators of subnet the node
+// lists as current but ss lacks (the genesis's), as stakes from their
+// start to their end time.
+func (e *Engine) genesisStakers(ctx context.Context, subnet string, ss []*pindex.Stake) ([]*pindex.Stake, error) {
+	cl, ok := e.stakeSrc.(currentLister)
+	if !ok {
+		return nil, nil
+	}
+	raw, _, ok, err := cl.CurrentValidators(ctx, subnet)
+	if err != nil || !ok {
+		return nil, err
+	}
+	type staker struct {
+		TxID, NodeID, StartTime, EndTime, Weight, ValidationID string
+		RewardOwner                                            *struct{ Addresses []string } `json:"validationRewardOwner"`
+		Delegators                                             []staker
+	}
+	var cur struct{ Validators []staker }
+	if err := json.Unmarshal(raw, &cur); err != nil {
+		return nil, fmt.Errorf("current validators of %s: %w", subnet, err)
+	}
+	known := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		known[s.TxID] = true
+	}
+	num := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+	var out []*pindex.Stake
+	add := func(c staker, kind string) {
+		if c.TxID == "" || c.ValidationID != "" || known[c.TxID] {
+			return
+		}
+		s := &pindex.Stake{TxID: c.TxID, Kind: kind, SubnetID: subnet, Weight: uint64(num(c.Weight)), Start: num(c.StartTime), End: num(c.EndTime)}
+		s.Time = s.Start
+		s.NodeID, _ = avax.ParseNodeID(c.NodeID)
+		if c.RewardOwner != nil {
+			for _, a := range c.RewardOwner.Addresses {
+				if _, _, id, err := avax.ParseAddress(a); err == nil {
+					s.RewardOwner = append(s.RewardOwner, id)
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	kind := "subnet_validator"
+	if subnet == primaryNetwork {
+		kind = "validator"
+	}
+	for _, v := range cur.Validators {
+		add(v, kind)
+		for _, d := range v.Delegators {
+			add(d, "delegator")
+		}
+	}
+	return out, nil
+}
+
+// subnetStakes returns the stakes of subnet: the source's, with the
+// genesis's stakers the node lists (genesisStakers).
+func (e *Engine) subnetStakes(w http.ResponseWriter, r *http.Request, subnet string) ([]*pindex.Stake, bool) {
+	ss, ok := e.stakes(w, r)
+	if !ok {
+		return nil, false
+	}
+	more, err := e.genesisStakers(r.Context(), subnet, ss)
+	if err != nil {
+		e.log.Error("metricsapi: current validators", "err", err)
+		apierror.WriteList(w, http.StatusInternalServerError, "reading the P-Chain index failed")
+		return nil, false
+	}
+	return append(more, ss...), true
 }
 
 // L1FeeRate is what an active L1 validator pays the P-Chain, in nAVAX per
@@ -112,12 +193,14 @@ func (e *Engine) dailySeries(w http.ResponseWriter, v catalog.Values, scope stri
 // (validatorCount, validatorWeight) of subnetId, and for the primary network
 // the delegators (delegatorCount, delegatorWeight), that stake at the end of
 // the day (at now, for today): added before it, and not yet ended (their
-// end time, or their removal or disabling). Weights are in nAVAX for the
+// end time, or their removal or disabling). The stakers of the genesis,
+// which no block lists, are those the node lists as current, from their
+// start time. Weights are in nAVAX for the
 // primary network, the subnet's own units otherwise. The series runs from
 // the first day with one of them, newest first.
 func (e *Engine) serveStaking(w http.ResponseWriter, r *http.Request, v catalog.Values) {
 	metric, subnet := v["metric"], cmp.Or(v["subnetId"], primaryNetwork)
-	ss, ok := e.stakes(w, r)
+	ss, ok := e.subnetStakes(w, r, subnet)
 	if !ok {
 		return
 	}
@@ -236,7 +319,7 @@ func (e *Engine) serveValidatorAddresses(w http.ResponseWriter, r *http.Request,
 		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp must not be greater than endTimestamp")
 		return
 	}
-	ss, ok := e.stakes(w, r)
+	ss, ok := e.subnetStakes(w, r, v["subnetId"])
 	if !ok {
 		return
 	}

@@ -200,7 +200,10 @@ func TestNodeModeSDK(t *testing.T) {
 	n := startOwnNode(t, tracingCChain(t))
 	in := issueOnNode(t, n.URI)
 	act := makeEVMActivity(t, n.URI+"/ext/bc/C/rpc")
-	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
+	// The bulk plan: the SDK runs read every route (the Metrics API's
+	// looking-glass routes cost 500 and 1,000 CU), more than the anonymous
+	// plan's 6,000 CU a minute.
+	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir(), "AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
 	const network = "fuji"
 	r1P, _ := address.Format("P", constants.LocalHRP, in.r1.Address().Bytes())
 	r1X := "X-" + strings.TrimPrefix(r1P, "P-")
@@ -257,6 +260,26 @@ func TestNodeModeSDK(t *testing.T) {
 	waitIndexed(t, e.URL, act)
 	checkEVMListings(t, e.URL, act, "43112", "43113", "43114")
 	checkCoreWallet(t, e.URL, act, "43112", "43113", "43114")
+	// ICM: avaedge's messenger deployed on the C-Chain with its keyless
+	// transaction, a message sent to the L1's chain (whose EVM chain id
+	// avaedge does not know); then every Metrics route (before the answers the node-stopped run
+	// compares, which move with the clock).
+	sent := sendICM(t, n.URI+"/ext/bc/C/rpc", in.cChainID, in.chain, act.To, act.Token, "1000")
+	if sent.DeployTx == "" || !sent.WarpPrecompile {
+		t.Errorf("icm-send.mjs: %+v; want the keyless deployment, and the blockchain id from the Warp precompile", sent)
+	}
+	waitFor(t, e.URL+"/v1/icm/messages/"+sent.MessageID, sent.MessageID)
+	checkICM(t, e.URL, sent, "43112", in.cChainID, "", 1, 1)
+	var l1vals struct {
+		Validators []struct {
+			ValidationID string `json:"validationId"`
+		} `json:"validators"`
+	}
+	if r := do(t, "GET", e.URL+"/v1/networks/fuji/l1Validators?subnetId="+in.subnet.String(), nil, nil); r.Status != 200 ||
+		json.Unmarshal(r.Body, &l1vals) != nil || len(l1vals.Validators) != 1 {
+		t.Fatalf("the L1's validators: %s", r)
+	}
+	checkMetricsRoutes(t, e.URL, n.URI+"/ext/bc/C/rpc", "43112", act, in.subnet.String(), in.nodeID.String(), l1vals.Validators[0].ValidationID)
 	res := sdkCalls(t, e.URL, append(slices.Clone(data), evm...))
 
 	// Subnets: exactly the one created, converted to an L1 with its chain.
@@ -340,25 +363,6 @@ func TestNodeModeSDK(t *testing.T) {
 	checkBlocksAndTxs(t, n.URI, in, res)
 	checkDelegation(t, n.URI, in, res)
 	checkL1Validators(t, in, res)
-	// ICM: avaedge's messenger deployed on the C-Chain with its keyless
-	// transaction, a message sent to the L1's chain (whose EVM chain id
-	// avaedge does not know); then every Metrics route.
-	sent := sendICM(t, n.URI+"/ext/bc/C/rpc", in.cChainID, in.chain, act.To, act.Token, "1000")
-	if sent.DeployTx == "" || !sent.WarpPrecompile {
-		t.Errorf("icm-send.mjs: %+v; want the keyless deployment, and the blockchain id from the Warp precompile", sent)
-	}
-	waitFor(t, e.URL+"/v1/icm/messages/"+sent.MessageID, sent.MessageID)
-	checkICM(t, e.URL, sent, "43112", in.cChainID, "", 1, 1)
-	var l1vals struct {
-		Validators []struct {
-			ValidationID string `json:"validationId"`
-		} `json:"validators"`
-	}
-	decode(t, res["l1Validators"], &l1vals)
-	if len(l1vals.Validators) != 1 {
-		t.Fatalf("the L1's validators: %s", res["l1Validators"].Result)
-	}
-	checkMetricsRoutes(t, e.URL, n.URI+"/ext/bc/C/rpc", "43112", act, in.subnet.String(), in.nodeID.String(), l1vals.Validators[0].ValidationID)
 	// EVM and Metrics: the C-Chain the node runs.
 	var bal struct {
 		NativeTokenBalance struct {

@@ -110,9 +110,14 @@ await check("getAddressesByBtcbBridged", () => first(m.listBTCbBridgersAboveThre
 if (nft) {
   await check("getNftHoldersByContractAddress", () => first(m.listNftHolders({ chainId: "43112", address: nft.address }, O)));
 }
-const e20 = await first(evm.address.balances.listErc20({ chainId: "43112", address: ewoq }, O)).catch(() => undefined);
+const e20 = await check("listErc20Balances", () => first(evm.address.balances.listErc20({ chainId: "43112", address: ewoq }, O)));
 const token = e20?.erc20TokenBalances?.[0]?.address;
-await check("getAddressesByBalanceOverTime", () => first(m.listTokenHoldersAboveThreshold({ chainId: "43112", address: token, threshold: "1" }, O)));
+if (token) {
+  await check("getAddressesByBalanceOverTime", () => first(m.listTokenHoldersAboveThreshold({ chainId: "43112", address: token, threshold: "1" }, O)));
+} else {
+  failed++;
+  console.log("FAIL no ERC-20 balance to drive getAddressesByBalanceOverTime");
+}
 
 // ICM: the dev chain's seeded message, through the ICM routes and their
 // legacy Teleporter twins.

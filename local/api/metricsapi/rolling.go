@@ -34,7 +34,7 @@ type window struct {
 	maxGps, maxTps       float64
 	first                uint64 // the window's first block's time, for allTime's span
 	hasBlock             bool
-	active, senders, dep map[uint32]struct{}
+	active, senders, dep map[uint32]struct{} // nil: not kept
 }
 
 // serveRolling answers getEvmChainRollingWindowMetrics: each window holds
@@ -57,7 +57,10 @@ func (e *Engine) serveRolling(w http.ResponseWriter, r *http.Request, v catalog.
 			ws[i].from = -1 << 62
 		}
 	}
-	distinct := metric == "activeAddresses" || metric == "activeSenders" || metric == "deployers"
+	// The sets a window keeps: the active addresses for the windows that
+	// answer them, the deployers for every window of deployers.
+	active := metric == "activeAddresses" || metric == "activeSenders"
+	deployers := metric == "deployers"
 	e.mu.RLock()
 	sel, ok := e.resolve(chainID)
 	if ok {
@@ -70,7 +73,7 @@ func (e *Engine) serveRolling(w http.ResponseWriter, r *http.Request, v catalog.
 				}
 				// b counts in windows k.. (the longer ones).
 				for j := k; j < len(ws); j++ {
-					ws[j].add(cs, i, distinct)
+					ws[j].add(cs, i, active && j < distinctWindows, deployers)
 				}
 				if k == len(ws) {
 					break
@@ -109,8 +112,9 @@ func (e *Engine) serveRolling(w http.ResponseWriter, r *http.Request, v catalog.
 	writeBody(w, buf)
 }
 
-// add counts block i of cs in the window.
-func (wn *window) add(cs *chainState, i int, distinct bool) {
+// add counts block i of cs in the window, and its addresses in the active
+// sets (active) and deployer set (deployers).
+func (wn *window) add(cs *chainState, i int, active, deployers bool) {
 	b := &cs.blocks[i]
 	wn.gas += b.gas
 	wn.txs += uint64(b.txs)
@@ -133,20 +137,24 @@ func (wn *window) add(cs *chainState, i int, distinct bool) {
 	if !wn.hasBlock || b.ts < wn.first {
 		wn.first, wn.hasBlock = b.ts, true
 	}
-	if !distinct {
-		return
-	}
-	if wn.active == nil {
-		wn.active, wn.senders, wn.dep = map[uint32]struct{}{}, map[uint32]struct{}{}, map[uint32]struct{}{}
-	}
-	for j, id := range b.addrs {
-		wn.active[id] = struct{}{}
-		if j < int(b.nSenders) {
-			wn.senders[id] = struct{}{}
+	if active {
+		if wn.active == nil {
+			wn.active, wn.senders = map[uint32]struct{}{}, map[uint32]struct{}{}
+		}
+		for j, id := range b.addrs {
+			wn.active[id] = struct{}{}
+			if j < int(b.nSenders) {
+				wn.senders[id] = struct{}{}
+			}
 		}
 	}
-	for _, id := range b.deployers {
-		wn.dep[id] = struct{}{}
+	if deployers {
+		if wn.dep == nil {
+			wn.dep = map[uint32]struct{}{}
+		}
+		for _, id := range b.deployers {
+			wn.dep[id] = struct{}{}
+		}
 	}
 }
 

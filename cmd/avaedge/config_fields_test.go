@@ -149,7 +149,7 @@ log_level: debug
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	log := slog.New(slog.DiscardHandler)
-	a, err := build(ctx, cfg, log)
+	a, err := build(ctx, cfg, log, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ log_level: debug
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
 		{"keys_file", w.limits.KeysPath, keys},
 		{"replicas", w.limits.Replicas, 3},
-		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.9"}},
+		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, netip.MustParseAddr("203.0.113.9")}},
 		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
 		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},
 		{"server.max_header_bytes", srvs.public.MaxHeaderBytes, 4096},
@@ -235,8 +235,8 @@ log_level: debug
 		{"tls.cert_file", tlsOpts.CertFile, filepath.Join(dir, "cert.pem")},
 		{"tls.key_file", tlsOpts.KeyFile, filepath.Join(dir, "key.pem")},
 		{"tls.http_listen", srvs.acme, "127.0.0.1:18081"},
-		{"disable_access_log", w.proxy.AccessLog, false},
-		{"log_level", newLogger(cfg.LogLevel).Enabled(ctx, slog.LevelDebug), true},
+		{"disable_access_log", w.proxy.AccessLog == nil, true},
+		{"log_level", newLogger(cfg.LogLevel, io.Discard).Enabled(ctx, slog.LevelDebug), true},
 	}
 	covered := map[string]bool{}
 	for _, row := range rows {

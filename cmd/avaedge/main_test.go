@@ -22,7 +22,7 @@ func startEdge(t *testing.T, env map[string]string) (pub, admin string, stop fun
 	addrs := make(chan [2]string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, "", func(k string) string { return env[k] }, func(p, a net.Addr) { addrs <- [2]string{p.String(), a.String()} })
+		done <- run(ctx, "", func(k string) string { return env[k] }, os.Stderr, func(p, a net.Addr) { addrs <- [2]string{p.String(), a.String()} })
 	}()
 	select {
 	case a := <-addrs:

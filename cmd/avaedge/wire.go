@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"sync/atomic"
 	"time"
@@ -54,8 +56,9 @@ func (a *app) Close() error {
 	return nil
 }
 
-// build wires config into the proxy: upstreams, local world, cache, limits.
-func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
+// build wires config into the proxy: upstreams, local world, cache, limits,
+// the access log (written to logOut, where log writes too).
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.Writer) (*app, error) {
 	a := &app{}
 	if cfg.DataDir != "" {
 		// Like servers that keep state, create the directory when missing,
@@ -151,6 +154,14 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
+	access, err := newAccessLog(ctx, cfg, log, logOut, reg)
+	if err != nil {
+		return nil, err
+	}
+	if access != nil {
+		a.closers = append(a.closers, func() error { return closeAccessLog(access) })
+	}
+
 	a.wired.upstreams = ups
 	a.wired.local = world.wired
 	a.wired.proxy = proxy.Options{
@@ -160,9 +171,9 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		Cache:        c,
 		Limiter:      lim,
 		Publish:      cfg.Publish,
-		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
+		ClientIP:     func(r *http.Request) netip.Addr { return limits.ClientIP(r, trusted) },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
-		AccessLog:    !cfg.DisableAccessLog,
+		AccessLog:    access,
 		Logger:       log,
 		Registerer:   reg,
 	}

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/avaedge/avaedge/internal/decimal"
 )
 
 // Entry is one request's access log line. Its JSON is the line log/slog's
@@ -42,40 +44,46 @@ type Entry struct {
 func (e *Entry) appendTo(b []byte) []byte {
 	b = append(b, `{"time":"`...)
 	b = stamps.append(b, e.Time)
-	b = append(b, `","level":"INFO","msg":"request","request_id":`...)
-	b = appendString(b, e.RequestID)
-	b = append(b, `,"method":`...)
-	b = appendString(b, e.Method)
-	b = append(b, `,"path":`...)
-	b = appendString(b, e.Path)
-	b = append(b, `,"service":`...)
-	b = appendString(b, e.Service)
-	b = append(b, `,"route":`...)
-	b = appendString(b, e.Route)
-	b = append(b, `,"status":`...)
-	b = strconv.AppendInt(b, int64(e.Status), 10)
-	b = append(b, `,"source":`...)
-	b = appendString(b, e.Source)
-	b = append(b, `,"cache":`...)
-	b = appendString(b, e.Cache)
-	b = append(b, `,"bytes":`...)
-	b = strconv.AppendInt(b, e.Bytes, 10)
+	b = append(b, `","level":"INFO","msg":"request","request_id":"`...)
+	b = appendEscaped(b, e.RequestID)
+	b = append(b, `","method":"`...)
+	b = appendEscaped(b, e.Method)
+	b = append(b, `","path":"`...)
+	b = appendEscaped(b, e.Path)
+	b = append(b, `","service":"`...)
+	b = appendEscaped(b, e.Service)
+	b = append(b, `","route":"`...)
+	b = appendEscaped(b, e.Route)
+	b = append(b, `","status":`...)
+	b = append(b, decimal.Itoa(int64(e.Status))...)
+	b = append(b, `,"source":"`...)
+	b = appendEscaped(b, e.Source)
+	b = append(b, `","cache":"`...)
+	b = appendEscaped(b, e.Cache)
+	b = append(b, `","bytes":`...)
+	b = append(b, decimal.Itoa(e.Bytes)...)
 	b = append(b, `,"duration":`...)
 	b = strconv.AppendInt(b, int64(e.Duration), 10)
-	b = append(b, `,"key_id":`...)
-	b = appendString(b, e.KeyID)
-	b = append(b, `,"client":"`...)
+	b = append(b, `,"key_id":"`...)
+	b = appendEscaped(b, e.KeyID)
+	b = append(b, `","client":"`...)
 	b = e.Client.AppendTo(b) // digits, dots, colons, hex and a zone: nothing to escape
 	return append(b, '"')
 }
 
-// appendString appends s as a JSON string exactly as log/slog's JSONHandler
-// does: the characters encoding/json escapes outside HTML mode, invalid
-// UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
+// appendEscaped appends s as the inside of a JSON string, exactly as
+// log/slog's JSONHandler writes it: the characters encoding/json escapes
+// outside HTML mode, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendEscaped(b []byte, s string) []byte {
+	if plainString(s) {
+		return append(b, s...)
+	}
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plain(word(s, i)) {
+			i += 8
+			continue
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if safe[c] {
 				i++
@@ -115,11 +123,45 @@ func appendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 const hex = "0123456789abcdef"
+
+// plainString reports whether s needs no escaping, eight bytes at a time.
+func plainString(s string) bool {
+	if len(s) < 8 {
+		w := uint64(0x6161616161616161) // "aaaaaaaa", then s over it
+		for i := 0; i < len(s); i++ {
+			w = w&^(0xff<<(8*i)) | uint64(s[i])<<(8*i)
+		}
+		return plain(w)
+	}
+	for i := 0; i+8 < len(s); i += 8 {
+		if !plain(word(s, i)) {
+			return false
+		}
+	}
+	return plain(word(s, len(s)-8)) // the last eight, overlapping the ones before
+}
+
+// word is the eight bytes of s from i, little-endian (one load).
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// plain reports whether none of the eight bytes in w needs more than
+// copying: no control character, '"', '\\' or byte of a multi-byte
+// character. (Each test is exact for "some byte": x-0x01.. & ^x & 0x80.. has
+// a bit set only if a byte of x is zero; with 0x20.. only if one is below
+// 0x20.)
+func plain(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return (w|(w-ones*0x20)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash)&highs == 0
+}
 
 // safe says which ASCII bytes a JSON string holds unescaped: all but
 // control characters, '"' and '\\'.
@@ -145,11 +187,11 @@ type stamp struct {
 }
 
 func (c *stampCache) append(b []byte, t time.Time) []byte {
-	if y := t.Year(); y < 0 || y > 9999 {
-		return t.AppendFormat(b, time.RFC3339Nano)
-	}
 	s := c.cur.Load()
 	if s == nil || s.unix != t.Unix() || s.loc != t.Location() {
+		if y := t.Year(); y < 0 || y > 9999 {
+			return t.AppendFormat(b, time.RFC3339Nano) // as slog writes it, less its error
+		}
 		s = &stamp{unix: t.Unix(), loc: t.Location(),
 			second: t.AppendFormat(nil, "2006-01-02T15:04:05"), zone: t.AppendFormat(nil, "Z07:00")}
 		c.cur.Store(s)

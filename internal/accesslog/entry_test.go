@@ -156,3 +156,47 @@ func BenchmarkSlog(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+// TestPlain: a word is plain exactly when each of its bytes is a safe ASCII
+// byte, whatever the other bytes hold.
+func TestPlain(t *testing.T) {
+	for _, fill := range []byte{'a', 0x20, 0x7f, '"', 0x00, 0x80, 0xff} {
+		for pos := range 8 {
+			for c := range 256 {
+				var w uint64
+				want := true
+				for i := range 8 {
+					b := fill
+					if i == pos {
+						b = byte(c)
+					}
+					w |= uint64(b) << (8 * i)
+					want = want && b < 0x80 && safe[b]
+				}
+				if got := plain(w); got != want {
+					t.Fatalf("plain(%#016x) = %v; want %v", w, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestPlainString: every length, with a byte to escape at every place or
+// none.
+func TestPlainString(t *testing.T) {
+	for n := range 40 {
+		clean := bytes.Repeat([]byte{'x'}, n)
+		if !plainString(string(clean)) {
+			t.Fatalf("%q is plain", clean)
+		}
+		for i := range n {
+			for _, c := range []byte{'"', '\\', '\n', 0x1f, 0x80, 0xff} {
+				s := append([]byte(nil), clean...)
+				s[i] = c
+				if plainString(string(s)) {
+					t.Fatalf("%q is not plain", s)
+				}
+			}
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/bodyrate"
+	"github.com/avaedge/avaedge/internal/lazydeadline"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -56,6 +57,9 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
+	// The public server's per-request deadline changes (header, idle and
+	// write timeouts) are applied lazily, with the same meaning.
+	pubLn = lazydeadline.Listen(pubLn, 0)
 	admLn, err := net.Listen("tcp", cfg.AdminListen)
 	if err != nil {
 		pubLn.Close()

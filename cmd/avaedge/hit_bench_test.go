@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/avaedge/avaedge/cache"
@@ -130,5 +132,14 @@ func BenchmarkCacheHitWired(b *testing.B) {
 	b.StopTimer()
 	if w.h.Get("X-Cache-Status") != "HIT" {
 		b.Fatal("not a hit")
+	}
+	// Lines the log dropped were not written: say how many.
+	rec := httptest.NewRecorder()
+	a.Admin.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, l := range strings.Split(rec.Body.String(), "\n") {
+		if v, ok := strings.CutPrefix(l, "avaedge_access_log_dropped_total "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			b.ReportMetric(n/float64(b.N), "dropped/op")
+		}
 	}
 }

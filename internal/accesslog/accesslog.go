@@ -82,8 +82,11 @@ func New(out io.Writer, opts Options) (*Logger, error) {
 			return nil, fmt.Errorf("access log metrics: %w", err)
 		}
 	}
-	l.pending = make([]byte, 0, 2*l.flushAt)
-	go l.run(make([]byte, 0, 2*l.flushAt))
+	// Both buffers at their largest from the start (the queue never holds
+	// more than max bytes), so it never grows; pages not yet written are not
+	// resident.
+	l.pending = make([]byte, 0, l.max)
+	go l.run(make([]byte, 0, l.max))
 	return l, nil
 }
 

@@ -73,6 +73,9 @@ type Edge struct {
 	cmd  *exec.Cmd
 	log  *lockedBuf // the process's stderr (JSON log lines)
 	done chan struct{}
+	// held is locked while the test keeps the process's stderr unread
+	// (HoldLog).
+	held sync.Mutex
 }
 
 // StartEdge starts the binary and waits until it logs its bound addresses.
@@ -121,7 +124,12 @@ func StartEdge(t *testing.T, o EdgeOptions) *Edge {
 		defer close(e.done)
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
+		for {
+			e.held.Lock() // waits while HoldLog holds it
+			e.held.Unlock()
+			if !sc.Scan() {
+				break
+			}
 			line := sc.Text()
 			e.log.WriteString(line + "\n")
 			var m struct{ Msg, Listen, Admin string }
@@ -158,6 +166,17 @@ func (e *Edge) Stop(t *testing.T) {
 		<-e.done
 		t.Errorf("avaedge did not stop within 10s of SIGTERM")
 	}
+}
+
+// HoldLog stops reading the process's stderr, so its writes there block
+// once the pipe is full, until the returned release is called (at the end
+// of the test at the latest).
+func (e *Edge) HoldLog(t *testing.T) (release func()) {
+	e.held.Lock()
+	var once sync.Once
+	release = func() { once.Do(e.held.Unlock) }
+	t.Cleanup(release)
+	return release
 }
 
 // Log returns what the process has logged so far.

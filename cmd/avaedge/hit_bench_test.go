@@ -91,7 +91,15 @@ func benchmarkCacheHit(b *testing.B, parallel bool) {
 // in its default configuration (build and the public server's handler:
 // body-rate guard, proxy, cache, limits in process, the access log on,
 // written to a file).
-func BenchmarkCacheHitWired(b *testing.B) {
+func BenchmarkCacheHitWired(b *testing.B) { benchmarkCacheHitWired(b, "") }
+
+// BenchmarkCacheHitWiredNoLog is BenchmarkCacheHitWired with the access
+// log off, as deploy/bench/compare.sh runs the edge.
+func BenchmarkCacheHitWiredNoLog(b *testing.B) {
+	benchmarkCacheHitWired(b, "disable_access_log: true\nlog_level: warn\n")
+}
+
+func benchmarkCacheHitWired(b *testing.B, extra string) {
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(make([]byte, 4096))
@@ -101,7 +109,7 @@ func BenchmarkCacheHitWired(b *testing.B) {
 	keys := filepath.Join(dir, "keys.yaml")
 	os.WriteFile(keys, []byte("plans: {bench: {cu_per_minute: 1000000000000, cu_per_day: 1000000000000000}}\nanonymous: bench\n"), 0o600)
 	conf := filepath.Join(dir, "edge.yaml")
-	os.WriteFile(conf, []byte("local: {disable_dev_chain: true}\nroutes:\n  getLatestBlocks: {cache: immutable}\n"), 0o600)
+	os.WriteFile(conf, []byte(extra+"local: {disable_dev_chain: true}\nroutes:\n  getLatestBlocks: {cache: immutable}\n"), 0o600)
 	env := map[string]string{"AVAEDGE_DATA_UPSTREAM": origin.URL, "AVAEDGE_KEYS_FILE": keys}
 	cfg, err := config.Load(conf, func(k string) string { return env[k] })
 	if err != nil {

@@ -73,9 +73,9 @@ type Edge struct {
 	cmd  *exec.Cmd
 	log  *lockedBuf // the process's stderr (JSON log lines)
 	done chan struct{}
-	// held is locked while the test keeps the process's stderr unread
-	// (HoldLog).
-	held sync.Mutex
+	// held, while set, is a channel the stderr reader waits on before its
+	// next line (HoldLog).
+	held atomic.Pointer[chan struct{}]
 }
 
 // StartEdge starts the binary and waits until it logs its bound addresses.
@@ -125,8 +125,9 @@ func StartEdge(t *testing.T, o EdgeOptions) *Edge {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for {
-			e.held.Lock() // waits while HoldLog holds it
-			e.held.Unlock()
+			if c := e.held.Load(); c != nil {
+				<-*c
+			}
 			if !sc.Scan() {
 				break
 			}
@@ -172,9 +173,15 @@ func (e *Edge) Stop(t *testing.T) {
 // once the pipe is full, until the returned release is called (at the end
 // of the test at the latest).
 func (e *Edge) HoldLog(t *testing.T) (release func()) {
-	e.held.Lock()
+	c := make(chan struct{})
+	e.held.Store(&c)
 	var once sync.Once
-	release = func() { once.Do(e.held.Unlock) }
+	release = func() {
+		once.Do(func() {
+			e.held.Store(nil)
+			close(c)
+		})
+	}
 	t.Cleanup(release)
 	return release
 }

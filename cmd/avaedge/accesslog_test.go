@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -55,35 +53,6 @@ func (s *stderr) requests(t *testing.T) []map[string]any {
 		}
 	}
 	return out
-}
-
-// runEdge runs avaedge with env, logging to w, until stop is called (or
-// the test ends).
-func runEdge(t *testing.T, env map[string]string, w io.Writer) (pub, admin string, stop func() error) {
-	t.Helper()
-	env["AVAEDGE_LISTEN"], env["AVAEDGE_ADMIN_LISTEN"] = "127.0.0.1:0", "127.0.0.1:0"
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan [2]string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, "", func(k string) string { return env[k] }, w, func(p, a net.Addr) { addrs <- [2]string{p.String(), a.String()} })
-	}()
-	var once sync.Once
-	var err error
-	stop = func() error {
-		once.Do(func() { cancel(); err = <-done })
-		return err
-	}
-	t.Cleanup(func() { stop() })
-	select {
-	case a := <-addrs:
-		return "http://" + a[0], "http://" + a[1], stop
-	case err := <-done:
-		t.Fatalf("avaedge did not start: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("avaedge did not start in time")
-	}
-	return
 }
 
 func origin(t *testing.T) *httptest.Server {

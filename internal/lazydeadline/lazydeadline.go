@@ -24,6 +24,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,7 +48,7 @@ func (l *listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Conn: c, r: deadline{apply: c.SetReadDeadline}, w: deadline{apply: c.SetWriteDeadline, grain: l.grain}}, nil
+	return &conn{Conn: c, r: deadline{apply: c.SetReadDeadline}, w: deadline{apply: c.SetWriteDeadline, grain: int64(l.grain)}}, nil
 }
 
 // conn is a connection with lazy deadlines. Like any net.Conn it is safe for
@@ -58,29 +59,63 @@ type conn struct {
 }
 
 // deadline is one direction's deadline: what the caller asked and what the
-// connection has.
+// connection has, in Unix nanoseconds (0 for none; a deadline armed again
+// is set from its wall-clock time). Setting a deadline that the armed one
+// stands for costs two atomic operations.
 type deadline struct {
 	apply func(time.Time) error // the connection's own setter
-	grain time.Duration         // how much later a deadline may be left as armed; zero for none
+	grain int64                 // how much later a deadline may be left as armed (ns); zero for none
 
-	mu    sync.Mutex // guards want and armed
-	want  time.Time  // the caller's deadline; zero for none
-	armed time.Time  // the connection's deadline; zero for none
+	want  atomic.Int64 // the caller's deadline
+	armed atomic.Int64 // the connection's deadline, changed with mu held
+	mu    sync.Mutex   // serialises changes of the connection's deadline
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // set records the caller's deadline t and applies it unless the armed one
 // may stand for it.
 func (d *deadline) set(t time.Time) error {
-	d.mu.Lock()
-	d.want = t
-	if t.IsZero() || t.Equal(d.armed) || !d.armed.IsZero() && d.armed.Before(t) && t.Sub(d.armed) <= d.grain {
-		d.mu.Unlock()
+	w := unixNano(t)
+	d.want.Store(w)
+	if d.covers(d.armed.Load(), w) {
 		return nil
 	}
-	d.armed = t
-	err := d.apply(t)
-	d.mu.Unlock()
-	return err
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.arm()
+}
+
+// covers reports whether the armed deadline a may stand for the caller's w:
+// w is none (a passing deadline is then resumed from), a itself, or at
+// most a grain later (a passes first, and w is armed then).
+func (d *deadline) covers(a, w int64) bool {
+	return w == 0 || w == a || a != 0 && a < w && w-a <= d.grain
+}
+
+// arm gives the connection the caller's deadline, again if the caller
+// changed it meanwhile (set stores it before it looks at the armed one, so
+// one of the two sees the other's change). d.mu must be held.
+func (d *deadline) arm() error {
+	for {
+		w := d.want.Load()
+		t := time.Time{}
+		if w != 0 {
+			t = time.Unix(0, w)
+		}
+		if err := d.apply(t); err != nil {
+			return err
+		}
+		d.armed.Store(w)
+		if now := d.want.Load(); now == w || d.covers(w, now) {
+			return nil
+		}
+	}
 }
 
 // resume is called when an operation ended with a deadline exceeded. It
@@ -89,14 +124,10 @@ func (d *deadline) set(t time.Time) error {
 func (d *deadline) resume() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.want.IsZero() && !time.Now().Before(d.want) {
+	if w := d.want.Load(); w != 0 && time.Now().UnixNano() >= w {
 		return false // the caller's own deadline has passed
 	}
-	if d.apply(d.want) != nil {
-		return false
-	}
-	d.armed = d.want
-	return true
+	return d.arm() == nil
 }
 
 func (c *conn) SetReadDeadline(t time.Time) error  { return c.r.set(t) }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +23,10 @@ type fake struct {
 	writeScript    []result
 	written        []byte
 	readsAttempted int
+	yield          bool // let other goroutines run inside every deadline change
+	// hold, when set, makes the next write-deadline change wait for a
+	// value on it (after telling held).
+	hold, held chan struct{}
 }
 
 type result struct {
@@ -39,6 +44,15 @@ func (f *fake) SetReadDeadline(t time.Time) error {
 }
 
 func (f *fake) SetWriteDeadline(t time.Time) error {
+	if f.yield {
+		runtime.Gosched()
+	}
+	if f.hold != nil {
+		hold := f.hold
+		f.hold = nil
+		f.held <- struct{}{}
+		<-hold
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.writes = append(f.writes, t)
@@ -63,7 +77,7 @@ func (f *fake) Write(p []byte) (int, error) {
 }
 
 func wrap(f *fake) *conn {
-	return &conn{Conn: f, r: deadline{apply: f.SetReadDeadline}, w: deadline{apply: f.SetWriteDeadline, grain: time.Second}}
+	return &conn{Conn: f, r: deadline{apply: f.SetReadDeadline}, w: deadline{apply: f.SetWriteDeadline, grain: int64(time.Second)}}
 }
 
 func equal(a, b []time.Time) bool {
@@ -276,5 +290,67 @@ func TestHTTPServer(t *testing.T) {
 	n, _ := io.Copy(io.Discard, c)
 	if n >= 64<<20 {
 		t.Fatalf("read the whole answer (%d bytes) after stalling past the write timeout", n)
+	}
+}
+
+// TestConcurrentSets: however deadline changes from several goroutines
+// interleave, once they are done the connection's deadline is the caller's
+// last one or one that stands for it (never later).
+func TestConcurrentSets(t *testing.T) {
+	base := time.Now().Add(time.Hour)
+	for round := range 200 {
+		f := &fake{yield: true}
+		c := wrap(f)
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 20 {
+					switch (round + g + i) % 4 {
+					case 0:
+						c.SetWriteDeadline(time.Time{})
+					case 1:
+						c.SetWriteDeadline(time.Unix(1, 0))
+					default:
+						c.SetWriteDeadline(base.Add(time.Duration(g*i*37%2000) * time.Millisecond))
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		f.mu.Lock()
+		applied := int64(0)
+		if n := len(f.writes); n > 0 && !f.writes[n-1].IsZero() {
+			applied = f.writes[n-1].UnixNano()
+		}
+		f.mu.Unlock()
+		if want := c.w.want.Load(); applied != c.w.armed.Load() || !c.w.covers(applied, want) {
+			t.Fatalf("round %d: connection at %d, armed %d, caller wants %d", round, applied, c.w.armed.Load(), want)
+		}
+	}
+}
+
+// TestSetDuringArm: a deadline the armed one stands for, set while another
+// goroutine is arming a later one, is armed once that one is.
+func TestSetDuringArm(t *testing.T) {
+	f := &fake{}
+	c := wrap(f)
+	base := time.Now().Add(time.Hour)
+	c.SetWriteDeadline(base)
+	f.hold, f.held = make(chan struct{}), make(chan struct{})
+	hold := f.hold
+	done := make(chan struct{})
+	go func() {
+		c.SetWriteDeadline(base.Add(2 * time.Second)) // not covered: armed, held inside
+		close(done)
+	}()
+	<-f.held
+	want := base.Add(500 * time.Millisecond)
+	c.SetWriteDeadline(want) // base stands for it: left as armed
+	hold <- struct{}{}
+	<-done
+	if last := f.writes[len(f.writes)-1]; !last.Equal(want) {
+		t.Fatalf("applied %v; the caller's last deadline %v must be the connection's", f.writes, want)
 	}
 }

@@ -17,6 +17,7 @@ import (
 // a body, was admitted before it was read), then the plan's chain (answer),
 // written straight to the client.
 func (s *Server) serve(ex *exchange, p *plan) {
+	ex.plan = p
 	if !ex.admitted && !s.admit(ex, p.charge) {
 		return
 	}

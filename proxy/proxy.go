@@ -23,6 +23,7 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // Cache is the response cache; *cache.Cache is one. Do answers key from the
@@ -67,6 +68,21 @@ type Local interface {
 	// networks mapped to the devnet and EVM chains the indexer follows.
 	Serves(rt *catalog.Route, v catalog.Values) bool
 }
+
+// Usage meters every answered request and answers the usage routes from
+// what it metered; *usage.Meter is one.
+type Usage interface {
+	// Record takes one request's record. It must not block or do I/O: it
+	// runs on every request, after the answer is written.
+	Record(rec usage.Record)
+	// Routes are the usage routes, answered by the edge, never forwarded.
+	Routes() []catalog.Route
+	// Answer answers a validated, admitted call of one of Routes for the
+	// calling key.
+	Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values, caller usage.Caller)
+}
+
+var _ Usage = (*usage.Meter)(nil)
 
 // Source names where an answer came from, as X-Avaedge-Source says. A
 // JSON-RPC batch may combine several: Source is a set of bits.
@@ -131,6 +147,11 @@ type Options struct {
 	// Publish are further routes forwarded to named keys only (see
 	// config.Config.Publish).
 	Publish []config.Publish
+	// Usage meters every request by key and answers the usage routes
+	// (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes) for the
+	// calling key. Nil meters nothing, and those routes answer 404 like any
+	// account-scoped route.
+	Usage Usage
 	// AccessLog enables the per-request log line.
 	AccessLog bool
 	// Logger receives the access log and errors. Nil means slog.Default().

@@ -64,6 +64,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	}
 	rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
 	if rt == nil {
+		ex.rpcMethod = c.Method
 		p.unknown = s.unknownRPC[endpoint]
 		p.charge = limits.Charge{Routes: []string{"passthrough"}, Cost: 1}
 		s.serve(ex, p)
@@ -105,6 +106,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	}
 	rt := s.routes["evm.rpc"]
 	ex.route = "evm.rpc"
+	ex.rpcMethod = evmMethod(body, n)
 	p := &plan{rt: rt, service: catalog.Node, body: body,
 		charge: limits.Charge{Routes: []string{"evm.rpc"}, Cost: int64(n)}}
 	if rt != nil {

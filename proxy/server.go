@@ -114,6 +114,7 @@ func New(opts Options) (*Server, error) {
 		w.Header()["Content-Type"] = hdrJSON
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
 	})
+	s.mountUsage()
 	s.mux.HandleFunc("/", s.servePassthrough)
 	return s, nil
 }
@@ -171,6 +172,11 @@ type exchange struct {
 	format   errFormat
 	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
 	admitted bool   // the limiter admitted the request
+	plan     *plan  // the plan served, for its usage record
+	identity string // who the request is counted for (limits.Decision.Identity)
+	// rpcMethod is a node call's method when the route does not name it
+	// (an EVM call, a method the catalogue does not know).
+	rpcMethod string
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client
@@ -235,6 +241,7 @@ func (s *Server) finish(ex *exchange) {
 	} else {
 		s.metrics.observe(ex.service, ex.route, status, ex.source)
 	}
+	s.recordUsage(ex, status)
 	if !s.opts.AccessLog {
 		return
 	}

@@ -147,7 +147,11 @@ func (p *pending) add(rec *Record, u *Meter) {
 		identity = Anonymous
 	}
 	p.requests++
-	d := dims{typ: "data", path: clip(rec.Path), code: strconv.Itoa(rec.Status), chain: clip(rec.Chain)}
+	chain := rec.Values.Get("chainId")
+	if chain == "" {
+		chain = rec.Values.Get("blockchainId")
+	}
+	d := dims{typ: "data", path: clip(rec.Path), code: strconv.Itoa(rec.Status), chain: clip(chain)}
 	if rec.RPC {
 		d.typ, d.method = "rpc", clip(rec.Method)
 		d.ua = clip(headerValue(rec, "User-Agent"))

@@ -25,14 +25,16 @@ const routeCost = 200
 
 func str(name string) catalog.Param { return catalog.Param{Name: name} }
 
-func enum(name string, values ...string) catalog.Param { return catalog.Param{Name: name, Enum: values} }
+func enum(name string, values ...string) catalog.Param {
+	return catalog.Param{Name: name, Enum: values}
+}
 
 func timestamp(name string) catalog.Param {
 	return catalog.Param{Name: name, Kind: catalog.Integer, Min: 0, HasMin: true}
 }
 
 var (
-	rangeParams = []catalog.Param{timestamp("startTimestamp"), timestamp("endTimestamp")}
+	rangeParams  = []catalog.Param{timestamp("startTimestamp"), timestamp("endTimestamp")}
 	rpcIntervals = enum("timeInterval", "hourly", "daily", "weekly", "monthly")
 	requestType  = enum("requestType", "data", "rpc")
 )
@@ -79,3 +81,6 @@ func rangeRule(v catalog.Values) []string {
 	}
 	return nil
 }
+
+// Routes returns the usage routes (see the package function Routes).
+func (u *Meter) Routes() []catalog.Route { return Routes() }

@@ -23,6 +23,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // Record is what the edge knows of one answered request. The edge fills it
@@ -48,8 +50,9 @@ type Record struct {
 	// ("/v1/chains/{chainId}/blocks"), the node endpoint's path for JSON-RPC,
 	// or the request's path when no route matched.
 	Path string
-	// Chain is the chain the request named (chainId or blockchainId), if any.
-	Chain string
+	// Values are the route's validated parameters, if any: their chainId
+	// (else blockchainId) is the request's chain. Read when drained.
+	Values catalog.Values
 	// Method is the JSON-RPC method of a node call ("avm.getUTXOs",
 	// "eth_blockNumber", "batch" for an EVM batch).
 	Method string

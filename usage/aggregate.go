@@ -124,17 +124,17 @@ type minuteKey struct {
 // pending is what the flusher aggregated since the last flush.
 type pending struct {
 	minutes  map[minuteKey]map[dims]*counters
-	logs     map[string][]logLine // by identity, in arrival order
+	logs     map[string][]logRec // by identity, in arrival order
 	nLogs    int
 	requests int64
 }
 
 func newPending() *pending {
-	return &pending{minutes: map[minuteKey]map[dims]*counters{}, logs: map[string][]logLine{}}
+	return &pending{minutes: map[minuteKey]map[dims]*counters{}, logs: map[string][]logRec{}}
 }
 
-// maxPendingLogs bounds the log lines held between two flushes (and in each
-// retried batch); past it the oldest are dropped (counted).
+// maxPendingLogs bounds the log lines held between two flushes; past it
+// the oldest of the key holding the most are dropped (counted).
 const maxPendingLogs = 200_000
 
 // add aggregates one record.
@@ -151,7 +151,7 @@ func (p *pending) add(rec *Record, u *Meter) {
 	if chain == "" {
 		chain = rec.Values.Get("blockchainId")
 	}
-	d := dims{typ: "data", path: clip(rec.Path), code: strconv.Itoa(rec.Status), chain: clip(chain)}
+	d := dims{typ: "data", path: clip(rec.Path), code: statusText(rec.Status), chain: clip(chain)}
 	if rec.RPC {
 		d.typ, d.method = "rpc", clip(rec.Method)
 		d.ua = clip(headerValue(rec, "User-Agent"))
@@ -180,8 +180,14 @@ func (p *pending) add(rec *Record, u *Meter) {
 	if identity == Anonymous {
 		return
 	}
-	p.logs[identity] = append(p.logs[identity], u.logLine(rec, d))
+	l := append(p.logs[identity], u.logRec(rec, d))
 	p.nLogs++
+	if keep := u.opts.LogsPerKey; len(l) >= 2*keep {
+		// Only the newest LogsPerKey lines of a key are ever kept.
+		p.nLogs -= len(l) - keep
+		l = append(l[:0], l[len(l)-keep:]...)
+	}
+	p.logs[identity] = l
 	if p.nLogs > maxPendingLogs {
 		p.dropOldestLog(u)
 	}
@@ -200,11 +206,29 @@ func (p *pending) dropOldestLog(u *Meter) {
 	u.m.logsDropped.Inc()
 }
 
+// statusTexts are the decimal statuses, made once.
+var statusTexts = func() (out [600]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+func statusText(s int) string {
+	if s >= 0 && s < len(statusTexts) {
+		return statusTexts[s]
+	}
+	return strconv.Itoa(s)
+}
+
 func clip(s string) string {
 	if len(s) > maxText {
 		s = s[:maxText]
 	}
-	return strings.ReplaceAll(s, sep, " ")
+	if strings.Contains(s, sep) {
+		s = strings.ReplaceAll(s, sep, " ")
+	}
+	return s
 }
 
 func headerValue(rec *Record, name string) string {
@@ -212,6 +236,13 @@ func headerValue(rec *Record, name string) string {
 		return v[0]
 	}
 	return ""
+}
+
+// logRec is a log line held until it is written: encoded to JSON only
+// then, and only when it is among the key's newest.
+type logRec struct {
+	f   logFormat
+	dur time.Duration
 }
 
 // logLine is one request's log as /v1/apiLogs answers it (glacier.json
@@ -246,21 +277,24 @@ type logMetadata struct {
 	UserAgent string `json:"userAgent"`
 }
 
-func (u *Meter) logLine(rec *Record, d dims) logLine {
-	ms := rec.Start.UnixMilli()
+func (u *Meter) logRec(rec *Record, d dims) logRec {
 	ip := ""
 	if u.opts.ClientIP != nil {
 		ip = u.opts.ClientIP(&http.Request{RemoteAddr: rec.RemoteAddr, Header: rec.Header})
 	} else if host, _, err := net.SplitHostPort(rec.RemoteAddr); err == nil {
 		ip = host
 	}
-	f := logFormat{OrgID: rec.KeyID, LogID: rec.RequestID, EventTimestamp: ms, APIKeyID: rec.KeyID, APIKeyAlias: rec.KeyID,
-		HostRegion: u.opts.HostRegion, RequestType: d.typ, RequestPath: d.path, APICreditsConsumed: rec.CU,
-		RequestDurationMsecs: float64(rec.Duration.Microseconds()) / 1000, ResponseCode: rec.Status,
-		ChainID: d.chain, RPCMethod: d.method,
-		Metadata: logMetadata{IPAddress: ip, Host: clip(rec.Host), UserAgent: clip(headerValue(rec, "User-Agent"))}}
-	b, _ := json.Marshal(f) // strings and numbers only
-	return logLine{At: ms, ID: rec.RequestID, JSON: b}
+	return logRec{f: logFormat{OrgID: rec.KeyID, LogID: rec.RequestID, EventTimestamp: rec.Start.UnixMilli(), APIKeyID: rec.KeyID,
+		APIKeyAlias: rec.KeyID, HostRegion: u.opts.HostRegion, RequestType: d.typ, RequestPath: d.path, APICreditsConsumed: rec.CU,
+		ResponseCode: rec.Status, ChainID: d.chain, RPCMethod: d.method,
+		Metadata: logMetadata{IPAddress: ip, Host: clip(rec.Host), UserAgent: clip(headerValue(rec, "User-Agent"))}}, dur: rec.Duration}
+}
+
+// line encodes r.
+func (r *logRec) line() logLine {
+	r.f.RequestDurationMsecs = float64(r.dur.Microseconds()) / 1000
+	b, _ := json.Marshal(&r.f) // strings and numbers only
+	return logLine{At: r.f.EventTimestamp, ID: r.f.LogID, JSON: b}
 }
 
 // bucketKey names one key's bucket of one level.
@@ -287,7 +321,7 @@ func (u *Meter) take(now time.Time) *batch {
 	}
 	u.pending = newPending()
 	u.seq++
-	b := &batch{seq: u.seq, made: now, counts: map[bucketKey]map[string]int64{}, logs: p.logs, requests: p.requests}
+	b := &batch{seq: u.seq, made: now, counts: map[bucketKey]map[string]int64{}, logs: map[string][]logLine{}, requests: p.requests}
 	for mk, m := range p.minutes {
 		for lv := range levels {
 			k := bucketKey{mk.identity, level(lv), mk.minute / levels[lv].seconds * levels[lv].seconds}
@@ -301,10 +335,13 @@ func (u *Meter) take(now time.Time) *batch {
 			}
 		}
 	}
-	for id, l := range b.logs {
-		if len(l) > u.opts.LogsPerKey {
-			b.logs[id] = l[len(l)-u.opts.LogsPerKey:]
+	for id, l := range p.logs {
+		l = l[max(0, len(l)-u.opts.LogsPerKey):]
+		lines := make([]logLine, len(l))
+		for i := range l {
+			lines[i] = l[i].line()
 		}
+		b.logs[id] = lines
 	}
 	return b
 }

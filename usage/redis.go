@@ -39,8 +39,9 @@ type redisStore struct {
 // applyScript applies one key's part of a batch unless this replica already
 // applied it. KEYS: seq hash, log stream, then the counter hashes. ARGV:
 // replica, part sequence, MAXLEN, MINID (ms), log TTL (s), number of log
-// lines, the lines, then per counter hash: EXPIREAT, number of fields, and
-// the field/increment pairs.
+// lines, the lines, then per counter hash: its TTL in seconds (what is left
+// of its retention by the meter's clock), number of fields, and the
+// field/increment pairs.
 var applyScript = redis.NewScript(`
 local last = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if tonumber(ARGV[2]) <= last then return 0 end
@@ -57,14 +58,14 @@ if nlogs > 0 then
   redis.call('EXPIRE', KEYS[2], ARGV[5])
 end
 for k = 3, #KEYS do
-  local at = ARGV[i]
+  local ttl = ARGV[i]
   local n = tonumber(ARGV[i + 1])
   i = i + 2
   for j = 1, n do
     redis.call('HINCRBY', KEYS[k], ARGV[i], ARGV[i + 1])
     i = i + 2
   end
-  redis.call('EXPIREAT', KEYS[k], at)
+  redis.call('EXPIRE', KEYS[k], ttl)
 end
 return 1
 `)
@@ -116,8 +117,7 @@ func (s *redisStore) write(ctx context.Context, b *batch, now time.Time) error {
 				for _, k := range bks {
 					f := b.counts[k]
 					p.keys = append(p.keys, s.bucketKey(id, k.level, k.start))
-					at := time.Unix(k.start, 0).Add(levels[k.level].retention).Unix()
-					p.args = append(p.args, at, len(f))
+					p.args = append(p.args, ttl(k.start, k.level, now), len(f))
 					for name, v := range f {
 						p.args = append(p.args, name, v)
 					}
@@ -132,7 +132,7 @@ func (s *redisStore) write(ctx context.Context, b *batch, now time.Time) error {
 	for day, ids := range days {
 		k := s.prefix + "keys:" + strconv.FormatInt(day, 10)
 		pipe.SAdd(ctx, k, ids...)
-		pipe.ExpireAt(ctx, k, time.Unix(day, 0).Add(levels[dayLevel].retention))
+		pipe.Expire(ctx, k, time.Duration(ttl(day, dayLevel, now))*time.Second)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("usage: redis: %w", err)
@@ -143,6 +143,12 @@ func (s *redisStore) write(ctx context.Context, b *batch, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// ttl is what is left of a bucket's retention at now, in seconds (at least
+// one).
+func ttl(start int64, lv level, now time.Time) int64 {
+	return max(1, start+int64(levels[lv].retention/time.Second)-now.Unix())
 }
 
 func (s *redisStore) buckets(ctx context.Context, identity string, lv level, from, to int64) (map[int64]map[string]int64, error) {

@@ -90,3 +90,6 @@ func (s *Spec) Validate(t testing.TB, name string, body []byte) error {
 	}
 	return s.Schema(t, name).Validate(inst)
 }
+
+// Raw returns the document's bytes, as published.
+func (s *Spec) Raw() []byte { return s.data }

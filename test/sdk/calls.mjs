@@ -9,12 +9,17 @@
 // its request. A paged method's first page is printed. The output is one
 // JSON object: name -> {"ok": true, "result": ...} or {"ok": false,
 // "error": "..."}. Exits non-zero when any call fails.
+//
+// An op prefixed "chainkit:" calls @avalanche-sdk/chainkit (0.3.13) instead,
+// from its Avalanche object: "chainkit:data.usageMetrics.getUsage".
 import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
+import { Avalanche } from "@avalanche-sdk/chainkit";
 
 const base = process.argv[2] ?? "http://127.0.0.1:8080";
 const calls = JSON.parse(process.argv[3] ?? "[]");
 const apiKey = process.env.AVAEDGE_SDK_API_KEY || undefined;
 const sdk = new AvaCloudSDK({ serverURL: base, apiKey });
+const chainkit = new Avalanche({ serverURL: base, apiKey });
 // Every operation at avaedge, without retries (a retry would hide a failure).
 const O = { serverURL: base, retries: { strategy: "none" } };
 
@@ -29,9 +34,10 @@ async function first(p) {
 const out = {};
 let failed = 0;
 for (const c of calls) {
-  const parts = c.op.split(".");
+  const ck = c.op.startsWith("chainkit:");
+  const parts = c.op.replace(/^chainkit:/, "").split(".");
   const name = parts.pop();
-  let obj = sdk;
+  let obj = ck ? chainkit : sdk;
   for (const p of parts) obj = obj?.[p];
   try {
     if (typeof obj?.[name] !== "function") throw new Error(`no SDK method ${c.op}`);

@@ -79,6 +79,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	for svc, up := range opts.Upstreams {
+		if up != nil && up.Breaker != nil {
+			// Closed until a transition says otherwise, so a dashboard
+			// shows every breaker from the start.
+			m.breaker.WithLabelValues(string(svc)).Set(0)
+		}
+	}
 	for i := range opts.Routes {
 		rt := &opts.Routes[i]
 		s.routes[rt.Name] = rt

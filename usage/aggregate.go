@@ -124,13 +124,26 @@ type minuteKey struct {
 // pending is what the flusher aggregated since the last flush.
 type pending struct {
 	minutes  map[minuteKey]map[dims]*counters
+	cu       map[cuKey]int64 // charged since the last drain, for the metric
 	logs     map[string][]logRec // by identity, in arrival order
 	nLogs    int
 	requests int64
 }
 
 func newPending() *pending {
-	return &pending{minutes: map[minuteKey]map[dims]*counters{}, logs: map[string][]logRec{}}
+	return &pending{minutes: map[minuteKey]map[dims]*counters{}, logs: map[string][]logRec{}, cu: map[cuKey]int64{}}
+}
+
+// cuKey names the compute-unit counter a record adds to.
+type cuKey struct{ typ, route, source string }
+
+// publish adds the compute units counted since the last call to the
+// metric.
+func (p *pending) publish(m *metrics) {
+	for k, v := range p.cu {
+		m.cu.WithLabelValues(k.typ, k.route, k.source).Add(float64(v))
+		delete(p.cu, k)
+	}
 }
 
 // maxPendingLogs bounds the log lines held between two flushes; past it
@@ -147,6 +160,13 @@ func (p *pending) add(rec *Record, u *Meter) {
 		identity = Anonymous
 	}
 	p.requests++
+	typ := "data"
+	if rec.RPC {
+		typ = "rpc"
+	}
+	if rec.CU != 0 {
+		p.cu[cuKey{typ, rec.Route, rec.Source}] += rec.CU
+	}
 	chain := rec.Values.Get("chainId")
 	if chain == "" {
 		chain = rec.Values.Get("blockchainId")

@@ -67,6 +67,7 @@ func (u *Meter) drain() {
 		}
 		u.spare[i] = full[:0]
 	}
+	u.pending.publish(u.m)
 }
 
 func randomID() string {

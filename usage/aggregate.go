@@ -124,7 +124,7 @@ type minuteKey struct {
 // pending is what the flusher aggregated since the last flush.
 type pending struct {
 	minutes  map[minuteKey]map[dims]*counters
-	cu       map[cuKey]int64 // charged since the last drain, for the metric
+	cu       map[cuKey]int64     // charged since the last drain, for the metric
 	logs     map[string][]logRec // by identity, in arrival order
 	nLogs    int
 	requests int64

@@ -19,7 +19,8 @@ const base = process.argv[2] ?? "http://127.0.0.1:8080";
 const calls = JSON.parse(process.argv[3] ?? "[]");
 const apiKey = process.env.AVAEDGE_SDK_API_KEY || undefined;
 const sdk = new AvaCloudSDK({ serverURL: base, apiKey });
-const chainkit = new Avalanche({ serverURL: base, apiKey });
+// Telemetry off: chainkit would otherwise post every call to its vendor.
+const chainkit = new Avalanche({ serverURL: base, apiKey, enableTelemetry: false });
 // Every operation at avaedge, without retries (a retry would hide a failure).
 const O = { serverURL: base, retries: { strategy: "none" } };
 

@@ -30,6 +30,9 @@ type plan struct {
 	body     []byte         // the body sent upstream: a POST's, one JSON-RPC call's
 	call     *jsonrpc.Call  // the JSON-RPC call, whose id answers carry
 	retry    bool           // an idempotent read: the upstream call may be retried
+	// method is a node call's method when no route names it (an EVM call,
+	// a method the catalogue does not know), for its usage.
+	method string
 }
 
 // serveREST handles one catalogued Data or Metrics API route: it parses and

@@ -64,7 +64,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	}
 	rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
 	if rt == nil {
-		ex.rpcMethod = c.Method
+		p.method = c.Method
 		p.unknown = s.unknownRPC[endpoint]
 		p.charge = limits.Charge{Routes: []string{"passthrough"}, Cost: 1}
 		s.serve(ex, p)
@@ -106,8 +106,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	}
 	rt := s.routes["evm.rpc"]
 	ex.route = "evm.rpc"
-	ex.rpcMethod = evmMethod(body, n)
-	p := &plan{rt: rt, service: catalog.Node, body: body,
+	p := &plan{rt: rt, service: catalog.Node, body: body, method: evmMethod(body, n),
 		charge: limits.Charge{Routes: []string{"evm.rpc"}, Cost: int64(n)}}
 	if rt != nil {
 		p.charge.Cost = int64(n) * rt.Cost

@@ -181,9 +181,6 @@ type exchange struct {
 	admitted bool   // the limiter admitted the request
 	plan     *plan  // the plan served, for its usage record
 	identity string // who the request is counted for (limits.Decision.Identity)
-	// rpcMethod is a node call's method when the route does not name it
-	// (an EVM call, a method the catalogue does not know).
-	rpcMethod string
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client

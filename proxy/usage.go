@@ -86,10 +86,10 @@ func (s *Server) recordUsage(ex *exchange, status int) {
 	}
 	rec := usage.Record{Start: ex.start, Duration: s.now().Sub(ex.start), Identity: ex.identity, KeyID: ex.keyID,
 		Route: ex.route, RequestID: ex.id, RemoteAddr: ex.r.RemoteAddr, Host: ex.r.Host, Header: ex.r.Header,
-		Status: status, Source: ex.source.String(), RPC: ex.service == catalog.Node, Method: ex.rpcMethod}
+		Status: status, Source: ex.source.String(), RPC: ex.service == catalog.Node}
 	var rt *catalog.Route
 	if p := ex.plan; p != nil {
-		rt, rec.Values = p.rt, p.vals
+		rt, rec.Values, rec.Method = p.rt, p.vals, p.method
 		if ex.admitted {
 			rec.CU = p.charge.Cost
 		}

@@ -131,7 +131,8 @@ type Options struct {
 type Meter struct {
 	opts   Options
 	shards [shardCount]shard
-	wake   chan struct{} // a shard is half full: drain early
+	full   chan []Record // full buffers, for the flusher
+	free   chan []Record // drained buffers, for reuse
 	store  store
 	m      *metrics
 	log    *slog.Logger
@@ -143,7 +144,6 @@ type Meter struct {
 	pending *pending
 	queue   []*batch
 	seq     uint64
-	spare   [shardCount][]Record
 	failing bool // the last write failed (logged once per outage)
 
 	flushMu sync.Mutex // serialises drains and flushes (the flusher and Flush)
@@ -189,11 +189,10 @@ func New(opts Options) (*Meter, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Meter{opts: opts, wake: make(chan struct{}, 1), m: m, log: opts.Logger,
+	u := &Meter{opts: opts, full: make(chan []Record, maxQueuedChunks), free: make(chan []Record, maxQueuedChunks+shardCount), m: m, log: opts.Logger,
 		replica: randomID(), pending: newPending(), stop: make(chan struct{}), done: make(chan struct{})}
 	for i := range u.shards {
-		u.shards[i].recs = make([]Record, 0, shardCap)
-		u.spare[i] = make([]Record, 0, shardCap)
+		u.shards[i].recs = make([]Record, 0, chunkLen)
 	}
 	switch {
 	case opts.Redis != nil:
@@ -212,8 +211,8 @@ func New(opts Options) (*Meter, error) {
 	return u, nil
 }
 
-// run drains the buffers when one is half full and flushes every
-// FlushInterval, until Close.
+// run aggregates each buffer as it fills and flushes every FlushInterval,
+// until Close.
 func (u *Meter) run() {
 	defer close(u.done)
 	t := time.NewTicker(u.opts.FlushInterval)
@@ -222,9 +221,9 @@ func (u *Meter) run() {
 		select {
 		case <-u.stop:
 			return
-		case <-u.wake:
+		case c := <-u.full:
 			u.flushMu.Lock()
-			u.drain()
+			u.aggregate(c)
 			u.flushMu.Unlock()
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), u.opts.FlushInterval)

@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,6 +157,9 @@ func TestUsageTwoReplicas(t *testing.T) {
 	args := []string{"-config", cfg}
 	r1 := startEdgeArgs(t, args, env, keyA, keyB)
 	r2 := startEdgeArgs(t, args, env, keyA, keyB)
+	sc := newScraper(t, os.Getenv("AVAEDGE_E2E_SCRAPE"))
+	sc.set("replica1", r1)
+	sc.set("replica2", r2)
 	A := &usageClient{t: t, key: keyA}
 	B := &usageClient{t: t, key: keyB}
 
@@ -319,6 +325,7 @@ func TestUsageTwoReplicas(t *testing.T) {
 	pre := byPath(r1)
 	r1.stop(t)
 	r1 = startEdgeArgs(t, args, env, keyA, keyB)
+	sc.set("replica1", r1)
 	if post := byPath(r1); !reflect.DeepEqual(pre, post) {
 		t.Errorf("after a restart A's usage by path = %v; before %v", post, pre)
 	}
@@ -349,12 +356,6 @@ func TestUsageTwoReplicas(t *testing.T) {
 	t.Logf("Redis outage: %d requests served while it was stopped, %d lost once it was back", during, lost)
 	if lost != 0 {
 		t.Errorf("after the outage A's blocks requests = %d; want %d (%d lost)", after, base+during, lost)
-	}
-	if os.Getenv("AVAEDGE_E2E_SCRAPE") != "" {
-		for i, e := range []*edge{r1, r2} {
-			m := do(t, "GET", e.Admin+"/metrics", nil, map[string]string{"Authorization": "Bearer e2e-admin"})
-			os.WriteFile(filepath.Join(os.Getenv("AVAEDGE_E2E_SCRAPE"), "replica"+strconv.Itoa(i+1)+".prom"), m.Body, 0o644)
-		}
 	}
 	// The operator's view lists both keys.
 	adm := do(t, "GET", r1.Admin+"/admin/usage", nil, map[string]string{"Authorization": "Bearer e2e-admin"})
@@ -405,4 +406,55 @@ func sdkCallsKey(t *testing.T, base, key string, calls []sdkCall) map[string]sdk
 		}
 	}
 	return res
+}
+
+// scraper, given a directory, saves each replica's /metrics every 2s while
+// the test runs, as <unix ms>-<replica>.prom: the traffic the dashboard's
+// screenshot in the README is rendered from (deploy/grafana/render).
+type scraper struct {
+	mu    sync.Mutex
+	edges map[string]*edge
+}
+
+func newScraper(t *testing.T, dir string) *scraper {
+	sc := &scraper{edges: map[string]*edge{}}
+	if dir == "" {
+		return sc
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			sc.mu.Lock()
+			edges := maps.Clone(sc.edges)
+			sc.mu.Unlock()
+			for name, e := range edges {
+				req, _ := http.NewRequest("GET", e.Admin+"/metrics", nil)
+				req.Header.Set("Authorization", "Bearer e2e-admin")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				os.WriteFile(filepath.Join(dir, strconv.FormatInt(time.Now().UnixMilli(), 10)+"-"+name+".prom"), b, 0o644)
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
+	return sc
+}
+
+func (sc *scraper) set(name string, e *edge) {
+	sc.mu.Lock()
+	sc.edges[name] = e
+	sc.mu.Unlock()
 }

@@ -306,15 +306,7 @@ func (b *readSpy) Read(p []byte) (int, error) {
 // TestRefusedBeforeBodyRead: an unknown key is refused before its body is
 // read, on JSON-RPC endpoints and REST POST routes alike.
 func TestRefusedBeforeBodyRead(t *testing.T) {
-	kf, err := limits.ParseKeysFile([]byte("plans: {p: {cu_per_minute: 1000}}\nkeys: [{id: acme, key: k1, plan: p}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim, err := limits.New(limits.Options{Keys: kf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lim.Close() })
+	lim := testLimiter(t, "plans: {p: {cu_per_minute: 1000}}\nkeys: [{id: acme, key: k1, plan: p}]\n")
 	te := newTestEdge(t, Options{Limiter: lim})
 	for _, path := range []string{"/ext/info", "/ext/bc/X", "/ext/bc/C/rpc", "/v1/signatureAggregator/fuji/aggregateSignatures"} {
 		spy := &readSpy{}

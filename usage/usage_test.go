@@ -24,14 +24,13 @@ import (
 
 var spec = spectest.DataAPI(nil)
 
-// clock is a settable test clock.
+// clock is a test clock.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
 func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // t0 is a minute boundary in the tests' day.
 var t0 = time.Date(2026, 3, 4, 10, 20, 0, 0, time.UTC)

@@ -30,7 +30,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
 // t0 is a minute boundary in the tests' day.
 var t0 = time.Date(2026, 3, 4, 10, 20, 0, 0, time.UTC)

@@ -449,7 +449,11 @@ func newScraper(t *testing.T, dir string) *scraper {
 			}
 		}
 	}()
-	t.Cleanup(func() { close(stop); <-done })
+	t.Cleanup(func() {
+		time.Sleep(6 * time.Second) // a few scrapes of how the test leaves the replicas
+		close(stop)
+		<-done
+	})
 	return sc
 }
 

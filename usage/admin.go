@@ -60,6 +60,7 @@ type keyUsage struct {
 	APICreditsWasted   int64            `json:"apiCreditsWasted"`
 	ByRoute            []routeUsage     `json:"byRoute"`
 	ByStatus           map[string]int64 `json:"byStatus"`
+	BySource           map[string]int64 `json:"bySource"`
 }
 
 type routeUsage struct {
@@ -98,7 +99,7 @@ func (u *Meter) fleet(ctx context.Context, from, to int64, now time.Time) (fleet
 		if err != nil {
 			return out, err
 		}
-		ku := keyUsage{Key: display(id), ByStatus: map[string]int64{}, ByRoute: []routeUsage{}}
+		ku := keyUsage{Key: display(id), ByStatus: map[string]int64{}, BySource: map[string]int64{}, ByRoute: []routeUsage{}}
 		total := sums{}
 		routes := map[[2]string]*routeUsage{}
 		for _, fields := range bks {
@@ -118,6 +119,7 @@ func (u *Meter) fleet(ctx context.Context, from, to int64, now time.Time) (fleet
 				case "n":
 					ru.TotalRequests += v
 					ku.ByStatus[d.code] += v
+					ku.BySource[d.src] += v
 				case "cu":
 					ru.APICreditsUsed += v
 				}

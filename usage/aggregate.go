@@ -38,22 +38,23 @@ type dims struct {
 	chain  string // chainId
 	method string // rpcMethod (node calls)
 	ua     string // userAgent (node calls)
+	src    string // where the answer came from: upstream, cache, local, edge
 }
 
 const sep = "\x1f"
 
 // encode is dims as a counter field's prefix.
 func (d dims) encode() string {
-	return d.typ + sep + d.path + sep + d.code + sep + d.chain + sep + d.method + sep + d.ua
+	return d.typ + sep + d.path + sep + d.code + sep + d.chain + sep + d.method + sep + d.ua + sep + d.src
 }
 
 // parseField splits a counter field into its dims and counter name.
 func parseField(f string) (dims, string, bool) {
 	p := strings.Split(f, sep)
-	if len(p) != 7 {
+	if len(p) != 8 {
 		return dims{}, "", false
 	}
-	return dims{p[0], p[1], p[2], p[3], p[4], p[5]}, p[6], true
+	return dims{p[0], p[1], p[2], p[3], p[4], p[5], p[6]}, p[7], true
 }
 
 // maxDims bounds the distinct dims one key has in one minute: past it the
@@ -171,7 +172,7 @@ func (p *pending) add(rec *Record, u *Meter) {
 	if chain == "" {
 		chain = rec.Values.Get("blockchainId")
 	}
-	d := dims{typ: "data", path: clip(rec.Path), code: statusText(rec.Status), chain: clip(chain)}
+	d := dims{typ: "data", path: clip(rec.Path), code: statusText(rec.Status), chain: clip(chain), src: clip(rec.Source)}
 	if rec.RPC {
 		d.typ, d.method = "rpc", clip(rec.Method)
 		d.ua = clip(headerValue(rec, "User-Agent"))

@@ -31,10 +31,10 @@ func FuzzPageToken(f *testing.F) {
 // counter it was written from, and anything else is refused or read
 // without panicking.
 func FuzzParseField(f *testing.F) {
-	f.Add("data", "/v1/chains/{chainId}/blocks", "200", "43114", "", "", "n")
-	f.Add("rpc", "/ext/bc/C/rpc", "429", "43112", "eth_blockNumber", "curl/8", "d3")
-	f.Fuzz(func(t *testing.T, typ, path, code, chain, method, ua, name string) {
-		d := dims{clip(typ), clip(path), clip(code), clip(chain), clip(method), clip(ua)}
+	f.Add("data", "/v1/chains/{chainId}/blocks", "200", "43114", "", "", "cache", "n")
+	f.Add("rpc", "/ext/bc/C/rpc", "429", "43112", "eth_blockNumber", "curl/8", "edge", "d3")
+	f.Fuzz(func(t *testing.T, typ, path, code, chain, method, ua, src, name string) {
+		d := dims{clip(typ), clip(path), clip(code), clip(chain), clip(method), clip(ua), clip(src)}
 		if strings.Contains(name, sep) {
 			return
 		}

@@ -332,7 +332,7 @@ func TestRedisOutage(t *testing.T) {
 	}
 	// The first batch applied again, as a retry after a lost answer would:
 	// skipped by its sequence number.
-	b := &batch{seq: 1, counts: map[bucketKey]map[string]int64{{"key:alice", minuteLevel, t0.Unix()}: {"data" + sep + "/x" + sep + "200" + sep + sep + sep + sep + "n": 5}}}
+	b := &batch{seq: 1, counts: map[bucketKey]map[string]int64{{"key:alice", minuteLevel, t0.Unix()}: {"data" + sep + "/x" + sep + "200" + sep + sep + sep + sep + "cache" + sep + "n": 5}}}
 	if err := m.store.write(context.Background(), b, clk.Now()); err != nil {
 		t.Fatal(err)
 	}

@@ -87,8 +87,11 @@ func (u *Meter) fleet(ctx context.Context, from, to int64, now time.Time) (fleet
 			break
 		}
 	}
+	// Nothing older than the level keeps, nothing after now: bounded reads.
 	step := levels[lv].seconds
-	from, to = from/step*step, (to+step-1)/step*step
+	from = max(from, now.Unix()-int64(levels[lv].retention/time.Second))
+	to = min(to, now.Unix()+step)
+	from, to = from/step*step, max(from/step*step, (to+step-1)/step*step)
 	out := fleetView{From: from, To: to, Level: map[level]string{minuteLevel: "minute", hourLevel: "hour", dayLevel: "day"}[lv], Keys: []keyUsage{}}
 	ids, err := u.store.identities(ctx, from, to)
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/tsdb"
 )
@@ -92,7 +93,7 @@ func main() {
 		log.Fatal(err)
 	}
 	eng := promql.NewEngine(promql.EngineOpts{MaxSamples: 50_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
-	step := 5 * time.Second
+	step := 2 * time.Second // the scrapes' interval
 	end = end.Add(step) // the last scrape is within the lookback of the last point
 	var page strings.Builder
 	const colW, rowH = 1600.0 / 24, 34.0
@@ -158,6 +159,11 @@ func load(db *tsdb.DB, dir string) (time.Time, time.Time, error) {
 	}
 	sort.Strings(files)
 	var first, last int64
+	// Each instance's series of its latest scrape: when an instance stops
+	// being scraped (a replica stopped), its series are marked stale as
+	// Prometheus marks them, so they do not linger for the lookback.
+	latest := map[string][]labels.Labels{}
+	seen := map[string]int64{}
 	for _, f := range files {
 		name := filepath.Base(f)
 		msText, instance, ok := strings.Cut(strings.TrimSuffix(name, ".prom"), "-")
@@ -180,6 +186,7 @@ func load(db *tsdb.DB, dir string) (time.Time, time.Time, error) {
 			return time.Time{}, time.Time{}, fmt.Errorf("%s: %w", name, err)
 		}
 		app := db.Appender(context.Background())
+		latest[instance], seen[instance] = nil, ms
 		add := func(metric string, m *dto.Metric, extra map[string]string, v float64) error {
 			b := labels.NewBuilder(labels.EmptyLabels())
 			b.Set("__name__", metric)
@@ -191,6 +198,7 @@ func load(db *tsdb.DB, dir string) (time.Time, time.Time, error) {
 			for k, v := range extra {
 				b.Set(k, v)
 			}
+			latest[instance] = append(latest[instance], b.Labels())
 			_, err := app.Append(0, b.Labels(), ms, v)
 			return err
 		}
@@ -229,6 +237,19 @@ func load(db *tsdb.DB, dir string) (time.Time, time.Time, error) {
 		if err := app.Commit(); err != nil {
 			return time.Time{}, time.Time{}, err
 		}
+	}
+	app := db.Appender(context.Background())
+	for instance, at := range seen {
+		if last-at > 3000 { // scraped every 2s: this one stopped
+			for _, l := range latest[instance] {
+				if _, err := app.Append(0, l, at+2000, math.Float64frombits(value.StaleNaN)); err != nil {
+					return time.Time{}, time.Time{}, err
+				}
+			}
+		}
+	}
+	if err := app.Commit(); err != nil {
+		return time.Time{}, time.Time{}, err
 	}
 	return time.UnixMilli(first), time.UnixMilli(last), nil
 }

@@ -43,6 +43,7 @@ func (s *Server) answer(ex *exchange, p *plan, w http.ResponseWriter) (Source, c
 	bypass := noCache(ex.r.Header)
 	if !bypass {
 		if e := s.opts.Cache.Fresh(p.key, ex.start); e != nil {
+			ex.atOnce = true
 			return s.writeEntry(ex, p, w, e, cache.Hit)
 		}
 	}

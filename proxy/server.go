@@ -181,6 +181,7 @@ type exchange struct {
 	admitted bool   // the limiter admitted the request
 	plan     *plan  // the plan served, for its usage record
 	identity string // who the request is counted for (limits.Decision.Identity)
+	atOnce   bool   // answered from the in-process cache tier, at ex.start
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client

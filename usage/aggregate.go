@@ -97,6 +97,18 @@ func (c *counters) add(rec *Record) {
 	c.dur[i]++
 }
 
+// merge adds o to c.
+func (c *counters) merge(o *counters) {
+	c.n += o.n
+	c.ok += o.ok
+	c.inv += o.inv
+	c.cu += o.cu
+	c.cuw += o.cuw
+	for i, v := range o.dur {
+		c.dur[i] += v
+	}
+}
+
 // fields appends c as named counter increments.
 func (c *counters) fields(prefix string, out map[string]int64) {
 	add := func(name string, v int64) {
@@ -151,57 +163,37 @@ func (p *pending) publish(m *metrics) {
 // the oldest of the key holding the most are dropped (counted).
 const maxPendingLogs = 200_000
 
-// add aggregates one record.
-func (p *pending) add(rec *Record, u *Meter) {
-	identity := rec.Identity
-	switch {
-	case identity == "":
-		return // refused before it was identified: nobody's usage
-	case strings.HasPrefix(identity, "ip:"):
-		identity = Anonymous
+// addCell adds a shard's cell to what is pending.
+func (p *pending) addCell(c *cell) {
+	p.requests += c.c.n
+	if c.c.cu != 0 {
+		p.cu[cuKey{c.d.typ, c.route, c.d.src}] += c.c.cu
 	}
-	p.requests++
-	typ := "data"
-	if rec.RPC {
-		typ = "rpc"
-	}
-	if rec.CU != 0 {
-		p.cu[cuKey{typ, rec.Route, rec.Source}] += rec.CU
-	}
-	chain := rec.Values.Get("chainId")
-	if chain == "" {
-		chain = rec.Values.Get("blockchainId")
-	}
-	d := dims{typ: "data", path: clip(rec.Path), code: statusText(rec.Status), chain: clip(chain), src: clip(rec.Source)}
-	if rec.RPC {
-		d.typ, d.method = "rpc", clip(rec.Method)
-		d.ua = clip(headerValue(rec, "User-Agent"))
-		if rec.Path == "/ext/bc/C/rpc" {
-			d.chain = u.opts.EVMChainID
-		}
-	}
-	mk := minuteKey{identity, rec.Start.Unix() / 60 * 60}
+	mk := minuteKey{c.identity, c.minute}
 	m := p.minutes[mk]
 	if m == nil {
 		m = map[dims]*counters{}
 		p.minutes[mk] = m
 	}
-	c := m[d]
-	if c == nil {
+	d := c.d
+	dst := m[d]
+	if dst == nil {
 		if len(m) >= maxDims {
 			d.path, d.chain, d.method, d.ua = other, other, other, other
-			c = m[d]
+			dst = m[d]
 		}
-		if c == nil {
-			c = &counters{}
-			m[d] = c
+		if dst == nil {
+			dst = &counters{}
+			m[d] = dst
 		}
 	}
-	c.add(rec)
-	if identity == Anonymous {
-		return
-	}
-	l := append(p.logs[identity], u.logRec(rec, d))
+	dst.merge(&c.c)
+}
+
+// addLog adds a keyed request's log line to what is pending.
+func (p *pending) addLog(rec *Record, u *Meter) {
+	identity := rec.Identity
+	l := append(p.logs[identity], u.logRec(rec, u.dimsOf(rec)))
 	p.nLogs++
 	if keep := u.opts.LogsPerKey; len(l) >= 2*keep {
 		// Only the newest LogsPerKey lines of a key are ever kept.

@@ -3,112 +3,187 @@ package usage
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 	"sync"
 )
 
-// shardCount buffers take records; a request picks one by its id, so
+// shardCount shards take records; a request picks one by its id, so
 // concurrent requests rarely share a lock.
 const shardCount = 32
 
-// chunkLen is how many records a buffer holds before it is handed whole to
-// the flusher and replaced by an empty one. Buffers are small on purpose:
-// records hold pointers, and the garbage collector scans every buffer on
-// each cycle.
-const chunkLen = 128
+// A shard asks the flusher to drain it early when it holds softCells cells
+// or softLogs records of keyed requests; past maxLogs records a keyed
+// request's log line is dropped (counted in logs_dropped_total; its counts
+// are kept). So memory stays bounded whatever the load.
+const (
+	softCells = 1024
+	softLogs  = 1024
+	maxLogs   = 4 * softLogs
+)
 
-// maxQueuedChunks bounds the full buffers waiting for the flusher; past it
-// a full buffer is dropped (its records counted in records_dropped_total),
-// so memory stays bounded whatever the load.
-const maxQueuedChunks = 256
-
-// shard is one buffer of records.
+// shard counts the requests recorded since the last drain, and keeps the
+// records of keyed requests for their log lines.
 type shard struct {
-	mu   sync.Mutex // guards recs
-	recs []Record
-	_    [40]byte // keeps neighbours' locks off this cache line
+	mu    sync.Mutex // guards everything below
+	cells map[cellKey]*cell
+	logs  []Record
+	// last is the cell of the shard's last shared-plan request: a repeated
+	// request (a client's cache hits) finds it without hashing its key.
+	last    *cell
+	lastKey fastKey
+	_       [16]byte // a shard fills two cache lines of its own: no false sharing between cores
 }
 
-// Record buffers one request's record. It does no I/O and, in the steady
-// state, allocates nothing; the flusher aggregates it later.
+// fastKey is the part of a cellKey a request with a shared plan fills.
+type fastKey struct {
+	shape    any
+	identity string
+	minute   int64
+	status   int
+	source   string
+}
+
+// cellKey names what a request is counted under in its shard. When the
+// edge shares the request's plan between requests (Record.Shape), the plan
+// stands for the route, path and chain, so the key is a pointer and two
+// short strings; otherwise the key holds those values themselves.
+type cellKey struct {
+	fastKey
+	// Without a shape only:
+	path, chain, method, route, ua string
+	rpc                            bool
+}
+
+// cell is one key's counts in one shard between two drains.
+type cell struct {
+	identity string // Anonymous for every anonymous client
+	minute   int64  // unix seconds
+	d        dims
+	route    string
+	c        counters
+	shape    any // keeps a shared plan (and so its address) alive while it names the cell
+}
+
+// Record counts one request in its shard, and keeps the record of a keyed
+// request for its log line. It does no I/O; a request counted under a cell
+// its shard already holds (a repeated request of the same client, as cache
+// hits are) allocates nothing.
 func (u *Meter) Record(rec Record) {
+	if rec.Identity == "" {
+		return // refused before it was identified: nobody's usage
+	}
+	k := cellKey{fastKey: fastKey{shape: rec.Shape, identity: rec.Identity, minute: rec.Start.Unix() / 60 * 60, status: rec.Status, source: rec.Source}}
+	if rec.Shape == nil {
+		k.path, k.chain, k.method, k.route, k.rpc = rec.Path, chainOf(&rec), rec.Method, rec.Route, rec.RPC
+		if rec.RPC {
+			k.ua = headerValue(&rec, "User-Agent")
+		}
+	}
+	keyed := !strings.HasPrefix(rec.Identity, "ip:")
 	sh := &u.shards[shardOf(rec.RequestID)]
 	sh.mu.Lock()
-	sh.recs = append(sh.recs, rec)
-	if len(sh.recs) < chunkLen {
-		sh.mu.Unlock()
-		return
+	var c *cell
+	if rec.Shape != nil && sh.last != nil && sh.lastKey == k.fastKey {
+		c = sh.last
+	} else {
+		c = sh.cells[k]
+		if c == nil {
+			c = u.newCell(&rec, k)
+			sh.cells[k] = c
+			if len(sh.cells) == softCells {
+				u.drainSoon()
+			}
+		}
+		if rec.Shape != nil {
+			sh.last, sh.lastKey = c, k.fastKey
+		}
 	}
-	full := sh.recs
-	sh.recs = u.chunk()
+	c.c.add(&rec)
+	if keyed {
+		switch n := len(sh.logs); {
+		case n < maxLogs:
+			sh.logs = append(sh.logs, rec)
+			if n+1 == softLogs {
+				u.drainSoon()
+			}
+		default:
+			u.m.logsDropped.Inc()
+		}
+	}
 	sh.mu.Unlock()
+}
+
+// drainSoon asks the flusher to drain the shards now.
+func (u *Meter) drainSoon() {
 	select {
-	case u.full <- full:
+	case u.wake <- struct{}{}:
 	default:
-		u.m.dropped.Add(float64(len(full)))
-		u.release(full)
 	}
 }
 
-// shardOf picks a buffer from the last bytes of a request id (a counter),
-// so consecutive requests spread over every buffer.
+// newCell makes the cell of a request's key: its dimensions, read once.
+func (u *Meter) newCell(rec *Record, k cellKey) *cell {
+	identity := rec.Identity
+	if strings.HasPrefix(identity, "ip:") {
+		identity = Anonymous
+	}
+	return &cell{identity: identity, minute: k.minute, d: u.dimsOf(rec), route: rec.Route, shape: rec.Shape}
+}
+
+// dimsOf is what a request is counted under.
+func (u *Meter) dimsOf(rec *Record) dims {
+	d := dims{typ: "data", path: clip(rec.Path), code: statusText(rec.Status), chain: clip(chainOf(rec)), src: clip(rec.Source)}
+	if rec.RPC {
+		d.typ, d.method = "rpc", clip(rec.Method)
+		d.ua = clip(headerValue(rec, "User-Agent"))
+		if rec.Path == "/ext/bc/C/rpc" {
+			d.chain = u.opts.EVMChainID
+		}
+	}
+	return d
+}
+
+// chainOf is the chain a request named: its chainId, else its blockchainId.
+func chainOf(rec *Record) string {
+	if c := rec.Values.Get("chainId"); c != "" {
+		return c
+	}
+	return rec.Values.Get("blockchainId")
+}
+
+// shardOf picks a shard from the last bytes of a request id (a counter):
+// consecutive requests, likely on different cores, land on shards far
+// apart (an odd multiplier permutes the shards).
 func shardOf(id string) int {
 	if len(id) < 2 {
 		return 0
 	}
-	return int(uint(id[len(id)-1])+uint(id[len(id)-2])*7) % shardCount
+	return int((uint(id[len(id)-1])*40503 + uint(id[len(id)-2])*31) % shardCount)
 }
 
-// chunk returns an empty buffer, reused when one is free.
-func (u *Meter) chunk() []Record {
-	select {
-	case c := <-u.free:
-		return c
-	default:
-		return make([]Record, 0, chunkLen)
-	}
-}
-
-// release clears a drained buffer (dropping its references) for reuse.
-func (u *Meter) release(c []Record) {
-	clear(c)
-	select {
-	case u.free <- c[:0]:
-	default:
-	}
-}
-
-// aggregate adds a drained buffer's records to what is pending. Callers
-// hold flushMu.
-func (u *Meter) aggregate(c []Record) {
-	for i := range c {
-		u.pending.add(&c[i], u)
-	}
-	u.release(c)
-}
-
-// drain aggregates every full buffer waiting and every buffer's records so
-// far. Callers hold flushMu.
+// drain takes every shard's cells and records and adds them to what is
+// pending. Callers hold flushMu.
 func (u *Meter) drain() {
-	for {
-		select {
-		case c := <-u.full:
-			u.aggregate(c)
-			continue
-		default:
-		}
-		break
-	}
 	for i := range u.shards {
 		sh := &u.shards[i]
 		sh.mu.Lock()
-		c := sh.recs
-		if len(c) == 0 {
+		cells, logs := sh.cells, sh.logs
+		if len(cells) == 0 && len(logs) == 0 {
 			sh.mu.Unlock()
 			continue
 		}
-		sh.recs = u.chunk()
+		sh.cells = make(map[cellKey]*cell, len(cells))
+		sh.last, sh.lastKey = nil, fastKey{}
+		sh.logs = u.spare[i]
 		sh.mu.Unlock()
-		u.aggregate(c)
+		for _, c := range cells {
+			u.pending.addCell(c)
+		}
+		for j := range logs {
+			u.pending.addLog(&logs[j], u)
+		}
+		clear(logs) // drop the references (headers) at once
+		u.spare[i] = logs[:0]
 	}
 	u.pending.publish(u.m)
 }

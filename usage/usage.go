@@ -30,7 +30,9 @@ import (
 // Record is what the edge knows of one answered request. The edge fills it
 // from strings it already holds, so building one allocates nothing.
 type Record struct {
-	// Start is when the request arrived; Duration how long its answer took.
+	// Start is when the request arrived; Duration how long its answer took
+	// (0 for an answer from the in-process cache tier, answered at once:
+	// the edge does not read the clock again for it).
 	Start    time.Time
 	Duration time.Duration
 	// Identity is who the request was counted for, as the limiter names it:
@@ -56,6 +58,11 @@ type Record struct {
 	// Method is the JSON-RPC method of a node call ("avm.getUTXOs",
 	// "eth_blockNumber", "batch" for an EVM batch).
 	Method string
+	// Shape, when set, stands for Route, Path, Values and Method: the edge
+	// passes the request's plan when it shares it between requests (a
+	// remembered GET), so a repeated request is counted by a pointer
+	// instead of by its strings. Nil means they are read from the fields.
+	Shape any
 	// RequestID is the answer's X-Request-Id: the log's id.
 	RequestID string
 	// RemoteAddr, Host and Header are the request's, read only when the
@@ -131,8 +138,7 @@ type Options struct {
 type Meter struct {
 	opts   Options
 	shards [shardCount]shard
-	full   chan []Record // full buffers, for the flusher
-	free   chan []Record // drained buffers, for reuse
+	wake   chan struct{} // a shard is filling up: drain early
 	store  store
 	m      *metrics
 	log    *slog.Logger
@@ -144,7 +150,8 @@ type Meter struct {
 	pending *pending
 	queue   []*batch
 	seq     uint64
-	failing bool // the last write failed (logged once per outage)
+	spare   [shardCount][]Record // drained log buffers, for reuse
+	failing bool                 // the last write failed (logged once per outage)
 
 	flushMu sync.Mutex // serialises drains and flushes (the flusher and Flush)
 	stop    chan struct{}
@@ -189,10 +196,10 @@ func New(opts Options) (*Meter, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Meter{opts: opts, full: make(chan []Record, maxQueuedChunks), free: make(chan []Record, maxQueuedChunks+shardCount), m: m, log: opts.Logger,
+	u := &Meter{opts: opts, wake: make(chan struct{}, 1), m: m, log: opts.Logger,
 		replica: randomID(), pending: newPending(), stop: make(chan struct{}), done: make(chan struct{})}
 	for i := range u.shards {
-		u.shards[i].recs = make([]Record, 0, chunkLen)
+		u.shards[i].cells = map[cellKey]*cell{}
 	}
 	switch {
 	case opts.Redis != nil:
@@ -211,7 +218,7 @@ func New(opts Options) (*Meter, error) {
 	return u, nil
 }
 
-// run aggregates each buffer as it fills and flushes every FlushInterval,
+// run drains the shards when one fills up and flushes every FlushInterval,
 // until Close.
 func (u *Meter) run() {
 	defer close(u.done)
@@ -221,9 +228,9 @@ func (u *Meter) run() {
 		select {
 		case <-u.stop:
 			return
-		case c := <-u.full:
+		case <-u.wake:
 			u.flushMu.Lock()
-			u.aggregate(c)
+			u.drain()
 			u.flushMu.Unlock()
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), u.opts.FlushInterval)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -471,3 +472,10 @@ var ids = func() (out [64]string) {
 	}
 	return out
 }()
+
+// TestShardSize: each shard fills two cache lines of its own.
+func TestShardSize(t *testing.T) {
+	if n := unsafe.Sizeof(shard{}); n != 128 {
+		t.Fatalf("a shard is %d bytes; want 128", n)
+	}
+}

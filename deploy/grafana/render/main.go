@@ -94,7 +94,7 @@ func main() {
 	}
 	eng := promql.NewEngine(promql.EngineOpts{MaxSamples: 50_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
 	step := 2 * time.Second // the scrapes' interval
-	end = end.Add(step) // the last scrape is within the lookback of the last point
+	end = end.Add(step)     // the last scrape is within the lookback of the last point
 	var page strings.Builder
 	const colW, rowH = 1600.0 / 24, 34.0
 	height := 0.0

@@ -4,7 +4,6 @@ import "github.com/prometheus/client_golang/prometheus"
 
 type metrics struct {
 	cu           *prometheus.CounterVec
-	dropped      prometheus.Counter
 	logsDropped  prometheus.Counter
 	lost         prometheus.Counter
 	flushed      prometheus.Counter
@@ -21,8 +20,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		cu: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "usage", Name: "compute_units_total",
 			Help: "Compute units charged, by request type, route and source (counted by the flusher, off the request path)."},
 			[]string{"type", "route", "source"}),
-		dropped:     counter("records_dropped_total", "Requests not metered because every buffer was full (the flusher fell behind)."),
-		logsDropped: counter("logs_dropped_total", "Request log lines dropped before they were written (over the pending bound)."),
+		logsDropped: counter("logs_dropped_total", "Request log lines dropped before they were written (a shard's or the flusher's bound; their counts are kept)."),
 		lost:        counter("lost_requests_total", "Metered requests whose batch could not be written within the retry bound, or at shutdown."),
 		flushed:     counter("flushed_requests_total", "Metered requests written to the usage store."),
 		flushErrors: counter("flush_errors_total", "Batch writes that failed (the batch is kept and retried)."),
@@ -32,7 +30,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Time to write one batch.", Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 5}}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.cu, m.dropped, m.logsDropped, m.lost, m.flushed, m.flushErrors, m.queued, m.flushSeconds} {
+		for _, c := range []prometheus.Collector{m.cu, m.logsDropped, m.lost, m.flushed, m.flushErrors, m.queued, m.flushSeconds} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

@@ -179,9 +179,9 @@ type exchange struct {
 	format   errFormat
 	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
 	admitted bool   // the limiter admitted the request
+	atOnce   bool   // answered from the in-process cache tier, at ex.start
 	plan     *plan  // the plan served, for its usage record
 	identity string // who the request is counted for (limits.Decision.Identity)
-	atOnce   bool   // answered from the in-process cache tier, at ex.start
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client

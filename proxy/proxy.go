@@ -69,16 +69,19 @@ type Local interface {
 	Serves(rt *catalog.Route, v catalog.Values) bool
 }
 
-// Usage meters every answered request and answers the usage routes from
-// what it metered; *usage.Meter is one.
+// Usage meters every answered request and answers the usage routes
+// (usage.Routes) from what it metered; *usage.Meter is one. Neither Count
+// nor Record blocks or does I/O: they run on every request, after the
+// answer is written.
 type Usage interface {
-	// Record takes one request's record. It must not block or do I/O: it
-	// runs on every request, after the answer is written.
+	// Count counts a request by its shared plan alone, when that is all the
+	// meter needs of it (it keeps no log line of it), and reports whether
+	// it did; if not, the edge hands it the whole record.
+	Count(c usage.Count) bool
+	// Record takes one request's whole record.
 	Record(rec usage.Record)
-	// Routes are the usage routes, answered by the edge, never forwarded.
-	Routes() []catalog.Route
-	// Answer answers a validated, admitted call of one of Routes for the
-	// calling key.
+	// Answer answers a validated, admitted call of one of the usage routes
+	// for the calling key.
 	Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values, caller usage.Caller)
 }
 

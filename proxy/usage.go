@@ -18,7 +18,7 @@ func (s *Server) mountUsage() {
 	if s.opts.Usage == nil {
 		return
 	}
-	for _, r := range s.opts.Usage.Routes() {
+	for _, r := range usage.Routes() {
 		rt := &r
 		s.routes[rt.Name] = rt
 		s.charged[rt.Name] = []string{rt.Name}
@@ -83,6 +83,10 @@ type looker interface {
 func (s *Server) recordUsage(ex *exchange, status int) {
 	if s.opts.Usage == nil {
 		return
+	}
+	if p := ex.plan; p != nil && p.shared && ex.atOnce && ex.admitted && s.opts.Usage.Count(usage.Count{Shape: p, Identity: ex.identity,
+		Start: ex.start, Status: status, Source: ex.source.String(), CU: p.charge.Cost, RequestID: ex.id}) {
+		return // a repeated request answered from memory: counted by its plan
 	}
 	rec := usage.Record{Start: ex.start, Identity: ex.identity, KeyID: ex.keyID,
 		Route: ex.route, RequestID: ex.id, RemoteAddr: ex.r.RemoteAddr, Host: ex.r.Host, Header: ex.r.Header,

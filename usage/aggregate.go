@@ -79,17 +79,20 @@ type counters struct {
 	dur                 [nDur]int64
 }
 
-func (c *counters) add(rec *Record) {
+func (c *counters) add(rec *Record) { c.count(rec.Status, rec.CU, rec.Duration) }
+
+// count counts one request of status, charged cu, answered in d.
+func (c *counters) count(status int, cu int64, d time.Duration) {
 	c.n++
 	switch {
-	case rec.Status < 400:
+	case status < 400:
 		c.ok++
-	case rec.Status < 500:
+	case status < 500:
 		c.inv++
-		c.cuw += rec.CU
+		c.cuw += cu
 	}
-	c.cu += rec.CU
-	ms := float64(rec.Duration) / float64(time.Millisecond)
+	c.cu += cu
+	ms := float64(d) / float64(time.Millisecond)
 	i := 0
 	for i < len(durBounds) && ms > durBounds[i] {
 		i++

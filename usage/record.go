@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
+	"time"
 )
 
 // shardCount shards take records; a request picks one by its id, so
@@ -62,6 +63,43 @@ type cell struct {
 	route    string
 	c        counters
 	shape    any // keeps a shared plan (and so its address) alive while it names the cell
+}
+
+// Count is what Meter.Count needs of a request whose shared plan
+// (Record.Shape) stands for its route, path and chain: the fields of
+// Record of the same names.
+type Count struct {
+	Shape     any
+	Identity  string
+	Start     time.Time
+	Status    int
+	Source    string
+	CU        int64
+	RequestID string
+}
+
+// Count counts a request by its shared plan alone, answered at once (its
+// Duration 0), and reports true; it reports false, counting nothing, when
+// the meter needs the whole record (a keyed request's log line, or no
+// plan), which the caller then hands to Record.
+func (u *Meter) Count(q Count) bool {
+	if q.Shape == nil || q.Identity == "" || !strings.HasPrefix(q.Identity, "ip:") {
+		return false
+	}
+	k := fastKey{shape: q.Shape, identity: q.Identity, minute: q.Start.Unix() / 60 * 60, status: q.Status, source: q.Source}
+	sh := &u.shards[shardOf(q.RequestID)]
+	sh.mu.Lock()
+	c := sh.last
+	if c == nil || sh.lastKey != k {
+		if c = sh.cells[cellKey{fastKey: k}]; c == nil {
+			sh.mu.Unlock()
+			return false // a new cell: made by Record, from the whole record
+		}
+		sh.last, sh.lastKey = c, k
+	}
+	c.c.count(q.Status, q.CU, 0)
+	sh.mu.Unlock()
+	return true
 }
 
 // Record counts one request in its shard, and keeps the record of a keyed

@@ -81,6 +81,3 @@ func rangeRule(v catalog.Values) []string {
 	}
 	return nil
 }
-
-// Routes returns the usage routes (see the package function Routes).
-func (u *Meter) Routes() []catalog.Route { return Routes() }

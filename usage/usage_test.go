@@ -92,8 +92,15 @@ func (r req) record(i int) Record {
 	return rec
 }
 
-// ask calls a usage route of m as caller and returns its status and body.
+// ask calls a usage route of m as the key caller and returns its status
+// and body.
 func ask(t *testing.T, m *Meter, name, caller string, q url.Values) (int, []byte) {
+	t.Helper()
+	return askAs(t, m, name, Caller{Identity: "key:" + caller, KeyID: caller}, q)
+}
+
+// askAs is ask for any caller.
+func askAs(t *testing.T, m *Meter, name string, caller Caller, q url.Values) (int, []byte) {
 	t.Helper()
 	var rt *catalog.Route
 	for _, r := range Routes() {
@@ -107,7 +114,7 @@ func ask(t *testing.T, m *Meter, name, caller string, q url.Values) (int, []byte
 		t.Fatalf("%s %v: %v", name, q, msgs)
 	}
 	w := httptest.NewRecorder()
-	m.Answer(w, r, rt, vals, Caller{Identity: "key:" + caller, KeyID: caller})
+	m.Answer(w, r, rt, vals, caller)
 	return w.Code, w.Body.Bytes()
 }
 
@@ -477,5 +484,37 @@ var ids = func() (out [64]string) {
 func TestShardSize(t *testing.T) {
 	if n := unsafe.Sizeof(shard{}); n != 128 {
 		t.Fatalf("a shard is %d bytes; want 128", n)
+	}
+}
+
+// TestCountMatchesRecord: a repeated anonymous request with a shared plan
+// is counted by Count as Record counts it; a keyed one is left to Record
+// (its log line), and so is the first of a plan.
+func TestCountMatchesRecord(t *testing.T) {
+	clk := &clock{t: t0.Add(time.Minute)}
+	m, _ := New(Options{Now: clk.Now, FlushInterval: time.Hour})
+	defer m.Close()
+	plan := &struct{ name string }{"blocks"}
+	rec := req{0, "x", "getLatestBlocks", "/v1/chains/{chainId}/blocks", 200, 10, "", "43114"}.record(0)
+	rec.Identity, rec.KeyID, rec.Shape, rec.Duration = "ip:192.0.2.7", "anonymous", plan, 0
+	q := Count{Shape: plan, Identity: rec.Identity, Start: rec.Start, Status: 200, Source: rec.Source, CU: 10, RequestID: rec.RequestID}
+	if m.Count(q) {
+		t.Fatal("Count counted the first request of a plan; want it left to Record")
+	}
+	m.Record(rec)
+	for i := 0; i < 99; i++ {
+		if !m.Count(q) {
+			t.Fatalf("Count %d refused a repeated request", i)
+		}
+	}
+	if m.Count(Count{Shape: plan, Identity: "key:alice", Start: rec.Start, Status: 200, Source: "cache", RequestID: "r-1"}) {
+		t.Fatal("Count counted a keyed request, whose log line needs the whole record")
+	}
+	m.Flush(context.Background())
+	code, body := askAs(t, m, opUsage, Caller{Identity: Anonymous, KeyID: Anonymous}, url.Values{"timeInterval": {"minute"}})
+	var s series
+	json.Unmarshal(body, &s)
+	if code != 200 || len(s.Metrics) != 1 || s.Metrics[0].Values[0].TotalRequests != 100 || s.Metrics[0].Values[0].APICreditsUsed != 1000 {
+		t.Fatalf("anonymous usage = %d %s; want 100 requests, 1000 CU", code, body)
 	}
 }

@@ -19,6 +19,9 @@ type Client struct {
 	keyID string // what Decision.KeyID says
 	keyed bool   // a key was presented and accepted
 	plan  *planInfo
+	// group is, for a key nobody issued, the client's address group (its
+	// anonymous id), for the bound on such keys (unissued.go); "" otherwise.
+	group string
 }
 
 // KeyID names the client as Decision.KeyID does.
@@ -68,7 +71,11 @@ func (l *Limiter) identify(r *http.Request) (Client, string) {
 		if !ok || subtle.ConstantTimeCompare([]byte(k.hash()), []byte(want)) != 1 {
 			if ks.file.Unmanaged != "" {
 				// Counted by the key's hash: the key itself is never kept.
-				return Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}, ""
+				c := Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}
+				if l.keyCap != nil {
+					c.group = l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies))
+				}
+				return c, ""
 			}
 			return Client{}, "Invalid API key"
 		}
@@ -129,6 +136,12 @@ func anonymousID(a netip.Addr) string {
 		return string(p.AppendTo(b))
 	}
 	return string(a.Unmap().AppendTo(b))
+}
+
+// AddressID names r's client as the anonymous plan counts it: "ip:" and its
+// IPv4 address, or its IPv6 /64 (after trusted proxies).
+func AddressID(r *http.Request, trusted []netip.Prefix) string {
+	return anonymousID(ClientIP(r, trusted))
 }
 
 // ClientIP returns the client's address: the connection's peer, or, when

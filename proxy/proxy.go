@@ -144,17 +144,21 @@ type Options struct {
 	ClientIP func(r *http.Request) string
 	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means 1 MiB.
 	MaxBodyBytes int64
-	// PassthroughCost is the CU cost of a published path the catalogue does
-	// not list and the real services publish no cost for. Zero means 20.
+	// PassthroughCost is the CU cost of a Publish entry that names none.
+	// Zero means 20.
 	PassthroughCost int64
-	// Publish are further routes forwarded to named keys only (see
-	// config.Config.Publish).
+	// Publish are further routes, and JSON-RPC methods, forwarded to named
+	// keys only (see config.Config.Publish).
 	Publish []config.Publish
 	// Usage meters every request by key and answers the usage routes
 	// (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes) for the
 	// calling key. Nil meters nothing, and those routes answer 404 like any
 	// account-scoped route.
 	Usage Usage
+	// EVMDebug serves the debug_ namespace on the EVM endpoint to every
+	// client, at catalog.EVMDebugCost per call: the local dev chain with
+	// local.evm.debug. False leaves it to Publish.
+	EVMDebug bool
 	// AccessLog enables the per-request log line.
 	AccessLog bool
 	// Logger receives the access log and errors. Nil means slog.Default().

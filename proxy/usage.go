@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/avaedge/avaedge/cache"
@@ -124,18 +123,4 @@ func (s *Server) recordUsage(ex *exchange, status int) {
 		}
 	}
 	s.opts.Usage.Record(rec)
-}
-
-// evmMethod names an EVM body's call for its usage: its method, or "batch".
-func evmMethod(body []byte, n int) string {
-	if n > 1 {
-		return "batch"
-	}
-	var call struct {
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(body, &call) != nil {
-		return "batch"
-	}
-	return call.Method
 }

@@ -87,6 +87,7 @@ redis: ` + rds.URL() + `
 redis_prefix: edgetest
 keys_file: ` + keys + `
 replicas: 3
+unissued_keys: {per_address: 7, window: 2h}
 trusted_proxies: [10.0.0.0/8]
 upstreams:
   data:
@@ -120,13 +121,14 @@ routes:
   listSubnets: {cost: 3, cache: short, ttl: 7s}
 publish:
   - {method: DELETE, path: "/v1/webhooks/{id}", keys: [k], cost: 9}
+  - {method: POST, path: "/ext/bc/C/rpc", rpc_methods: ["debug_traceTransaction", "trace_*"], keys: [k], cost: 90}
 local:
   networks: [fuji]
   seed: 42
   evm_chains:
     - {chain_id: 99999, name: Test L1, rpc: "` + evmNode.URL + `", start_block: 7}
   disable_dev_chain: true
-  evm: {debug: true, writes_per_minute: 7}
+  evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50}
   node: ` + upstream.URL + `/node
 tls:
   domains: [edge.example]
@@ -193,9 +195,15 @@ log_level: debug
 		{"publish.path", w.proxy.Publish[0].Path, "/v1/webhooks/{id}"},
 		{"publish.keys", w.proxy.Publish[0].Keys, []string{"k"}},
 		{"publish.cost", w.proxy.Publish[0].Cost, int64(9)},
+		{"publish.rpc_methods", w.proxy.Publish[1].RPCMethods, []string{"debug_traceTransaction", "trace_*"}},
 		{"local.evm.debug", w.local.devOpts.Debug, true},
 		{"local.node", w.local.node, upstream.URL + "/node"},
 		{"local.evm.writes_per_minute", w.local.devOpts.WritesPerMinute, 7},
+		{"local.evm.call_gas_cap", w.local.devOpts.CallGasCap, uint64(1_000_000)},
+		{"local.evm.call_timeout", w.local.devOpts.CallTimeout, 300 * time.Millisecond},
+		{"local.evm.calls_per_client", w.local.devOpts.CallsPerClient, 3},
+		{"local.evm.filters_per_client", w.local.devOpts.FiltersPerClient, 5},
+		{"local.evm.max_filters", w.local.devOpts.MaxFilters, 50},
 		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
 		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},
 		{"upstreams.breaker.consecutive_failures", data.Breaker.Config().ConsecutiveFailures, uint32(9)},
@@ -209,6 +217,8 @@ log_level: debug
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
 		{"keys_file", w.limits.KeysPath, keys},
 		{"replicas", w.limits.Replicas, 3},
+		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
+		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},
 		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.9"}},
 		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
 		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},

@@ -143,6 +143,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		Prefix:         cfg.RedisPrefix,
 		Replicas:       cfg.Replicas,
 		TrustedProxies: trusted,
+		UnissuedKeys:   limits.UnissuedKeys{PerAddress: cfg.UnissuedKeys.PerAddress, Window: cfg.UnissuedKeys.Window.D()},
 		Registerer:     reg,
 		Logger:         log,
 	}
@@ -180,12 +181,16 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.wired.upstreams = ups
 	a.wired.local = world.wired
 	a.wired.proxy = proxy.Options{
-		Routes:       routes,
-		Upstreams:    ups,
-		Local:        world.handler,
-		Cache:        c,
-		Limiter:      lim,
-		Publish:      cfg.Publish,
+		Routes:    routes,
+		Upstreams: ups,
+		Local:     world.handler,
+		Cache:     c,
+		Limiter:   lim,
+		Publish:   cfg.Publish,
+		// The dev chain's debug namespace, when its operator turned it on,
+		// is served to every client (in proxy mode the node's is published
+		// per key).
+		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
 		ClientIP:     clientIP,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		AccessLog:    !cfg.DisableAccessLog,

@@ -193,7 +193,7 @@ func TestUsageTwoReplicas(t *testing.T) {
 		// The SDK's call is one more request of A: remembered.
 		avoidMinuteEdge(10)
 		A.sent = append(A.sent, sent{time.Now().Unix() / 60 * 60, path, 200, "", ""})
-		sdkCallsKey(t, e.URL, keyA, []sdkCall{{Name: "c", Op: "chainkit:data.usageMetrics." + op, Args: args}})
+		sdkCallsAs(t, "chainkit", keyA, e.URL, []sdkCall{{Name: "c", Op: "data.usageMetrics." + op, Args: args}})
 		return r.Body
 	}
 
@@ -258,7 +258,7 @@ func TestUsageTwoReplicas(t *testing.T) {
 	time.Sleep(3 * usageFlush)
 	avoidMinuteEdge(10)
 	A.sent = append(A.sent, sent{time.Now().Unix() / 60 * 60, "/v1/apiLogs", 200, "", ""})
-	sdkCallsKey(t, r1.URL, keyA, []sdkCall{{Name: "c", Op: "chainkit:data.usageMetrics.getLogs", Args: map[string]any{"pageSize": 5}}})
+	sdkCallsAs(t, "chainkit", keyA, r1.URL, []sdkCall{{Name: "c", Op: "data.usageMetrics.getLogs", Args: map[string]any{"pageSize": 5}}})
 	time.Sleep(3 * usageFlush)
 	want := map[string]bool{}
 	for _, s := range A.sent {
@@ -386,26 +386,6 @@ func usageMinutes(s []sent) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-// sdkCallsKey is sdkCalls with the SDK configured with key.
-func sdkCallsKey(t *testing.T, base, key string, calls []sdkCall) map[string]sdkResult {
-	t.Helper()
-	spec, err := json.Marshal(calls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, runErr := runNodeScript(t, key, "calls.mjs", base, string(spec))
-	res := map[string]sdkResult{}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("calls.mjs: %v, %v\n%s", runErr, err, out)
-	}
-	for _, c := range calls {
-		if r := res[c.Name]; !r.OK {
-			t.Errorf("chainkit %s (%v): %s", c.Op, c.Args, r.Error)
-		}
-	}
-	return res
 }
 
 // scraper, given a directory, saves each replica's /metrics every 2s while

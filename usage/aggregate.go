@@ -211,15 +211,21 @@ func (p *pending) addLog(rec *Record, u *Meter) {
 
 // dropOldestLog drops the oldest line of the key holding the most.
 func (p *pending) dropOldestLog(u *Meter) {
-	var worst string
-	for id, l := range p.logs {
-		if worst == "" || len(l) > len(p.logs[worst]) {
-			worst = id
-		}
-	}
+	worst := longest(p.logs)
 	p.logs[worst] = p.logs[worst][1:]
 	p.nLogs--
 	u.m.logsDropped.Inc()
+}
+
+// longest returns the key of m's longest list.
+func longest[T any](m map[string][]T) string {
+	var worst string
+	for id, l := range m {
+		if worst == "" || len(l) > len(m[worst]) {
+			worst = id
+		}
+	}
+	return worst
 }
 
 // statusTexts are the decimal statuses, made once.

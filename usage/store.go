@@ -2,6 +2,8 @@ package usage
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -130,12 +132,7 @@ func (s *memStore) expire(now time.Time) {
 		}
 	}
 	for s.nLogs > memLogs {
-		var worst string
-		for id, l := range s.logLines {
-			if worst == "" || len(l) > len(s.logLines[worst]) {
-				worst = id
-			}
-		}
+		worst := longest(s.logLines)
 		s.logLines[worst] = s.logLines[worst][1:]
 		s.nLogs--
 	}
@@ -173,10 +170,5 @@ func (s *memStore) identities(_ context.Context, from, to int64) ([]string, erro
 			seen[id] = struct{}{}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for id := range seen {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }

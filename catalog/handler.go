@@ -37,7 +37,11 @@ func (r *Route) Validating(h Handler) http.Handler {
 				return
 			}
 		}
-		v, msgs := r.Validate(req, req.URL.Query(), body)
+		q, msgs := r.ParseQuery(req.URL.RawQuery)
+		var v Values
+		if msgs == nil {
+			v, msgs = r.Validate(req, q, body)
+		}
 		if msgs != nil {
 			apierror.WriteList(w, http.StatusBadRequest, msgs...)
 			return
@@ -67,14 +71,17 @@ func (r *Route) hasBody() bool {
 }
 
 // NewMux returns a ServeMux serving, on its pattern, each REST route of
-// routes that has a handler in handlers, through Validating.
+// routes that has a handler in handlers, through Validating (see Mount;
+// the caller may register "/" unless handlers answer two routes whose
+// patterns conflict).
 func NewMux(routes []Route, handlers map[string]Handler) *http.ServeMux {
-	mux := http.NewServeMux()
+	var served []Route
 	for i := range routes {
-		rt := &routes[i]
-		if h, ok := handlers[rt.Name]; ok && !rt.IsRPC() {
-			mux.Handle(rt.Pattern(), rt.Validating(h))
+		if _, ok := handlers[routes[i].Name]; ok {
+			served = append(served, routes[i])
 		}
 	}
+	mux := http.NewServeMux()
+	Mount(mux, served, func(rt *Route) http.Handler { return rt.Validating(handlers[rt.Name]) }, nil)
 	return mux
 }

@@ -51,6 +51,10 @@ type Config struct {
 	// KeysFile is the API keys and plans file. Env AVAEDGE_KEYS_FILE. Empty
 	// means the real service's published plans, anonymous access only.
 	KeysFile string `yaml:"keys_file"`
+	// UnissuedKeys bounds the keys nobody issued: without a keys file any
+	// client key is accepted and metered on its own under the "free" plan,
+	// and this keeps one address from buying more by rotating keys.
+	UnissuedKeys UnissuedKeys `yaml:"unissued_keys"`
 	// Replicas is how many avaedge replicas share the limits; when Redis is
 	// unreachable each replica enforces 1/Replicas of every limit in process.
 	// Zero means the limiter's default, 1.
@@ -71,6 +75,10 @@ type Config struct {
 	// every path is refused with 404: the operator's upstream key never
 	// serves what the operator did not publish.
 	Publish []Publish `yaml:"publish"`
+	// Usage configures the metering of every request by key, which the
+	// usage routes (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes)
+	// and the admin API's /admin/usage read.
+	Usage Usage `yaml:"usage"`
 	// Local configures the offline world.
 	Local Local `yaml:"local"`
 	// TLS terminates HTTPS on the public listener when set.
@@ -79,6 +87,29 @@ type Config struct {
 	DisableAccessLog bool `yaml:"disable_access_log"`
 	// LogLevel is debug, info, warn or error. Default info.
 	LogLevel string `yaml:"log_level"`
+}
+
+// Usage configures the metering of requests by key. With Redis the usage
+// is shared by every replica; without, it lives in usage.db in the data
+// directory; without either, in memory.
+type Usage struct {
+	// FlushInterval is how often each replica writes the usage it
+	// aggregated (and at shutdown). Env AVAEDGE_USAGE_FLUSH_INTERVAL. Zero
+	// means the meter's default, 10s.
+	FlushInterval Duration `yaml:"flush_interval"`
+	// LogsPerKey bounds the request logs kept per key (the newest are
+	// kept). Zero means the meter's default, 10,000.
+	LogsPerKey int `yaml:"logs_per_key"`
+	// LogMaxAge bounds how long a request log is kept. Zero means the
+	// meter's default, 168h (7 days).
+	LogMaxAge Duration `yaml:"log_max_age"`
+	// RetryFor is how long a batch that could not be written (Redis down)
+	// is kept and retried before it is dropped, counted and logged. Zero
+	// means the meter's default, 15m.
+	RetryFor Duration `yaml:"retry_for"`
+	// Disable turns metering off: nothing is recorded and the usage routes
+	// answer 404 like any account-scoped route.
+	Disable bool `yaml:"disable"`
 }
 
 // Upstreams names the real services and how to reach them.
@@ -91,6 +122,19 @@ type Upstreams struct {
 	Node Upstream `yaml:"node"`
 }
 
+// UnissuedKeys bounds what keys nobody issued buy from one client address
+// (IPv6: its /64): at most PerAddress distinct such keys are in use from it
+// at a time (a key counts until it has been idle from that address for
+// Window; a key in use keeps working, a new one beyond the bound gets 429),
+// and together they spend at most PerAddress times the plan's day and
+// month budgets. Shared by the replicas through Redis when it is set.
+type UnissuedKeys struct {
+	// PerAddress is the bound. Zero means 5; -1 means no bound.
+	PerAddress int `yaml:"per_address"`
+	// Window is how long a key counts after its last request. Zero means 1h.
+	Window Duration `yaml:"window"`
+}
+
 // Publish is one route the operator publishes to named keys.
 type Publish struct {
 	// Method is the HTTP method (GET, POST, PUT, PATCH or DELETE).
@@ -100,8 +144,16 @@ type Publish struct {
 	Path string `yaml:"path"`
 	// Keys are the key ids (of the keys file) that may call it. Required.
 	Keys []string `yaml:"keys"`
-	// Cost is the route's price in CU. Zero means the passthrough cost (20).
+	// Cost is the route's price in CU (with RPCMethods, of one call). Zero
+	// means the passthrough cost (20).
 	Cost int64 `yaml:"cost"`
+	// RPCMethods publishes JSON-RPC methods of a node endpoint (Path is then
+	// one of its paths, e.g. /ext/bc/C/rpc or /ext/bc/X, and Method POST) to
+	// Keys, beside the catalogue's: exact method names
+	// ("debug_traceTransaction", "avm.getAddressTxs") or a namespace prefix
+	// ending in "*" ("debug_*", "trace_*"). A call of another method the
+	// catalogue does not list gets the node's "method not found" at the edge.
+	RPCMethods []string `yaml:"rpc_methods"`
 }
 
 // Upstream is one real service.
@@ -351,6 +403,13 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		}
 	}
 	set("AVAEDGE_LOCAL_NODE", &c.Local.Node)
+	if v := getenv("AVAEDGE_USAGE_FLUSH_INTERVAL"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			c.Usage.FlushInterval = Duration(d)
+		} else {
+			c.Usage.FlushInterval = -1 // rejected by Validate
+		}
+	}
 	if v := getenv("AVAEDGE_LOCAL_NETWORKS"); v != "" {
 		c.Local.Networks = nil
 		for _, n := range strings.Split(v, ",") {

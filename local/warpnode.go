@@ -28,6 +28,16 @@ type NodeWarpOptions struct {
 	Node string
 	// Timeout bounds one call to the node's APIs. Zero means 10s.
 	Timeout time.Duration
+	// Backoff is how long a validator that timed out (the aggregator's
+	// SignerTimeout) is not asked again: its connection is closed and its
+	// signature requests fail at once until the period ends, then it is
+	// dialled again. Each further timeout doubles the period up to
+	// MaxBackoff; an answer resets it. Zero means 30s.
+	Backoff time.Duration
+	// MaxBackoff caps Backoff. Zero means 10 min.
+	MaxBackoff time.Duration
+	// Now is the clock of the backoff. Nil means time.Now.
+	Now func() time.Time
 }
 
 // NodeWarp is the signature aggregator's Source over a followed avalanchego
@@ -59,7 +69,8 @@ func NodeWarpSource(opts NodeWarpOptions) (*NodeWarp, error) {
 		timeout = 10 * time.Second
 	}
 	s := &NodeWarp{ix: opts.Index, node: newNodeRPC(opts.Node, timeout), conversions: map[[32]byte][32]byte{}}
-	s.client = acp118.NewClient(id, s.peerOptions, s.node.stakingAddress)
+	s.client = acp118.NewClient(id, acp118.ClientOptions{Peer: s.peerOptions, Resolve: s.node.stakingAddress,
+		Backoff: opts.Backoff, MaxBackoff: opts.MaxBackoff, Now: opts.Now})
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
@@ -197,7 +198,8 @@ func TestOversizedAnswerStreamedUncached(t *testing.T) {
 }
 
 // TestPassthroughNeverTripsBreaker: failing calls of paths the catalogue
-// does not name do not open the breaker for catalogued routes.
+// does not name (an operator's published route) do not open the breaker
+// for catalogued routes.
 func TestPassthroughNeverTripsBreaker(t *testing.T) {
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/networks/fuji/subnets") {
@@ -208,9 +210,25 @@ func TestPassthroughNeverTripsBreaker(t *testing.T) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	}))
 	t.Cleanup(origin.Close)
-	srv := breakerEdge(t, origin.URL, nil)
+	up := upstreamFor(t, catalog.Data, origin.URL)
+	up.RetryBudget = 0
+	up.Breaker = NewBreaker("data", config.Breaker{
+		MinRequests: 100, FailureRatio: 0.5, ConsecutiveFailures: 3,
+		Interval: config.Duration(time.Minute), OpenFor: config.Duration(time.Minute), HalfOpenProbes: 1,
+	}, nil)
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Limiter: keyLimiter{},
+		Publish: []config.Publish{{Method: "GET", Path: "/v1/webhooks", Keys: []string{"acme"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 10 {
-		get(srv, "/v1/teleporter/messages")
+		r := httptest.NewRequest("GET", "/v1/webhooks", nil)
+		r.Header.Set("X-Glacier-Api-Key", "acme")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		if w.Code != http.StatusInternalServerError || w.Header().Get("X-Avaedge-Source") != "upstream" {
+			t.Fatalf("published route = %d from %q; want the upstream's 500", w.Code, w.Header().Get("X-Avaedge-Source"))
+		}
 	}
 	if w := get(srv, "/v1/networks/fuji/subnets"); w.Code != 200 || w.Header().Get("X-Avaedge-Source") != "upstream" {
 		t.Fatalf("catalogued route after failing passthrough calls: %d %v", w.Code, w.Header())
@@ -238,8 +256,8 @@ func TestOnlyPublishedPathsForwarded(t *testing.T) {
 		{"DELETE", "/v1/webhooks/abc", ""},
 		{"DELETE", "/v1/webhooks/abc", "other"},
 		{"GET", "/v1/webhooks:getSharedSecret", "acme"},
-		{"GET", "/v1/apiLogs", ""},
-		{"GET", "/v1/apiUsageMetrics", ""},
+		{"POST", "/v1/apiLogs", ""},
+		{"DELETE", "/v1/apiUsageMetrics", ""},
 		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", ""},
 		{"POST", "/ext/admin", ""},
 		{"POST", "/ext/keystore", ""},
@@ -306,15 +324,7 @@ func (b *readSpy) Read(p []byte) (int, error) {
 // TestRefusedBeforeBodyRead: an unknown key is refused before its body is
 // read, on JSON-RPC endpoints and REST POST routes alike.
 func TestRefusedBeforeBodyRead(t *testing.T) {
-	kf, err := limits.ParseKeysFile([]byte("plans: {p: {cu_per_minute: 1000}}\nkeys: [{id: acme, key: k1, plan: p}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim, err := limits.New(limits.Options{Keys: kf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lim.Close() })
+	lim := testLimiter(t, "plans: {p: {cu_per_minute: 1000}}\nkeys: [{id: acme, key: k1, plan: p}]\n")
 	te := newTestEdge(t, Options{Limiter: lim})
 	for _, path := range []string{"/ext/info", "/ext/bc/X", "/ext/bc/C/rpc", "/v1/signatureAggregator/fuji/aggregateSignatures"} {
 		spy := &readSpy{}

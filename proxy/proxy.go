@@ -25,6 +25,7 @@ import (
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/accesslog"
 	"github.com/avaedge/avaedge/limits"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // Cache is the response cache; *cache.Cache is one. Do answers key from the
@@ -69,6 +70,24 @@ type Local interface {
 	// networks mapped to the devnet and EVM chains the indexer follows.
 	Serves(rt *catalog.Route, v catalog.Values) bool
 }
+
+// Usage meters every answered request and answers the usage routes
+// (usage.Routes) from what it metered; *usage.Meter is one. Neither Count
+// nor Record blocks or does I/O: they run on every request, after the
+// answer is written.
+type Usage interface {
+	// Count counts a request by its shared plan alone, when that is all the
+	// meter needs of it (it keeps no log line of it), and reports whether
+	// it did; if not, the edge hands it the whole record.
+	Count(c usage.Count) bool
+	// Record takes one request's whole record.
+	Record(rec usage.Record)
+	// Answer answers a validated, admitted call of one of the usage routes
+	// for the calling key.
+	Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values, caller usage.Caller)
+}
+
+var _ Usage = (*usage.Meter)(nil)
 
 // Source names where an answer came from, as X-Avaedge-Source says. A
 // JSON-RPC batch may combine several: Source is a set of bits.
@@ -127,12 +146,21 @@ type Options struct {
 	ClientIP func(r *http.Request) netip.Addr
 	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means 1 MiB.
 	MaxBodyBytes int64
-	// PassthroughCost is the CU cost of a published path the catalogue does
-	// not list and the real services publish no cost for. Zero means 20.
+	// PassthroughCost is the CU cost of a Publish entry that names none.
+	// Zero means 20.
 	PassthroughCost int64
-	// Publish are further routes forwarded to named keys only (see
-	// config.Config.Publish).
+	// Publish are further routes, and JSON-RPC methods, forwarded to named
+	// keys only (see config.Config.Publish).
 	Publish []config.Publish
+	// Usage meters every request by key and answers the usage routes
+	// (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes) for the
+	// calling key. Nil meters nothing, and those routes answer 404 like any
+	// account-scoped route.
+	Usage Usage
+	// EVMDebug serves the debug_ namespace on the EVM endpoint to every
+	// client, at catalog.EVMDebugCost per call: the local dev chain with
+	// local.evm.debug. False leaves it to Publish.
+	EVMDebug bool
 	// AccessLog receives one line per request. Nil logs none. (A concrete
 	// type: the line's fields are passed without escaping to the heap.)
 	AccessLog *accesslog.Logger

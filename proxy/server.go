@@ -20,21 +20,18 @@ import (
 
 // Server is the edge's public http.Handler. It is safe for concurrent use.
 type Server struct {
-	opts     Options
-	mux      *http.ServeMux
-	routes   map[string]*catalog.Route // by name
-	charged  map[string][]string       // route name -> []string{name}, shared by every Charge
-	rmetrics map[string]*routeMetrics  // route name -> its counters
-	rpc      map[string]map[string]*catalog.Route
-	// unknownRPC is, per endpoint, the route a method the catalogue does not
-	// name is handed to the local world under (Name "passthrough").
-	unknownRPC map[string]*catalog.Route
-	metrics    *metrics
-	log        *slog.Logger
-	now        func() time.Time
-	idPrefix   string
-	memo       memo // plans of repeated GETs, by request URI
-	idCounter  atomic.Uint64
+	opts      Options
+	mux       *http.ServeMux
+	routes    map[string]*catalog.Route // by name
+	charged   map[string][]string       // route name -> []string{name}, shared by every Charge
+	rmetrics  map[string]*routeMetrics  // route name -> its counters
+	rpc       map[string]map[string]*catalog.Route
+	metrics   *metrics
+	log       *slog.Logger
+	now       func() time.Time
+	idPrefix  string
+	memo      memo // plans of repeated GETs, by request URI
+	idCounter atomic.Uint64
 	// maxUpstreamBody is the largest answer a cache fill keeps
 	// (maxUpstreamBody; tests lower it).
 	maxUpstreamBody int64
@@ -66,7 +63,6 @@ func New(opts Options) (*Server, error) {
 		charged:         map[string][]string{},
 		rmetrics:        map[string]*routeMetrics{},
 		rpc:             map[string]map[string]*catalog.Route{},
-		unknownRPC:      map[string]*catalog.Route{},
 		log:             opts.Logger,
 		now:             opts.Now,
 		idPrefix:        hex.EncodeToString(b[:]) + "-",
@@ -78,6 +74,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	for svc, up := range opts.Upstreams {
+		if up != nil && up.Breaker != nil {
+			// Closed until a transition says otherwise, so a dashboard
+			// shows every breaker from the start.
+			m.breaker.WithLabelValues(string(svc)).Set(0)
+		}
+	}
 	for i := range opts.Routes {
 		rt := &opts.Routes[i]
 		s.routes[rt.Name] = rt
@@ -90,14 +93,11 @@ func New(opts Options) (*Server, error) {
 			s.rpc[rt.Endpoint][jsonrpcLookup(rt.Name)] = rt
 			continue
 		}
-		rm := s.rmetrics[rt.Name]
-		s.mux.HandleFunc(rt.Pattern(), func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
 	}
 	for endpoint, paths := range catalog.NodeEndpoints {
 		if s.rpc[endpoint] == nil {
 			continue
 		}
-		s.unknownRPC[endpoint] = &catalog.Route{Name: "passthrough", Service: catalog.Node, Endpoint: endpoint, Path: paths[0], Cache: cache.Never}
 		for _, p := range paths {
 			s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 				if strings.Contains(p, "{chain}") && !isXChainID(r.PathValue("chain")) {
@@ -113,7 +113,11 @@ func New(opts Options) (*Server, error) {
 		w.Header()["Content-Type"] = hdrJSON
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
 	})
-	s.mux.HandleFunc("/", s.servePassthrough)
+	s.mountUsage()
+	catalog.Mount(s.mux, opts.Routes, func(rt *catalog.Route) http.Handler {
+		rm := s.rmetrics[rt.Name]
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
+	}, http.HandlerFunc(s.servePassthrough))
 	return s, nil
 }
 
@@ -170,6 +174,9 @@ type exchange struct {
 	format   errFormat
 	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
 	admitted bool   // the limiter admitted the request
+	atOnce   bool   // answered from the in-process cache tier, at ex.start
+	plan     *plan  // the plan served, for its usage record
+	identity string // who the request is counted for (limits.Decision.Identity)
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client
@@ -234,6 +241,7 @@ func (s *Server) finish(ex *exchange) {
 	} else {
 		s.metrics.observe(ex.service, ex.route, status, ex.source)
 	}
+	s.recordUsage(ex, status)
 	if s.opts.AccessLog != nil {
 		s.logAccess(ex, status)
 	}

@@ -30,7 +30,7 @@ func (s *Server) admit(ex *exchange, c limits.Charge) bool {
 	} else {
 		d = s.opts.Limiter.Admit(ex.r.Context(), ex.r, c)
 	}
-	ex.keyID = d.KeyID
+	ex.keyID, ex.identity = d.KeyID, d.Identity
 	if d.HasHeaders() {
 		d.WriteHeaders(ex.w.Header())
 	}
@@ -59,7 +59,7 @@ func (s *Server) identify(ex *exchange) bool {
 		s.refuse(ex, d.Status, d.Message)
 		return false
 	}
-	ex.client, ex.identified = c, true
+	ex.client, ex.identified, ex.keyID = c, true, c.KeyID()
 	return true
 }
 

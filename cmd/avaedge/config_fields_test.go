@@ -87,6 +87,7 @@ redis: ` + rds.URL() + `
 redis_prefix: edgetest
 keys_file: ` + keys + `
 replicas: 3
+unissued_keys: {per_address: 7, window: 2h}
 trusted_proxies: [10.0.0.0/8]
 upstreams:
   data:
@@ -120,13 +121,14 @@ routes:
   listSubnets: {cost: 3, cache: short, ttl: 7s}
 publish:
   - {method: DELETE, path: "/v1/webhooks/{id}", keys: [k], cost: 9}
+  - {method: POST, path: "/ext/bc/C/rpc", rpc_methods: ["debug_traceTransaction", "trace_*"], keys: [k], cost: 90}
 local:
   networks: [fuji]
   seed: 42
   evm_chains:
     - {chain_id: 99999, name: Test L1, rpc: "` + evmNode.URL + `", start_block: 7}
   disable_dev_chain: true
-  evm: {debug: true, writes_per_minute: 7}
+  evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50}
   node: ` + upstream.URL + `/node
 tls:
   domains: [edge.example]
@@ -135,6 +137,7 @@ tls:
   cert_file: ` + filepath.Join(dir, "cert.pem") + `
   key_file: ` + filepath.Join(dir, "key.pem") + `
   http_listen: 127.0.0.1:18081
+usage: {flush_interval: 3s, logs_per_key: 50, log_max_age: 2h, retry_for: 4m, disable: false}
 disable_access_log: true
 log_level: debug
 `
@@ -192,9 +195,15 @@ log_level: debug
 		{"publish.path", w.proxy.Publish[0].Path, "/v1/webhooks/{id}"},
 		{"publish.keys", w.proxy.Publish[0].Keys, []string{"k"}},
 		{"publish.cost", w.proxy.Publish[0].Cost, int64(9)},
+		{"publish.rpc_methods", w.proxy.Publish[1].RPCMethods, []string{"debug_traceTransaction", "trace_*"}},
 		{"local.evm.debug", w.local.devOpts.Debug, true},
 		{"local.node", w.local.node, upstream.URL + "/node"},
 		{"local.evm.writes_per_minute", w.local.devOpts.WritesPerMinute, 7},
+		{"local.evm.call_gas_cap", w.local.devOpts.CallGasCap, uint64(1_000_000)},
+		{"local.evm.call_timeout", w.local.devOpts.CallTimeout, 300 * time.Millisecond},
+		{"local.evm.calls_per_client", w.local.devOpts.CallsPerClient, 3},
+		{"local.evm.filters_per_client", w.local.devOpts.FiltersPerClient, 5},
+		{"local.evm.max_filters", w.local.devOpts.MaxFilters, 50},
 		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
 		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},
 		{"upstreams.breaker.consecutive_failures", data.Breaker.Config().ConsecutiveFailures, uint32(9)},
@@ -208,7 +217,9 @@ log_level: debug
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
 		{"keys_file", w.limits.KeysPath, keys},
 		{"replicas", w.limits.Replicas, 3},
-		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, netip.MustParseAddr("203.0.113.9")}},
+		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
+		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},
+		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r), w.usage.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, netip.MustParseAddr("203.0.113.9"), "203.0.113.9"}},
 		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
 		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},
 		{"server.max_header_bytes", srvs.public.MaxHeaderBytes, 4096},
@@ -235,6 +246,11 @@ log_level: debug
 		{"tls.cert_file", tlsOpts.CertFile, filepath.Join(dir, "cert.pem")},
 		{"tls.key_file", tlsOpts.KeyFile, filepath.Join(dir, "key.pem")},
 		{"tls.http_listen", srvs.acme, "127.0.0.1:18081"},
+		{"usage.flush_interval", w.usage.FlushInterval, 3 * time.Second},
+		{"usage.logs_per_key", w.usage.LogsPerKey, 50},
+		{"usage.log_max_age", w.usage.LogMaxAge, 2 * time.Hour},
+		{"usage.retry_for", w.usage.RetryFor, 4 * time.Minute},
+		{"usage.disable", []bool{w.proxy.Usage != nil, w.usage.Redis != nil, w.usage.DataDir == dir, w.usage.Prefix == "edgetest"}, []bool{true, true, true, true}},
 		{"disable_access_log", w.proxy.AccessLog == nil, true},
 		{"log_level", newLogger(cfg.LogLevel, io.Discard).Enabled(ctx, slog.LevelDebug), true},
 	}

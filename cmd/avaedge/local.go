@@ -24,7 +24,6 @@ import (
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
 	"github.com/avaedge/avaedge/local/api/node"
-	"github.com/avaedge/avaedge/local/api/pdata"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/source/devnet"
@@ -95,14 +94,16 @@ func buildLocal(ctx context.Context, cfg *config.Config, log *slog.Logger, reg p
 	if err != nil {
 		return fail(fmt.Errorf("devnet: %w", err))
 	}
+	parts.close = append(parts.close, dev.Close)
 	if followed != nil {
 		// The local world is the followed network: its index answers the
 		// primary-network routes, and nothing of the devnet is passed off as
-		// that network's (routes pdata lacks answer that they have no local
+		// that network's (routes it cannot answer have no local
 		// implementation).
-		parts.add(pdata.Handlers(followed, time.Now))
+		parts.add(dataapi.Handlers(dataapi.Options{Source: followed, Logger: log}))
 	} else {
-		parts.add(dataapi.Handlers(dev, time.Now))
+		// The devnet's index, read the same way, answering as any network.
+		parts.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, LinearX: true, Logger: log}))
 	}
 	// The node answers as the local network, or impersonates the node
 	// upstream's network when that is mapped to the devnet.
@@ -162,6 +163,12 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain
+	// In local mode the C-Chain answers under every id clients of the real
+	// services use for it (mainnet's, fuji's, the local network's): the
+	// dev chain, or the followed network's C-Chain, as the network names
+	// resolve to the devnet or the followed network. Never in proxy mode,
+	// where devnet data must not pass for a real network's.
+	var aliases *cchain.Aliases
 	if followed != nil {
 		c, info, mc, err := nodeCChain(ctx, cfg.Local.Node, followed.Network())
 		if err != nil {
@@ -169,11 +176,15 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		} else {
 			chains, infos, mchains = append(chains, c), append(infos, info), append(mchains, mc)
 			parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
+			aliases = &cchain.Aliases{Target: c.ChainID, BlockchainID: mc.BlockchainID}
 		}
 	}
 	var chain *evm.Chain
-	devOpts := evm.Options{Now: time.Now, Debug: cfg.Local.EVM.Debug,
-		WritesPerMinute: cfg.Local.EVM.WritesPerMinute, WriteKeys: writeKeys(parsePrefixes(cfg.TrustedProxies))}
+	trusted := parsePrefixes(cfg.TrustedProxies)
+	e := cfg.Local.EVM
+	devOpts := evm.Options{Now: time.Now, Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: writeKeys(trusted),
+		Client: func(r *http.Request) string { return limits.AddressID(r, trusted) }, CallGasCap: e.CallGasCap,
+		CallTimeout: e.CallTimeout.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters}
 	parts.wired.devOpts = devOpts
 	if runDev {
 		var err error
@@ -185,7 +196,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		parts.evmRPC = chain.Handler()
 		rpcc := chain.Client()
 		parts.close = append(parts.close, func() error { rpcc.Close(); return nil })
-		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond})
+		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
 		infos = append(infos, evmdata.LocalChain(chain.ChainID(), publicURL(cfg.Listen)+"/ext/bc/C/rpc"))
 		mchains = append(mchains, metricsapi.Chain{EVMChainID: chain.ChainID(), ChainName: "c_chain_local",
 			BlockchainID: devnet.CChainID.String(), SubnetID: devnet.PChainID.String(), Network: "testnet"})
@@ -197,7 +208,7 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 			name = "EVM chain " + strconv.FormatUint(c.ChainID, 10)
 		}
 		infos = append(infos, evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
-			NetworkToken: evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}})
+			IsTestnet: c.ChainID != 43114, NetworkToken: evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}})
 		parts.indexed[strconv.FormatUint(c.ChainID, 10)] = true
 		network := "mainnet"
 		if c.ChainID != 43114 {
@@ -214,10 +225,6 @@ func buildEVM(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pro
 		path = filepath.Join(cfg.DataDir, "evmindex.db")
 		mpath = filepath.Join(cfg.DataDir, "metrics.db")
 	}
-	// In local mode the C-Chain answers under every id clients of the real
-	// services use for it; never in proxy mode, where devnet data must not
-	// pass for a real network's.
-	var aliases *cchain.Aliases
 	if chain != nil {
 		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: devnet.CChainID.String()}
 	}
@@ -276,12 +283,12 @@ func publicURL(listen string) string {
 }
 
 // writeKeys names the identities a dev chain write counts against: the
-// client's address and, when it sends one, the hash of its API key (never
-// the key itself), each with its own allowance, so that fresh keys do not
-// buy fresh writes.
+// client's address (IPv6 by /64, as the edge counts anonymous clients) and,
+// when it sends one, the hash of its API key (never the key itself), each
+// with its own allowance, so that fresh keys do not buy fresh writes.
 func writeKeys(trusted []netip.Prefix) func(r *http.Request) []string {
 	return func(r *http.Request) []string {
-		keys := []string{"ip:" + limits.ClientIP(r, trusted).String()}
+		keys := []string{limits.AddressID(r, trusted)}
 		key := r.Header.Get("X-Glacier-Api-Key")
 		if key == "" {
 			key = r.Header.Get("X-Data-Api-Key")

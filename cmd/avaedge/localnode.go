@@ -53,10 +53,11 @@ func nodeCChain(ctx context.Context, node string, n pindex.Network) (evmindex.Ch
 	}
 	name := "C-Chain"
 	network := "testnet"
-	if chainID == 43114 {
+	if n.ID == 1 {
 		network = "mainnet"
 	}
 	info := evmdata.ChainInfo{ChainID: chainID, ChainName: name, Description: "the followed node's C-Chain (indexed by avaedge)", RPCURL: url,
+		IsTestnet: n.ID != 1, PlatformChainID: n.C, SubnetID: pindex.PrimaryNetworkID,
 		NetworkToken: evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}}
 	mc := metricsapi.Chain{EVMChainID: chainID, ChainName: name, BlockchainID: n.C, SubnetID: pindex.PrimaryNetworkID, Network: network}
 	return evmindex.ChainOptions{ChainID: chainID, RPCURL: url}, info, mc, nil

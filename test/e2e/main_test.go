@@ -118,6 +118,19 @@ func startEdge(t testing.TB, env map[string]string, secrets ...string) *edge {
 // several tests (stopped by stopShared).
 func launchEdge(t testing.TB, env map[string]string, secrets ...string) *edge {
 	t.Helper()
+	return launchEdgeArgs(t, nil, env, secrets...)
+}
+
+// startEdgeArgs is startEdge with command-line arguments (-config FILE).
+func startEdgeArgs(t testing.TB, args []string, env map[string]string, secrets ...string) *edge {
+	t.Helper()
+	e := launchEdgeArgs(t, args, env, secrets...)
+	t.Cleanup(func() { e.stop(t) })
+	return e
+}
+
+func launchEdgeArgs(t testing.TB, args []string, env map[string]string, secrets ...string) *edge {
+	t.Helper()
 	e := &edge{Env: map[string]string{}, log: &syncBuffer{}, secrets: secrets, done: make(chan struct{})}
 	for k, v := range env {
 		e.Env[k] = v
@@ -127,7 +140,7 @@ func launchEdge(t testing.TB, env map[string]string, secrets ...string) *edge {
 	e.Env["AVAEDGE_ADMIN_LISTEN"] = "127.0.0.1:" + strconv.Itoa(adm)
 	e.URL = "http://" + e.Env["AVAEDGE_LISTEN"]
 	e.Admin = "http://" + e.Env["AVAEDGE_ADMIN_LISTEN"]
-	e.cmd = exec.Command(binary)
+	e.cmd = exec.Command(binary, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "AVAEDGE_") {
 			e.cmd.Env = append(e.cmd.Env, kv)
@@ -224,8 +237,7 @@ func localEdge(t testing.TB) *edge {
 			t.Fatal(err)
 		}
 		keys := filepath.Join(dir, "keys.yaml")
-		plan := "plans:\n  bulk: {cu_per_minute: 1000000000, cu_per_day: 100000000000}\nanonymous: bulk\n"
-		if err := os.WriteFile(keys, []byte(plan), 0o600); err != nil {
+		if err := os.WriteFile(keys, []byte(bulkPlan), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		sharedStops = append(sharedStops, func() { os.RemoveAll(dir) })
@@ -242,6 +254,21 @@ func localEdge(t testing.TB) *edge {
 	}
 	return sharedLocal
 }
+
+// bulkKeysFile writes a keys file whose anonymous plan no sweep of the
+// whole catalogue reaches the limits of.
+func bulkKeysFile(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "keys.yaml")
+	if err := os.WriteFile(p, []byte(bulkPlan), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// bulkPlan is a keys file of one plan, for anonymous clients, that no test
+// reaches the limits of.
+const bulkPlan = "plans:\n  bulk: {cu_per_minute: 1000000000, cu_per_day: 100000000000}\nanonymous: bulk\n"
 
 // noKeysLocal starts a local-mode avaedge of the test's own with no keys
 // file: the published plans, the anonymous client metered per IP.

@@ -35,8 +35,12 @@ type decoded struct {
 	txs       []rpcTx // parallel to Block.Txs
 	feesSpent *big.Int
 	internals []internalTx
-	traced    bool
-	teleport  []TeleporterEvent
+	// traced says the block's internal transactions are known: it was
+	// indexed with call traces (an empty block is traced without a call).
+	// untraced says why a traced chain's block was not (fetched.untraced).
+	traced   bool
+	untraced string
+	teleport []TeleporterEvent
 }
 
 func bigOf(h interface{ ToInt() *big.Int }) *big.Int {
@@ -53,7 +57,7 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 	d := &decoded{Block: Block{
 		ChainID: chainID, Number: uint64(b.Number), Hash: b.Hash, ParentHash: b.ParentHash,
 		Timestamp: uint64(b.Timestamp), GasUsed: uint64(b.GasUsed), GasLimit: uint64(b.GasLimit),
-	}, txs: b.Transactions, feesSpent: new(big.Int)}
+	}, txs: b.Transactions, feesSpent: new(big.Int), untraced: f.untraced}
 	if b.BaseFee != nil {
 		d.BaseFee = bigOf(b.BaseFee)
 	}

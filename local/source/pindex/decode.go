@@ -144,6 +144,7 @@ type unsignedJSON struct {
 	Validators       []l1ValidatorJSON     `json:"validators"`
 	Balance          *uint64               `json:"balance"`
 	Message          string                `json:"message"`
+	PoP              []int                 `json:"proofOfPossession"` // RegisterL1ValidatorTx: a byte array
 	ValidationID     string                `json:"validationID"`
 	TxID             string                `json:"txID"`
 	Name             string                `json:"name"`
@@ -285,6 +286,16 @@ func parseNodeID(s string) (avax.NodeID, error) {
 		return id, nil
 	}
 	return avax.ParseNodeID(s)
+}
+
+// hexAnswer reads the bytes of an answer in encoding hexnc: a JSON string
+// of 0x-prefixed hex.
+func hexAnswer(raw json.RawMessage) ([]byte, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return hexBytes(s)
 }
 
 // hexBytes reads 0x-prefixed hex.

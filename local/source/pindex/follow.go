@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -38,12 +39,30 @@ func (ix *Index) nodeHeight(ctx context.Context, c Chain) (uint64, error) {
 	if err := ix.rpc.call(ctx, c.path(), c.service()+".getHeight", nil, &r); err != nil {
 		return 0, err
 	}
-	return strconv.ParseUint(r.Height, 10, 64)
+	h, err := parseHeight(r.Height)
+	if err != nil {
+		return 0, fmt.Errorf("%s.getHeight: %w", c.service(), err)
+	}
+	return h, nil
+}
+
+// parseHeight reads a height the node printed. The index keeps heights as
+// SQLite integers (int64), so a larger one is not a height: taken as one it
+// would read as negative, below the index's head, and roll it all back.
+func parseHeight(s string) (uint64, error) {
+	h, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("height %q: %w", s, err)
+	}
+	if h > math.MaxInt64 {
+		return 0, fmt.Errorf("height %s is beyond any chain's", s)
+	}
+	return h, nil
 }
 
 // fetch reads chain's block at height in both encodings.
-func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, error) {
-	f := &fetched{height: height}
+func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, error) {
+	f := &RawBlock{Height: height}
 	for _, enc := range []string{"json", "hexnc"} {
 		var r struct {
 			Block json.RawMessage `json:"block"`
@@ -53,18 +72,14 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, e
 			return nil, err
 		}
 		if enc == "json" {
-			f.json = r.Block
+			f.JSON = r.Block
 			continue
 		}
-		var s string
-		if err := json.Unmarshal(r.Block, &s); err != nil {
+		b, err := hexAnswer(r.Block)
+		if err != nil {
 			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", c.service(), err)
 		}
-		b, err := hexBytes(s)
-		if err != nil {
-			return nil, err
-		}
-		f.bytes = b
+		f.Bytes = b
 	}
 	if c == ChainX && height == 0 {
 		if err := ix.fetchGenesis(ctx, f); err != nil {
@@ -209,7 +224,7 @@ func (ix *Index) headOf(c Chain) (int64, bool) {
 // Options.Concurrency calls to the node at once.
 type batch struct {
 	from, to uint64
-	blocks   []*fetched
+	blocks   []*RawBlock
 	err      error
 	done     chan struct{}
 	cancel   context.CancelFunc
@@ -218,7 +233,7 @@ type batch struct {
 // fetchBatch starts fetching chain's blocks from..to.
 func (ix *Index) fetchBatch(ctx context.Context, c Chain, from, to uint64) *batch {
 	ctx, cancel := context.WithCancel(ctx)
-	bt := &batch{from: from, to: to, blocks: make([]*fetched, to-from+1), done: make(chan struct{}), cancel: cancel}
+	bt := &batch{from: from, to: to, blocks: make([]*RawBlock, to-from+1), done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(bt.done)
 		g, gctx := errgroup.WithContext(ctx)
@@ -236,7 +251,7 @@ func (ix *Index) fetchBatch(ctx context.Context, c Chain, from, to uint64) *batc
 }
 
 // wait returns the batch's blocks once all are fetched, or the first error.
-func (bt *batch) wait() ([]*fetched, error) {
+func (bt *batch) wait() ([]*RawBlock, error) {
 	<-bt.done
 	bt.cancel()
 	return bt.blocks, bt.err
@@ -256,11 +271,11 @@ func (bt *batch) stop() {
 // after checking that each extends the one below it: the first the stored
 // chain (else the index is reconciled with the node), the others the block
 // before them in the batch.
-func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fetched) error {
+func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*RawBlock) error {
 	var parent string // the id block from's parent must have
 	if from > 0 {
 		var first blockJSON
-		if err := json.Unmarshal(blocks[0].json, &first); err != nil {
+		if err := json.Unmarshal(blocks[0].JSON, &first); err != nil {
 			return fmt.Errorf("pindex: %s block %d: %w", c, from, err)
 		}
 		stored, err := ix.st.blockID(c, from-1)
@@ -282,6 +297,13 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 		}
 		parent = stored
 	}
+	return ix.commit(ctx, c, from, parent, blocks)
+}
+
+// commit stores blocks, chain's blocks from on, in one store transaction,
+// checking that each names the one below it as its parent (parent is the
+// stored block's below from, "" at genesis).
+func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string, blocks []*RawBlock) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	tx, err := ix.st.w.BeginTx(ctx, nil)
@@ -301,8 +323,8 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 		if err != nil {
 			return err
 		}
-		if f.height > 0 && b.ParentID != parent && parent != "" {
-			return fmt.Errorf("pindex: %s block %d names parent %s, but the node's block %d is %s", c, f.height, b.ParentID, f.height-1, parent)
+		if f.Height > 0 && b.ParentID != parent && parent != "" {
+			return fmt.Errorf("pindex: %s block %d names parent %s, but block %d is %s", c, f.Height, b.ParentID, f.Height-1, parent)
 		}
 		parent, prevTime = b.ID, w.time
 	}
@@ -314,6 +336,45 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 	ix.setHead(c, int64(to))
 	ix.metrics.lag.WithLabelValues(string(c)).Sub(float64(len(blocks)))
 	return nil
+}
+
+// Append stores blocks of a generated chain (Options.Network), the first at
+// the height after chain's head, each naming the one below it as its
+// parent, in one store transaction.
+func (ix *Index) Append(ctx context.Context, c Chain, blocks []*RawBlock) error {
+	if c != ChainP && c != ChainX {
+		return ErrUnknownChain
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	head, _ := ix.headOf(c)
+	from := uint64(head + 1)
+	var parent string
+	if from > 0 {
+		id, err := ix.st.blockID(c, from-1)
+		if err != nil {
+			return fmt.Errorf("pindex: %s block %d: %w", c, from-1, err)
+		}
+		parent = id
+	}
+	for i, f := range blocks {
+		if f.Height != from+uint64(i) {
+			return fmt.Errorf("pindex: %s block at height %d appended after height %d", c, f.Height, from+uint64(i)-1)
+		}
+	}
+	return ix.commit(ctx, c, from, parent, blocks)
+}
+
+// SetCurrentValidators stores a platform.getCurrentValidators answer for
+// subnet (the primary network's id is the empty id) as the node's current
+// one, read now: a generated network's (the devnet's) validators.
+func (ix *Index) SetCurrentValidators(ctx context.Context, subnet string, body json.RawMessage) error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	_, err := ix.st.w.ExecContext(ctx, `INSERT INTO current (subnet, body, time) VALUES (?,?,?)
+		ON CONFLICT(subnet) DO UPDATE SET body=excluded.body, time=excluded.time`, subnet, string(body), ix.now().Unix())
+	return err
 }
 
 // reconcile finds the highest stored height at or below from whose block the
@@ -330,7 +391,7 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 			return err
 		}
 		var b blockJSON
-		if err := json.Unmarshal(f.json, &b); err != nil {
+		if err := json.Unmarshal(f.JSON, &b); err != nil {
 			return err
 		}
 		stored, err := ix.st.blockID(c, uint64(h))
@@ -406,11 +467,7 @@ func (ix *Index) RefreshValidators(ctx context.Context) error {
 				return err
 			}
 		}
-		ix.writeMu.Lock()
-		_, err := ix.st.w.ExecContext(ctx, `INSERT INTO current (subnet, body, time) VALUES (?,?,?)
-			ON CONFLICT(subnet) DO UPDATE SET body=excluded.body, time=excluded.time`, s, string(r), ix.now().Unix())
-		ix.writeMu.Unlock()
-		if err != nil {
+		if err := ix.SetCurrentValidators(ctx, s, r); err != nil {
 			return err
 		}
 	}
@@ -431,6 +488,20 @@ func sleep(ctx context.Context, d time.Duration) {
 // for the validators a call names, so those with delegators are asked for
 // again, by node id, in one call.
 func (ix *Index) withDelegators(ctx context.Context, body json.RawMessage) (json.RawMessage, error) {
+	nodes, err := delegated(body)
+	if err != nil || len(nodes) == 0 {
+		return body, err
+	}
+	var detail json.RawMessage
+	if err := ix.rpc.call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
+		return nil, err
+	}
+	return mergeDelegators(body, detail)
+}
+
+// delegated returns the node ids of a getCurrentValidators answer's
+// validators that have delegators.
+func delegated(body json.RawMessage) ([]string, error) {
 	var all struct {
 		Validators []json.RawMessage `json:"validators"`
 	}
@@ -447,17 +518,24 @@ func (ix *Index) withDelegators(ctx context.Context, body json.RawMessage) (json
 			nodes = append(nodes, c.NodeID)
 		}
 	}
-	if len(nodes) == 0 {
-		return body, nil
-	}
-	var detail struct {
+	return nodes, nil
+}
+
+// mergeDelegators replaces the validators of body, a getCurrentValidators
+// answer, by those of detail (the answer for their node ids, which lists
+// their delegators) with the same staking tx.
+func mergeDelegators(body, detail json.RawMessage) (json.RawMessage, error) {
+	var all, more struct {
 		Validators []json.RawMessage `json:"validators"`
 	}
-	if err := ix.rpc.call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
-		return nil, err
+	if err := json.Unmarshal(body, &all); err != nil {
+		return nil, fmt.Errorf("platform.getCurrentValidators: %w", err)
+	}
+	if err := json.Unmarshal(detail, &more); err != nil {
+		return nil, fmt.Errorf("platform.getCurrentValidators by node id: %w", err)
 	}
 	byTx := map[string]json.RawMessage{}
-	for _, v := range detail.Validators {
+	for _, v := range more.Validators {
 		var c struct {
 			TxID string `json:"txID"`
 		}

@@ -32,8 +32,12 @@ import (
 type Options struct {
 	// Node is the avalanchego base URL, e.g. "http://127.0.0.1:9650".
 	Node string
+	// Network is the network of an index no node fills: a generated one
+	// (the devnet), whose blocks Append stores. With it, Node is not used
+	// and Start is not called.
+	Network *Network
 	// Path is the SQLite file. Empty means a private temporary file that
-	// Close removes.
+	// Close removes; Memory means in memory.
 	Path string
 	// PollInterval is how often the node's heights are polled once caught
 	// up. Zero means 1s.
@@ -186,7 +190,13 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		return nil, err
 	}
 	ix.st = st
-	if err := ix.loadNetwork(ctx); err != nil {
+	if opts.Network != nil {
+		ix.net = *opts.Network
+		if err := ix.net.parse(); err != nil {
+			st.close()
+			return nil, fmt.Errorf("pindex: network: %w", err)
+		}
+	} else if err := ix.loadNetwork(ctx); err != nil {
 		st.close()
 		return nil, err
 	}
@@ -202,6 +212,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 	}
 	ix.metrics = newMetrics(opts.Registerer)
+	if opts.Network != nil {
+		return ix, nil
+	}
 	// Recorded now, so that a node gone right after the start is still
 	// described; bounded, since a hung node must not hold the start.
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -252,11 +265,6 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err := ix.rpc.call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
 		return n, err
 	}
-	v, err := strconv.ParseUint(id.NetworkID, 10, 32)
-	if err != nil {
-		return n, fmt.Errorf("info.getNetworkID: %q: %w", id.NetworkID, err)
-	}
-	n.ID, n.HRP = uint32(v), avax.HRP(uint32(v))
 	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
 		var r struct {
 			BlockchainID string `json:"blockchainID"`
@@ -272,12 +280,26 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err := ix.rpc.call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
 		return n, err
 	}
-	n.Avax = a.AssetID
+	return networkOf(id.NetworkID, n.X, n.C, a.AssetID)
+}
+
+// networkOf reads the network from the node's answers: info.getNetworkID,
+// the X- and C-Chain's info.getBlockchainID and AVAX's
+// avm.getAssetDescription.
+func networkOf(networkID, x, c, avaxID string) (Network, error) {
+	v, err := strconv.ParseUint(networkID, 10, 32)
+	if err != nil {
+		return Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
+	}
+	n := Network{ID: uint32(v), HRP: avax.HRP(uint32(v)), X: x, C: c, Avax: avaxID}
 	return n, n.parse()
 }
 
 // Network returns the followed network.
 func (ix *Index) Network() Network { return ix.net }
+
+// Now returns the clock of stake statuses (Options.Now).
+func (ix *Index) Now() time.Time { return ix.now() }
 
 // Start begins following both chains in the background, once. The followers
 // stop at Close or when ctx ends.

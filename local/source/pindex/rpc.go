@@ -2,6 +2,7 @@ package pindex
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,12 +34,17 @@ func (e *RPCError) Error() string { return "node: " + e.Message + " (" + strconv
 // answer at all.
 var errNodeDown = errors.New("node unreachable")
 
+// maxAnswer bounds one answer of the node, which the index reads whole into
+// memory before decoding it.
+const maxAnswer = 64 << 20
+
 // client calls an avalanchego node's JSON-RPC APIs. It is safe for
 // concurrent use.
 type client struct {
 	base    string
 	http    *http.Client
 	timeout time.Duration // of one call, answer read included
+	limit   int64         // of one answer's bytes; 0 means maxAnswer
 	id      atomic.Uint64
 }
 
@@ -78,18 +84,28 @@ func (c *client) call(ctx context.Context, path, method string, params, out any)
 		return fmt.Errorf("%s: %w: %w", method, errNodeDown, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	limit := cmp.Or(c.limit, maxAnswer)
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", method, errNodeDown, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: %w: HTTP %d", method, errNodeDown, resp.StatusCode)
 	}
+	if int64(len(raw)) > limit {
+		return fmt.Errorf("%s: the answer is over %d bytes", method, limit)
+	}
+	return decodeAnswer(method, raw, out)
+}
+
+// decodeAnswer decodes a JSON-RPC answer: its result into out, a pointer
+// (nil: the result is not kept), or its error as an *RPCError.
+func decodeAnswer(method string, raw []byte, out any) error {
 	if out == nil {
 		out = new(json.RawMessage)
 	}
 	r := rpcResponse{Result: out}
-	err = json.Unmarshal(raw, &r)
+	err := json.Unmarshal(raw, &r)
 	if r.Error != nil {
 		return fmt.Errorf("%s: %w", method, r.Error)
 	}

@@ -1,0 +1,288 @@
+package dataapi
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/avaedge/avaedge/local/apireq"
+	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/source/pindex"
+)
+
+// unsignedJSON is the part of the node's JSON of a transaction the answers
+// show (avalanchego's field names).
+type unsignedJSON struct {
+	Memo             string `json:"memo"`
+	SubnetID         string `json:"subnetID"`
+	SourceChain      string `json:"sourceChain"`
+	DestinationChain string `json:"destinationChain"`
+	ChainName        string `json:"chainName"`
+	VMID             string `json:"vmID"`
+	Owner            *struct {
+		Addresses []string `json:"addresses"`
+		Locktime  uint64   `json:"locktime"`
+		Threshold uint32   `json:"threshold"`
+	} `json:"owner"`
+	Validator *struct {
+		NodeID string `json:"nodeID"`
+		Start  int64  `json:"start"`
+		End    int64  `json:"end"`
+	} `json:"validator"`
+	Balance    uint64 `json:"balance"`
+	Validators []struct {
+		Balance uint64 `json:"balance"`
+	} `json:"validators"`
+}
+
+// listTxs is listLatestPrimaryNetworkTransactions for the P- and X-Chain,
+// read a page at a time.
+func (a *api) listTxs(q *req) (any, *apireq.Error) {
+	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	if herr != nil {
+		return nil, herr
+	}
+	f := pindex.TxFilter{BlockRange: q.timeRange(), Addrs: q.Addresses("addresses")}
+	f.Asc = !q.Desc()
+	f.Types = q.List("txTypes")
+	size := q.PageSize(10)
+	scope := q.Scope(string(chain))
+	lo, herr := q.Offset(scope)
+	if herr != nil || len(q.Errs) > 0 {
+		return nil, herr
+	}
+	f.Limit, f.Offset = size+1, lo
+	list, err := a.src.Txs(q.ctx, chain, f)
+	if err != nil {
+		return nil, apireq.Internal(err)
+	}
+	more := len(list) > size
+	if more {
+		list = list[:size]
+	}
+	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
+	next := q.Next(scope, lo, size, more)
+	assets := a.assets(q)
+	if chain == pindex.ChainP {
+		out := glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, Transactions: []glacier.PChainTx{}, ChainInfo: info}
+		for _, t := range list {
+			item, herr := a.pTx(q, assets, t)
+			if herr != nil {
+				return nil, herr
+			}
+			out.Transactions = append(out.Transactions, item)
+		}
+		return out, nil
+	}
+	out := glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, Transactions: []glacier.XChainTx{}, ChainInfo: info}
+	for _, t := range list {
+		item, herr := a.xTx(q, assets, t)
+		if herr != nil {
+			return nil, herr
+		}
+		out.Transactions = append(out.Transactions, item)
+	}
+	return out, nil
+}
+
+// getTx is getTxByHash for the P- and X-Chain.
+func (a *api) getTx(q *req) (any, *apireq.Error) {
+	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	if herr != nil {
+		return nil, herr
+	}
+	id := q.Q.Get("txHash")
+	t, ok, err := a.src.Tx(q.ctx, q.view.ownID(id))
+	if err != nil {
+		return nil, apireq.Internal(err)
+	}
+	if !ok || t.Chain != chain {
+		return nil, apireq.NotFound("Transaction " + apireq.Shorten(id) + " not found on the " + alias(chain))
+	}
+	if chain == pindex.ChainP {
+		return a.pTx(q, a.assets(q), t)
+	}
+	return a.xTx(q, a.assets(q), t)
+}
+
+// txParts reads what every answer of a transaction shows: its block's id,
+// its UTXOs and its unsigned JSON.
+func (a *api) txParts(q *req, t *pindex.Tx) (block string, emitted, consumed []*pindex.UTXO, u unsignedJSON, herr *apireq.Error) {
+	block, err := a.src.BlockID(q.ctx, t.Chain, t.Height)
+	if err == nil {
+		emitted, consumed, err = a.src.TxUTXOs(q.ctx, t.ID)
+	}
+	if err != nil {
+		return "", nil, nil, u, apireq.Internal(err)
+	}
+	var body struct {
+		Unsigned unsignedJSON `json:"unsignedTx"`
+	}
+	if err := json.Unmarshal(t.Body, &body); err != nil {
+		return "", nil, nil, u, apireq.Internal(err)
+	}
+	return block, emitted, consumed, body.Unsigned, nil
+}
+
+// sums adds up amounts per asset, in the order assets first appear.
+type sums struct {
+	order []string
+	total map[string]uint64
+}
+
+func (s *sums) add(asset string, v uint64) {
+	if s.total == nil {
+		s.total = map[string]uint64{}
+	}
+	if _, ok := s.total[asset]; !ok {
+		s.order = append(s.order, asset)
+	}
+	s.total[asset] += v
+}
+
+// list renders the sums as AssetAmounts, leaving out zeros.
+func (s *sums) list(c *assetCache) ([]glacier.AssetAmount, *apireq.Error) {
+	out := []glacier.AssetAmount{}
+	for _, id := range s.order {
+		if s.total[id] == 0 {
+			continue
+		}
+		am, herr := c.asset(id)
+		if herr != nil {
+			return nil, herr
+		}
+		am.Amount = u64(s.total[id])
+		out = append(out, am)
+	}
+	return out, nil
+}
+
+func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *apireq.Error) {
+	block, emitted, consumed, u, herr := a.txParts(q, t)
+	if herr != nil {
+		return glacier.PChainTx{}, herr
+	}
+	v := q.view
+	out := glacier.PChainTx{TxHash: t.ID, TxType: t.Type, BlockTimestamp: t.Time, BlockNumber: strconv.FormatUint(t.Height, 10), BlockHash: block,
+		ConsumedUTXOs: []glacier.PChainUTXO{}, EmittedUTXOs: []glacier.PChainUTXO{}, SourceChain: v.id(u.SourceChain),
+		DestinationChain: v.id(u.DestinationChain), SubnetID: u.SubnetID, Memo: memo(u.Memo)}
+	var in, made, staked, l1 sums
+	for _, x := range consumed {
+		am, herr := assets.amount(x)
+		if herr != nil {
+			return out, herr
+		}
+		out.ConsumedUTXOs = append(out.ConsumedUTXOs, q.pItem(x, am))
+		in.add(x.AssetID, x.Amount)
+	}
+	for _, x := range emitted {
+		am, herr := assets.amount(x)
+		if herr != nil {
+			return out, herr
+		}
+		out.EmittedUTXOs = append(out.EmittedUTXOs, q.pItem(x, am))
+		if x.Staked {
+			staked.add(x.AssetID, x.Amount)
+		} else {
+			made.add(x.AssetID, x.Amount)
+		}
+	}
+	// The balance an L1 validator pays its fees from leaves the UTXO set.
+	var balance uint64
+	for _, val := range u.Validators {
+		balance += val.Balance
+	}
+	balance += u.Balance
+	if balance > 0 {
+		l1.add(v.own.Avax, balance)
+	}
+	burned := sums{}
+	for _, id := range in.order {
+		spent := made.total[id] + staked.total[id] + l1.total[id]
+		if in.total[id] > spent {
+			burned.add(id, in.total[id]-spent)
+		}
+	}
+	var lists [4][]glacier.AssetAmount
+	for i, s := range []*sums{&made, &burned, &staked, &l1} {
+		if lists[i], herr = s.list(assets); herr != nil {
+			return out, herr
+		}
+	}
+	out.Value, out.AmountBurned, out.AmountStaked, out.AmountL1ValidatorBalanceBurned = lists[0], lists[1], lists[2], lists[3]
+	if u.Validator != nil {
+		out.NodeID, out.StartTimestamp, out.EndTimestamp = u.Validator.NodeID, u.Validator.Start, u.Validator.End
+	}
+	owned := func() *glacier.SubnetOwnershipInfo {
+		return &glacier.SubnetOwnershipInfo{Locktime: u.Owner.Locktime, Threshold: u.Owner.Threshold, Addresses: q.rebech32("", u.Owner.Addresses)}
+	}
+	switch t.Type {
+	case pindex.TxCreateSubnet:
+		out.SubnetID = t.ID
+		if u.Owner != nil {
+			out.SubnetOwnershipInfo = owned()
+		}
+	case pindex.TxTransferSubnetOwnership:
+		if u.Owner != nil {
+			out.SubnetOwnershipInfo = owned()
+		}
+	case pindex.TxCreateChain:
+		out.BlockchainInfo = &glacier.BlockchainInfo{ChainName: u.ChainName, VMID: u.VMID}
+	}
+	return out, nil
+}
+
+func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *apireq.Error) {
+	block, emitted, consumed, u, herr := a.txParts(q, t)
+	if herr != nil {
+		return glacier.XChainTx{}, herr
+	}
+	v := q.view
+	out := glacier.XChainTx{TxHash: v.id(t.ID), ChainFormat: "linear", Timestamp: t.Time, TxType: t.Type, Memo: memo(u.Memo),
+		ConsumedUTXOs: []glacier.XUTXO{}, EmittedUTXOs: []glacier.XUTXO{}, SourceChain: v.id(u.SourceChain), DestinationChain: v.id(u.DestinationChain),
+		BlockHeight: t.Height, BlockHash: block}
+	if out.Memo == "" {
+		out.Memo = "0x"
+	}
+	var unlocked, created sums
+	for _, x := range consumed {
+		am, herr := assets.amount(x)
+		if herr != nil {
+			return out, herr
+		}
+		out.ConsumedUTXOs = append(out.ConsumedUTXOs, q.xItem(x, x.Chain, am))
+		unlocked.add(x.AssetID, x.Amount)
+	}
+	for _, x := range emitted {
+		am, herr := assets.amount(x)
+		if herr != nil {
+			return out, herr
+		}
+		out.EmittedUTXOs = append(out.EmittedUTXOs, q.xItem(x, x.Chain, am))
+		created.add(x.AssetID, x.Amount)
+	}
+	if out.AmountUnlocked, herr = unlocked.list(assets); herr != nil {
+		return out, herr
+	}
+	if out.AmountCreated, herr = created.list(assets); herr != nil {
+		return out, herr
+	}
+	if t.Type == pindex.TxCreateAsset {
+		d, herr := assets.asset(t.ID)
+		if herr != nil {
+			return out, herr
+		}
+		// The index follows secp256k1 outputs only, so an asset is taken
+		// as one without minters: its supply fixed at creation.
+		out.AssetCreated = &glacier.AssetDetails{AssetID: d.AssetID, Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1",
+			CreatedAtTimestamp: t.Time, Cap: "fixed"}
+	}
+	return out, nil
+}
+
+// memo is the node's memo ("0x" for none) as the Data API prints it.
+func memo(m string) string {
+	if m == "0x" {
+		return ""
+	}
+	return m
+}

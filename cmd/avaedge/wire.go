@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"sync/atomic"
 	"time"
@@ -56,8 +58,9 @@ func (a *app) Close() error {
 	return nil
 }
 
-// build wires config into the proxy: upstreams, local world, cache, limits.
-func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
+// build wires config into the proxy: upstreams, local world, cache, limits,
+// the access log (written to logOut, where log writes too).
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.Writer) (*app, error) {
 	a := &app{}
 	if cfg.DataDir != "" {
 		// Like servers that keep state, create the directory when missing,
@@ -154,6 +157,13 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
+	access, err := newAccessLog(ctx, cfg, log, logOut, reg)
+	if err != nil {
+		return nil, err
+	}
+	if access != nil {
+		a.closers = append(a.closers, func() error { return closeAccessLog(access) })
+	}
 	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
 	var meter *usage.Meter
 	if !cfg.Usage.Disable {
@@ -191,9 +201,9 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		// is served to every client (in proxy mode the node's is published
 		// per key).
 		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
-		ClientIP:     clientIP,
+		ClientIP:     func(r *http.Request) netip.Addr { return limits.ClientIP(r, trusted) },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
-		AccessLog:    !cfg.DisableAccessLog,
+		AccessLog:    access,
 		Logger:       log,
 		Registerer:   reg,
 	}

@@ -17,6 +17,7 @@ import (
 // a body, was admitted before it was read), then the plan's chain (answer),
 // written straight to the client.
 func (s *Server) serve(ex *exchange, p *plan) {
+	ex.plan = p
 	if !ex.admitted && !s.admit(ex, p.charge) {
 		return
 	}
@@ -50,6 +51,7 @@ func (s *Server) answer(ex *exchange, p *plan, w http.ResponseWriter) (Source, c
 	bypass := noCache(ex.r.Header)
 	if !bypass {
 		if e := s.opts.Cache.Fresh(p.key, ex.start); e != nil {
+			ex.atOnce = true
 			return s.writeEntry(ex, p, w, e, cache.Hit)
 		}
 	}

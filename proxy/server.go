@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,6 +74,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	for svc, up := range opts.Upstreams {
+		if up != nil && up.Breaker != nil {
+			// Closed until a transition says otherwise, so a dashboard
+			// shows every breaker from the start.
+			m.breaker.WithLabelValues(string(svc)).Set(0)
+		}
+	}
 	for i := range opts.Routes {
 		rt := &opts.Routes[i]
 		s.routes[rt.Name] = rt
@@ -107,6 +113,7 @@ func New(opts Options) (*Server, error) {
 		w.Header()["Content-Type"] = hdrJSON
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
 	})
+	s.mountUsage()
 	catalog.Mount(s.mux, opts.Routes, func(rt *catalog.Route) http.Handler {
 		rm := s.rmetrics[rt.Name]
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
@@ -167,6 +174,9 @@ type exchange struct {
 	format   errFormat
 	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
 	admitted bool   // the limiter admitted the request
+	atOnce   bool   // answered from the in-process cache tier, at ex.start
+	plan     *plan  // the plan served, for its usage record
+	identity string // who the request is counted for (limits.Decision.Identity)
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client
@@ -231,34 +241,10 @@ func (s *Server) finish(ex *exchange) {
 	} else {
 		s.metrics.observe(ex.service, ex.route, status, ex.source)
 	}
-	if !s.opts.AccessLog {
-		return
+	s.recordUsage(ex, status)
+	if s.opts.AccessLog != nil {
+		s.logAccess(ex, status)
 	}
-	s.log.LogAttrs(ex.r.Context(), slog.LevelInfo, "request",
-		slog.String("request_id", ex.id),
-		slog.String("method", ex.r.Method),
-		slog.String("path", ex.r.URL.Path),
-		slog.String("service", string(ex.service)),
-		slog.String("route", ex.route),
-		slog.Int("status", status),
-		slog.String("source", ex.source.String()),
-		slog.String("cache", string(ex.cache)),
-		slog.Int64("bytes", ex.w.bytes),
-		slog.Duration("duration", s.now().Sub(ex.start)),
-		slog.String("key_id", ex.keyID),
-		slog.String("client", s.clientIP(ex.r)),
-	)
-}
-
-func (s *Server) clientIP(r *http.Request) string {
-	if s.opts.ClientIP != nil {
-		return s.opts.ClientIP(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 var errBodyTooLarge = errors.New("request body too large")

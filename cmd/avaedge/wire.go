@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"sync/atomic"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // app is the wired edge: its public and admin handlers and what to close.
@@ -42,6 +45,7 @@ type wiring struct {
 	cache     cache.Options
 	limits    limits.Options
 	admin     proxy.AdminOptions
+	usage     usage.Options
 	local     localWiring
 }
 
@@ -54,8 +58,9 @@ func (a *app) Close() error {
 	return nil
 }
 
-// build wires config into the proxy: upstreams, local world, cache, limits.
-func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
+// build wires config into the proxy: upstreams, local world, cache, limits,
+// the access log (written to logOut, where log writes too).
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.Writer) (*app, error) {
 	a := &app{}
 	if cfg.DataDir != "" {
 		// Like servers that keep state, create the directory when missing,
@@ -152,6 +157,37 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
+	access, err := newAccessLog(ctx, cfg, log, logOut, reg)
+	if err != nil {
+		return nil, err
+	}
+	if access != nil {
+		a.closers = append(a.closers, func() error { return closeAccessLog(access) })
+	}
+	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
+	var meter *usage.Meter
+	if !cfg.Usage.Disable {
+		a.wired.usage = usage.Options{
+			Redis:         rdb,
+			Prefix:        cfg.RedisPrefix,
+			DataDir:       cfg.DataDir,
+			FlushInterval: cfg.Usage.FlushInterval.D(),
+			LogsPerKey:    cfg.Usage.LogsPerKey,
+			LogMaxAge:     cfg.Usage.LogMaxAge.D(),
+			RetryFor:      cfg.Usage.RetryFor.D(),
+			ClientIP:      clientIP,
+			EVMChainID:    evmChainID(nodeNetwork, localMode[catalog.Node]),
+			Registerer:    reg,
+			Logger:        log,
+		}
+		if meter, err = usage.New(a.wired.usage); err != nil {
+			return nil, err
+		}
+		// Closed before Redis (closers run last first): the last batch is
+		// written on the way out.
+		a.closers = append(a.closers, meter.Close)
+	}
+
 	a.wired.upstreams = ups
 	a.wired.local = world.wired
 	a.wired.proxy = proxy.Options{
@@ -165,11 +201,14 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		// is served to every client (in proxy mode the node's is published
 		// per key).
 		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
-		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
+		ClientIP:     func(r *http.Request) netip.Addr { return limits.ClientIP(r, trusted) },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
-		AccessLog:    !cfg.DisableAccessLog,
+		AccessLog:    access,
 		Logger:       log,
 		Registerer:   reg,
+	}
+	if meter != nil {
+		a.wired.proxy.Usage = meter
 	}
 	srv, err = proxy.New(a.wired.proxy)
 	if err != nil {
@@ -191,6 +230,24 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
 		},
 	}
+	if meter != nil {
+		a.wired.admin.Usage = meter.AdminHandler(lim.UsageHandler())
+	}
 	a.Admin = proxy.AdminHandler(a.wired.admin)
 	return a, nil
+}
+
+// evmChainID is the EVM chain id of the node endpoint's C-Chain, which the
+// usage of EVM JSON-RPC calls names: the dev chain's in local mode, the
+// node upstream's network's C-Chain otherwise ("" when it is not known).
+func evmChainID(nodeNetwork string, local bool) string {
+	switch {
+	case local:
+		return "43112"
+	case nodeNetwork == "mainnet":
+		return "43114"
+	case nodeNetwork == "fuji":
+		return "43113"
+	}
+	return ""
 }

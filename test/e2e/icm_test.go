@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,13 +13,14 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 )
 
-// icmSent is what test/sdk/icm-send.mjs did: deployed avaedge's messenger
-// with its keyless transaction (unless there already) and sent one message
-// from ewoq with a fee.
+// icmSent is what test/sdk/icm-send.mjs did: deployed a messenger with its
+// keyless transaction (unless there already) and sent one message from ewoq
+// with a fee.
 type icmSent struct {
 	Messenger          string `json:"messenger"`
 	From               string `json:"from"`
 	DeployTx           string `json:"deployTx"`
+	DeployGasUsed      string `json:"deployGasUsed"`
 	WarpPrecompile     bool   `json:"warpPrecompile"`
 	MessageID          string `json:"messageId"`
 	SourceBlockchainID string `json:"sourceBlockchainId"` // hex
@@ -29,12 +31,14 @@ type icmSent struct {
 	destination, recipient, token, fee string
 }
 
-// sendICM runs icm-send.mjs on rpc: a message to the blockchain dest,
-// for recipient, offering fee of token. self is the chain's blockchain id,
-// for a chain without the Warp precompile.
-func sendICM(t *testing.T, rpc string, self, dest ids.ID, recipient, token, fee string) *icmSent {
+// sendICM runs icm-send.mjs on rpc: deploys the messenger of the keyless
+// deployment in the file deployment unless it is there, then sends a
+// message to the blockchain dest, for recipient, offering fee of token.
+// self is the chain's blockchain id, for a chain without the Warp
+// precompile.
+func sendICM(t *testing.T, rpc, deployment string, self, dest ids.ID, recipient, token, fee string) *icmSent {
 	t.Helper()
-	out := nodeScript(t, "", "icm-send.mjs", rpc, "0x"+hex.EncodeToString(dest[:]), recipient, token, fee, "0x"+hex.EncodeToString(self[:]))
+	out := nodeScript(t, "", "icm-send.mjs", rpc, deployment, "0x"+hex.EncodeToString(dest[:]), recipient, token, fee, "0x"+hex.EncodeToString(self[:]))
 	var s icmSent
 	if err := json.Unmarshal(out, &s); err != nil || s.MessageID == "" {
 		t.Fatalf("icm-send.mjs printed %s: %v", out, err)
@@ -251,8 +255,8 @@ func checkMetricsRoutes(t *testing.T, base, rpc, chainID string, act *evmActivit
 	}
 }
 
-// TestICMDevnet: in devnet mode the dev chain's messenger (deployed by the
-// seeded history, which sent one message to the devnet's L1) sends another
+// TestICMDevnet: in devnet mode the dev chain's messenger (avaedge's own,
+// deployed by the seeded history, which sent one message to the devnet's L1) sends another
 // message from ethers to the L1; chainkit lists both from every ICM route,
 // pending, the L1 named by its EVM chain id (898989), and counts them.
 func TestICMDevnet(t *testing.T) {
@@ -283,7 +287,9 @@ func TestICMDevnet(t *testing.T) {
 		t.Fatalf("ewoq's ERC-20 balances: %s", r)
 	}
 	self, _ := ids.FromString("2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC")
-	s := sendICM(t, e.URL+"/ext/bc/C/rpc", self, l1, "0x00000000000000000000000000000000000000aa", bals.Balances[0].Address, "5000")
+	// The dev chain has no Warp precompile: it runs avaedge's messenger.
+	deployment := filepath.Join(repoRoot, "local", "source", "devnet", "evm", "artifacts", "IcmMessenger.deployment.json")
+	s := sendICM(t, e.URL+"/ext/bc/C/rpc", deployment, self, l1, "0x00000000000000000000000000000000000000aa", bals.Balances[0].Address, "5000")
 	if s.DeployTx != "" {
 		t.Errorf("the messenger was deployed again (%s); the seeded history deploys it", s.DeployTx)
 	}

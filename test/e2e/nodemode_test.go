@@ -261,14 +261,25 @@ func TestNodeModeSDK(t *testing.T) {
 	waitIndexed(t, e.URL, act)
 	checkEVMListings(t, e.URL, act, "43112", "43113", "43114")
 	checkCoreWallet(t, e.URL, act, "43112", "43113", "43114")
-	// ICM: avaedge's messenger deployed on the C-Chain with its keyless
-	// transaction, a message sent to the L1's chain (whose EVM chain id
-	// avaedge does not know); then every Metrics route (before the answers the node-stopped run
-	// compares, which move with the clock).
-	sent := sendICM(t, n.URI+"/ext/bc/C/rpc", in.cChainID, in.chain, act.To, act.Token, "1000")
-	if sent.DeployTx == "" || !sent.WarpPrecompile {
-		t.Errorf("icm-send.mjs: %+v; want the keyless deployment, and the blockchain id from the Warp precompile", sent)
+	// ICM: the TeleporterMessenger deployed on the C-Chain by its official
+	// transaction (its deployer funded with exactly 10 AVAX), a message sent
+	// to the L1's chain (whose EVM chain id avaedge does not know); then
+	// every Metrics route (before the answers the node-stopped run compares,
+	// which move with the clock).
+	official, err := officialTeleporter()
+	if err != nil {
+		t.Fatal(err)
 	}
+	sent := sendICM(t, n.URI+"/ext/bc/C/rpc", writeDeployment(t, official), in.cChainID, in.chain, act.To, act.Token, "1000")
+	if !strings.EqualFold(sent.Messenger, teleporterAddress.Hex()) || sent.DeployTx != official.hash.Hex() || !sent.WarpPrecompile {
+		t.Errorf("icm-send.mjs: %+v; want the official deployment %s of %s, and the blockchain id from the Warp precompile", sent, official.hash, teleporterAddress)
+	}
+	var code string
+	if err := rawResult(n.URI+"/ext/bc/C/rpc", "eth_getCode", fmt.Sprintf(`[%q,"latest"]`, teleporterAddress.Hex()), &code); err != nil || len(code) <= 2 {
+		t.Fatalf("the TeleporterMessenger's code at %s: %q, %v", teleporterAddress, code, err)
+	}
+	t.Logf("TeleporterMessenger deployed at %s by %s (%s gas, %d bytes of code); message %s sent (%s gas)",
+		teleporterAddress, sent.DeployTx, sent.DeployGasUsed, (len(code)-2)/2, sent.MessageID, sent.GasUsed)
 	waitFor(t, e.URL+"/v1/icm/messages/"+sent.MessageID, sent.MessageID)
 	checkICM(t, e.URL, sent, "43112", in.cChainID, "", 1, 1)
 	var l1vals struct {

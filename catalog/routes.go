@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/cache"
 )
 
@@ -69,15 +70,11 @@ var NodeEndpoints = map[string][]string{
 
 // XChainIDs are the X-Chain blockchain ids the avm endpoint accepts in place
 // of the alias: mainnet, fuji and the local network (docs/facts.md, section 2).
-var XChainIDs = []string{
-	"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
-	"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
-	"2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
-}
+var XChainIDs = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, avanet.Local.XChainID}
 
 // Enumerations shared by several routes (glacier.json; docs/facts.md, section 2).
 var (
-	Networks   = []string{"mainnet", "fuji", "testnet"}
+	Networks   = avanet.DataAPINames
 	SortOrders = []string{"asc", "desc"}
 	Currencies = []string{"usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"}
 	// TxTypes are glacier.json's PrimaryNetworkTxType.
@@ -86,18 +83,12 @@ var (
 		"AddPermissionlessDelegatorTx", "BaseTx", "TransferSubnetOwnershipTx", "ConvertSubnetToL1Tx", "RegisterL1ValidatorTx",
 		"SetL1ValidatorWeightTx", "DisableL1ValidatorTx", "IncreaseL1ValidatorBalanceTx", "UNKNOWN", "CreateAssetTx", "OperationTx"}
 	PrimaryBlockchainID = []string{
-		"11111111111111111111111111111111LpoYY",
-		"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
-		"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
-		"2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5",
-		"yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp",
+		avanet.PChainID,
+		avanet.Mainnet.XChainID, avanet.Fuji.XChainID,
+		avanet.Mainnet.CChainID, avanet.Fuji.CChainID,
 		"p-chain", "x-chain", "c-chain",
 	}
-	XBlockchainID = []string{
-		"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
-		"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
-		"x-chain",
-	}
+	XBlockchainID      = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, "x-chain"}
 	ValidationStatuses = []string{"completed", "active", "pending", "removed"}
 	DelegationStatuses = []string{"completed", "active", "pending"}
 	MetricNames        = []string{"activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses",

@@ -42,15 +42,3 @@ func (u *Upstream) NetworkID(ctx context.Context) (uint32, error) {
 	}
 	return uint32(id), nil
 }
-
-// NetworkName names a network id as the Data API does: mainnet (1), fuji
-// (5); other ids have no Data API name.
-func NetworkName(id uint32) string {
-	switch id {
-	case 1:
-		return "mainnet"
-	case 5:
-		return "fuji"
-	}
-	return ""
-}

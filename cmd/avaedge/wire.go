@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
@@ -103,7 +104,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 			}
 			id = learned
 		}
-		nodeNetwork = proxy.NetworkName(id)
+		nodeNetwork = avanet.DataAPIName(id)
 	}
 
 	world, err := buildLocal(ctx, cfg, log, reg, routes, localMode, nodeNetwork)

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
 )
@@ -135,7 +136,7 @@ func FromDevnet(w *devnet.World, network string) (*World, error) {
 	}
 
 	up := UpgradesFor(net.ID)
-	if net.ID == avax.LocalID {
+	if net.ID == avanet.Local.ID {
 		if b, ok := w.XBlock(0); ok {
 			up.CortinaXChainStopVertexID = b.Parent
 		}

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -156,4 +157,4 @@ func (w *World) now() time.Time {
 	return w.Now()
 }
 
-func (w *World) hrp() string { return avax.HRP(w.NetworkID) }
+func (w *World) hrp() string { return avanet.HRP(w.NetworkID) }

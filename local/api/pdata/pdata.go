@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
@@ -111,9 +112,9 @@ func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *apireq.Error
 	switch s {
 	case "p-chain", avax.EmptyID.String():
 		c = pindex.ChainP
-	case "x-chain", q.net.X, "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM", "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm":
+	case "x-chain", q.net.X, avanet.Mainnet.XChainID, avanet.Fuji.XChainID:
 		c = pindex.ChainX
-	case "c-chain", q.net.C, "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5", "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp":
+	case "c-chain", q.net.C, avanet.Mainnet.CChainID, avanet.Fuji.CChainID:
 		c = pindex.ChainC
 	}
 	if !slices.Contains(allowed, c) {

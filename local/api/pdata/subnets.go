@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
@@ -83,18 +84,17 @@ func (a *api) getSubnet(q *req) (any, *apireq.Error) {
 // that network's X- or C-Chain id. The followed network's own X- and C-Chain
 // ids are not in the enum, and the SDK rejects an answer with them.
 func enumChainID(network string, c pindex.Chain) string {
-	ids := map[pindex.Chain][2]string{
-		pindex.ChainX: {"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM", "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"},
-		pindex.ChainC: {"2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5", "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"},
+	n := avanet.Fuji
+	if network == avanet.Mainnet.Name {
+		n = avanet.Mainnet
 	}
-	pair, ok := ids[c]
-	if !ok {
-		return avax.EmptyID.String()
+	switch c {
+	case pindex.ChainX:
+		return n.XChainID
+	case pindex.ChainC:
+		return n.CChainID
 	}
-	if network == "mainnet" {
-		return pair[0]
-	}
-	return pair[1]
+	return avanet.PChainID
 }
 
 func (a *api) listChainIDs(q *req) (any, *apireq.Error) {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -256,7 +257,7 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err != nil {
 		return n, fmt.Errorf("info.getNetworkID: %q: %w", id.NetworkID, err)
 	}
-	n.ID, n.HRP = uint32(v), avax.HRP(uint32(v))
+	n.ID, n.HRP = uint32(v), avanet.HRP(uint32(v))
 	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
 		var r struct {
 			BlockchainID string `json:"blockchainID"`

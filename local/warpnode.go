@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
@@ -58,13 +59,16 @@ func NodeWarpSource(opts NodeWarpOptions) (*NodeWarp, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	s := &NodeWarp{ix: opts.Index, node: newNodeRPC(opts.Node, timeout), conversions: map[[32]byte][32]byte{}}
+	s := &NodeWarp{ix: opts.Index, node: &nodeRPC{jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{Timeout: timeout, MaxAnswerBytes: 16 << 20})}, conversions: map[[32]byte][32]byte{}}
 	s.client = acp118.NewClient(id, s.peerOptions, s.node.stakingAddress)
 	return s, nil
 }
 
-// Close closes the p2p connections.
-func (s *NodeWarp) Close() error { return s.client.Close() }
+// Close closes the p2p connections and the node API's.
+func (s *NodeWarp) Close() error {
+	s.node.c.Close()
+	return s.client.Close()
+}
 
 // Network answers the followed network's id for every name: the local world
 // is that one network.

@@ -67,7 +67,7 @@ func (ix *Index) fetchGenesis(ctx context.Context, f *fetched) error {
 	var r struct {
 		Tx json.RawMessage `json:"tx"`
 	}
-	if err := ix.rpc.call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
+	if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
 		return err
 	}
 	f.genesis = []json.RawMessage{r.Tx}
@@ -90,7 +90,7 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *fetched) error {
 		var r struct {
 			Tx string `json:"tx"`
 		}
-		if err := ix.rpc.call(ctx, pathX, "avm.getTx", map[string]string{"txID": t.ID, "encoding": "hexnc"}, &r); err != nil {
+		if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": t.ID, "encoding": "hexnc"}, &r); err != nil {
 			return err
 		}
 		bs, err := hexBytes(r.Tx)
@@ -115,7 +115,7 @@ func (ix *Index) RecordNode(ctx context.Context) error {
 	for path, methods := range recordedMethods {
 		for _, m := range methods {
 			var r json.RawMessage
-			if err := ix.rpc.call(ctx, path, m, nil, &r); err != nil {
+			if err := ix.rpc.Call(ctx, path, m, nil, &r); err != nil {
 				errs = append(errs, err)
 				continue
 			}

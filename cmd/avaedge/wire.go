@@ -17,7 +17,9 @@ import (
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/redisguard"
 	"github.com/avaedge/avaedge/limits"
+	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/proxy"
 )
 
@@ -43,7 +45,7 @@ type wiring struct {
 	cache     cache.Options
 	limits    limits.Options
 	admin     proxy.AdminOptions
-	local     localWiring
+	local     local.BuildOptions
 }
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
@@ -56,8 +58,14 @@ func (a *app) Close() error {
 }
 
 // build wires config into the proxy: upstreams, local world, cache, limits.
-func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
+// What it opened is closed when a later step fails.
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, err error) {
 	a := &app{}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
 	if cfg.DataDir != "" {
 		// Like servers that keep state, create the directory when missing,
 		// readable by this user only (it holds keys of certificates).
@@ -107,17 +115,23 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		nodeNetwork = avanet.DataAPIName(id)
 	}
 
-	world, err := buildLocal(ctx, cfg, log, reg, routes, localMode, nodeNetwork)
+	a.wired.local = localOptions(cfg, log, reg, routes, localMode, nodeNetwork)
+	world, err := local.Build(ctx, a.wired.local)
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, world.close...)
+	a.closers = append(a.closers, world.Close)
 
-	rdb, guard, err := newRedis(cfg, log, reg)
-	if err != nil {
-		return nil, err
-	}
-	if rdb != nil {
+	var rdb redis.UniversalClient
+	if cfg.Redis != "" {
+		addrs, err := config.RedisAddrs(cfg.Redis)
+		if err != nil {
+			return nil, err
+		}
+		var guard *redisguard.Guard
+		if rdb, guard, err = redisguard.Dial(addrs, redisguard.Options{Logger: log}, reg); err != nil {
+			return nil, err
+		}
 		a.closers = append(a.closers, rdb.Close, guard.Close)
 		a.Redis = rdb
 	}
@@ -135,7 +149,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 	a.closers = append(a.closers, c.Close)
 
-	trusted := parsePrefixes(cfg.TrustedProxies)
+	trusted := cfg.TrustedPrefixes()
 	a.wired.limits = limits.Options{
 		KeysPath:       cfg.KeysFile,
 		Redis:          rdb,
@@ -153,11 +167,10 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.Reload = lim.Reload
 
 	a.wired.upstreams = ups
-	a.wired.local = world.wired
 	a.wired.proxy = proxy.Options{
 		Routes:       routes,
 		Upstreams:    ups,
-		Local:        world.handler,
+		Local:        world,
 		Cache:        c,
 		Limiter:      lim,
 		Publish:      cfg.Publish,

@@ -1,13 +1,15 @@
-package local
+package warpsource
 
 import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet"
 )
@@ -19,10 +21,10 @@ func TestWarpOverDevnet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := WarpSource(w)
+	src := Devnet(w)
 	agg := warp.NewAggregator(src, warp.Options{})
-	// The local world without the edge: catalogue patterns and validation.
-	mux := New(Options{Handlers: agg.Handlers()})
+	// The handlers without the edge: catalogue patterns and validation.
+	mux := catalogMux(agg.Handlers())
 
 	netID, _ := src.Network("fuji")
 	cchain, _ := w.Network("fuji")
@@ -85,4 +87,16 @@ func TestWarpOverDevnet(t *testing.T) {
 		}
 		verify(t, rec.Body.String(), 67)
 	})
+}
+
+// catalogMux mounts handlers on their catalogue routes, with the catalogue's
+// validation, as the local world does without the edge.
+func catalogMux(hs map[string]catalog.Handler) http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range catalog.Catalogue() {
+		if h, ok := hs[rt.Name]; ok {
+			mux.Handle(rt.Pattern(), rt.Validating(h))
+		}
+	}
+	return mux
 }

@@ -20,11 +20,23 @@ func Devnet(w *devnet.World) warp.Source { return devnetSource{w} }
 
 type devnetSource struct{ w *devnet.World }
 
-var _ warp.Source = devnetSource{}
+var (
+	_ warp.Source          = devnetSource{}
+	_ warp.MessageNetworks = devnetSource{}
+)
 
 func (s devnetSource) Network(name string) (uint32, bool) {
 	n, ok := s.w.Network(name)
 	return n.ID, ok
+}
+
+// AcceptsNetwork signs, under every network name the devnet answers for,
+// messages carrying the devnet's own network id (12345): the one its node
+// reports (info.getNetworkID), with which tools such as the ICM relayer
+// build their messages.
+func (s devnetSource) AcceptsNetwork(name string, networkID uint32) bool {
+	_, ok := s.w.Network(name)
+	return ok && networkID == devnet.NetworkID
 }
 
 func (s devnetSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -99,4 +100,68 @@ func catalogMux(hs map[string]catalog.Handler) http.Handler {
 		}
 	}
 	return mux
+}
+
+// TestDevnetSignsItsOwnNetworkID: a message carrying the devnet's own network
+// id (12345, what its node's info.getNetworkID reports) is signed under every
+// network path, like one carrying the path network's id, and verifies against
+// the devnet's validators; a message for any other network is refused.
+func TestDevnetSignsItsOwnNetworkID(t *testing.T) {
+	w, err := devnet.New(devnet.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Devnet(w)
+	mux := catalogMux(warp.NewAggregator(src, warp.Options{}).Handlers())
+	local, _ := w.Network("local")
+	vdrs, err := src.Validators(context.Background(), [32]byte{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := warp.NewValidatorSet(vdrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path      string
+		networkID uint32
+		want      int
+	}{
+		{"fuji", 12345, 201},
+		{"mainnet", 12345, 201},
+		{"testnet", 12345, 201},
+		{"fuji", 5, 201},
+		{"mainnet", 1, 201},
+		{"fuji", 1, 400},
+		{"mainnet", 5, 400},
+		{"fuji", 99, 400},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d under %s", tt.networkID, tt.path), func(t *testing.T) {
+			u := &warp.UnsignedMessage{NetworkID: tt.networkID, SourceChainID: [32]byte(local.CChain),
+				Payload: (&warp.AddressedCall{SourceAddress: []byte{7}, Payload: []byte("relayer")}).Bytes()}
+			body := `{"message":"` + hex.EncodeToString(u.Bytes()) + `"}`
+			rec := httptest.NewRecorder()
+			mux.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/signatureAggregator/"+tt.path+"/aggregateSignatures", strings.NewReader(body)))
+			if rec.Code != tt.want {
+				t.Fatalf("status %d: %s; want %d", rec.Code, rec.Body, tt.want)
+			}
+			if tt.want != 201 {
+				if !strings.Contains(rec.Body.String(), fmt.Sprintf("Message network ID %d does not match network %s", tt.networkID, tt.path)) {
+					t.Fatalf("body %s; want the network mismatch", rec.Body)
+				}
+				return
+			}
+			var out struct{ SignedMessage string }
+			json.Unmarshal(rec.Body.Bytes(), &out)
+			raw, _ := hex.DecodeString(out.SignedMessage)
+			m, err := warp.ParseMessage(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := set.Verify(m, tt.networkID, 67, 100); err != nil {
+				t.Fatalf("the signed message does not verify for network %d: %v", tt.networkID, err)
+			}
+		})
+	}
 }

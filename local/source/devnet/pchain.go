@@ -89,7 +89,7 @@ func transferOut(amount uint64, owner avax.ShortID) *avax.TransferOutput {
 	return &avax.TransferOutput{Amt: amount, OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{owner}}}
 }
 
-func (w *World) buildPChain(p *plan) {
+func (w *World) buildPChain(p *pending) {
 	G := w.genesis
 	r := w.rng("pchain")
 	slices.SortStableFunc(p.txs, func(a, b *PTx) int { return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.seq, b.seq)) })

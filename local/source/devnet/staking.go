@@ -31,15 +31,15 @@ func reward(weight uint64, start, end int64) uint64 {
 	return r.Uint64()
 }
 
-// plan collects P-chain transactions before they are put in blocks.
-type plan struct {
+// pending collects P-chain transactions before they are put in blocks.
+type pending struct {
 	w   *World
 	txs []*PTx
 }
 
-func newPlan(w *World) *plan { return &plan{w: w} }
+func newPending(w *World) *pending { return &pending{w: w} }
 
-func (p *plan) add(tx *PTx) *PTx {
+func (p *pending) add(tx *PTx) *PTx {
 	tx.seq = len(p.txs)
 	if tx.ID.IsEmpty() {
 		tx.ID = p.w.deriveID("ptx", tx.Kind, fmt.Sprint(tx.seq))
@@ -52,9 +52,9 @@ func (w *World) pickOwner(r interface{ IntN(int) int }) []avax.ShortID {
 	return []avax.ShortID{w.addrs[r.IntN(len(w.addrs))]}
 }
 
-// planStaking lays out the primary network's validations and delegations so
+// addStaking lays out the primary network's validations and delegations so
 // that every status appears (see the package tests for the invariants).
-func (w *World) planStaking(p *plan) {
+func (w *World) addStaking(p *pending) {
 	r := w.rng("staking")
 	G, now := w.genesis, w.now
 	n := w.cfg.Validators
@@ -152,7 +152,7 @@ func txTime(start, now, lead int64) int64 {
 	return now - lead
 }
 
-func (w *World) stakingTx(p *plan, id avax.ID) *PTx {
+func (w *World) stakingTx(p *pending, id avax.ID) *PTx {
 	for _, tx := range p.txs {
 		if tx.ID == id {
 			return tx

@@ -102,9 +102,9 @@ func New(cfg Config) (*World, error) {
 	if err := w.makeNodes(); err != nil {
 		return nil, err
 	}
-	p := newPlan(w)
-	w.planStaking(p)
-	if err := w.planSubnets(p); err != nil {
+	p := newPending(w)
+	w.addStaking(p)
+	if err := w.addSubnets(p); err != nil {
 		return nil, err
 	}
 	w.buildPChain(p)

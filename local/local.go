@@ -3,10 +3,10 @@
 // node's network) and wires its sources (local/source: devnet, pindex,
 // evmindex, warpsource) to the handlers of each API (local/api: the Data
 // API, the Metrics API, the node's JSON-RPC, the signature aggregator). The
-// Handler it returns dispatches a validated call to them (Handler.Serve, the
+// Handler it returns dispatches a validated call to them (Handler.Answer, the
 // edge's entry), mounts them on the catalogue's paths for use without the
 // edge (Handler.ServeHTTP), and decides what it may answer for in proxy mode
-// (Handler.Serves).
+// (Handler.Covers).
 package local
 
 import (
@@ -136,12 +136,12 @@ func nullID() *json.RawMessage { n := json.RawMessage("null"); return &n }
 // in the service's format) and calls the route's handler with the values.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// Serve answers one call of rt that the edge has validated: for a REST route
+// Answer answers one call of rt that the edge has validated: for a REST route
 // v holds the validated values, and r's body is never read; for a JSON-RPC
 // route r's body is the one call (or the EVM body). A nil rt (a JSON-RPC
 // method the catalogue does not list) is answered by the endpoint of r's
 // path, as the node answers an unknown method.
-func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
+func (h *Handler) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
 	switch {
 	case rt == nil:
 		h.mux.ServeHTTP(w, r)
@@ -156,10 +156,10 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Rout
 	}
 }
 
-// Serves reports whether the local world has a real source for a call of rt
+// Covers reports whether the local world has a real source for a call of rt
 // with values v: in local mode always; in proxy mode only for networks mapped
 // to the devnet and EVM chains the indexer follows from a real node.
-func (h *Handler) Serves(rt *catalog.Route, v catalog.Values) bool {
+func (h *Handler) Covers(rt *catalog.Route, v catalog.Values) bool {
 	if rt == nil {
 		return false
 	}

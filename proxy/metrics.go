@@ -28,7 +28,7 @@ type counterKey struct {
 	service catalog.Service
 	route   string
 	status  int
-	source  Source
+	source  Origin
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -61,7 +61,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-func (m *metrics) observe(svc catalog.Service, route string, status int, source Source) {
+func (m *metrics) observe(svc catalog.Service, route string, status int, source Origin) {
 	k := counterKey{svc, route, status, source}
 	c, ok := m.counters.Load(k)
 	if !ok {
@@ -105,7 +105,7 @@ type routeMetrics struct {
 	counters sync.Map // uint32(status<<4 | source) -> prometheus.Counter
 }
 
-func (rm *routeMetrics) observe(status int, source Source) {
+func (rm *routeMetrics) observe(status int, source Origin) {
 	k := uint32(status)<<4 | uint32(source&15)
 	c, ok := rm.counters.Load(k)
 	if !ok {

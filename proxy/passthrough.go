@@ -28,7 +28,7 @@ func serviceOf(path string) (svc catalog.Service, ok bool) {
 	return "", false
 }
 
-// servePassthrough plans a path the catalogue does not list. Only published
+// servePassthrough prepares a path the catalogue does not list. Only published
 // paths are forwarded: GETs of the real services' other read routes (never
 // cached, at the published cost), and the operator's own Publish entries, to
 // their keys only. Everything else (account-scoped routes, writes, other node
@@ -68,7 +68,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		s.notFound(ex)
 		return
 	}
-	p := &plan{service: svc,
+	p := &preparedCall{service: svc,
 		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: cost},
 		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
 	if keys != nil {
@@ -95,7 +95,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 // the REST services, net/http's 404 for the node.
 func (s *Server) notFound(ex *exchange) {
 	ex.source = FromEdge
-	setSource(ex.w.Header(), FromEdge)
+	setOrigin(ex.w.Header(), FromEdge)
 	if ex.service == catalog.Node {
 		http.NotFound(ex.w, ex.r)
 		return

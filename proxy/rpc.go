@@ -21,15 +21,15 @@ func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
 const maxBatch = 100
 
 // serveRPC handles a node endpoint ("info", "avm", "evm"): the node's
-// envelope rules are enforced at the edge, and the body becomes a plan: one
-// call of an info or avm request (the node supports no batches: an array gets
-// its -32700, answered here), or a whole EVM body.
+// envelope rules are enforced at the edge, and the body becomes a
+// preparedCall: one call of an info or avm request (the node supports no
+// batches: an array gets its -32700, answered here), or a whole EVM body.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, catalog.Node, endpoint)
 	defer s.finish(ex)
 	if status, msg := jsonrpc.HTTPError(r); status != 0 {
 		ex.source = FromEdge
-		setSource(ex.w.Header(), FromEdge)
+		setOrigin(ex.w.Header(), FromEdge)
 		jsonrpc.WriteHTTPError(ex.w, status, msg)
 		return
 	}
@@ -50,11 +50,11 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	c, errResp := jsonrpc.Decode(body)
 	if errResp != nil {
 		ex.source = FromEdge
-		setSource(ex.w.Header(), FromEdge)
+		setOrigin(ex.w.Header(), FromEdge)
 		jsonrpc.WriteResponse(ex.w, errResp)
 		return
 	}
-	p := &plan{service: catalog.Node, call: &c, body: body}
+	p := &preparedCall{service: catalog.Node, call: &c, body: body}
 	if c.ID != nil {
 		ex.rpcID = *c.ID
 	}
@@ -79,7 +79,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	s.serve(ex, p)
 }
 
-// serveEVM plans an Ethereum JSON-RPC body (single or batch): forwarded whole
+// serveEVM prepares an Ethereum JSON-RPC body (single or batch): forwarded whole
 // to the node upstream's C-Chain endpoint, or to the local dev chain, and
 // charged per call.
 func (s *Server) serveEVM(ex *exchange, body []byte) {
@@ -87,7 +87,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 		// What geth answers; answered here, so a body that is not JSON is
 		// neither forwarded nor charged as if it were one call.
 		ex.source = FromEdge
-		setSource(ex.w.Header(), FromEdge)
+		setOrigin(ex.w.Header(), FromEdge)
 		ex.w.Header()["Content-Type"] = hdrJSON
 		ex.w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n"))
 		return
@@ -105,7 +105,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	}
 	rt := s.routes["evm.rpc"]
 	ex.route = "evm.rpc"
-	p := &plan{rt: rt, service: catalog.Node, body: body,
+	p := &preparedCall{rt: rt, service: catalog.Node, body: body,
 		charge: limits.Charge{Routes: []string{"evm.rpc"}, Cost: int64(n)}}
 	if rt != nil {
 		p.charge.Cost = int64(n) * rt.Cost

@@ -34,7 +34,7 @@ type Server struct {
 	log        *slog.Logger
 	now        func() time.Time
 	idPrefix   string
-	memo       memo // plans of repeated GETs, by request URI
+	memo       memo // prepared calls of repeated GETs, by request URI
 	idCounter  atomic.Uint64
 	// maxUpstreamBody is the largest answer a cache fill keeps
 	// (maxUpstreamBody; tests lower it).
@@ -127,7 +127,7 @@ func isXChainID(id string) bool {
 	return false
 }
 
-// ServeHTTP routes r: a GET whose plan is remembered goes straight to the
+// ServeHTTP routes r: a GET whose prepared call is remembered goes straight to the
 // pipeline; everything else through the mux, which parses and validates.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
@@ -166,7 +166,7 @@ type exchange struct {
 	id       string
 	start    time.Time
 	keyID    string
-	source   Source
+	source   Origin
 	cache    cache.Status
 	format   errFormat
 	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors

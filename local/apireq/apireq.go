@@ -1,5 +1,5 @@
 // Package apireq is what the local Data API handlers share, whichever world
-// they read (local/dataapi the devnet, local/pdata the index of a followed
+// they read (local/api/dataapi the devnet, local/api/pdata the index of a followed
 // node): the request being answered with the values the catalogue
 // validated, error answers in the Data API's format, stateless page tokens
 // (local/pagetoken) and ordering.

@@ -1,6 +1,6 @@
 // Package glacier holds the Data API's answer shapes (glacier.json's
-// schemas) that the local worlds share: local/dataapi answers them from the
-// devnet, local/pdata from a followed node's index. Optional fields are
+// schemas) that the local worlds share: local/api/dataapi answers them from the
+// devnet, local/api/pdata from a followed node's index. Optional fields are
 // left out rather than null, and 64-bit quantities are strings, as the real
 // service sends them.
 package glacier

@@ -16,7 +16,7 @@ import (
 // with a BLS key to answer as.
 var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary validator")
 
-// FromDevnet returns the World of a devnet as seen by its first current
+// FromDevnet returns the View of a devnet as seen by its first current
 // primary-network validator with a BLS key (by node id), presented as the
 // network named network ("local", or "mainnet", "fuji", "testnet" to
 // impersonate those; empty means "local").
@@ -27,7 +27,7 @@ var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary valid
 // devnet's own (network id 12345, the devnet's chain and asset ids), since
 // their ids are hashes of those bytes; the devnet's ids are accepted as
 // aliases too.
-func FromDevnet(w *devnet.World, network string) (*World, error) {
+func FromDevnet(w *devnet.World, network string) (*View, error) {
 	if network == "" {
 		network = "local"
 	}
@@ -35,7 +35,7 @@ func FromDevnet(w *devnet.World, network string) (*World, error) {
 	if !ok {
 		return nil, fmt.Errorf("node: unknown network %q", network)
 	}
-	out := &World{
+	out := &View{
 		NetworkID: net.ID,
 		Assets: []Asset{{ID: net.AVAX, Raw: devnet.AVAXAssetID, Alias: "AVAX",
 			Name: devnet.AVAXName, Symbol: devnet.AVAXSymbol, Denomination: devnet.AVAXDenomination}},

@@ -146,15 +146,15 @@ func newFake() *fake {
 	return f
 }
 
-// fakeWorld returns a World over newFake with one BLS-keyed node and two
+// fakeView returns a View over newFake with one BLS-keyed node and two
 // peers.
-func fakeWorld() *World {
+func fakeView() *View {
 	f := newFake()
 	sk := blst.KeyGen(make([]byte, 32))
 	pk := new(blst.P1Affine).From(sk).Compress()
 	pop := new(blst.P2Affine).Sign(sk, pk, []byte("BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_")).Compress()
 	subnet := idOf("subnet")
-	return &World{
+	return &View{
 		NetworkID: avanet.Local.ID,
 		Node: Node{ID: avax.NodeID{1}, PublicKey: pk, ProofOfPossession: pop,
 			IP:      netip.MustParseAddrPort("127.0.0.1:9651"),

@@ -14,7 +14,7 @@ import (
 )
 
 func TestInfoMethods(t *testing.T) {
-	m := Methods(fakeWorld())
+	m := Methods(fakeView())
 	subnet := idOf("subnet")
 	for _, tc := range []struct {
 		name, method, params string
@@ -52,7 +52,7 @@ func TestInfoMethods(t *testing.T) {
 }
 
 func TestNodeID(t *testing.T) {
-	w := fakeWorld()
+	w := fakeView()
 	got, err := call(t, Methods(w), "info.getNodeID", "")
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestNodeID(t *testing.T) {
 }
 
 func TestPeers(t *testing.T) {
-	m := Methods(fakeWorld())
+	m := Methods(fakeView())
 	p2, p3 := avax.NodeID{2}.String(), avax.NodeID{3}.String()
 	for _, tc := range []struct {
 		name, params string
@@ -145,7 +145,7 @@ func TestUpgrades(t *testing.T) {
 		{avanet.Fuji.ID, map[string]any{"apricotPhasePre6Time": "2022-09-06T20:00:00Z", "apricotPhase4MinPChainHeight": 47437.0,
 			"durangoTime": "2024-02-13T16:00:00Z", "heliconTime": "2026-07-28T15:00:00Z"}},
 	} {
-		w := fakeWorld()
+		w := fakeView()
 		w.NetworkID = tc.network
 		got, err := call(t, Methods(w), "info.upgrades", "")
 		if err != nil {
@@ -177,7 +177,7 @@ func TestUpgrades(t *testing.T) {
 
 func TestNetworkName(t *testing.T) {
 	for id, want := range map[uint32]string{1: "mainnet", 5: "fuji", 12345: "local", 99: "network-99"} {
-		w := fakeWorld()
+		w := fakeView()
 		w.NetworkID = id
 		if got, _ := call(t, Methods(w), "info.getNetworkName", ""); got != `{"networkName":"`+want+`"}` {
 			t.Errorf("network %d: got %s; want %s", id, got, want)

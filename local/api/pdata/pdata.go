@@ -1,7 +1,7 @@
 // Package pdata answers the Data API's primary-network routes from a
 // pindex.Index: the real network of the avalanchego node avaedge follows
 // (AVAEDGE_LOCAL_NODE), instead of the built-in devnet. Answers have the
-// shapes of glacier.json that local/dataapi gives for the devnet: optional
+// shapes of glacier.json that local/api/dataapi gives for the devnet: optional
 // fields left out rather than null, 64-bit quantities as strings, lists paged
 // with stateless tokens (local/pagetoken).
 //

@@ -11,14 +11,15 @@ import (
 )
 
 // What the index keeps so that the node's own JSON-RPC methods can be
-// answered from it while the node is down (local/node.FromIndex): the
+// answered from it while the node is down (local/api/node.IndexMethods): the
 // X-Chain's block and transaction bytes and JSON as the node encoded them,
-// and the node's answers to the info methods that take no arguments.
+// and the node's answers to the info methods that describe it.
 
 // recordedMethods are the methods whose latest answers the index records,
 // by endpoint path. Their answers describe the node itself (its id, IP,
-// version, VMs, upgrade schedule, fees, peers as last seen), which nothing
-// else in the index holds.
+// version, VMs, upgrade schedule, ACP votes, fees, network name), which
+// nothing else in the index holds. Its peers and uptime are not recorded:
+// only the running node knows them.
 var recordedMethods = map[string][]string{
 	pathInfo: {"info.acps", "info.getNodeID", "info.getNodeIP", "info.getNodeVersion", "info.getTxFee",
 		"info.getVMs", "info.upgrades", "info.getNetworkName"},

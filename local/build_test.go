@@ -1,7 +1,6 @@
 package local
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,21 +9,19 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/internal/leaktest"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 )
 
@@ -63,28 +60,6 @@ func fakeNode(t *testing.T, evmChainID uint64) *httptest.Server {
 	return srv
 }
 
-// openFiles counts the process's open file descriptors (Linux).
-func openFiles(t *testing.T) int {
-	t.Helper()
-	es, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatalf("counting open files: %v", err)
-	}
-	return len(es)
-}
-
-// settles waits until count() is at most want, and reports the last count.
-func settles(count func() int, want int) (int, bool) {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		n := count()
-		if n <= want || time.Now().After(deadline) {
-			return n, n <= want
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 var errInjected = errors.New("injected failure")
 
 // TestBuildFailureClosesEverything fails Build at each of its steps in turn,
@@ -121,7 +96,7 @@ func TestBuildFailureClosesEverything(t *testing.T) {
 				name = w.name + "/success, then Close"
 			}
 			t.Run(name, func(t *testing.T) {
-				goroutines, files, before := runtime.NumGoroutine(), openFiles(t), stacks()
+				left := leaktest.Take(t)
 				var mu sync.Mutex // guards open and asked
 				open := map[string]int{}
 				var asked []string
@@ -156,8 +131,12 @@ func TestBuildFailureClosesEverything(t *testing.T) {
 					}
 				}
 				mu.Lock()
-				if !slices.Equal(asked, w.steps) && fail == "" || fail != "" && asked[len(asked)-1] != fail {
-					t.Errorf("steps asked %v; want %v up to %q", asked, w.steps, fail)
+				want := w.steps
+				if fail != "" {
+					want = w.steps[:slices.Index(w.steps, fail)+1]
+				}
+				if !slices.Equal(asked, want) {
+					t.Errorf("steps asked %v; want %v", asked, want)
 				}
 				for s, n := range open {
 					if n != 0 {
@@ -165,48 +144,10 @@ func TestBuildFailureClosesEverything(t *testing.T) {
 					}
 				}
 				mu.Unlock()
-				if n, ok := settles(runtime.NumGoroutine, goroutines); !ok {
-					t.Errorf("%d goroutines left running (%d before):\n%s", n-goroutines, goroutines, newStacks(before))
-				}
-				if n, ok := settles(func() int { return openFiles(t) }, files); !ok {
-					t.Errorf("%d files left open (%d before): %s", n-files, files, listFiles(t))
-				}
+				left.Check(t)
 			})
 		}
 	}
-}
-
-// listFiles names the open file descriptors' targets.
-func listFiles(t *testing.T) string {
-	es, _ := os.ReadDir("/proc/self/fd")
-	var b bytes.Buffer
-	for _, e := range es {
-		target, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		b.WriteString(strings.TrimSpace(target) + " ")
-	}
-	return b.String()
-}
-
-// stacks returns every goroutine's stack by its "goroutine N" line.
-func stacks() map[string]string {
-	buf := make([]byte, 4<<20)
-	out := map[string]string{}
-	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-		id, _, _ := strings.Cut(g, " [")
-		out[id] = g
-	}
-	return out
-}
-
-// newStacks returns the stacks of the goroutines that are not in before.
-func newStacks(before map[string]string) string {
-	var b strings.Builder
-	for id, g := range stacks() {
-		if _, ok := before[id]; !ok {
-			b.WriteString(g + "\n\n")
-		}
-	}
-	return b.String()
 }
 
 // TestBuildOptionsReachComponents builds a followed node's world, a devnet

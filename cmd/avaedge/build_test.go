@@ -8,11 +8,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/core"
 
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/leaktest"
 	"github.com/avaedge/avaedge/internal/redistest"
 )
 
@@ -26,14 +26,7 @@ func TestBuildFailureClosesWhatItOpened(t *testing.T) {
 	}
 	rds := redistest.Start(t)
 	core.SenderCacher() // go-ethereum's process-wide singleton, not build's
-	files := func() int {
-		es, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(es)
-	}
-	goroutines, fds := runtime.NumGoroutine(), files()
+	left := leaktest.Take(t)
 	dir := t.TempDir()
 	var cfg config.Config
 	cfg.DataDir = dir
@@ -50,20 +43,5 @@ func TestBuildFailureClosesWhatItOpened(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "evmindex.db")); err != nil {
 		t.Fatalf("the local world was not built before the failing step: %v", err)
 	}
-	settle := func(count func() int, want int) int {
-		deadline := time.Now().Add(15 * time.Second)
-		for n := count(); ; n = count() {
-			if n <= want || time.Now().After(deadline) {
-				return n
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if n := settle(runtime.NumGoroutine, goroutines); n > goroutines {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines left running (%d before):\n%s", n-goroutines, goroutines, buf[:runtime.Stack(buf, true)])
-	}
-	if n := settle(files, fds); n > fds {
-		t.Errorf("%d files left open (%d before)", n-fds, fds)
-	}
+	left.Check(t)
 }

@@ -24,20 +24,21 @@ type Snapshot struct {
 	goroutines int
 	files      int
 	stacks     map[string]string // by "goroutine N"
+	wait       time.Duration     // how long Check waits; Settle
 }
 
 // Take counts the goroutines and open files now. It fails t when open files
 // cannot be counted (not Linux).
 func Take(t testing.TB) *Snapshot {
 	t.Helper()
-	return &Snapshot{goroutines: runtime.NumGoroutine(), files: openFiles(t), stacks: stacks()}
+	return &Snapshot{goroutines: runtime.NumGoroutine(), files: openFiles(t), stacks: stacks(), wait: Settle}
 }
 
 // Check fails t when, after waiting up to Settle, more goroutines are
 // running or more files are open than at Take.
 func (s *Snapshot) Check(t testing.TB) {
 	t.Helper()
-	if n, ok := settle(runtime.NumGoroutine, s.goroutines); !ok {
+	if n, ok := settle(runtime.NumGoroutine, s.goroutines, s.wait); !ok {
 		var b strings.Builder
 		for id, g := range stacks() {
 			if _, old := s.stacks[id]; !old {
@@ -46,14 +47,14 @@ func (s *Snapshot) Check(t testing.TB) {
 		}
 		t.Errorf("%d goroutines left running (%d before):\n%s", n-s.goroutines, s.goroutines, b.String())
 	}
-	if n, ok := settle(func() int { return openFiles(t) }, s.files); !ok {
+	if n, ok := settle(func() int { return openFiles(t) }, s.files, s.wait); !ok {
 		t.Errorf("%d files left open (%d before): %s", n-s.files, s.files, fileNames())
 	}
 }
 
 // settle waits until count() is at most want, and returns the last count.
-func settle(count func() int, want int) (int, bool) {
-	deadline := time.Now().Add(Settle)
+func settle(count func() int, want int, wait time.Duration) (int, bool) {
+	deadline := time.Now().Add(wait)
 	for {
 		n := count()
 		if n <= want || time.Now().After(deadline) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/dataapi"
@@ -228,7 +229,7 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 		}
 		b.methods = ms
 	} else {
-		nodeAs := "local"
+		nodeAs := avanet.Local.Name
 		if !b.opts.LocalMode[catalog.Node] && b.opts.NodeNetwork != "" {
 			nodeAs = b.opts.NodeNetwork
 		}

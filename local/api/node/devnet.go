@@ -29,7 +29,7 @@ var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary valid
 // aliases too.
 func FromDevnet(w *devnet.World, network string) (*View, error) {
 	if network == "" {
-		network = "local"
+		network = avanet.Local.Name
 	}
 	net, ok := devnet.LookupNetwork(network)
 	if !ok {

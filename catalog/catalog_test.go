@@ -1,6 +1,10 @@
 package catalog
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,12 +38,11 @@ func TestCatalogueComplete(t *testing.T) {
 			node++
 		}
 	}
-	// 18 primary Data API routes + /v1/chains, /v1/chains/{chainId}, listValidators,
-	// getSubnetById, listL1Validators, the P/X block and transaction routes (4) and getBlock,
-	// getTransaction, listErc20Balances; 4 metrics routes; 13 info + 10 avm
+	// glacier.json's 64 public reads and 6 legacy Data API reads;
+	// popsicle.json's 15 and 4 legacy Metrics API reads; 13 info + 10 avm
 	// methods + the EVM endpoint.
-	if data != 30 || metrics != 4 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 30, 4, 24", data, metrics, node)
+	if data != 70 || metrics != 19 || node != 24 {
+		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 70, 19, 24", data, metrics, node)
 	}
 }
 
@@ -100,6 +103,20 @@ func TestValidate(t *testing.T) {
 		{"fraction", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","pChainHeight":1.5}`, "pChainHeight must be an integer number"},
 		{"empty justification", "aggregateSignatures", map[string]string{"network": "fuji"}, nil, `{"message":"00","justification":""}`, ""},
 		{"empty list item", "listValidators", map[string]string{"network": "fuji"}, map[string][]string{"nodeIds": {"a,,b"}}, "", "nodeIds must be a comma-separated list"},
+		{"array repeated", "listLatestPrimaryNetworkTransactions", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"txTypes": {"BaseTx", "ImportTx,ExportTx"}}, "", ""},
+		{"array repeated bad item", "listLatestPrimaryNetworkTransactions", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"txTypes": {"BaseTx", "Nope"}}, "", "each value in txTypes must be one of the following values: AddValidatorTx"},
+		{"p-chain only", "listActivePrimaryNetworkStakingTransactions", map[string]string{"network": "fuji", "blockchainId": "x-chain"}, nil, "", "blockchainId must be one of the following values: 11111111111111111111111111111111LpoYY, p-chain"},
+		{"v2 body addresses", "getUtxosByAddressesV2", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"pageSize": {"1024"}}, `{"addresses":"P-fuji1a,P-fuji1b"}`, ""},
+		{"v2 body without addresses", "getLastActivityTimestampByAddressesV2", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, nil, `{}`, "addresses should not be empty"},
+		{"v2 body addresses not a string", "getUtxosByAddressesV2", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, nil, `{"addresses":["a"]}`, "addresses must be a string"},
+		{"v2 body too many addresses", "getUtxosByAddressesV2", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, nil, `{"addresses":"` + strings.Repeat("a,", 1024) + `a"}`, "addresses must contain no more than 1024 elements"},
+		{"v2 body 1024 addresses", "getLastActivityTimestampByAddressesV2", map[string]string{"network": "fuji", "blockchainId": "x-chain"}, nil, `{"addresses":"` + strings.Repeat("a,", 1023) + `a"}`, ""},
+		{"v2 page size", "getUtxosByAddressesV2", map[string]string{"network": "fuji", "blockchainId": "p-chain"}, map[string][]string{"pageSize": {"1025"}}, `{"addresses":"a"}`, "pageSize must not be greater than 1024"},
+		{"block page size 0", "getTransactionsForBlock", map[string]string{"chainId": "43114", "blockId": "1"}, map[string][]string{"pageSize": {"0"}}, "", ""},
+		{"block page size -1", "getTransactionsForBlock", map[string]string{"chainId": "43114", "blockId": "1"}, map[string][]string{"pageSize": {"-1"}}, "", "pageSize must not be less than 0"},
+		{"tx status", "listLatestTransactions", map[string]string{"chainId": "43114"}, map[string][]string{"status": {"pending"}}, "", "status must be one of the following values: failed, success"},
+		{"btcb threshold", "getAddressesByBtcbBridged", nil, nil, "", "threshold should not be empty"},
+		{"l1 fee metric", "getMetricsBySubnetId", map[string]string{"subnetId": "x", "metric": "txCount"}, nil, "", "metric must be one of the following values: perSubnetDailyFeesPaid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +149,17 @@ func TestValidateValues(t *testing.T) {
 	if msgs != nil || v["message"] != "0x00ff" || v["quorumPercentage"] != "67" || v["quorumPercentageBuffer"] != "5" || v["pChainHeight"] != "0" || v.Has("justification") {
 		t.Fatalf("body values = %v, %v", v, msgs)
 	}
+	v, msgs = route(t, "listAssetTransactions").Validate(PathFunc(func(k string) string {
+		return map[string]string{"network": "fuji", "blockchainId": "x-chain", "assetId": "a"}[k]
+	}),
+		map[string][]string{"txTypes": {"BaseTx", "ImportTx,ExportTx"}}, nil)
+	if msgs != nil || v["txTypes"] != "BaseTx,ImportTx,ExportTx" {
+		t.Fatalf("array values = %v, %v; want the repeated values joined", v, msgs)
+	}
+	v, msgs = route(t, "getStakingMetrics").Validate(PathFunc(func(k string) string { return map[string]string{"network": "fuji", "metric": "validatorCount"}[k] }), nil, nil)
+	if msgs != nil || v["subnetId"] != "11111111111111111111111111111111LpoYY" || v["pageSize"] != "100" {
+		t.Fatalf("staking metrics defaults = %v, %v", v, msgs)
+	}
 	if v, msgs := route(t, "listSubnets").Validate(PathFunc(func(string) string { return "x" }), nil, nil); v != nil || len(msgs) != 1 {
 		t.Fatalf("invalid: values %v, msgs %v", v, msgs)
 	}
@@ -154,6 +182,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add("listSubnets", "fuji", "pageSize", "10", "")
 	f.Add("aggregateSignatures", "fuji", "", "", `{"message":"00","quorumPercentage":1e400}`)
 	f.Add("getEvmChainMetrics", "43114", "timeInterval", "hour", "")
+	f.Add("getUtxosByAddressesV2", "fuji", "pageSize", "1024", `{"addresses":"P-fuji1a,,b"}`)
+	f.Add("listAssetTransactions", "x-chain", "txTypes", "BaseTx,,Nope", "")
 	routes := Catalogue()
 	f.Fuzz(func(t *testing.T, name, pv, qk, qv, body string) {
 		for i := range routes {
@@ -164,38 +194,99 @@ func FuzzValidate(f *testing.F) {
 	})
 }
 
-// TestPublished: only GETs of the real services' published read routes are
-// forwarded, at their published cost; account-scoped routes, writes and path
-// variants are not.
-func TestPublished(t *testing.T) {
+// TestMatchPath: an operator's publish: pattern matches exactly, a literal
+// segment counting over a wildcard; path variants do not match.
+func TestMatchPath(t *testing.T) {
 	tests := []struct {
-		method, path string
-		want         int64 // 0: not published
+		pattern, path string
+		literals      int // -1: no match
 	}{
-		{"GET", "/v1/networks/fuji/blockchains/x-chain/assets/abc", 100},
-		{"GET", "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking", 100},
-		{"GET", "/v1/chains/allBlocks", 1},
-		{"GET", "/v1/chains/43114/blocks/12", 10},
-		{"GET", "/v2/icm/summary", 7},
-		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", 0},
-		{"GET", "/v2/lookingGlass/compositeQuery", 0},
-		{"POST", "/v2/lookingGlass/compositeQuery", 0},
-		{"GET", "/v1/unknown/route", 0},
-		{"GET", "/v1/webhooks", 0},
-		{"DELETE", "/v1/webhooks/abc", 0},
-		{"GET", "/v1/webhooks:getSharedSecret", 0},
-		{"GET", "/v1/apiLogs", 0},
-		{"GET", "/v1/apiUsageMetrics", 0},
-		{"GET", "/v1/rpcUsageMetrics", 0},
-		{"GET", "/v1/operations/abc", 0},
-		{"GET", "/v1/chains/allBlocks/", 0},
-		{"GET", "/V1/CHAINS/ALLBLOCKS", 0},
-		{"GET", "/v1/chains//blocks/12", 0},
+		{"/v1/webhooks/{id}", "/v1/webhooks/abc", 2},
+		{"/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", 6},
+		{"/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex", "/v1/chains/43114/nfts/collections/0xa/tokens/1", -1},
+		{"/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex", "/v1/chains/43114/nfts/collections/0xa/tokens/:reindex", -1},
+		{"/v1/webhooks/{id}", "/v1/webhooks/abc/", -1},
+		{"/v1/webhooks/{id}", "/V1/WEBHOOKS/abc", -1},
+		{"/v1/webhooks/{id}", "/v1/webhooks/", -1},
+		{"/v1/webhooks", "/v1/webhooks", 2},
 	}
 	for _, tt := range tests {
-		got, ok := Published(tt.method, tt.path, 7)
-		if ok != (tt.want != 0) || got != tt.want {
-			t.Errorf("Published(%s %s) = %d, %v; want %d", tt.method, tt.path, got, ok, tt.want)
+		n, ok := MatchPath(tt.pattern, tt.path)
+		if ok != (tt.literals >= 0) || ok && n != tt.literals {
+			t.Errorf("MatchPath(%s, %s) = %d, %v; want %d", tt.pattern, tt.path, n, ok, tt.literals)
+		}
+	}
+}
+
+// TestConflicts: Route.Conflicts says exactly which pairs of catalogued
+// patterns ServeMux refuses to hold together.
+func TestConflicts(t *testing.T) {
+	routes := Catalogue()
+	var rest []*Route
+	for i := range routes {
+		if !routes[i].IsRPC() {
+			rest = append(rest, &routes[i])
+		}
+	}
+	extra := []*Route{
+		{Method: "GET", Path: "/v1/chains/{chainId}/{x}"},
+		{Method: "GET", Path: "/v1/chains/{a}/{b}"},
+		{Method: "POST", Path: "/v1/chains/address/{address}"},
+	}
+	rest = append(rest, extra...)
+	var conflicts []string
+	for i, a := range rest {
+		for _, b := range rest[i+1:] {
+			refused := func() (refused bool) {
+				defer func() { refused = recover() != nil }()
+				mux := http.NewServeMux()
+				mux.Handle(a.Pattern(), http.NotFoundHandler())
+				mux.Handle(b.Pattern(), http.NotFoundHandler())
+				return false
+			}()
+			if got := a.Conflicts(b); got != refused || b.Conflicts(a) != refused {
+				t.Errorf("Conflicts(%s, %s) = %v; ServeMux refuses them: %v", a.Pattern(), b.Pattern(), got, refused)
+			}
+			if refused && !slices.Contains(extra, a) && !slices.Contains(extra, b) {
+				conflicts = append(conflicts, a.Name+" "+b.Name)
+			}
+		}
+	}
+	// The one pair of the catalogue: the legacy /v1/chains/address/{address}
+	// and the EVM chain's latest blocks and transactions.
+	want := []string{"getLatestBlocks getAddressChains", "listLatestTransactions getAddressChains"}
+	if !slices.Equal(conflicts, want) {
+		t.Fatalf("conflicting catalogue routes %v; want %v", conflicts, want)
+	}
+}
+
+// TestMount: every REST route is served on its pattern, those ServeMux
+// cannot hold beside another included, with its path values; other paths
+// get the fallback.
+func TestMount(t *testing.T) {
+	mux := http.NewServeMux()
+	Mount(mux, Catalogue(), func(rt *Route) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, rt.Name+" "+r.PathValue("chainId")+r.PathValue("address"))
+		})
+	}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "fallback") }))
+	for _, tc := range []struct{ method, path, want string }{
+		{"GET", "/v1/chains/address/0xabc", "getAddressChains 0xabc"},
+		{"GET", "/v1/chains/address/blocks", "getLatestBlocks address"},
+		{"GET", "/v1/chains/address/transactions", "listLatestTransactions address"},
+		{"GET", "/v1/chains/43114/blocks", "getLatestBlocks 43114"},
+		{"GET", "/v1/chains/allBlocks", "listAllLatestBlocks "},
+		{"GET", "/v1/chains/43114", "getChainInfo 43114"},
+		{"POST", "/v1/networks/fuji/blockchains/p-chain/utxos", "getUtxosByAddressesV2 "},
+		{"GET", "/v1/networks/fuji/blockchains/p-chain/utxos", "getUtxosByAddresses "},
+		{"POST", "/v1/chains/address/0xabc", "fallback"},
+		{"GET", "/v1/webhooks", "fallback"},
+		{"GET", "/v1/chains/address/0xabc/x", "fallback"},
+	} {
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+		if w.Body.String() != tc.want {
+			t.Errorf("%s %s = %q; want %q", tc.method, tc.path, w.Body, tc.want)
 		}
 	}
 }

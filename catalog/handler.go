@@ -67,14 +67,17 @@ func (r *Route) hasBody() bool {
 }
 
 // NewMux returns a ServeMux serving, on its pattern, each REST route of
-// routes that has a handler in handlers, through Validating.
+// routes that has a handler in handlers, through Validating (see Mount;
+// the caller may register "/" unless handlers answer two routes whose
+// patterns conflict).
 func NewMux(routes []Route, handlers map[string]Handler) *http.ServeMux {
-	mux := http.NewServeMux()
+	var served []Route
 	for i := range routes {
-		rt := &routes[i]
-		if h, ok := handlers[rt.Name]; ok && !rt.IsRPC() {
-			mux.Handle(rt.Pattern(), rt.Validating(h))
+		if _, ok := handlers[routes[i].Name]; ok {
+			served = append(served, routes[i])
 		}
 	}
+	mux := http.NewServeMux()
+	Mount(mux, served, func(rt *Route) http.Handler { return rt.Validating(handlers[rt.Name]) }, nil)
 	return mux
 }

@@ -29,6 +29,11 @@ const (
 	Hex                // hex digits with an optional 0x prefix
 	AddressList        // comma-separated addresses, none empty
 	List               // comma-separated values, none empty
+	// Array is an OpenAPI array parameter (style form): its values sent
+	// as repeated parameters (?txTypes=a&txTypes=b, as the SDKs send
+	// them), comma-separated (?txTypes=a,b), or both. Validate joins
+	// them with commas; each value takes the rules of a List item.
+	Array
 )
 
 // In says where a parameter travels.
@@ -56,8 +61,12 @@ type Param struct {
 	// Default is the value the service assumes when the parameter is absent;
 	// it is filled into cache keys so "?" and "?pageSize=10" share an entry.
 	Default string
-	// Enum, when set, is the closed list of accepted values.
+	// Enum, when set, is the closed list of accepted values (of each item,
+	// for a list).
 	Enum []string
+	// MaxItems, when positive, bounds the items of a list (AddressList,
+	// List, Array). Zero means no bound.
+	MaxItems int
 }
 
 // Messages are in the style of NestJS class-validator, which both REST
@@ -97,7 +106,7 @@ func (p *Param) Check(raw string, present bool) []string {
 		}
 	}
 	switch {
-	case len(p.Enum) > 0 && p.Format == List:
+	case len(p.Enum) > 0 && (p.Format == List || p.Format == Array):
 		for _, item := range strings.Split(raw, ",") {
 			if !contains(p.Enum, strings.TrimSpace(item)) {
 				msgs = append(msgs, "each value in "+p.Name+" must be one of the following values: "+strings.Join(p.Enum, ", "))
@@ -116,12 +125,15 @@ func (p *Param) Check(raw string, present bool) []string {
 		} else if _, err := hex.DecodeString(h); err != nil {
 			msgs = append(msgs, p.Name+" must be a hexadecimal number")
 		}
-	case AddressList, List:
+	case AddressList, List, Array:
 		for _, item := range strings.Split(raw, ",") {
 			if strings.TrimSpace(item) == "" {
 				msgs = append(msgs, p.Name+" must be a comma-separated list without empty items")
 				break
 			}
+		}
+		if p.MaxItems > 0 && strings.Count(raw, ",") >= p.MaxItems {
+			msgs = append(msgs, p.Name+" must contain no more than "+strconv.Itoa(p.MaxItems)+" elements")
 		}
 	}
 	return msgs
@@ -150,10 +162,11 @@ func contains(list []string, s string) bool {
 }
 
 // Values holds a validated request's parameters by name: path values, the
-// first value of each query parameter, and body fields (strings as sent,
-// numbers as their JSON text, booleans as "true" or "false"). An absent
-// parameter with a Default holds the default; other absent ones are
-// missing. Values are read-only once Validate returns them.
+// first value of each query parameter (every value of an Array, joined with
+// commas), and body fields (strings as sent, numbers as their JSON text,
+// booleans as "true" or "false"). An absent parameter with a Default holds
+// the default; other absent ones are missing. Values are read-only once
+// Validate returns them.
 type Values map[string]string
 
 // Has reports whether name has a value (sent, or filled by its default).

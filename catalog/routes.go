@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
@@ -52,6 +53,15 @@ type Route struct {
 	// Check, when set, applies rules that span several parameters and
 	// returns their messages.
 	Check func(v Values) []string
+	// Legacy, for a route neither OpenAPI file lists, names the released
+	// SDKs (and versions) that call it: the reason it is published. It is
+	// empty for the specs' routes.
+	Legacy string
+	// Successor, for a legacy route, names the spec route that replaced it
+	// (the SDKs' deprecation notes say which): it takes the same parameters,
+	// so the local world may answer both with one handler (see the route's
+	// comment for any difference in the answer's shape).
+	Successor string
 }
 
 // Pattern returns the ServeMux pattern of a REST route ("GET /v1/chains").
@@ -72,7 +82,9 @@ var NodeEndpoints = map[string][]string{
 // of the alias: mainnet, fuji and the local network (docs/facts.md, section 2).
 var XChainIDs = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, avanet.Local.XChainID}
 
-// Enumerations shared by several routes (glacier.json; docs/facts.md, section 2).
+// Enumerations shared by several routes (glacier.json, popsicle.json;
+// docs/facts.md, section 2), each in its spec's order: a validation message
+// lists the values in that order, as the services' do.
 var (
 	Networks   = avanet.DataAPINames
 	SortOrders = []string{"asc", "desc"}
@@ -82,22 +94,30 @@ var (
 		"ExportTx", "AdvanceTimeTx", "RewardValidatorTx", "RemoveSubnetValidatorTx", "TransformSubnetTx", "AddPermissionlessValidatorTx",
 		"AddPermissionlessDelegatorTx", "BaseTx", "TransferSubnetOwnershipTx", "ConvertSubnetToL1Tx", "RegisterL1ValidatorTx",
 		"SetL1ValidatorWeightTx", "DisableL1ValidatorTx", "IncreaseL1ValidatorBalanceTx", "UNKNOWN", "CreateAssetTx", "OperationTx"}
+	// PrimaryBlockchainID is glacier.json's BlockchainId: the P-, X- and
+	// C-Chain ids of mainnet and fuji, and their aliases.
 	PrimaryBlockchainID = []string{
 		avanet.PChainID,
 		avanet.Mainnet.XChainID, avanet.Fuji.XChainID,
 		avanet.Mainnet.CChainID, avanet.Fuji.CChainID,
 		"p-chain", "x-chain", "c-chain",
 	}
-	XBlockchainID      = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, "x-chain"}
+	// XBlockchainID is glacier.json's XChainId.
+	XBlockchainID = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, "x-chain"}
+	// PBlockchainID is glacier.json's PChainId.
+	PBlockchainID      = []string{avanet.PChainID, "p-chain"}
 	ValidationStatuses = []string{"completed", "active", "pending", "removed"}
 	DelegationStatuses = []string{"completed", "active", "pending"}
-	MetricNames        = []string{"activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses",
+	// TxStatuses are glacier.json's TransactionStatus.
+	TxStatuses = []string{"failed", "success"}
+	// MetricNames are popsicle.json's ChainMetric.
+	MetricNames = []string{"activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses",
 		"cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps",
 		"maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"}
 	TimeIntervals = []string{"hour", "day", "week", "month"}
 )
 
-// Parameter builders keep the table below readable.
+// Parameter builders keep the tables readable.
 func pathP(name string, enum ...string) Param {
 	return Param{Name: name, In: Path, Required: true, Enum: enum}
 }
@@ -114,6 +134,7 @@ func intP(name string, min float64) Param {
 func numP(name string, min, max float64) Param {
 	return Param{Name: name, Kind: Number, Min: min, HasMin: true, Max: max, HasMax: true}
 }
+func boolP(name string) Param { return Param{Name: name, Kind: Boolean} }
 
 var (
 	network   = pathP("network", Networks...)
@@ -124,6 +145,15 @@ var (
 	currency  = enumP("currency", Currencies)
 	nodeIDs   = Param{Name: "nodeIds", Format: List}
 	addrList  = Param{Name: "addresses", Format: AddressList}
+	// netQuery is the network filter of routes not scoped to one network.
+	netQuery = enumP("network", Networks)
+	// startBlock and endBlock bound EVM transaction lists.
+	startBlock = Param{Name: "startBlock", Kind: Number}
+	endBlock   = Param{Name: "endBlock", Kind: Number}
+	// startTime and endTime bound lists and series by Unix time.
+	startTime = intP("startTimestamp", 0)
+	endTime   = intP("endTimestamp", 0)
+	txTypes   = Param{Name: "txTypes", Format: Array, Enum: TxTypes}
 )
 
 func rest(svc Service, name, method, path string, cost int64, class cache.Class, params ...Param) Route {
@@ -135,113 +165,20 @@ func rpc(endpoint, name string, cost int64, class cache.Class) Route {
 		Endpoint: endpoint, Cost: cost, Cache: class}
 }
 
-// Catalogue returns every route the edge knows, in a fixed order: the 18
-// Data API routes of docs/facts.md plus /v1/chains, /v1/chains/{chainId},
-// listValidators and getSubnetById; the Metrics routes; and each Info and X-Chain JSON-RPC
-// method, plus the EVM block, transaction and ERC-20 balance routes the local
-// index answers too. Data API costs are those of the Data API's "Rate Limits"
-// page (docs/facts.md, section 1); metrics costs
-// those of the Metrics API's "Rate Limits" page (avg_tps priced like a metric); node
-// costs are avaedge's own (see the README): 1 for constant answers, 10 for a
-// lookup, 20 for balances, 50 for UTXO pages.
+// Catalogue returns every route the edge knows, in a fixed order: every
+// public read of the Data API's and the Metrics API's OpenAPI files
+// (glacier.json, popsicle.json) by area (data_primary.go, data_evm.go,
+// data_icm.go, metrics.go, health.go), the legacy reads a released SDK still
+// calls (legacy.go), and each Info, X-Chain and EVM JSON-RPC method. The
+// routes' costs are the services' published ones (doc.go has the table and
+// the few avaedge decides); node costs are avaedge's own (see the README): 1
+// for constant answers, 10 for a lookup, 20 for balances, 50 for UTXO pages.
+// Operations of the specs that are not here belong to the operator's account
+// or write (and the Metrics API's composite query): never published (the
+// README lists them).
 func Catalogue() []Route {
-	get := http.MethodGet
-	routes := []Route{
-		// Data API: the 18 primary routes of docs/facts.md, section 2.
-		withCheck(rest(Data, "aggregateSignatures", http.MethodPost, "/v1/signatureAggregator/{network}/aggregateSignatures", 20, never,
-			network,
-			Param{Name: "message", In: Body, Format: Hex},
-			Param{Name: "justification", In: Body, Format: Hex},
-			Param{Name: "signingSubnetId", In: Body},
-			Param{Name: "quorumPercentage", In: Body, Kind: Integer, Min: 0, HasMin: true, Max: 100, HasMax: true, Default: "67"},
-			Param{Name: "quorumPercentageBuffer", In: Body, Kind: Integer, Min: 0, HasMin: true, Max: 100, HasMax: true, Default: "0"},
-			Param{Name: "pChainHeight", In: Body, Kind: Integer, Min: 0, HasMin: true, Default: "0"},
-		), quorumRule),
-		rest(Data, "getAggregatedSignatures", get, "/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", 20, short,
-			network, pathP("txHash")),
-		rest(Data, "getDeploymentTransaction", get, "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", 20, immutable,
-			chainID, address, currency),
-		rest(Data, "listSubnets", get, "/v1/networks/{network}/subnets", 20, medium,
-			network, pageToken, pageSize(10000, "100"), sortOrder),
-		rest(Data, "getSubnetById", get, "/v1/networks/{network}/subnets/{subnetId}", 20, medium,
-			network, pathP("subnetId")),
-		rest(Data, "getUtxosByAddresses", get, "/v1/networks/{network}/blockchains/{blockchainId}/utxos", 100, medium,
-			network, pathP("blockchainId", PrimaryBlockchainID...), addrList, pageToken, pageSize(100, "10"),
-			queryP("assetId"), Param{Name: "minUtxoAmount", Kind: Number, Min: 0, HasMin: true},
-			Param{Name: "includeSpent", Kind: Boolean}, enumP("sortBy", []string{"timestamp", "amount"}), sortOrder),
-		rest(Data, "listErc1155Transactions", get, "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", 20, short,
-			chainID, address, Param{Name: "startBlock", Kind: Number}, Param{Name: "endBlock", Kind: Number}, pageToken, pageSize(100, "10")),
-		rest(Data, "listTransfers", get, "/v1/chains/{chainId}/tokens/{address}/transfers", 20, short,
-			chainID, address, Param{Name: "startBlock", Kind: Number}, Param{Name: "endBlock", Kind: Number}, pageToken, pageSize(100, "10")),
-		rest(Data, "listErc1155Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc1155", 20, short,
-			chainID, address, queryP("blockNumber"), pageToken, pageSize(500, "10"), queryP("contractAddress")),
-		rest(Data, "listErc721Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc721", 20, short,
-			chainID, address, pageToken, pageSize(500, "10"), queryP("contractAddress")),
-		rest(Data, "getNativeBalance", get, "/v1/chains/{chainId}/addresses/{address}/balances:getNative", 20, short,
-			chainID, address, queryP("blockNumber"), currency),
-		withCheck(rest(Data, "listPendingPrimaryNetworkRewards", get, "/v1/networks/{network}/rewards:listPending", 100, medium,
-			network, addrList, nodeIDs, pageToken, pageSize(100, "10"), sortOrder), atLeastOne("addresses", "nodeIds")),
-		rest(Data, "getSingleValidatorDetails", get, "/v1/networks/{network}/validators/{nodeId}", 20, medium,
-			network, pathP("nodeId"), pageToken, pageSize(100, "10"), enumP("validationStatus", ValidationStatuses), sortOrder),
-		rest(Data, "listDelegators", get, "/v1/networks/{network}/delegators", 20, medium,
-			network, pageToken, pageSize(100, "10"), Param{Name: "rewardAddresses", Format: AddressList}, sortOrder,
-			enumP("delegationStatus", DelegationStatuses), nodeIDs),
-		rest(Data, "getVertexByHeight", get, "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", 20, immutable,
-			network, pathP("blockchainId", XBlockchainID...), Param{Name: "vertexHeight", Kind: Integer, Required: true, Min: 0, HasMin: true},
-			pageToken, pageSize(100, "10"), sortOrder),
-		// P- and X-Chain blocks and transactions (costs of docs/facts.md).
-		rest(Data, "listLatestPrimaryNetworkBlocks", get, "/v1/networks/{network}/blockchains/{blockchainId}/blocks", 20, short,
-			network, pathP("blockchainId", PrimaryBlockchainID...), intP("startTimestamp", 0), intP("endTimestamp", 0),
-			pageToken, pageSize(100, "10")),
-		rest(Data, "getBlockById", get, "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", 100, immutable,
-			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("blockId")),
-		rest(Data, "listLatestPrimaryNetworkTransactions", get, "/v1/networks/{network}/blockchains/{blockchainId}/transactions", 100, short,
-			network, pathP("blockchainId", PrimaryBlockchainID...), addrList, queryP("l1ValidationId"),
-			Param{Name: "txTypes", Format: List, Enum: TxTypes}, intP("startTimestamp", 0), intP("endTimestamp", 0),
-			pageToken, pageSize(100, "10"), sortOrder),
-		rest(Data, "listL1Validators", get, "/v1/networks/{network}/l1Validators", 20, medium,
-			network, pageToken, pageSize(100, "10"), queryP("l1ValidationId"), Param{Name: "includeInactiveL1Validators", Kind: Boolean},
-			queryP("nodeId"), queryP("subnetId")),
-		rest(Data, "getTxByHash", get, "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", 20, immutable,
-			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("txHash")),
-		rest(Data, "getLatestBlocks", get, "/v1/chains/{chainId}/blocks", 10, short,
-			chainID, pageToken, pageSize(100, "10")),
-		rest(Data, "listPrimaryNetworkBlocksByNodeId", get, "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks", 20, medium,
-			network, pathP("blockchainId", PrimaryBlockchainID...), pathP("nodeId"), intP("startTimestamp", 0), intP("endTimestamp", 0),
-			pageToken, pageSize(100, "10")),
-		rest(Data, "getTokenDetails", get, "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}", 20, medium,
-			chainID, address, pathP("tokenId")),
-		rest(Data, "getChainIdsForAddresses", get, "/v1/networks/{network}/addresses:listChainIds", 100, medium,
-			network, Param{Name: "addresses", Required: true, Format: AddressList}),
-		// Chains and validators of the real API.
-		rest(Data, "supportedChains", get, "/v1/chains", 1, medium,
-			enumP("network", Networks), enumP("feature", []string{"nftIndexing", "webhooks", "teleporter"})),
-		rest(Data, "getChainInfo", get, "/v1/chains/{chainId}", 1, medium, chainID),
-		rest(Data, "listValidators", get, "/v1/networks/{network}/validators", 20, medium,
-			network, pageToken, pageSize(100, "10"), nodeIDs,
-			enumP("sortBy", []string{"blockIndex", "delegationCapacity", "timeRemaining", "delegationFee", "uptimePerformance"}),
-			sortOrder, enumP("validationStatus", ValidationStatuses),
-			queryP("minDelegationCapacity"), queryP("maxDelegationCapacity"),
-			numP("minTimeRemaining", 0, 2147483647), numP("maxTimeRemaining", 0, 2147483647),
-			numP("minFeePercentage", 2, 100), numP("maxFeePercentage", 2, 100),
-			numP("minUptimePerformance", 0, 100), numP("maxUptimePerformance", 0, 100),
-			queryP("subnetId")),
-
-		// EVM routes of the real API the local index also answers.
-		rest(Data, "getBlock", get, "/v1/chains/{chainId}/blocks/{blockId}", 10, immutable, chainID, pathP("blockId")),
-		rest(Data, "getTransaction", get, "/v1/chains/{chainId}/transactions/{txHash}", 20, immutable, chainID, pathP("txHash")),
-		rest(Data, "listErc20Balances", get, "/v1/chains/{chainId}/addresses/{address}/balances:listErc20", 20, short,
-			chainID, address, queryP("blockNumber"), pageToken, pageSize(500, "10"),
-			Param{Name: "filterSpamTokens", Kind: Boolean, Default: "true"}, Param{Name: "contractAddresses", Format: List}, currency),
-
-		// Metrics API.
-		withCheck(rest(Metrics, "getEvmChainMetrics", get, "/v2/chains/{chainId}/metrics/{metric}", 100, metrics,
-			chainID, pathP("metric", MetricNames...), intP("startTimestamp", 0), intP("endTimestamp", 0),
-			enumP("timeInterval", TimeIntervals), pageToken, pageSize(2160, "100")), dayOnlyRule),
-		rest(Metrics, "listChains", get, "/v2/chains", 1, metrics, pageToken, enumP("network", Networks)),
-		rest(Metrics, "getChain", get, "/v2/chains/{chainId}", 1, metrics, chainID),
-		rest(Metrics, "getAvgTps", get, "/v1/avg_tps/{chainId}", 100, metrics, chainID, pageToken),
-
+	routes := slices.Concat(dataPrimary(), dataEVM(), dataICM(), metricsRoutes(), healthRoutes(), legacyRoutes())
+	routes = append(routes,
 		// Node JSON-RPC: the Info API.
 		rpc("info", "info.acps", 1, medium),
 		rpc("info", "info.isBootstrapped", 1, short),
@@ -270,7 +207,7 @@ func Catalogue() []Route {
 		// The embedded EVM chain's Ethereum JSON-RPC, forwarded whole: one
 		// entry for every eth_/net_/web3_ method, batches included.
 		rpc("evm", "evm.rpc", 1, never),
-	}
+	)
 	return routes
 }
 

@@ -1,6 +1,9 @@
 package catalog
 
-import "net/url"
+import (
+	"net/url"
+	"strings"
+)
 
 // PathValuer gives a request's path values; *http.Request is one.
 type PathValuer interface{ PathValue(name string) string }
@@ -32,6 +35,9 @@ func (r *Route) Validate(pv PathValuer, q url.Values, body []byte) (Values, []st
 			var v string
 			if ok && len(vs) > 0 {
 				v = vs[0]
+				if p.Format == Array && len(vs) > 1 {
+					v = strings.Join(vs, ",")
+				}
 				vals[p.Name] = v
 			} else if p.Default != "" {
 				vals[p.Name] = p.Default

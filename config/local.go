@@ -17,14 +17,47 @@ type LocalEVM struct {
 	// (eth_sendRawTransaction, eth_sendTransaction) per minute, with bursts
 	// of as many. A client is its address (after trusted proxies) and, when
 	// it sends one, its API key: each has its own allowance. Zero means
-	// DefaultWritesPerMinute (60).
+	// DefaultWritesPerMinute (60). A client is counted by IPv4 address or
+	// IPv6 /64.
 	WritesPerMinute int `yaml:"writes_per_minute"`
+	// CallGasCap bounds the gas of one call that runs the EVM without a
+	// transaction (eth_call, eth_estimateGas, eth_createAccessList,
+	// eth_simulateV1 in all, eth_fillTransaction). Zero means 25,000,000.
+	CallGasCap uint64 `yaml:"call_gas_cap"`
+	// CallTimeout bounds the time of one such call, which then answers
+	// "execution aborted (timeout = 1s)". Zero means 1s.
+	CallTimeout Duration `yaml:"call_timeout"`
+	// CallsPerClient bounds the calls that run the EVM at once for one
+	// client (address, IPv6 by /64); a batch's calls run one after another.
+	// A call waits up to CallTimeout for its turn, then is refused with
+	// -32005. Zero means 2.
+	CallsPerClient int `yaml:"calls_per_client"`
+	// FiltersPerClient and MaxFilters bound the filters clients install
+	// (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter),
+	// per client and in all; past them the install answers "exceed max
+	// filters per client" or "exceed max filters". A filter lives until it
+	// is uninstalled or not polled for 5 minutes. Zero means 16 and 1024.
+	FiltersPerClient int `yaml:"filters_per_client"`
+	MaxFilters       int `yaml:"max_filters"`
 }
 
 // validate fills LocalEVM's defaults and reports bad values through bad.
+// The zero values of the other fields are the dev chain's documented
+// defaults (evm.Options).
 func (e *LocalEVM) validate(bad func(field, format string, args ...any)) {
-	if e.WritesPerMinute < 0 {
-		bad("local.evm.writes_per_minute", "must not be negative")
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"writes_per_minute", int64(e.WritesPerMinute)},
+		{"call_timeout", int64(e.CallTimeout)},
+		{"calls_per_client", int64(e.CallsPerClient)},
+		{"filters_per_client", int64(e.FiltersPerClient)},
+		{"max_filters", int64(e.MaxFilters)},
+	} {
+		if f.v < 0 {
+			bad("local.evm."+f.name, "must not be negative")
+		}
 	}
 	if e.WritesPerMinute == 0 {
 		e.WritesPerMinute = DefaultWritesPerMinute

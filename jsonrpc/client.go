@@ -119,13 +119,19 @@ func (c *Client) Call(ctx context.Context, path, method string, params, out any)
 		return fmt.Errorf("%s: %w: HTTP %d", method, ErrUnreachable, resp.StatusCode)
 	}
 	if int64(len(raw)) > c.max {
-		return fmt.Errorf("%s: the answer is longer than %d bytes", method, c.max)
+		return fmt.Errorf("%s: the answer is over %d bytes", method, c.max)
 	}
+	return decodeAnswer(method, raw, out)
+}
+
+// decodeAnswer decodes the answer to method: its result into out, a pointer
+// (nil: the result is dropped), or its error as a *Error.
+func decodeAnswer(method string, raw []byte, out any) error {
 	if out == nil {
 		out = new(json.RawMessage)
 	}
 	a := clientAnswer{Result: out}
-	err = json.Unmarshal(raw, &a)
+	err := json.Unmarshal(raw, &a)
 	if a.Error != nil {
 		return fmt.Errorf("%s: %w", method, a.Error)
 	}

@@ -106,6 +106,12 @@ func anonymousID(a netip.Addr) string {
 	return string(a.Unmap().AppendTo(b))
 }
 
+// AddressID names r's client as the anonymous plan counts it: "ip:" and its
+// IPv4 address, or its IPv6 /64 (after trusted proxies).
+func AddressID(r *http.Request, trusted []netip.Prefix) string {
+	return anonymousID(ClientIP(r, trusted))
+}
+
 // ClientIP returns the client's address: the connection's peer, or, when
 // that peer is a trusted proxy, the right-most X-Forwarded-For address that
 // is not itself a trusted proxy.

@@ -66,7 +66,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 		b.evmRPC = chain.Handler()
 		rpcc := chain.Client()
 		b.opened("dev chain client", func() error { rpcc.Close(); return nil })
-		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond})
+		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
 		infos = append(infos, evmdata.LocalChain(chain.ChainID(), o.PublicURL+"/ext/bc/C/rpc"))
 		mchains = append(mchains, metricsapi.Chain{EVMChainID: chain.ChainID(), ChainName: "c_chain_local",
 			BlockchainID: avanet.Local.CChainID, SubnetID: avanet.PChainID, Network: avanet.TestnetName})

@@ -97,8 +97,9 @@ func New(opts Options) *Handler {
 			handler = missing(rt)
 		}
 		h.rest[rt.Name] = handler
-		h.mux.Handle(rt.Pattern(), rt.Validating(handler))
 	}
+	catalog.Mount(h.mux, opts.Routes, func(rt *catalog.Route) http.Handler { return rt.Validating(h.rest[rt.Name]) },
+		http.HandlerFunc(notFound))
 	for endpoint, paths := range catalog.NodeEndpoints {
 		var eh http.Handler = jsonrpc.NewServer(methods[endpoint])
 		if endpoint == "evm" {
@@ -115,9 +116,6 @@ func New(opts Options) *Handler {
 			h.mux.Handle(p, eh)
 		}
 	}
-	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		notFound(w, r)
-	})
 	return h
 }
 

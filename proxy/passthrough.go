@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 )
 
@@ -28,13 +29,12 @@ func serviceOf(path string) (svc catalog.Service, ok bool) {
 	return "", false
 }
 
-// servePassthrough prepares a path the catalogue does not list. Only published
-// paths are forwarded: GETs of the real services' other read routes (never
-// cached, at the published cost), and the operator's own Publish entries, to
-// their keys only. Everything else (account-scoped routes, writes, other node
-// APIs, path variants of catalogued routes) is answered 404 at the edge and
-// never reaches the upstream. Without an upstream a published path is 404
-// too.
+// servePassthrough prepares a path the catalogue does not list. Only the
+// operator's own Publish entries are forwarded, to their keys only: the
+// catalogue already holds every public read of the real services, so
+// everything else (account-scoped routes, writes, other node APIs, path
+// variants of catalogued routes) is answered 404 at the edge and never
+// reaches the upstream. Without an upstream a published path is 404 too.
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")
@@ -44,50 +44,41 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		s.notFound(ex)
 		return
 	}
-	cost, published := int64(0), false
-	var keys []string
-	if svc != catalog.Node {
-		cost, published = catalog.Published(r.Method, r.URL.Path, s.opts.PassthroughCost)
-	}
-	if !published {
-		best := -1
-		for i := range s.opts.Publish {
-			pub := &s.opts.Publish[i]
-			if pub.Method != r.Method {
-				continue
-			}
-			if literals, match := catalog.MatchPath(pub.Path, r.URL.Path); match && literals > best {
-				best, cost, keys, published = literals, pub.Cost, pub.Keys, true
-				if cost == 0 {
-					cost = s.opts.PassthroughCost
-				}
-			}
+	var pub *config.Publish
+	best := -1
+	for i := range s.opts.Publish {
+		if s.opts.Publish[i].Method != r.Method {
+			continue
+		}
+		if literals, match := catalog.MatchPath(s.opts.Publish[i].Path, r.URL.Path); match && literals > best {
+			best, pub = literals, &s.opts.Publish[i]
 		}
 	}
-	if !published || s.opts.Upstreams[svc] == nil {
+	if pub == nil || s.opts.Upstreams[svc] == nil {
 		s.notFound(ex)
 		return
+	}
+	cost := pub.Cost
+	if cost == 0 {
+		cost = s.opts.PassthroughCost
 	}
 	p := &preparedCall{service: svc,
 		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: cost},
 		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
-	if keys != nil {
-		// An operator's route: admitted before its body is read, and only
-		// for its keys.
-		if !s.admit(ex, p.charge) {
-			return
-		}
-		if !slices.Contains(keys, ex.keyID) {
-			s.notFound(ex)
-			return
-		}
-		body, err := s.readBody(r)
-		if err != nil {
-			s.refuseBody(ex, err)
-			return
-		}
-		p.body = body
+	// Admitted before its body is read, and only for its keys.
+	if !s.admit(ex, p.charge) {
+		return
 	}
+	if !slices.Contains(pub.Keys, ex.keyID) {
+		s.notFound(ex)
+		return
+	}
+	body, err := s.readBody(r)
+	if err != nil {
+		s.refuseBody(ex, err)
+		return
+	}
+	p.body = body
 	s.serve(ex, p)
 }
 

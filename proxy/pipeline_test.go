@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
@@ -197,7 +198,8 @@ func TestOversizedAnswerStreamedUncached(t *testing.T) {
 }
 
 // TestPassthroughNeverTripsBreaker: failing calls of paths the catalogue
-// does not name do not open the breaker for catalogued routes.
+// does not name (an operator's published route) do not open the breaker
+// for catalogued routes.
 func TestPassthroughNeverTripsBreaker(t *testing.T) {
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/networks/fuji/subnets") {
@@ -208,9 +210,25 @@ func TestPassthroughNeverTripsBreaker(t *testing.T) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	}))
 	t.Cleanup(origin.Close)
-	srv := breakerEdge(t, origin.URL, nil)
+	up := upstreamFor(t, catalog.Data, origin.URL)
+	up.RetryBudget = 0
+	up.Breaker = NewBreaker("data", config.Breaker{
+		MinRequests: 100, FailureRatio: 0.5, ConsecutiveFailures: 3,
+		Interval: config.Duration(time.Minute), OpenFor: config.Duration(time.Minute), HalfOpenProbes: 1,
+	}, nil)
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Limiter: keyLimiter{},
+		Publish: []config.Publish{{Method: "GET", Path: "/v1/webhooks", Keys: []string{"acme"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 10 {
-		get(srv, "/v1/teleporter/messages")
+		r := httptest.NewRequest("GET", "/v1/webhooks", nil)
+		r.Header.Set("X-Glacier-Api-Key", "acme")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		if w.Code != http.StatusInternalServerError || w.Header().Get("X-Avaedge-Source") != "upstream" {
+			t.Fatalf("published route = %d from %q; want the upstream's 500", w.Code, w.Header().Get("X-Avaedge-Source"))
+		}
 	}
 	if w := get(srv, "/v1/networks/fuji/subnets"); w.Code != 200 || w.Header().Get("X-Avaedge-Source") != "upstream" {
 		t.Fatalf("catalogued route after failing passthrough calls: %d %v", w.Code, w.Header())

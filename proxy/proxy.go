@@ -125,8 +125,8 @@ type Options struct {
 	ClientIP func(r *http.Request) string
 	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means 1 MiB.
 	MaxBodyBytes int64
-	// PassthroughCost is the CU cost of a published path the catalogue does
-	// not list and the real services publish no cost for. Zero means 20.
+	// PassthroughCost is the CU cost of a Publish entry that names none.
+	// Zero means 20.
 	PassthroughCost int64
 	// Publish are further routes forwarded to named keys only (see
 	// config.Config.Publish).

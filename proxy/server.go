@@ -91,8 +91,6 @@ func New(opts Options) (*Server, error) {
 			s.rpc[rt.Endpoint][jsonrpcLookup(rt.Name)] = rt
 			continue
 		}
-		rm := s.rmetrics[rt.Name]
-		s.mux.HandleFunc(rt.Pattern(), func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
 	}
 	for endpoint, paths := range catalog.NodeEndpoints {
 		if s.rpc[endpoint] == nil {
@@ -114,7 +112,10 @@ func New(opts Options) (*Server, error) {
 		w.Header()["Content-Type"] = hdrJSON
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
 	})
-	s.mux.HandleFunc("/", s.servePassthrough)
+	catalog.Mount(s.mux, opts.Routes, func(rt *catalog.Route) http.Handler {
+		rm := s.rmetrics[rt.Name]
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
+	}, http.HandlerFunc(s.servePassthrough))
 	return s, nil
 }
 

@@ -43,4 +43,10 @@ func TestWriteKeys(t *testing.T) {
 	if len(got) != 2 || got[0] != "ip:203.0.113.9" || !strings.HasPrefix(got[1], "key:") || strings.Contains(got[1], "secret-key") {
 		t.Fatalf("keyed: %v; want the address and the key's hash, never the key", got)
 	}
+	// IPv6 clients are counted by /64, as the edge counts them.
+	r = httptest.NewRequest(http.MethodPost, "/ext/bc/C/rpc", nil)
+	r.RemoteAddr = "[2001:db8:1:2:aaaa::1]:5555"
+	if got := keys(r); len(got) != 1 || got[0] != "ip:2001:db8:1:2::/64" {
+		t.Fatalf("IPv6: %v; want its /64", got)
+	}
 }

@@ -19,6 +19,7 @@ import (
 
 // localOptions is the local section as the local world's options.
 func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registerer, routes []catalog.Route, localMode map[catalog.Service]bool, nodeNetwork string) local.BuildOptions {
+	trusted, e := cfg.TrustedPrefixes(), cfg.Local.EVM
 	o := local.BuildOptions{
 		Routes:          routes,
 		LocalMode:       localMode,
@@ -27,8 +28,9 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 		Node:            cfg.Local.Node,
 		Seed:            cfg.Local.Seed,
 		DisableDevChain: cfg.Local.DisableDevChain,
-		DevChain: evm.Options{Debug: cfg.Local.EVM.Debug, WritesPerMinute: cfg.Local.EVM.WritesPerMinute,
-			WriteKeys: writeKeys(cfg.TrustedPrefixes())},
+		DevChain: evm.Options{Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: writeKeys(trusted),
+			Client: func(r *http.Request) string { return limits.AddressID(r, trusted) }, CallGasCap: e.CallGasCap,
+			CallTimeout: e.CallTimeout.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
 		DataDir:    cfg.DataDir,
 		PublicURL:  publicURL(cfg.Listen),
 		Registerer: reg,
@@ -54,12 +56,12 @@ func publicURL(listen string) string {
 }
 
 // writeKeys names the identities a dev chain write counts against: the
-// client's address and, when it sends one, the hash of its API key (never
-// the key itself), each with its own allowance, so that fresh keys do not
-// buy fresh writes.
+// client's address (IPv6 by /64, as the edge counts anonymous clients) and,
+// when it sends one, the hash of its API key (never the key itself), each
+// with its own allowance, so that fresh keys do not buy fresh writes.
 func writeKeys(trusted []netip.Prefix) func(r *http.Request) []string {
 	return func(r *http.Request) []string {
-		keys := []string{"ip:" + limits.ClientIP(r, trusted).String()}
+		keys := []string{limits.AddressID(r, trusted)}
 		key := r.Header.Get("X-Glacier-Api-Key")
 		if key == "" {
 			key = r.Header.Get("X-Data-Api-Key")

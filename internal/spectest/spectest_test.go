@@ -46,3 +46,49 @@ func TestConcurrentSchema(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestOperations reads both documents' operations with their parameters,
+// $refs resolved.
+func TestOperations(t *testing.T) {
+	ops, err := DataAPI(nil).Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var utxos *Operation
+	for i := range ops {
+		if ops[i].ID == "getUtxosByAddressesV2" {
+			utxos = &ops[i]
+		}
+	}
+	if len(ops) < 80 || utxos == nil || utxos.Method != "POST" || utxos.Path != "/v1/networks/{network}/blockchains/{blockchainId}/utxos" {
+		t.Fatalf("%d operations; getUtxosByAddressesV2 = %+v", len(ops), utxos)
+	}
+	params := map[string]Parameter{}
+	for _, p := range utxos.Params {
+		params[p.In+" "+p.Name] = p
+	}
+	if p := params["query pageSize"]; p.Type != "integer" || *p.Minimum != 1 || *p.Maximum != 1024 || p.Default != "10" || p.Required {
+		t.Errorf("pageSize = %+v", p)
+	}
+	if p := params["path blockchainId"]; len(p.Enum) != 8 || p.Enum[5] != "p-chain" || !p.Required || p.Example != `"p-chain"` {
+		t.Errorf("blockchainId (a $ref) = %+v", p)
+	}
+	if p := params["body addresses"]; p.Type != "string" || !p.Required {
+		t.Errorf("body addresses = %+v", p)
+	}
+	metrics, err := MetricsAPI(nil).Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range metrics {
+		if op.ID == "getEvmChainMetrics" {
+			for _, p := range op.Params {
+				if p.Name == "metric" && (len(p.Enum) != 17 || p.In != "path") {
+					t.Errorf("metric = %+v", p)
+				}
+			}
+			return
+		}
+	}
+	t.Fatal("no getEvmChainMetrics in popsicle.json")
+}

@@ -80,39 +80,49 @@ func startPeerProcess(t *testing.T, n, boot *localNode, bootID ids.NodeID) {
 	}
 }
 
-// TestNodeWarpTwoValidators converts a subnet to an L1 validated by two
-// nodes, 60 and 40, and aggregates over the followed first one: the second
-// is found through the first's info.peers and asked over its own
-// connection; with it stopped, only 60% signs.
-func TestNodeWarpTwoValidators(t *testing.T) {
-	node1 := startNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	id1, pop1, err := info.NewClient(node1.URI).GetNodeID(ctx)
+// l1Pair is an L1 validated by two nodes of one local network, 60 and 40,
+// converted while the second was down, and the first node's index of it.
+type l1Pair struct {
+	node1, node2   *localNode
+	id1, id2       ids.NodeID
+	subnet, convTx ids.ID
+	pHeight        uint64
+	ix             *pindex.Index
+}
+
+// startL1Pair starts two nodes, converts a subnet to an L1 of both, waits
+// until the first lists the second as a peer, and indexes the first's
+// P-Chain up to the conversion.
+func startL1Pair(t *testing.T, ctx context.Context) *l1Pair {
+	t.Helper()
+	l := &l1Pair{node1: startNode(t)}
+	var pop1, pop2 *signer.ProofOfPossession
+	var err error
+	l.id1, pop1, err = info.NewClient(l.node1.URI).GetNodeID(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	node2 := startPeer(t, node1, id1)
-	id2, pop2, err := info.NewClient(node2.URI).GetNodeID(ctx)
+	l.node2 = startPeer(t, l.node1, l.id1)
+	l.id2, pop2, err = info.NewClient(l.node2.URI).GetNodeID(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Convert while the second node is down; it catches up on restart (a
 	// node that only trusts itself with sybil protection off follows no
 	// later blocks).
-	node2.stop()
+	l.node2.stop()
 
 	key, err := secp256k1.NewPrivateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := makeWallets(t, ctx, node1.URI, secp256k1fx.NewKeychain(genesis.EWOQKey, key))
+	w := makeWallets(t, ctx, l.node1.URI, secp256k1fx.NewKeychain(genesis.EWOQKey, key))
 	tx, err := w.P.IssueCreateSubnetTx(&secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{key.Address()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	subnet := tx.ID()
-	tx, err = w.P.IssueCreateChainTx(subnet, []byte(`{"config":{"chainId":99997},"alloc":{}}`), constants.EVMID, nil, "twochain")
+	l.subnet = tx.ID()
+	tx, err = w.P.IssueCreateChainTx(l.subnet, []byte(`{"config":{"chainId":99997},"alloc":{}}`), constants.EVMID, nil, "twochain")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,21 +132,21 @@ func TestNodeWarpTwoValidators(t *testing.T) {
 		return &txs.ConvertSubnetToL1Validator{NodeID: id.Bytes(), Weight: weight, Balance: units.Avax, Signer: *pop,
 			RemainingBalanceOwner: pown, DeactivationOwner: pown}
 	}
-	vdrs := []*txs.ConvertSubnetToL1Validator{vdr(id1, pop1, 60), vdr(id2, pop2, 40)}
+	vdrs := []*txs.ConvertSubnetToL1Validator{vdr(l.id1, pop1, 60), vdr(l.id2, pop2, 40)}
 	slices.SortFunc(vdrs, func(a, b *txs.ConvertSubnetToL1Validator) int { return bytes.Compare(a.NodeID, b.NodeID) })
-	tx, err = w.P.IssueConvertSubnetToL1Tx(subnet, chain, []byte{0xaa}, vdrs)
+	tx, err = w.P.IssueConvertSubnetToL1Tx(l.subnet, chain, []byte{0xaa}, vdrs)
 	if err != nil {
 		t.Fatalf("ConvertSubnetToL1Tx: %v", err)
 	}
-	convTx := tx.ID()
+	l.convTx = tx.ID()
 
-	startPeerProcess(t, node2, node1, id1)
-	if s, err := platformvm.NewClient(node2.URI).GetSubnet(ctx, subnet); err != nil || s.ConversionID == ids.Empty {
+	startPeerProcess(t, l.node2, l.node1, l.id1)
+	if s, err := platformvm.NewClient(l.node2.URI).GetSubnet(ctx, l.subnet); err != nil || s.ConversionID == ids.Empty {
 		t.Fatalf("the second node does not know the conversion: %+v, %v", s, err)
 	}
 	// The followed node lists its peer (with the address it signed).
 	for {
-		peers, err := info.NewClient(node1.URI).Peers(ctx, []ids.NodeID{id2})
+		peers, err := info.NewClient(l.node1.URI).Peers(ctx, []ids.NodeID{l.id2})
 		if err == nil && len(peers) == 1 {
 			break
 		}
@@ -147,26 +157,41 @@ func TestNodeWarpTwoValidators(t *testing.T) {
 		}
 	}
 
-	pc := platformvm.NewClient(node1.URI)
-	pHeight, err := pc.GetHeight(ctx)
+	if l.pHeight, err = platformvm.NewClient(l.node1.URI).GetHeight(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l.ix, err = pindex.Open(ctx, pindex.Options{Node: l.node1.URI, PollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := pindex.Open(ctx, pindex.Options{Node: node1.URI, PollInterval: 100 * time.Millisecond})
-	if err != nil {
+	t.Cleanup(func() { l.ix.Close() })
+	l.ix.Start(ctx)
+	if err := l.ix.WaitFor(ctx, pindex.ChainP, l.pHeight); err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
-	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, pindex.ChainP, pHeight); err != nil {
-		t.Fatal(err)
-	}
-	src, err := warpsource.NewNode(warpsource.NodeOptions{Index: ix, Node: node1.URI})
+	return l
+}
+
+// request asks for the conversion's message, signed by quorum% of the L1.
+func (l *l1Pair) request(quorum uint64) warp.Request {
+	return warp.Request{Network: "fuji", Justification: l.convTx[:], SigningSubnetID: l.subnet, QuorumPercentage: quorum}
+}
+
+// TestNodeWarpTwoValidators converts a subnet to an L1 validated by two
+// nodes, 60 and 40, and aggregates over the followed first one: the second
+// is found through the first's info.peers and asked over its own
+// connection; with it stopped, only 60% signs.
+func TestNodeWarpTwoValidators(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	l := startL1Pair(t, ctx)
+	src, err := warpsource.NewNode(warpsource.NodeOptions{Index: l.ix, Node: l.node1.URI})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	set, err := pc.GetValidatorsAt(ctx, subnet, platformapi.Height(pHeight))
+	pc := platformvm.NewClient(l.node1.URI)
+	set, err := pc.GetValidatorsAt(ctx, l.subnet, platformapi.Height(l.pHeight))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,10 +199,7 @@ func TestNodeWarpTwoValidators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	netID, _ := info.NewClient(node1.URI).GetNetworkID(ctx)
-	req := func(quorum uint64) warp.Request {
-		return warp.Request{Network: "fuji", Justification: convTx[:], SigningSubnetID: subnet, QuorumPercentage: quorum}
-	}
+	netID, _ := info.NewClient(l.node1.URI).GetNetworkID(ctx)
 	check := func(t *testing.T, signed []byte, quorum uint64, signers int) {
 		t.Helper()
 		m, err := avawarp.ParseMessage(signed)
@@ -194,7 +216,7 @@ func TestNodeWarpTwoValidators(t *testing.T) {
 	}
 
 	start := time.Now()
-	signed, err := warp.NewAggregator(src, warp.Options{}).Aggregate(ctx, req(100))
+	signed, err := warp.NewAggregator(src, warp.Options{}).Aggregate(ctx, l.request(100))
 	if err != nil {
 		t.Fatalf("both validators: %v", err)
 	}
@@ -202,9 +224,9 @@ func TestNodeWarpTwoValidators(t *testing.T) {
 	t.Logf("two validators, 100%%: %v", time.Since(start))
 
 	// The second validator goes away: 60% is not 67%, but is 60%.
-	node2.stop()
+	l.node2.stop()
 	agg := warp.NewAggregator(src, warp.Options{SignerTimeout: 3 * time.Second})
-	_, err = agg.Aggregate(ctx, req(67))
+	_, err = agg.Aggregate(ctx, l.request(67))
 	var qe *warp.QuorumError
 	if !errors.As(err, &qe) || qe.SignedWeight != 60 || qe.TotalWeight != 100 {
 		t.Fatalf("with node 2 down, quorum 67: %v; want a QuorumError of 60/100", err)
@@ -212,7 +234,7 @@ func TestNodeWarpTwoValidators(t *testing.T) {
 	if !strings.Contains(err.Error(), "60") {
 		t.Errorf("the error does not name the signed weight: %v", err)
 	}
-	signed, err = agg.Aggregate(ctx, req(60))
+	signed, err = agg.Aggregate(ctx, l.request(60))
 	if err != nil {
 		t.Fatalf("with node 2 down, quorum 60: %v", err)
 	}

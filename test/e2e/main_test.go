@@ -224,8 +224,7 @@ func localEdge(t testing.TB) *edge {
 			t.Fatal(err)
 		}
 		keys := filepath.Join(dir, "keys.yaml")
-		plan := "plans:\n  bulk: {cu_per_minute: 1000000000, cu_per_day: 100000000000}\nanonymous: bulk\n"
-		if err := os.WriteFile(keys, []byte(plan), 0o600); err != nil {
+		if err := os.WriteFile(keys, []byte(bulkPlan), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		sharedStops = append(sharedStops, func() { os.RemoveAll(dir) })
@@ -242,6 +241,21 @@ func localEdge(t testing.TB) *edge {
 	}
 	return sharedLocal
 }
+
+// bulkKeysFile writes a keys file whose anonymous plan no sweep of the
+// whole catalogue reaches the limits of.
+func bulkKeysFile(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "keys.yaml")
+	if err := os.WriteFile(p, []byte(bulkPlan), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// bulkPlan is a keys file of one plan, for anonymous clients, that no test
+// reaches the limits of.
+const bulkPlan = "plans:\n  bulk: {cu_per_minute: 1000000000, cu_per_day: 100000000000}\nanonymous: bulk\n"
 
 // noKeysLocal starts a local-mode avaedge of the test's own with no keys
 // file: the published plans, the anonymous client metered per IP.

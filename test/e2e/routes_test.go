@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,67 @@ func successStatus(t testing.TB, r route) int {
 	return http.StatusOK
 }
 
+// localStatus is the status the local world answers a valid request of r
+// with: 503 while r has no local implementation (noLocalYet), else its
+// success status.
+func localStatus(t testing.TB, r route) int {
+	t.Helper()
+	if _, ok := noLocalYet[r.Name]; ok {
+		return http.StatusServiceUnavailable
+	}
+	return successStatus(t, r)
+}
+
+// proxiedStatus is the status a valid request of r gets through a
+// recorder in front of the local world: the recorder's 404 while r has no
+// local implementation, else its success status.
+func proxiedStatus(t testing.TB, r route) int {
+	t.Helper()
+	if _, ok := noLocalYet[r.Name]; ok {
+		return http.StatusNotFound
+	}
+	return successStatus(t, r)
+}
+
+// noLocalMessage is how the local world says a route is not built yet
+// (local.missing).
+const noLocalMessage = "has no local implementation yet"
+
+// noLocalYet are the catalogued routes the local world (the devnet, as the
+// sweeps run it) has no implementation of yet, each with the issue that
+// builds it. They answer 503 "route X has no local implementation yet";
+// the sweeps check that answer, and fail once the route answers, so that
+// its issue removes it from this list.
+var noLocalYet = map[string]string{
+	// Issue 25: the EVM routes.
+	"listTransactions": "25", "listTransactionsV2": "25", "listNativeTransactions": "25",
+	"listErc20Transactions": "25", "listErc721Transactions": "25", "listInternalTransactions": "25",
+	"listLatestTransactions": "25", "listLatestTransactionsAllChains": "25", "listLatestBlocksAllChains": "25",
+	"getTransactionsForBlock": "25", "getContractMetadata": "25", "listContractDeployments": "25",
+	"listCollectibleBalances": "25", "listTokens": "25", "listAddressChains": "25",
+	"listAllLatestBlocks": "25 (legacy of listLatestBlocksAllChains)", "listAllLatestTransactions": "25 (legacy of listLatestTransactionsAllChains)",
+	"getAddressChains": "25 (legacy of listAddressChains)",
+	// Issue 26: the primary network.
+	"getNetworkDetails": "26", "listBlockchains": "26", "getBlockchainById": "26", "getAssetDetails": "26",
+	"listAssetTransactions": "26", "getBalancesByAddresses": "26", "getLastActivityTimestampByAddresses": "26",
+	"getLastActivityTimestampByAddressesV2": "26", "listActivePrimaryNetworkStakingTransactions": "26",
+	"listLatestXChainVertices": "26", "getVertexByHash": "26", "listHistoricalPrimaryNetworkRewards": "26",
+	"getAvaxSupply": "26", "getUtxosByAddressesV2": "26",
+	"listLatestPrimaryNetworkTransactions": "the devnet has no P- or X-Chain transaction history (a followed node's index answers: TestNodeModeSDK)",
+	"getTxByHash":                          "the devnet has no P- or X-Chain transaction history (a followed node's index answers: TestNodeModeSDK)",
+	// Issue 27: ICM and the Metrics API.
+	"getIcmMessage": "27", "listIcmMessages": "27", "listIcmMessagesByAddress": "27",
+	"getTeleporterMessage": "27 (legacy of getIcmMessage)", "listTeleporterMessages": "27 (legacy of listIcmMessages)",
+	"listTeleporterMessagesByAddress": "27 (legacy of listIcmMessagesByAddress)",
+	"getEvmChainRollingWindowMetrics": "27", "getStakingMetrics": "27", "getTotalL1ValidatorMetrics": "27",
+	"getMetricsByValidationId": "27", "getMetricsByNodeId": "27", "getMetricsBySubnetId": "27",
+	"getValidatorsByDateRange": "27", "getICMSummary": "27", "getICMTimeseries": "27", "getAddressesByBtcbBridged": "27",
+	// No issue yet.
+	"data-health-check": "none yet", "live-check": "none yet", "metrics-health-check": "none yet", "metrics-live-check": "none yet",
+	"getTeleporterMetricsByChain": "none yet (legacy)", "getNftHoldersByContractAddress": "none yet (legacy)",
+	"getAddressesByBalanceOverTime": "none yet (legacy)",
+}
+
 // checkAnswer verifies one answer of route r: the status want, a JSON
 // content type, and for a successful Data or Metrics answer the OpenAPI
 // schema of the operation; a successful node answer is a JSON-RPC result
@@ -26,9 +88,17 @@ func successStatus(t testing.TB, r route) int {
 func checkAnswer(t testing.TB, r route, c call, rep reply, want int) {
 	t.Helper()
 	what := c.Method + " " + c.Path
+	issue, listed := noLocalYet[r.Name]
 	if rep.Status != want {
+		if listed && rep.Status < 300 {
+			t.Errorf("%s = %s: %s answers now; remove it from noLocalYet (issue %s)", what, rep, r.Name, issue)
+			return
+		}
 		t.Errorf("%s = %s; want status %d", what, rep, want)
 		return
+	}
+	if want == http.StatusServiceUnavailable && listed && !strings.Contains(string(rep.Body), "route "+r.Name+" "+noLocalMessage) {
+		t.Errorf("%s = %s; want the local world's 503: route %s %s", what, rep, r.Name, noLocalMessage)
 	}
 	if ct := rep.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("%s: Content-Type %q; want application/json", what, ct)
@@ -82,15 +152,17 @@ func eachCall(t *testing.T, w *world, f func(t *testing.T, r route, c call)) {
 
 // TestRoutesLocal: in local mode every catalogued route answers its valid
 // request with the spec's success status and schema, from the local world,
-// for mainnet and fuji.
+// for mainnet and fuji; a route of noLocalYet answers its clear 503. (One
+// sweep costs more than the published anonymous plan's 6,000 CU a minute:
+// the edge's clients are on a bulk plan.)
 func TestRoutesLocal(t *testing.T) {
 	for _, network := range []string{"fuji", "mainnet"} {
 		t.Run(network, func(t *testing.T) {
-			e := noKeysLocal(t)
+			e := startEdge(t, map[string]string{"AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
 			w := discover(t, network)
 			eachCall(t, w, func(t *testing.T, r route, c call) {
 				rep := do(t, c.Method, e.URL+c.Path, c.Body, nil)
-				checkAnswer(t, r, c, rep, successStatus(t, r))
+				checkAnswer(t, r, c, rep, localStatus(t, r))
 				if src := rep.Header.Get("X-Avaedge-Source"); rep.Status < 300 && src != "local" {
 					t.Errorf("%s %s: X-Avaedge-Source %q; want local", c.Method, c.Path, src)
 				}
@@ -109,13 +181,13 @@ func TestRoutesProxy(t *testing.T) {
 	const opKey = "operator-key-e2e"
 	e := startEdge(t, map[string]string{
 		"AVAEDGE_DATA_UPSTREAM": rec.URL, "AVAEDGE_METRICS_UPSTREAM": rec.URL, "AVAEDGE_NODE_UPSTREAM": rec.URL,
-		"AVAEDGE_UPSTREAM_API_KEY": opKey,
+		"AVAEDGE_UPSTREAM_API_KEY": opKey, "AVAEDGE_KEYS_FILE": bulkKeysFile(t),
 	}, opKey)
 	w := discover(t, "fuji")
 	eachCall(t, w, func(t *testing.T, r route, c call) {
 		before := rec.count(c.Method, c.Path)
 		rep := do(t, c.Method, e.URL+c.Path, c.Body, nil)
-		checkAnswer(t, r, c, rep, successStatus(t, r))
+		checkAnswer(t, r, c, rep, proxiedStatus(t, r))
 		if src := rep.Header.Get("X-Avaedge-Source"); src != "upstream" {
 			t.Errorf("%s %s: first call X-Avaedge-Source %q; want upstream", c.Method, c.Path, src)
 		}
@@ -156,16 +228,15 @@ func TestRoutesFailingUpstream(t *testing.T) {
 	rec.setFail(http.StatusInternalServerError)
 	e := startEdge(t, map[string]string{
 		"AVAEDGE_DATA_UPSTREAM": rec.URL, "AVAEDGE_METRICS_UPSTREAM": rec.URL, "AVAEDGE_NODE_UPSTREAM": rec.URL,
-		"AVAEDGE_LOCAL_NETWORKS": "fuji",
+		"AVAEDGE_LOCAL_NETWORKS": "fuji", "AVAEDGE_KEYS_FILE": bulkKeysFile(t),
 	})
 	for _, network := range []string{"fuji", "mainnet"} {
 		t.Run(network, func(t *testing.T) {
 			w := discover(t, network)
 			eachCall(t, w, func(t *testing.T, r route, c call) {
 				rep := do(t, c.Method, e.URL+c.Path, c.Body, nil)
-				onFuji := strings.HasPrefix(c.Path, "/v1/networks/fuji/") || strings.HasPrefix(c.Path, "/v1/signatureAggregator/fuji/")
-				if onFuji {
-					checkAnswer(t, r, c, rep, successStatus(t, r))
+				if onNetwork(c, "fuji") {
+					checkAnswer(t, r, c, rep, localStatus(t, r))
 					if src := rep.Header.Get("X-Avaedge-Source"); src != "local" {
 						t.Errorf("%s %s: X-Avaedge-Source %q; want local", c.Method, c.Path, src)
 					}
@@ -180,4 +251,21 @@ func TestRoutesFailingUpstream(t *testing.T) {
 			})
 		})
 	}
+}
+
+// onNetwork reports whether call c names network, in its path
+// (/v1/networks/{network}, /v1/signatureAggregator/{network},
+// /v2/networks/{network}) or its network query parameter.
+func onNetwork(c call, network string) bool {
+	u, err := url.Parse(c.Path)
+	if err != nil {
+		return false
+	}
+	for _, prefix := range []string{"/v1/networks/", "/v1/signatureAggregator/", "/v2/networks/"} {
+		if rest, ok := strings.CutPrefix(u.Path, prefix); ok {
+			n, _, _ := strings.Cut(rest, "/")
+			return n == network
+		}
+	}
+	return u.Query().Get("network") == network
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +22,8 @@ type recorded struct {
 
 // recorder is an httptest upstream that records every request. It forwards
 // each one to target (a local-mode avaedge, whose answers are the real
-// services' shapes) unless handle answers it first; with fail set it
+// services' shapes) unless handle answers it first, and answers 404 for a
+// route the local world has no implementation of yet; with fail set it
 // answers every request with that status instead.
 type recorder struct {
 	URL    string
@@ -71,13 +73,24 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusServiceUnavailable && bytes.Contains(answer, []byte(noLocalMessage)) {
+		// The local world cannot answer this route yet (noLocalYet); the
+		// real service would. Its stand-in answers as the service does for
+		// a resource it does not have, so the edge's forwarding is still
+		// tested without an upstream failure that trips its breaker.
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"message":"the e2e upstream stand-in has no answer for %s","statusCode":404,"error":"Not Found"}`, r.URL.Path)
+		return
+	}
 	for _, h := range []string{"Content-Type", "Cache-Control"} {
 		if v := resp.Header.Get(h); v != "" {
 			w.Header().Set(h, v)
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
+	w.Write(answer)
 }
 
 // requests returns the requests received so far whose URI starts with

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -42,6 +41,15 @@ type world struct {
 	BlockHash string // an EVM block with transactions
 	TxHash    string // an EVM transaction
 	Warp      []byte // a valid unsigned Warp message from the network's C-Chain
+	Vertex    string // an X-Chain vertex
+	AssetID   string // an X-Chain asset ewoq's X address holds
+	// BlockchainID is a chain of the local world: the dev chain's.
+	BlockchainID string
+	// ValidationID and L1NodeID are an L1 validator's.
+	ValidationID, L1NodeID string
+	// IcmMessage is an ICM message: the first listIcmMessages lists, or
+	// a placeholder while the local world lists none (noLocalYet).
+	IcmMessage string
 	// Node world (the local node presents itself as network "local").
 	XAddrLocal string // ewoq on the X-Chain, local HRP
 	XBlockID   string
@@ -131,6 +139,7 @@ func discover(t testing.TB, network string) *world {
 	}
 	w.TxHash, w.BlockHash = txs.Transactions[0].TxHash, txs.Transactions[0].BlockHash
 	w.Warp = warpMessage(t, network)
+	discoverMore(t, base, w)
 
 	// The node: ewoq's X address and a block with a transaction.
 	w.XAddrLocal = "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
@@ -149,6 +158,74 @@ func discover(t testing.TB, network string) *world {
 	w.XBlockID, w.XTxID = blk.Block.ID, blk.Block.Txs[0].ID
 	worldCache[network] = w
 	return w
+}
+
+// discoverMore finds the identifiers of the routes beyond the seeds': a
+// vertex, an X-Chain asset, a blockchain, an L1 validator, an ICM message.
+func discoverMore(t testing.TB, base string, w *world) {
+	t.Helper()
+	nets := base + "/v1/networks/" + w.Network
+	var vs struct {
+		Vertices []struct {
+			VertexHash string `json:"vertexHash"`
+		} `json:"vertices"`
+	}
+	getJSON(t, nets+"/blockchains/x-chain/vertices:listByHeight?vertexHeight=1", &vs)
+	if len(vs.Vertices) == 0 {
+		t.Fatal("no X-Chain vertex at height 1 in the local world")
+	}
+	w.Vertex = vs.Vertices[0].VertexHash
+	var utxos struct {
+		Utxos []struct {
+			Asset struct {
+				AssetID string `json:"assetId"`
+			} `json:"asset"`
+		} `json:"utxos"`
+	}
+	getJSON(t, nets+"/blockchains/x-chain/utxos?addresses="+url.QueryEscape(w.XAddr), &utxos)
+	if len(utxos.Utxos) == 0 {
+		t.Fatalf("%s holds no X-Chain UTXO in the local world", w.XAddr)
+	}
+	w.AssetID = utxos.Utxos[0].Asset.AssetID
+	var chains struct {
+		Chains []struct {
+			ChainID         string `json:"chainId"`
+			PlatformChainID string `json:"platformChainId"`
+		} `json:"chains"`
+	}
+	getJSON(t, base+"/v1/chains", &chains)
+	for _, c := range chains.Chains {
+		if c.ChainID == w.ChainID {
+			w.BlockchainID = c.PlatformChainID
+		}
+	}
+	if w.BlockchainID == "" {
+		t.Fatalf("/v1/chains lists no chain %s", w.ChainID)
+	}
+	var l1 struct {
+		Validators []struct {
+			ValidationID string `json:"validationId"`
+			NodeID       string `json:"nodeId"`
+		} `json:"validators"`
+	}
+	getJSON(t, nets+"/l1Validators?subnetId="+w.L1, &l1)
+	if len(l1.Validators) == 0 {
+		t.Fatalf("the L1 %s has no validator in the local world", w.L1)
+	}
+	w.ValidationID, w.L1NodeID = l1.Validators[0].ValidationID, l1.Validators[0].NodeID
+	// Until the local world lists ICM messages (noLocalYet), a well-formed
+	// message id stands in.
+	w.IcmMessage = "acf1c8b06f9aec48e9fcbefbbe576ae8a7ca3b327fcae111396e7cc99956674d"
+	var msgs struct {
+		Messages []struct {
+			MessageID string `json:"messageId"`
+		} `json:"messages"`
+	}
+	if r := do(t, "GET", base+"/v1/icm/messages?pageSize=1", nil, nil); r.Status == 200 {
+		if err := json.Unmarshal(r.Body, &msgs); err == nil && len(msgs.Messages) > 0 {
+			w.IcmMessage = msgs.Messages[0].MessageID
+		}
+	}
 }
 
 // warpMessage builds, with avalanchego's own warp package, an unsigned Warp
@@ -201,125 +278,4 @@ func rpcBody(id int, method, params string) []byte {
 		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, id, method))
 	}
 	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
-}
-
-// call is one request to a route.
-type call struct {
-	Method string
-	Path   string // with the query
-	Body   []byte
-}
-
-// nodeParams are valid parameters for each info.* and avm.* method, given
-// ewoq's X address, an X-Chain block and transaction. Methods absent here
-// take no parameters.
-func nodeParams(xAddr, blockID, txID string) map[string]string {
-	return map[string]string{
-		"info.getBlockchainID":    `{"alias":"X"}`,
-		"info.isBootstrapped":     `{"chain":"X"}`,
-		"info.peers":              `{}`,
-		"info.uptime":             `{}`,
-		"avm.getAllBalances":      fmt.Sprintf(`{"address":%q}`, xAddr),
-		"avm.getAssetDescription": `{"assetID":"AVAX"}`,
-		"avm.getBalance":          fmt.Sprintf(`{"address":%q,"assetID":"AVAX"}`, xAddr),
-		"avm.getBlock":            fmt.Sprintf(`{"blockID":%q,"encoding":"hex"}`, blockID),
-		"avm.getBlockByHeight":    `{"height":"1","encoding":"hex"}`,
-		"avm.getTx":               fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, txID),
-		"avm.getTxStatus":         fmt.Sprintf(`{"txID":%q}`, txID),
-		"avm.getUTXOs":            fmt.Sprintf(`{"addresses":[%q],"limit":5,"encoding":"hex"}`, xAddr),
-	}
-}
-
-// callsFor returns valid requests for a catalogued route in w. It fails the
-// test for a route it does not know, so a new route cannot go untested.
-func callsFor(t testing.TB, r route, w *world) []call {
-	t.Helper()
-	n, c := w.Network, w.ChainID
-	esc := url.QueryEscape
-	get := func(p string) call { return call{Method: "GET", Path: p} }
-	switch r.Name {
-	case "aggregateSignatures":
-		return []call{{Method: "POST", Path: "/v1/signatureAggregator/" + n + "/aggregateSignatures",
-			Body: []byte(fmt.Sprintf(`{"message":"%s"}`, hex.EncodeToString(w.Warp)))}}
-	case "getAggregatedSignatures":
-		return []call{get("/v1/signatureAggregator/" + n + "/aggregateSignatures/" + w.L1ConvTx)}
-	case "getDeploymentTransaction":
-		return []call{get("/v1/chains/" + c + "/contracts/" + w.NFT + "/transactions:getDeployment")}
-	case "listSubnets":
-		return []call{get("/v1/networks/" + n + "/subnets?pageSize=5")}
-	case "getSubnetById":
-		return []call{get("/v1/networks/" + n + "/subnets/" + w.L1)}
-	case "listLatestPrimaryNetworkBlocks":
-		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/blocks?pageSize=3"), get("/v1/networks/" + n + "/blockchains/x-chain/blocks")}
-	case "getBlockById":
-		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/blocks/" + w.PBlock)}
-	case "listLatestPrimaryNetworkTransactions", "getTxByHash":
-		// The devnet has no P- or X-Chain transaction history to list:
-		// these answer 503 there (TestDevnetTxRoutes), and from a followed
-		// node's index (TestNodeModeSDK).
-		return nil
-	case "listL1Validators":
-		return []call{get("/v1/networks/" + n + "/l1Validators"), get("/v1/networks/" + n + "/l1Validators?subnetId=" + w.L1)}
-	case "getUtxosByAddresses":
-		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/utxos?addresses=" + esc(w.PAddr)),
-			get("/v1/networks/" + n + "/blockchains/x-chain/utxos?includeSpent=true&sortBy=amount&addresses=" + esc(w.XAddr))}
-	case "listErc1155Transactions":
-		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/transactions:listErc1155")}
-	case "listTransfers":
-		return []call{get("/v1/chains/" + c + "/tokens/" + w.NFT + "/transfers")}
-	case "listErc1155Balances":
-		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/balances:listErc1155")}
-	case "listErc721Balances":
-		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/balances:listErc721")}
-	case "getNativeBalance":
-		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/balances:getNative")}
-	case "listPendingPrimaryNetworkRewards":
-		return []call{get("/v1/networks/" + n + "/rewards:listPending?nodeIds=" + w.NodeID)}
-	case "getSingleValidatorDetails":
-		return []call{get("/v1/networks/" + n + "/validators/" + w.NodeID)}
-	case "listDelegators":
-		return []call{get("/v1/networks/" + n + "/delegators?pageSize=5")}
-	case "getVertexByHeight":
-		return []call{get("/v1/networks/" + n + "/blockchains/x-chain/vertices:listByHeight?vertexHeight=1")}
-	case "getLatestBlocks":
-		return []call{get("/v1/chains/" + c + "/blocks?pageSize=3")}
-	case "listPrimaryNetworkBlocksByNodeId":
-		return []call{get("/v1/networks/" + n + "/blockchains/p-chain/nodes/" + w.NodeID + "/blocks")}
-	case "getTokenDetails":
-		return []call{get("/v1/chains/" + c + "/nfts/collections/" + w.NFT + "/tokens/" + w.TokenID)}
-	case "getChainIdsForAddresses":
-		return []call{get("/v1/networks/" + n + "/addresses:listChainIds?addresses=" + esc(w.PAddr))}
-	case "supportedChains":
-		return []call{get("/v1/chains")}
-	case "getChainInfo":
-		return []call{get("/v1/chains/" + c)}
-	case "listValidators":
-		return []call{get("/v1/networks/" + n + "/validators?pageSize=3&validationStatus=active&sortBy=delegationFee&sortOrder=asc")}
-	case "getBlock":
-		return []call{get("/v1/chains/" + c + "/blocks/" + w.BlockHash)}
-	case "getTransaction":
-		return []call{get("/v1/chains/" + c + "/transactions/" + w.TxHash)}
-	case "listErc20Balances":
-		return []call{get("/v1/chains/" + c + "/addresses/" + ewoqEVM + "/balances:listErc20")}
-	case "getEvmChainMetrics":
-		return []call{get("/v2/chains/" + c + "/metrics/txCount?timeInterval=day&pageSize=5"),
-			get("/v2/chains/" + c + "/metrics/cumulativeContracts?timeInterval=day&pageSize=5"),
-			get("/v2/chains/" + c + "/metrics/activeAddresses?timeInterval=hour&pageSize=5")}
-	case "listChains":
-		return []call{get("/v2/chains")}
-	case "getChain":
-		return []call{get("/v2/chains/" + c)}
-	case "getAvgTps":
-		return []call{get("/v1/avg_tps/" + c)}
-	}
-	if r.Endpoint != "" {
-		params := nodeParams(w.XAddrLocal, w.XBlockID, w.XTxID)
-		if r.Name == "evm.rpc" {
-			return []call{{Method: "POST", Path: r.Path, Body: rpcBody(7, "eth_blockNumber", "[]")},
-				{Method: "POST", Path: r.Path, Body: rpcBody(8, "eth_chainId", "[]")}}
-		}
-		return []call{{Method: "POST", Path: r.Path, Body: rpcBody(7, r.Name, params[r.Name])}}
-	}
-	t.Fatalf("catalogued route %s (%s %s) has no request in the e2e suite: add one to callsFor", r.Name, r.Method, r.Path)
-	return nil
 }

@@ -18,15 +18,23 @@ import (
 )
 
 // node is an in-process peer speaking this package's encoding: it
-// handshakes and answers every signature request with "sig:" + message.
+// handshakes and answers every signature request with sign(message), by
+// default "sig:" + message. While hang is set it reads requests and answers
+// none, as a hung validator does.
 type node struct {
-	ln      net.Listener
-	id      *Identity
-	network uint32
-	accepts atomic.Int32
+	ln       net.Listener
+	id       *Identity
+	network  uint32
+	sign     func(msg []byte) []byte
+	hang     atomic.Bool
+	accepts  atomic.Int32 // connections accepted
+	requests atomic.Int32 // AppRequests received
+	closed   atomic.Int32 // connections the client closed (read EOF)
 }
 
-func newNode(t *testing.T, network uint32) *node {
+// listen returns a TLS listener on loopback with a fresh identity's
+// certificate, as a node's staking port; the test closes it.
+func listen(t *testing.T) (net.Listener, *Identity) {
 	t.Helper()
 	id, err := NewIdentity()
 	if err != nil {
@@ -37,8 +45,14 @@ func newNode(t *testing.T, network uint32) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &node{ln: ln, id: id, network: network}
 	t.Cleanup(func() { ln.Close() })
+	return ln, id
+}
+
+func newNode(t *testing.T, network uint32) *node {
+	t.Helper()
+	ln, id := listen(t)
+	n := &node{ln: ln, id: id, network: network, sign: func(msg []byte) []byte { return append([]byte("sig:"), msg...) }}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -58,6 +72,9 @@ func (n *node) serve(c net.Conn) {
 	for {
 		b, err := readFrame(c)
 		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				n.closed.Add(1)
+			}
 			return
 		}
 		in, err := ParseMessage(b)
@@ -68,11 +85,15 @@ func (n *node) serve(c net.Conn) {
 		case in.Handshake != nil:
 			writeFrame(c, PeerListMessage())
 		case in.AppRequest != nil:
+			n.requests.Add(1)
+			if n.hang.Load() {
+				continue
+			}
 			r, _ := ParseSignatureRequest(in.AppRequest.AppBytes[1:])
 			if string(r.Message) == "hang up" {
 				return
 			}
-			resp := &SignatureResponse{Signature: append([]byte("sig:"), r.Message...)}
+			resp := &SignatureResponse{Signature: n.sign(r.Message)}
 			out := appendBytesField(nil, 1, in.AppRequest.ChainID)
 			out = appendVarintField(out, 2, uint64(in.AppRequest.RequestID))
 			out = appendBytesField(out, 3, resp.Marshal())
@@ -81,22 +102,31 @@ func (n *node) serve(c net.Conn) {
 	}
 }
 
-func TestClient(t *testing.T) {
-	n := newNode(t, 7)
+// newClient returns a Client of a fresh identity that finds the nodes by
+// their listeners, with opts's clock and backoff.
+func newClient(t *testing.T, network uint32, opts ClientOptions, nodes ...*node) *Client {
+	t.Helper()
 	me, err := NewIdentity()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var resolves atomic.Int32
-	c := NewClient(me, func(context.Context) (PeerOptions, error) { return PeerOptions{NetworkID: 7}, nil },
-		func(_ context.Context, id avax.NodeID) (string, error) {
-			resolves.Add(1)
-			if id != n.id.NodeID() {
-				return "", errors.New("unknown node")
+	opts.Peer = func(context.Context) (PeerOptions, error) { return PeerOptions{NetworkID: network}, nil }
+	opts.Resolve = func(_ context.Context, id avax.NodeID) (string, error) {
+		for _, n := range nodes {
+			if n.id.NodeID() == id {
+				return n.ln.Addr().String(), nil
 			}
-			return n.ln.Addr().String(), nil
-		})
-	defer c.Close()
+		}
+		return "", errors.New("unknown node")
+	}
+	c := NewClient(me, opts)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestClient(t *testing.T) {
+	n := newNode(t, 7)
+	c := newClient(t, 7, ClientOptions{}, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, msg := range []string{"a", "b"} {
@@ -133,6 +163,10 @@ func TestClient(t *testing.T) {
 	other, _ := NewIdentity()
 	if _, err := c.Sign(ctx, other.NodeID(), [32]byte{1}, []byte("x"), nil); err == nil || !strings.Contains(err.Error(), "unknown node") {
 		t.Fatalf("unresolvable node: %v", err)
+	}
+	// Failures that are not timeouts back nothing off.
+	if sig, err := c.Sign(ctx, n.id.NodeID(), [32]byte{1}, []byte("e"), nil); err != nil || string(sig) != "sig:e" {
+		t.Fatalf("after the failures: %q, %v", sig, err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -128,19 +129,42 @@ func writeFrame(w io.Writer, msg []byte) error {
 	return err
 }
 
+// frameChunk is how much of a frame is allocated ahead of its bytes: a
+// peer that announces a large frame and sends little of it costs what it
+// sent, not what it announced.
+const frameChunk = 64 << 10
+
 // readFrame reads one length-prefixed message.
-func readFrame(r io.Reader) ([]byte, error) {
+func readFrame(r io.Reader) ([]byte, error) { return readFrameThen(r, nil) }
+
+// readFrameThen reads one length-prefixed message; lengthRead, when not nil,
+// runs once the length has arrived (the peer sets the deadline of the rest
+// there). The message's buffer grows as its bytes arrive.
+func readFrameThen(r io.Reader, lengthRead func()) ([]byte, error) {
 	var l [4]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
 		return nil, err
 	}
-	n := binary.BigEndian.Uint32(l[:])
+	n := int(binary.BigEndian.Uint32(l[:]))
 	if n > MaxMessageSize {
 		return nil, fmt.Errorf("%w: %d bytes", errTooLarge, n)
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
+	if lengthRead != nil {
+		lengthRead()
+	}
+	b := make([]byte, 0, min(n, frameChunk))
+	for len(b) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(n-len(b), len(b)))
+		}
+		k, err := io.ReadFull(r, b[len(b):min(n, cap(b))])
+		b = b[:len(b)+k]
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
 	return b, nil
 }

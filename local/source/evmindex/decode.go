@@ -36,6 +36,7 @@ type decoded struct {
 	feesSpent *big.Int
 	internals []internalTx
 	traced    bool
+	untraced  string // fetched.untraced
 	teleport  []TeleporterEvent
 }
 
@@ -53,7 +54,7 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 	d := &decoded{Block: Block{
 		ChainID: chainID, Number: uint64(b.Number), Hash: b.Hash, ParentHash: b.ParentHash,
 		Timestamp: uint64(b.Timestamp), GasUsed: uint64(b.GasUsed), GasLimit: uint64(b.GasLimit),
-	}, txs: b.Transactions, feesSpent: new(big.Int)}
+	}, txs: b.Transactions, feesSpent: new(big.Int), untraced: f.untraced}
 	if b.BaseFee != nil {
 		d.BaseFee = bigOf(b.BaseFee)
 	}

@@ -170,9 +170,13 @@ type InternalTx struct {
 // Teleporter events.
 type TxDetail struct {
 	TxRow
-	Transfers  []TransferRow
-	Internals  []InternalTx
-	Teleporter []TeleporterEvent // in log order
+	Transfers []TransferRow
+	Internals []InternalTx
+	// InternalsOmitted, when set, says why Internals is empty although the
+	// chain is traced: the block's trace exceeded ChainOptions.MaxTraceBytes
+	// or failed (Index.Untraced).
+	InternalsOmitted string
+	Teleporter       []TeleporterEvent // in log order
 }
 
 // Transaction returns the stored transaction with hash.
@@ -226,6 +230,9 @@ func (ix *Index) Transaction(ctx context.Context, chainID uint64, hash common.Ha
 	}
 	if err := irows.Err(); err != nil {
 		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
+	}
+	if d.InternalsOmitted, err = ix.Untraced(ctx, chainID, d.BlockNumber); err != nil {
+		return nil, err
 	}
 	if d.Teleporter, err = ix.teleporterEvents(ctx, chainID, hash); err != nil {
 		return nil, err

@@ -81,9 +81,10 @@ type fetched struct {
 	block    rpcBlock
 	receipts []rpcReceipt
 	traces   []txTrace // nil when tracing is off or failed for this block
+	// untraced says why a block the chain's tracing covers has no traces
+	// (trace.go); empty when it has them or tracing is off.
+	untraced string
 }
-
-var callTracer = map[string]any{"tracer": "callTracer"}
 
 // isMethodMissing reports whether err says the node lacks the method.
 func isMethodMissing(err error) bool {
@@ -115,27 +116,19 @@ func (f *follower) fetchRange(ctx context.Context, from, to uint64) ([]*fetched,
 }
 
 func (f *follower) fetchChunk(ctx context.Context, first uint64, out []*fetched) error {
-	trace := f.trace.Load()
-	per := 2
-	if trace {
-		per = 3
-	}
-	elems := make([]rpc.BatchElem, 0, per*len(out))
+	elems := make([]rpc.BatchElem, 0, 2*len(out))
 	for i := range out {
 		out[i] = &fetched{}
 		num := hexutil.EncodeUint64(first + uint64(i))
 		elems = append(elems,
 			rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{num, true}, Result: &out[i].block},
 			rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{num}, Result: &out[i].receipts})
-		if trace {
-			elems = append(elems, rpc.BatchElem{Method: "debug_traceBlockByNumber", Args: []any{num, callTracer}, Result: &out[i].traces})
-		}
 	}
 	if err := f.client.BatchCallContext(ctx, elems); err != nil {
 		return fmt.Errorf("batch %d+%d: %w", first, len(out), err)
 	}
 	for i := range out {
-		e := elems[i*per : i*per+per]
+		e := elems[i*2 : i*2+2]
 		if e[0].Error != nil {
 			return fmt.Errorf("block %d: %w", first+uint64(i), e[0].Error)
 		}
@@ -150,16 +143,9 @@ func (f *follower) fetchChunk(ctx context.Context, first uint64, out []*fetched)
 				return err
 			}
 		}
-		if trace {
-			if err := e[2].Error; err != nil {
-				out[i].traces = nil
-				if isMethodMissing(err) {
-					f.disableTrace(err)
-				}
-			} else if len(out[i].traces) != len(out[i].block.Transactions) {
-				out[i].traces = nil
-			}
-		}
+	}
+	if f.trace.Load() {
+		return f.traceChunk(ctx, first, out)
 	}
 	return nil
 }

@@ -59,6 +59,12 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 	if co.Concurrency <= 0 {
 		co.Concurrency = 4
 	}
+	if co.Tracer == "" {
+		co.Tracer = "callTracer"
+	}
+	if co.MaxTraceBytes <= 0 {
+		co.MaxTraceBytes = DefaultMaxTraceBytes
+	}
 	f := &follower{ix: ix, opts: co, id: co.ChainID, label: strconv.FormatUint(co.ChainID, 10), client: co.Client,
 		changed: make(chan struct{}), tokens: map[common.Address]TokenKind{}, http: co.HTTPClient, messengers: messengerSet(co.TeleporterAddresses)}
 	f.own = http.DefaultTransport.(*http.Transport).Clone()

@@ -80,6 +80,17 @@ type ChainOptions struct {
 	// come from receipts only (top-level CREATE) and there are no internal
 	// transactions. Tracing is also switched off when the node lacks it.
 	NoTrace bool
+	// Tracer names the tracer of debug_traceBlockByNumber: go-ethereum's
+	// "callTracer" or one that answers in its shape, such as the embedded
+	// dev chain's bounded evm.CallTracer. Empty means "callTracer".
+	Tracer string
+	// MaxTraceBytes bounds one block's trace as the node answers it: a
+	// block whose trace is larger, or fails, is indexed without internal
+	// transactions (contract creations from its receipts), logged, counted
+	// in avaedge_evmindex_untraced_blocks_total and recorded with its
+	// reason (Index.Untraced, TxDetail.InternalsOmitted). Zero means
+	// DefaultMaxTraceBytes (8 MiB).
+	MaxTraceBytes int
 	// IPFSGateway is the base URL for ipfs:// token URIs, e.g.
 	// "https://ipfs.io/ipfs/". Empty means such metadata is not fetched.
 	IPFSGateway string
@@ -280,6 +291,7 @@ type metrics struct {
 	transfers *prometheus.CounterVec
 	reorgs    *prometheus.CounterVec
 	errors    *prometheus.CounterVec
+	untraced  *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -292,9 +304,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		transfers: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "transfers_total", Help: "Token transfers indexed."}, l),
 		reorgs:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "reorgs_total", Help: "Re-orgs rolled back."}, l),
 		errors:    prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "errors_total", Help: "Follower errors (the follower retries)."}, l),
+		untraced:  prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "avaedge", Subsystem: "evmindex", Name: "untraced_blocks_total", Help: "Blocks of traced chains indexed without internal transactions (trace too large or failed)."}, l),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.head, m.indexed, m.lag, m.blocks, m.transfers, m.reorgs, m.errors} {
+		for _, c := range []prometheus.Collector{m.head, m.indexed, m.lag, m.blocks, m.transfers, m.reorgs, m.errors, m.untraced} {
 			reg.MustRegister(c)
 		}
 	}

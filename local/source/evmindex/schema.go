@@ -137,6 +137,12 @@ CREATE TABLE IF NOT EXISTS internal_txs (
 	PRIMARY KEY (chain_id, tx_hash, idx)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS internal_txs_block ON internal_txs (chain_id, block_number);
+CREATE TABLE IF NOT EXISTS untraced_blocks (
+	chain_id INTEGER NOT NULL,
+	number INTEGER NOT NULL,
+	reason TEXT NOT NULL,
+	PRIMARY KEY (chain_id, number)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS teleporter_messages (
 	chain_id INTEGER NOT NULL,
 	tx_hash BLOB NOT NULL,

@@ -90,6 +90,7 @@ func (f *follower) commit(ctx context.Context, blocks []*fetched) error {
 			hook(ctx, &d.Block)
 		}
 	}
+	f.noteUntraced(ds)
 	f.setHead(ds[len(ds)-1].Number, true)
 	f.ix.metrics.blocks.WithLabelValues(f.label).Add(float64(len(ds)))
 	f.ix.metrics.transfers.WithLabelValues(f.label).Add(float64(nTransfers))
@@ -115,7 +116,8 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 	insInternal := prep(`INSERT OR REPLACE INTO internal_txs VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 	insToken := prep(`INSERT OR IGNORE INTO tokens VALUES (?,?,?,?,?,?)`)
 	insTeleport := prep(`INSERT OR REPLACE INTO teleporter_messages VALUES (?,?,?,?,?,?,?)`)
-	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insContract, insInternal, insToken, insTeleport} {
+	insUntraced := prep(`INSERT OR REPLACE INTO untraced_blocks VALUES (?,?,?)`)
+	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insContract, insInternal, insToken, insTeleport, insUntraced} {
 		if s != nil {
 			defer s.Close()
 		}
@@ -199,6 +201,11 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		}
 		for _, c := range d.Creations {
 			if _, err := insContract.Exec(f.id, c.Address.Bytes(), c.TxHash.Bytes(), d.Number, c.Deployer.Bytes(), string(c.Kind)); err != nil {
+				return 0, err
+			}
+		}
+		if d.untraced != "" {
+			if _, err := insUntraced.Exec(f.id, d.Number, d.untraced); err != nil {
 				return 0, err
 			}
 		}
@@ -355,6 +362,7 @@ func (f *follower) rollback(ctx context.Context, from uint64) error {
 		`DELETE FROM txs WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM contracts WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM internal_txs WHERE chain_id=? AND block_number>=?`,
+		`DELETE FROM untraced_blocks WHERE chain_id=? AND number>=?`,
 		`DELETE FROM teleporter_messages WHERE chain_id=? AND block_number>=?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, f.id, from); err != nil {

@@ -79,12 +79,7 @@ func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, err
 	}
 	typ := "StandardBlock"
 	if chain == ChainP {
-		typ = "UNKNOWN"
-		if len(f.bytes) >= 6 {
-			if name, ok := pBlockTypes[binary.BigEndian.Uint32(f.bytes[2:6])]; ok {
-				typ = name
-			}
-		}
+		typ = pBlockType(f.bytes)
 	}
 	w.chain, w.height, w.time = chain, b.Height, prevTime
 	if b.Time != nil {
@@ -117,6 +112,17 @@ func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, err
 		return nil, err
 	}
 	return &b, nil
+}
+
+// pBlockType names a P-Chain block by its codec type id, after the codec
+// version; UNKNOWN when the bytes are too short or the id is not a block's.
+func pBlockType(b []byte) string {
+	if len(b) >= 6 {
+		if name, ok := pBlockTypes[binary.BigEndian.Uint32(b[2:6])]; ok {
+			return name
+		}
+	}
+	return "UNKNOWN"
 }
 
 // applyTx stores one transaction and returns its id.

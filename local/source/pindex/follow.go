@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -39,7 +40,25 @@ func (ix *Index) nodeHeight(ctx context.Context, c Chain) (uint64, error) {
 	if err := ix.rpc.Call(ctx, c.path(), c.service()+".getHeight", nil, &r); err != nil {
 		return 0, err
 	}
-	return strconv.ParseUint(r.Height, 10, 64)
+	h, err := parseHeight(r.Height)
+	if err != nil {
+		return 0, fmt.Errorf("%s.getHeight: %w", c.service(), err)
+	}
+	return h, nil
+}
+
+// parseHeight reads a height the node printed. The index keeps heights as
+// SQLite integers (int64), so a larger one is not a height: taken as one it
+// would read as negative, below the index's head, and roll it all back.
+func parseHeight(s string) (uint64, error) {
+	h, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("height %q: %w", s, err)
+	}
+	if h > math.MaxInt64 {
+		return 0, fmt.Errorf("height %s is beyond any chain's", s)
+	}
+	return h, nil
 }
 
 // fetch reads chain's block at height in both encodings.
@@ -57,13 +76,9 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, e
 			f.json = r.Block
 			continue
 		}
-		var s string
-		if err := json.Unmarshal(r.Block, &s); err != nil {
-			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", c.service(), err)
-		}
-		b, err := hexBytes(s)
+		b, err := hexAnswer(r.Block)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", c.service(), err)
 		}
 		f.bytes = b
 	}
@@ -432,6 +447,20 @@ func sleep(ctx context.Context, d time.Duration) {
 // for the validators a call names, so those with delegators are asked for
 // again, by node id, in one call.
 func (ix *Index) withDelegators(ctx context.Context, body json.RawMessage) (json.RawMessage, error) {
+	nodes, err := delegated(body)
+	if err != nil || len(nodes) == 0 {
+		return body, err
+	}
+	var detail json.RawMessage
+	if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
+		return nil, err
+	}
+	return mergeDelegators(body, detail)
+}
+
+// delegated returns the node ids of a getCurrentValidators answer's
+// validators that have delegators.
+func delegated(body json.RawMessage) ([]string, error) {
 	var all struct {
 		Validators []json.RawMessage `json:"validators"`
 	}
@@ -448,17 +477,24 @@ func (ix *Index) withDelegators(ctx context.Context, body json.RawMessage) (json
 			nodes = append(nodes, c.NodeID)
 		}
 	}
-	if len(nodes) == 0 {
-		return body, nil
-	}
-	var detail struct {
+	return nodes, nil
+}
+
+// mergeDelegators replaces the validators of body, a getCurrentValidators
+// answer, by those of detail (the answer for their node ids, which lists
+// their delegators) with the same staking tx.
+func mergeDelegators(body, detail json.RawMessage) (json.RawMessage, error) {
+	var all, more struct {
 		Validators []json.RawMessage `json:"validators"`
 	}
-	if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
-		return nil, err
+	if err := json.Unmarshal(body, &all); err != nil {
+		return nil, fmt.Errorf("platform.getCurrentValidators: %w", err)
+	}
+	if err := json.Unmarshal(detail, &more); err != nil {
+		return nil, fmt.Errorf("platform.getCurrentValidators by node id: %w", err)
 	}
 	byTx := map[string]json.RawMessage{}
-	for _, v := range detail.Validators {
+	for _, v := range more.Validators {
 		var c struct {
 			TxID string `json:"txID"`
 		}

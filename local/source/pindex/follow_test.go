@@ -1,6 +1,7 @@
 package pindex
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -29,6 +30,10 @@ type fakeNode struct {
 	// badParent, when not zero, is a height whose block names a parent
 	// that is not the block below it.
 	badParent uint64
+	// pHeight, when set, is platform.getHeight's answer instead of height;
+	// pHeights counts the calls.
+	pHeight  string
+	pHeights int
 }
 
 var (
@@ -84,7 +89,8 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "avm.getHeight":
 		result = map[string]string{"height": "0"}
 	case "platform.getHeight":
-		result = map[string]string{"height": strconv.FormatUint(n.height, 10)}
+		n.pHeights++
+		result = map[string]string{"height": cmp.Or(n.pHeight, strconv.FormatUint(n.height, 10))}
 	case "platform.getCurrentValidators":
 		result = map[string]any{"validators": []any{}}
 	case "avm.getBlockByHeight", "platform.getBlockByHeight":
@@ -230,22 +236,30 @@ func TestOpenWithoutNodeOrStore(t *testing.T) {
 	}
 }
 
-// TestXGenesisUTXOs: the X-Chain's genesis allocations, which no block
-// lists, are indexed as UTXOs of the AVAX CreateAssetTx.
-func TestXGenesisUTXOs(t *testing.T) {
-	srv := httptest.NewServer(&fakeNode{height: 1, fork: 1 << 62, gen: 1})
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+// following returns an Index in memory following node, once it has indexed
+// chain up to height.
+func following(t *testing.T, ctx context.Context, node *fakeNode, chain Chain, height uint64) *Index {
+	t.Helper()
+	srv := httptest.NewServer(node)
+	t.Cleanup(srv.Close)
 	ix, err := Open(ctx, Options{Node: srv.URL, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	t.Cleanup(func() { ix.Close() })
 	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, ChainX, 0); err != nil {
+	if err := ix.WaitFor(ctx, chain, height); err != nil {
 		t.Fatal(err)
 	}
+	return ix
+}
+
+// TestXGenesisUTXOs: the X-Chain's genesis allocations, which no block
+// lists, are indexed as UTXOs of the AVAX CreateAssetTx.
+func TestXGenesisUTXOs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ix := following(t, ctx, &fakeNode{height: 1, fork: 1 << 62, gen: 1}, ChainX, 0)
 	us, err := ix.UTXOs(ctx, ChainX, []avax.ShortID{owner}, false)
 	if err != nil || len(us) != 1 || us[0].TxID != fakeAVAX.String() || us[0].Amount != 7_000_000_000 || us[0].Height != 0 ||
 		us[0].ID != fakeAVAX.Prefix(0).String() {
@@ -253,5 +267,38 @@ func TestXGenesisUTXOs(t *testing.T) {
 	}
 	if b, ok, err := ix.Block(ctx, ChainX, 0); err != nil || !ok || len(b.Txs) != 0 {
 		t.Fatalf("the genesis block lists %v (%v, %v); the node's lists none", b, ok, err)
+	}
+}
+
+// TestHeightBeyondInt64: a node that answers a height past the store's
+// integers (as int64 it would be negative, below the index's head) gets an
+// error, not a rollback of the whole index.
+func TestHeightBeyondInt64(t *testing.T) {
+	node := &fakeNode{height: 5, fork: 1 << 62, gen: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ix := following(t, ctx, node, ChainP, 5)
+	for _, h := range []string{"18446744073709551615", "9223372036854775808"} {
+		node.mu.Lock()
+		node.pHeight, node.pHeights = h, 0
+		node.mu.Unlock()
+		for asked := 0; asked < 3; {
+			if ctx.Err() != nil {
+				t.Fatal("the follower stopped asking for the height")
+			}
+			time.Sleep(10 * time.Millisecond)
+			node.mu.Lock()
+			asked = node.pHeights
+			node.mu.Unlock()
+		}
+		if got, ok := ix.Head(ChainP); !ok || got != 5 {
+			t.Fatalf("after the node answered height %s: head %d, %v; want 5", h, got, ok)
+		}
+		if _, ok, _ := ix.Block(ctx, ChainP, 5); !ok {
+			t.Fatalf("after the node answered height %s: block 5 is gone", h)
+		}
+	}
+	if _, err := parseHeight("18446744073709551615"); err == nil {
+		t.Fatal("parseHeight accepted 2^64-1")
 	}
 }

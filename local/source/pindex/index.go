@@ -161,7 +161,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1), lastErr: map[Chain]loggedErr{},
 		// Idle connections for two batches' fetches, the other chain's and
 		// the validators'.
-		rpc: jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout, MaxIdleConns: 2*opts.Concurrency + 4})}
+		rpc: jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout, MaxIdleConns: 2*opts.Concurrency + 4,
+			MaxAnswerBytes: maxAnswer})}
 	if ix.log == nil {
 		ix.log = slog.Default()
 	}
@@ -243,11 +244,6 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err := ix.rpc.Call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
 		return n, err
 	}
-	v, err := strconv.ParseUint(id.NetworkID, 10, 32)
-	if err != nil {
-		return n, fmt.Errorf("info.getNetworkID: %q: %w", id.NetworkID, err)
-	}
-	n.ID, n.HRP = uint32(v), avanet.HRP(uint32(v))
 	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
 		var r struct {
 			BlockchainID string `json:"blockchainID"`
@@ -263,7 +259,18 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err := ix.rpc.Call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
 		return n, err
 	}
-	n.Avax = a.AssetID
+	return networkOf(id.NetworkID, n.X, n.C, a.AssetID)
+}
+
+// networkOf reads the network from the node's answers: info.getNetworkID,
+// the X- and C-Chain's info.getBlockchainID and AVAX's
+// avm.getAssetDescription.
+func networkOf(networkID, x, c, avaxID string) (Network, error) {
+	v, err := strconv.ParseUint(networkID, 10, 32)
+	if err != nil {
+		return Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
+	}
+	n := Network{ID: uint32(v), HRP: avanet.HRP(uint32(v)), X: x, C: c, Avax: avaxID}
 	return n, n.parse()
 }
 

@@ -89,17 +89,14 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *fetched) error {
 			return err
 		}
 		var r struct {
-			Tx string `json:"tx"`
+			Tx json.RawMessage `json:"tx"`
 		}
 		if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": t.ID, "encoding": "hexnc"}, &r); err != nil {
 			return err
 		}
-		bs, err := hexBytes(r.Tx)
+		bs, err := signedTx(t.ID, r.Tx)
 		if err != nil {
 			return err
-		}
-		if avax.Hash256(bs).String() != t.ID {
-			return fmt.Errorf("avm.getTx %s: the bytes hash to another id", t.ID)
 		}
 		if f.txBytes == nil {
 			f.txBytes = map[string][]byte{}
@@ -107,6 +104,19 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *fetched) error {
 		f.txBytes[t.ID] = bs
 	}
 	return nil
+}
+
+// signedTx reads avm.getTx's tx in encoding hexnc, the signed bytes of the
+// transaction id, which they must hash to.
+func signedTx(id string, raw json.RawMessage) ([]byte, error) {
+	b, err := hexAnswer(raw)
+	if err != nil {
+		return nil, fmt.Errorf("avm.getTx %s: %w", id, err)
+	}
+	if avax.Hash256(b).String() != id {
+		return nil, fmt.Errorf("avm.getTx %s: the bytes hash to another id", id)
+	}
+	return b, nil
 }
 
 // RecordNode stores the node's current answers to the recorded methods.

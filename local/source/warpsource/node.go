@@ -29,6 +29,16 @@ type NodeOptions struct {
 	Node string
 	// Timeout bounds one call to the node's APIs. Zero means 10s.
 	Timeout time.Duration
+	// Backoff is how long a validator that timed out (the aggregator's
+	// SignerTimeout) is not asked again: its connection is closed and its
+	// signature requests fail at once until the period ends, then it is
+	// dialled again. Each further timeout doubles the period up to
+	// MaxBackoff; an answer resets it. Zero means 30s.
+	Backoff time.Duration
+	// MaxBackoff caps Backoff. Zero means 10 min.
+	MaxBackoff time.Duration
+	// Now is the clock of the backoff. Nil means time.Now.
+	Now func() time.Time
 }
 
 // Node is the signature aggregator's Source over a followed avalanchego
@@ -60,7 +70,8 @@ func NewNode(opts NodeOptions) (*Node, error) {
 		timeout = 10 * time.Second
 	}
 	s := &Node{ix: opts.Index, node: &nodeRPC{jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{Timeout: timeout, MaxAnswerBytes: 16 << 20})}, conversions: map[[32]byte][32]byte{}}
-	s.client = acp118.NewClient(id, s.peerOptions, s.node.stakingAddress)
+	s.client = acp118.NewClient(id, acp118.ClientOptions{Peer: s.peerOptions, Resolve: s.node.stakingAddress,
+		Backoff: opts.Backoff, MaxBackoff: opts.MaxBackoff, Now: opts.Now})
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package warpsource
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -42,13 +43,23 @@ func (n *nodeRPC) pHeight(ctx context.Context) (uint64, error) {
 // validatorsAt returns platform.getValidatorsAt's set: node ids, weights and
 // BLS keys (absent for validators without one).
 func (n *nodeRPC) validatorsAt(ctx context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+	var r json.RawMessage
+	params := map[string]string{"height": strconv.FormatUint(height, 10), "subnetID": avax.ID(subnetID).String()}
+	if err := n.call(ctx, "/ext/bc/P", "platform.getValidatorsAt", params, &r); err != nil {
+		return nil, err
+	}
+	return validatorSet(r)
+}
+
+// validatorSet reads platform.getValidatorsAt's answer: node id → weight and
+// BLS key (null for a validator without one).
+func validatorSet(raw json.RawMessage) ([]warp.Validator, error) {
 	var r map[string]struct {
 		PublicKey *string `json:"publicKey"`
 		Weight    string  `json:"weight"`
 	}
-	params := map[string]string{"height": strconv.FormatUint(height, 10), "subnetID": avax.ID(subnetID).String()}
-	if err := n.call(ctx, "/ext/bc/P", "platform.getValidatorsAt", params, &r); err != nil {
-		return nil, err
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("platform.getValidatorsAt: %w", err)
 	}
 	out := make([]warp.Validator, 0, len(r))
 	for node, v := range r {
@@ -101,6 +112,16 @@ func (n *nodeRPC) stakingAddress(ctx context.Context, nodeID avax.NodeID) (strin
 		}
 		return ip.IP, nil
 	}
+	var peers json.RawMessage
+	if err := n.call(ctx, "/ext/info", "info.peers", map[string][]string{"nodeIDs": {nodeID.String()}}, &peers); err != nil {
+		return "", err
+	}
+	return peerAddress(peers, nodeID)
+}
+
+// peerAddress reads nodeID's staking address from an info.peers answer: the
+// address it signed (publicIP), or the connection's (ip) when it has none.
+func peerAddress(raw json.RawMessage, nodeID avax.NodeID) (string, error) {
 	var peers struct {
 		Peers []struct {
 			IP       string `json:"ip"`
@@ -108,8 +129,8 @@ func (n *nodeRPC) stakingAddress(ctx context.Context, nodeID avax.NodeID) (strin
 			NodeID   string `json:"nodeID"`
 		} `json:"peers"`
 	}
-	if err := n.call(ctx, "/ext/info", "info.peers", map[string][]string{"nodeIDs": {nodeID.String()}}, &peers); err != nil {
-		return "", err
+	if err := json.Unmarshal(raw, &peers); err != nil {
+		return "", fmt.Errorf("info.peers: %w", err)
 	}
 	for _, p := range peers.Peers {
 		if p.NodeID != nodeID.String() {

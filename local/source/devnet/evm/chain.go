@@ -11,6 +11,7 @@
 package evm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,9 +67,42 @@ type Options struct {
 	WritesPerMinute int
 	// WriteKeys names the identities a request's writes count against,
 	// each with its own allowance (say its address and its API key's hash).
-	// Nil means the connection's remote host.
+	// Nil means Client's identity alone.
 	WriteKeys func(r *http.Request) []string
+	// Client names the client of a request to Handler, for the limits kept
+	// per client: calls running at once and filters. Nil means the
+	// connection's address, IPv6 addresses by /64.
+	Client func(r *http.Request) string
+	// CallGasCap bounds the gas of one call that runs the EVM without a
+	// transaction (eth_call, eth_estimateGas, eth_createAccessList,
+	// eth_simulateV1 in all, eth_fillTransaction): go-ethereum's RPCGasCap.
+	// Zero means DefaultCallGasCap (25,000,000).
+	CallGasCap uint64
+	// CallTimeout bounds the time of one such call through Handler, after
+	// which it answers "execution aborted (timeout = ...)": go-ethereum's
+	// RPCEVMTimeout. Zero means DefaultCallTimeout (1s).
+	CallTimeout time.Duration
+	// CallsPerClient bounds the calls that run the EVM at once for one
+	// client through Handler; a batch's calls run one after another. A call
+	// waits up to CallTimeout for a slot, then is refused with -32005. Zero
+	// means DefaultCallsPerClient (2).
+	CallsPerClient int
+	// FiltersPerClient and MaxFilters bound the filters installed through
+	// Handler (eth_newFilter, eth_newBlockFilter,
+	// eth_newPendingTransactionFilter) per client and in all; a filter
+	// lives until it is uninstalled or not polled for 5 minutes. Zero means
+	// DefaultFiltersPerClient (16) and DefaultMaxFilters (1024).
+	FiltersPerClient int
+	MaxFilters       int
 }
+
+// Defaults of Options.CallGasCap and Options.CallTimeout: one call costs at
+// most about a second of one core (an ecrecover loop burns 25,000,000 gas
+// in about 0.6 s here).
+const (
+	DefaultCallGasCap  = 25_000_000
+	DefaultCallTimeout = time.Second
+)
 
 // Chain is a running dev chain. It is safe for concurrent use.
 type Chain struct {
@@ -76,14 +110,17 @@ type Chain struct {
 	chainID  *big.Int
 	stack    *node.Node
 	eth      *eth.Ethereum
-	rpc      *rpc.Server // Client's: every served namespace
-	public   *rpc.Server // Handler's: without debug unless Options.Debug
+	rpc      *rpc.Server  // Client's: every served namespace
+	public   *rpc.Server  // Handler's: without debug unless Options.Debug
+	filters  *filterTable // the filters installed through Handler
 	writes   *writeLimiter
 	accounts []Account
 	seed     *Seed
 
 	// sealMu serializes sealing: one block at a time, on the current head.
 	sealMu sync.Mutex
+	// withdrawals counts the withdrawals sealed so far; guarded by sealMu.
+	withdrawals uint64
 
 	stop chan struct{} // closed by Close: ends the auto-miner
 	done chan struct{} // closed when the auto-miner has returned
@@ -111,6 +148,11 @@ func New(ctx context.Context, opts Options) (*Chain, error) {
 	if opts.WritesPerMinute == 0 {
 		opts.WritesPerMinute = DefaultWritesPerMinute
 	}
+	opts.CallGasCap = cmp.Or(opts.CallGasCap, DefaultCallGasCap)
+	opts.CallTimeout = cmp.Or(opts.CallTimeout, DefaultCallTimeout)
+	opts.CallsPerClient = cmp.Or(opts.CallsPerClient, DefaultCallsPerClient)
+	opts.FiltersPerClient = cmp.Or(opts.FiltersPerClient, DefaultFiltersPerClient)
+	opts.MaxFilters = cmp.Or(opts.MaxFilters, DefaultMaxFilters)
 	c := &Chain{
 		opts:     opts,
 		chainID:  new(big.Int).SetUint64(opts.ChainID),
@@ -183,12 +225,14 @@ func (c *Chain) start() error {
 	ethConf.SyncMode = ethconfig.FullSync
 	ethConf.TxPool.NoLocals = true
 	ethConf.LogNoHistory = true
+	ethConf.RPCGasCap = c.opts.CallGasCap
+	ethConf.RPCEVMTimeout = c.opts.CallTimeout
 	backend, err := eth.New(stack, &ethConf)
 	if err != nil {
 		stack.Close()
 		return fmt.Errorf("evm: eth: %w", err)
 	}
-	srv, public, err := newRPCServers(backend, c.opts.Debug)
+	srv, public, filters, err := newRPCServers(backend, c.opts)
 	if err != nil {
 		stack.Close()
 		return err
@@ -197,7 +241,7 @@ func (c *Chain) start() error {
 		stack.Close()
 		return fmt.Errorf("evm: start: %w", err)
 	}
-	c.stack, c.eth, c.rpc, c.public = stack, backend, srv, public
+	c.stack, c.eth, c.rpc, c.public, c.filters = stack, backend, srv, public, filters
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -90,8 +91,8 @@ func TestDebugNamespaceOff(t *testing.T) {
 
 // TestWriteRate: each client gets WritesPerMinute transactions a minute
 // through Handler, batches count every write, a refusal is 429 with
-// Retry-After and JSON-RPC -32005, and another client keeps its own
-// allowance.
+// Retry-After and JSON-RPC -32005 (for each call of a batch), and another
+// client keeps its own allowance.
 func TestWriteRate(t *testing.T) {
 	c := newTestChain(t, Options{WritesPerMinute: 2, WriteKeys: func(r *http.Request) []string {
 		return []string{"client:" + r.Header.Get("X-Client")}
@@ -133,8 +134,8 @@ func TestWriteRate(t *testing.T) {
 	// A batch of three writes is over any allowance of two.
 	s.nonces[from.Address]++
 	batch := "[" + send("b") + "," + send("b") + "," + send("b") + "]"
-	if status, _, got := rpcCall(t, srv.URL, batch, "X-Client", "b"); status != http.StatusTooManyRequests || errCode(got) != -32005 || got["id"] != nil {
-		t.Fatalf("batch of 3 writes: %d %v; want 429, -32005 with id null", status, got)
+	if status, _, got := rpcCall(t, srv.URL, batch, "X-Client", "b"); status != http.StatusTooManyRequests || errCode(got) != -32005 || got["id"] != float64(7) {
+		t.Fatalf("batch of 3 writes: %d %v; want 429, -32005 for each call with its id", status, got)
 	}
 	s.nonces[from.Address] -= 3
 	if status, _, got := rpcCall(t, srv.URL, send("b"), "X-Client", "b"); status != http.StatusOK || got["error"] != nil {
@@ -183,5 +184,103 @@ func TestWriteLimiter(t *testing.T) {
 	}
 	if ok, _ := full.allow([]string{"new3"}, 1, t0.Add(2*time.Minute)); !ok || full.buckets["new3"] == nil {
 		t.Fatal("idle clients were not dropped for a new one")
+	}
+}
+
+// signedTransfers returns n signed transfers of 1 wei from dev3 to dev4,
+// each as an eth_sendRawTransaction call with id i, with extra members
+// added to each call.
+func signedTransfers(t *testing.T, c *Chain, n int, extra string) []string {
+	t.Helper()
+	s := &seeder{c: c, signer: latestSigner(c), nonces: map[common.Address]uint64{}}
+	from, to := c.accounts[3], c.accounts[4].Address
+	nonce, err := c.eth.APIBackend.GetPoolNonce(context.Background(), from.Address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.nonces[from.Address] = nonce
+	out := make([]string, n)
+	for i := range out {
+		raw, err := s.tx(from, &to, big.NewInt(1), nil, 21000).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s"method":"eth_sendRawTransaction","params":["%s"]}`, i, extra, hexutil.Encode(raw))
+	}
+	return out
+}
+
+// TestWriteTricks (issue 28 finding 5): the batches that got 61 writes past
+// a limit of 60 when writes were counted with encoding/json are refused
+// whole, with an error for each call, and nothing of them is mined; 60
+// writes pass.
+func TestWriteTricks(t *testing.T) {
+	c := newTestChain(t, Options{WritesPerMinute: 60, Client: byClient})
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	for _, tc := range []struct {
+		name   string
+		calls  []string
+		status int
+		code   int
+	}{
+		{"non-string method first", append([]string{`{"method":1}`}, signedTransfers(t, c, 61, "")...), http.StatusTooManyRequests, -32005},
+		{"extra Method member", signedTransfers(t, c, 61, `"Method":"eth_blockNumber",`), http.StatusTooManyRequests, -32005},
+		{"61 writes", signedTransfers(t, c, 61, ""), http.StatusTooManyRequests, -32005},
+		{"5 with an extra Method member", signedTransfers(t, c, 5, `"Method":"eth_blockNumber",`), http.StatusBadRequest, -32600},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := c.Head().NumberU64()
+			status, raw := post(t, srv.URL, tc.name, "["+strings.Join(tc.calls, ",")+"]")
+			var got []answer
+			if err := json.Unmarshal(raw, &got); err != nil || status != tc.status || len(got) != len(tc.calls) {
+				t.Fatalf("%d, %d answers (%v); want %d and one answer per call: %.300s", status, len(got), err, tc.status, raw)
+			}
+			for i, a := range got {
+				if a.Error == nil || a.Error.Code != tc.code {
+					t.Fatalf("call %d: %s; want error %d", i, a, tc.code)
+				}
+			}
+			if h := c.Head().NumberU64(); h != head {
+				t.Fatalf("head moved from %d to %d: a refused write was mined", head, h)
+			}
+		})
+	}
+	status, raw := post(t, srv.URL, "honest", "["+strings.Join(signedTransfers(t, c, 60, ""), ",")+"]")
+	var got []answer
+	if err := json.Unmarshal(raw, &got); err != nil || status != http.StatusOK || len(got) != 60 {
+		t.Fatalf("60 writes: %d (%v) %.300s; want 200", status, err, raw)
+	}
+	for i, a := range got {
+		if a.Error != nil {
+			t.Fatalf("write %d of 60: %s; want accepted", i, a)
+		}
+	}
+}
+
+// TestWriteLimitPer64: by default two addresses of one IPv6 /64 share one
+// write allowance; another /64 and an IPv4 address have their own.
+func TestWriteLimitPer64(t *testing.T) {
+	c := newTestChain(t, Options{WritesPerMinute: 1})
+	h := c.Handler()
+	txs := signedTransfers(t, c, 3, "")
+	for _, tc := range []struct {
+		remote string
+		body   string
+		status int
+	}{
+		{"[2001:db8:1:2::1]:4000", txs[0], http.StatusOK},
+		{"[2001:db8:1:2:ffff::9]:4001", txs[1], http.StatusTooManyRequests},
+		{"[2001:db8:1:3::1]:4000", txs[1], http.StatusOK},
+		{"198.51.100.7:4000", txs[2], http.StatusOK},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = tc.remote
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.status {
+			t.Fatalf("write from %s: %d %s; want %d", tc.remote, w.Code, w.Body.Bytes(), tc.status)
+		}
 	}
 }

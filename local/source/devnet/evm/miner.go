@@ -119,9 +119,26 @@ func (c *Chain) blockTime(n, parentTime uint64) uint64 {
 	return t
 }
 
-// seal builds, inserts and makes canonical one block on the current head. The
-// caller holds sealMu.
+// seal builds, inserts and makes canonical one block on the current head,
+// then, once seeding is done, the block that restores the dev accounts it
+// drained (restore.go). It returns the first. The caller holds sealMu.
 func (c *Chain) seal(ctx context.Context) (*types.Block, error) {
+	block, err := c.sealWith(ctx, types.Withdrawals{})
+	if err != nil || c.seed == nil {
+		return block, err
+	}
+	// block is sealed whatever happens next; a restoring block that fails
+	// is tried again after the next block (and a chain that cannot seal an
+	// empty block fails that one too).
+	if ws, err := c.restoring(); err == nil && len(ws) > 0 {
+		c.sealWith(ctx, ws)
+	}
+	return block, nil
+}
+
+// sealWith builds, inserts and makes canonical one block with ws on the
+// current head. The caller holds sealMu.
+func (c *Chain) sealWith(ctx context.Context, ws types.Withdrawals) (*types.Block, error) {
 	bc := c.eth.BlockChain()
 	if err := c.eth.TxPool().Sync(); err != nil {
 		return nil, fmt.Errorf("evm: txpool sync: %w", err)
@@ -135,7 +152,7 @@ func (c *Chain) seal(ctx context.Context) (*types.Block, error) {
 		Timestamp:    c.blockTime(n, parent.Time),
 		FeeRecipient: Coinbase,
 		Random:       crypto.Keccak256Hash([]byte("avaedge prevrandao"), nb[:]),
-		Withdrawals:  types.Withdrawals{},
+		Withdrawals:  ws,
 		BeaconRoot:   &common.Hash{},
 		Version:      engine.PayloadV3,
 	}

@@ -39,29 +39,50 @@ func (web3API) ClientVersion() string { return ClientVersion }
 func (web3API) Sha3(input hexutil.Bytes) hexutil.Bytes { return crypto.Keccak256(input) }
 
 // newRPCServers returns the server of Client (every served namespace) and
-// the server of Handler (without debug unless debug is set).
-func newRPCServers(backend *eth.Ethereum, debug bool) (client, public *rpc.Server, err error) {
+// the server of Handler (without debug unless opts.Debug), on which the
+// methods that run the EVM, send transactions or install filters are
+// guarded (guard.go, filters.go).
+func newRPCServers(backend *eth.Ethereum, opts Options) (client, public *rpc.Server, table *filterTable, err error) {
 	client, public = rpc.NewServer(), rpc.NewServer()
+	// go-ethereum's node sets these on its own servers (node/defaults.go).
+	public.SetBatchLimits(1000, 25_000_000)
 	apis := backend.APIs()
-	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
-	apis = append(apis, rpc.API{Namespace: "eth", Service: filters.NewFilterAPI(fs)})
+	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{Timeout: filterTimeout})
+	filterAPI := filters.NewFilterAPI(fs)
+	apis = append(apis, rpc.API{Namespace: "eth", Service: filterAPI})
 	apis = append(apis, tracers.APIs(backend.APIBackend)...)
 	apis = append(apis, rpc.API{Namespace: "web3", Service: web3API{}})
+	var ethServices []any
 	for _, api := range apis {
 		if !servedNamespaces[api.Namespace] {
 			continue
 		}
-		if err := client.RegisterName(api.Namespace, api.Service); err != nil {
-			return nil, nil, fmt.Errorf("evm: rpc %s: %w", api.Namespace, err)
+		if api.Namespace == "eth" {
+			ethServices = append(ethServices, api.Service)
 		}
-		if api.Namespace == "debug" && !debug {
+		if err := client.RegisterName(api.Namespace, api.Service); err != nil {
+			return nil, nil, nil, fmt.Errorf("evm: rpc %s: %w", api.Namespace, err)
+		}
+		if api.Namespace == "debug" && !opts.Debug {
 			continue
 		}
 		if err := public.RegisterName(api.Namespace, api.Service); err != nil {
-			return nil, nil, fmt.Errorf("evm: rpc %s: %w", api.Namespace, err)
+			return nil, nil, nil, fmt.Errorf("evm: rpc %s: %w", api.Namespace, err)
 		}
 	}
-	return client, public, nil
+	// Registered last, these replace go-ethereum's methods of the same
+	// names on the public server.
+	guarded, err := newGuard(ethServices, opts.CallTimeout, newCallSlots(opts.CallsPerClient))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	table = newFilterTable(filterAPI, opts.FiltersPerClient, opts.MaxFilters)
+	for _, svc := range []any{guarded, &filterGuard{table}} {
+		if err := public.RegisterName("eth", svc); err != nil {
+			return nil, nil, nil, fmt.Errorf("evm: rpc eth: %w", err)
+		}
+	}
+	return client, public, table, nil
 }
 
 // maxRequestBody bounds one JSON-RPC request body, as go-ethereum's HTTP
@@ -69,16 +90,28 @@ func newRPCServers(backend *eth.Ethereum, debug bool) (client, public *rpc.Serve
 const maxRequestBody = 5 << 20
 
 // Handler returns the chain's Ethereum JSON-RPC over HTTP (POST, single or
-// batch), without the debug namespace unless Options.Debug. A request that
-// sends transactions first takes them from its client's write allowance
-// (Options.WritesPerMinute), or is answered 429; it is answered after the
-// block that includes them is sealed, so a client's next
-// eth_getTransactionReceipt finds it. The lead mounts it at POST
-// /ext/bc/C/rpc.
+// batch), without the debug namespace unless Options.Debug. The lead mounts
+// it at POST /ext/bc/C/rpc. Before go-ethereum serves a body, Handler reads
+// its calls as go-ethereum will (batch.go) and answers without running any
+// of them when
+//
+//   - it sends more transactions than its client's write allowance
+//     (Options.WritesPerMinute) has left: 429 with Retry-After and -32005
+//     for each call;
+//   - a call names its method ambiguously (a call counts as a transaction
+//     then): 400 with -32600 for each call.
+//
+// A request that sends transactions is answered after the block that
+// includes them is sealed, so a client's next eth_getTransactionReceipt
+// finds it. Calls that run the EVM are bounded by Options.CallGasCap and
+// Options.CallTimeout and by their client's Options.CallsPerClient;
+// filters by Options.FiltersPerClient and Options.MaxFilters.
 func (c *Chain) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := &request{client: c.client(r)}
 		if r.Method != http.MethodPost {
-			c.public.ServeHTTP(w, r) // go-ethereum answers GET/OPTIONS itself
+			// go-ethereum answers GET/OPTIONS itself; no writes.
+			c.public.ServeHTTP(w, r.WithContext(withRequest(r.Context(), req)))
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
@@ -90,19 +123,25 @@ func (c *Chain) Handler() http.Handler {
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
-		r2 := r.Clone(r.Context())
+		calls, batch := parseCalls(body)
+		writes, ambiguous := countCalls(calls)
+		if n := writes + ambiguous; n > 0 && c.writes != nil {
+			if ok, wait := c.writes.allow(c.writeKeys(r), n, time.Now()); !ok {
+				refuse(w, calls, batch, http.StatusTooManyRequests, writeLimitError(c.opts.WritesPerMinute), wait)
+				return
+			}
+		}
+		if ambiguous > 0 {
+			refuse(w, calls, batch, http.StatusBadRequest, ambiguousError, 0)
+			return
+		}
+		req.writes.Store(int64(writes))
+		r2 := r.Clone(withRequest(r.Context(), req))
 		r2.Body = io.NopCloser(bytes.NewReader(body))
 		r2.ContentLength = int64(len(body))
-		writes := countWrites(body)
 		if writes == 0 {
 			c.public.ServeHTTP(w, r2)
 			return
-		}
-		if c.writes != nil {
-			if ok, wait := c.writes.allow(c.writeKeys(r), writes, time.Now()); !ok {
-				writeRateLimited(w, body, c.opts.WritesPerMinute, wait)
-				return
-			}
 		}
 		rec := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
 		c.public.ServeHTTP(rec, r2)

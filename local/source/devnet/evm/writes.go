@@ -1,10 +1,9 @@
 package evm
 
 import (
-	"bytes"
 	"encoding/json"
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -86,63 +85,62 @@ func (l *writeLimiter) allow(keys []string, n int, now time.Time) (ok bool, wait
 	return true, 0
 }
 
-// countWrites returns how many calls of a JSON-RPC body (one call or a
-// batch) send a transaction. A body that does not decode counts as none:
-// go-ethereum answers it with a parse error.
-func countWrites(body []byte) int {
-	type call struct {
-		Method string `json:"method"`
-	}
-	isWrite := func(m string) bool { return m == "eth_sendRawTransaction" || m == "eth_sendTransaction" }
-	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		var calls []call
-		if json.Unmarshal(t, &calls) != nil {
-			return 0
-		}
-		n := 0
-		for _, c := range calls {
-			if isWrite(c.Method) {
-				n++
-			}
-		}
-		return n
-	}
-	var c call
-	if json.Unmarshal(body, &c) != nil || !isWrite(c.Method) {
-		return 0
-	}
-	return 1
-}
-
-// remoteHost is the default client identity: the connection's address.
-func remoteHost(r *http.Request) []string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+// remoteClient is the default client identity: the connection's address,
+// IPv6 addresses by their /64 (one host usually holds a whole /64).
+func remoteClient(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
-		host = r.RemoteAddr
+		return "ip:" + r.RemoteAddr
 	}
-	return []string{host}
+	a := ap.Addr().Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return "ip:" + p.String()
+	}
+	return "ip:" + a.String()
 }
 
-// writeRateLimited answers a request refused by the write limit: HTTP 429
-// with Retry-After and a JSON-RPC error (EIP-1474's -32005, limit
-// exceeded), its id echoed for a single call and null for a batch.
-func writeRateLimited(w http.ResponseWriter, body []byte, perMinute int, wait time.Duration) {
-	id := json.RawMessage("null")
-	var single struct {
-		ID json.RawMessage `json:"id"`
+// refuse answers a request without serving any of its calls: HTTP status
+// with a JSON-RPC error for each call, its id echoed (null when it has
+// none), in an array for a batch. retryAfter, when positive, is sent as
+// Retry-After.
+func refuse(w http.ResponseWriter, calls []element, batch bool, status int, e rpcError, retryAfter time.Duration) {
+	answer := func(c element) rpcErrorResponse {
+		id := c.ID
+		if len(id) == 0 {
+			id = json.RawMessage("null")
+		}
+		return rpcErrorResponse{Version: "2.0", ID: id, Error: e}
 	}
-	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &single) == nil && len(single.ID) > 0 {
-		id = single.ID
+	var out []byte
+	if batch {
+		answers := make([]rpcErrorResponse, len(calls))
+		for i, c := range calls {
+			answers[i] = answer(c)
+		}
+		out, _ = json.Marshal(answers)
+	} else {
+		out, _ = json.Marshal(answer(calls[0]))
 	}
-	msg := "transaction rate limit exceeded: at most " + strconv.Itoa(perMinute) + " transactions a minute per client on the dev chain"
-	out, _ := json.Marshal(rpcErrorResponse{Version: "2.0", ID: id, Error: rpcError{Code: -32005, Message: msg}})
-	secs := int((wait + time.Second - 1) / time.Second)
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	if retryAfter > 0 {
+		secs := int((retryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-	w.WriteHeader(http.StatusTooManyRequests)
+	w.WriteHeader(status)
 	w.Write(out)
 }
+
+// writeLimitError is the refusal of a request over its client's write
+// allowance (EIP-1474's -32005, limit exceeded).
+func writeLimitError(perMinute int) rpcError {
+	return rpcError{Code: -32005, Message: "transaction rate limit exceeded: at most " + strconv.Itoa(perMinute) + " transactions a minute per client on the dev chain"}
+}
+
+// ambiguousError is the refusal of a request with an element whose method
+// parsers disagree on (JSON-RPC's -32600, invalid request).
+var ambiguousError = rpcError{Code: -32600, Message: `invalid request: a call names its method ambiguously (a second "method" member, one in another case, or one that is not a string); nothing in this request was run`}
 
 // rpcErrorResponse is a JSON-RPC 2.0 error response.
 type rpcErrorResponse struct {
@@ -161,5 +159,13 @@ func (c *Chain) writeKeys(r *http.Request) []string {
 	if c.opts.WriteKeys != nil {
 		return c.opts.WriteKeys(r)
 	}
-	return remoteHost(r)
+	return []string{c.client(r)}
+}
+
+// client returns r's client identity.
+func (c *Chain) client(r *http.Request) string {
+	if c.opts.Client != nil {
+		return c.opts.Client(r)
+	}
+	return remoteClient(r)
 }

@@ -1,0 +1,182 @@
+package pindex
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/local/avax"
+)
+
+// Fuzz targets for every decoder of the followed node's answers (the
+// JSON-RPC envelope's is jsonrpc's FuzzDecodeAnswer). Their seed
+// corpora (testdata/fuzz) are avalanchego v1.14.2's own answers: a local
+// node's after the transactions test/avalanchego issues, and the L1
+// transactions of avalanchego's vms/platformvm/txs/*_test.json in blocks.
+
+// FuzzParseHeight: a height is accepted only when it fits the store's
+// integers, and then it is the number printed.
+func FuzzParseHeight(f *testing.F) {
+	for _, s := range []string{"0", "42", "9223372036854775807", "9223372036854775808", "18446744073709551615", "-1", "", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := parseHeight(s)
+		if err != nil {
+			return
+		}
+		if h > math.MaxInt64 {
+			t.Fatalf("accepted height %d", h)
+		}
+		if v, _ := strconv.ParseUint(s, 10, 64); v != h {
+			t.Fatalf("parseHeight(%q) = %d", s, h)
+		}
+	})
+}
+
+// FuzzApplyBlock applies a getBlockByHeight answer in encoding json (the
+// block), with its bytes (hexnc, decoded), to a real store in a transaction
+// that is rolled back.
+func FuzzApplyBlock(f *testing.F) {
+	st, err := openStore(filepath.Join(f.TempDir(), "fuzz.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(st.close)
+	// The local network's ids, which the seeds' exports and assets name.
+	net, err := networkOf("12345", "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
+		"2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC", "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe")
+	if err != nil {
+		f.Fatal(err)
+	}
+	banff := append([]byte{0, 0, 0, 0, 0, 32}, make([]byte, 32)...)
+	node := &fakeNode{height: 3, fork: 1 << 62, gen: 1}
+	for h := uint64(0); h <= 2; h++ {
+		js, _ := json.Marshal(node.block(h))
+		f.Add(js, banff, false)
+	}
+	// avalanchego's vectors carry a placeholder message; these carry real
+	// L1 messages, so that their decoding is reached.
+	f.Add(l1Seed(f, "register_l1_validator_tx_test.json", &warp.RegisterL1Validator{SubnetID: [32]byte{1}, NodeID: make([]byte, 20),
+		Expiry: 1, RemainingBalanceOwner: warp.PChainOwner{Threshold: 1, Addresses: [][20]byte{{2}}}, Weight: 5}), banff, false)
+	f.Add(l1Seed(f, "set_l1_validator_weight_tx_test.json", &warp.L1ValidatorWeight{ValidationID: [32]byte{3}, Nonce: 1}), banff, false)
+	f.Fuzz(func(t *testing.T, js, raw []byte, x bool) {
+		chain := ChainP
+		if x {
+			chain = ChainX
+		}
+		var h struct {
+			Height uint64 `json:"height"`
+		}
+		json.Unmarshal(js, &h)
+		tx, err := st.w.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		w := &writer{tx: tx, net: &net}
+		b, err := w.apply(chain, &fetched{height: h.Height, json: js, bytes: raw}, 0)
+		if err != nil {
+			return
+		}
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM blocks WHERE chain=? AND height=? AND id=?`, string(chain), b.Height, b.ID).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("applied block %d %s: %d rows, %v", b.Height, b.ID, n, err)
+		}
+	})
+}
+
+// l1Seed returns a block holding the transaction of testdata/file, its
+// placeholder message replaced by a Warp message carrying m.
+func l1Seed(f *testing.F, file string, m warp.L1Message) []byte {
+	f.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		f.Fatal(err)
+	}
+	msg := (&warp.Message{UnsignedMessage: *warp.NewL1Unsigned(12345, m)}).Bytes()
+	unsigned := bytes.Replace(raw, []byte(`"0x6d657373616765"`), []byte(`"0x`+hex.EncodeToString(msg)+`"`), 1)
+	if bytes.Equal(unsigned, raw) {
+		f.Fatalf("%s has no placeholder message", file)
+	}
+	js, err := json.Marshal(map[string]any{"id": "khh2sTngRXXNq5QZBSUqbUSWVya1PjyPLQoiotDLX3WDoGPBe", "parentID": avax.EmptyID.String(),
+		"height": 1, "time": 1795628706, "txs": []any{map[string]any{"id": "2b11Fna4CpWi1hpyMq64JD7jDZrbK43thN93F2Li1yTmyZDN6j",
+			"unsignedTx": json.RawMessage(unsigned), "credentials": []any{}}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	return js
+}
+
+// FuzzHexAnswer reads a getBlockByHeight answer in encoding hexnc and the
+// P-Chain block type in its bytes.
+func FuzzHexAnswer(f *testing.F) {
+	f.Add([]byte(`"0x00000000002000"`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b, err := hexAnswer(raw)
+		if err != nil {
+			return
+		}
+		if typ := pBlockType(b); typ != "UNKNOWN" && len(b) < 6 {
+			t.Fatalf("type %s of %d bytes", typ, len(b))
+		}
+	})
+}
+
+// FuzzSignedTx reads avm.getTx's tx in encoding hexnc: accepted bytes hash
+// to the id.
+func FuzzSignedTx(f *testing.F) {
+	f.Add(avax.Hash256([]byte("avax")).String(), []byte(`"`+avax.EncodeHexNC([]byte("avax"))+`"`))
+	f.Fuzz(func(t *testing.T, id string, raw []byte) {
+		b, err := signedTx(id, raw)
+		if err == nil && avax.Hash256(b).String() != id {
+			t.Fatalf("bytes of another tx accepted for %s", id)
+		}
+	})
+}
+
+// FuzzDelegators reads getCurrentValidators answers: the validators with
+// delegators, and the merge of their detailed answer, which keeps the
+// validators' count.
+func FuzzDelegators(f *testing.F) {
+	f.Add([]byte(`{"validators":[{"txID":"a","nodeID":"NodeID-1","delegatorCount":"1"}]}`),
+		[]byte(`{"validators":[{"txID":"a","nodeID":"NodeID-1","delegatorCount":"1","delegators":[]}]}`))
+	f.Fuzz(func(t *testing.T, body, detail []byte) {
+		if _, err := delegated(body); err != nil {
+			return
+		}
+		merged, err := mergeDelegators(body, detail)
+		if err != nil {
+			return
+		}
+		var before, after struct {
+			Validators []json.RawMessage `json:"validators"`
+		}
+		json.Unmarshal(body, &before)
+		if err := json.Unmarshal(merged, &after); err != nil || len(after.Validators) != len(before.Validators) {
+			t.Fatalf("merged %d validators of %d: %v", len(after.Validators), len(before.Validators), err)
+		}
+	})
+}
+
+// FuzzNetworkOf reads the network from info.getNetworkID,
+// info.getBlockchainID and avm.getAssetDescription answers.
+func FuzzNetworkOf(f *testing.F) {
+	f.Add("12345", "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed", "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC",
+		"2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe")
+	f.Fuzz(func(t *testing.T, id, x, c, asset string) {
+		n, err := networkOf(id, x, c, asset)
+		if err != nil {
+			return
+		}
+		if n.XChainID.String() != x || n.CChainID.String() != c || n.AVAX.String() != asset {
+			t.Fatalf("network %+v from %q %q %q", n, x, c, asset)
+		}
+	})
+}

@@ -1,15 +1,17 @@
 // Package leaktest checks that the code under test left nothing open: the
 // goroutines it started have ended and the files it opened (databases,
-// sockets) are closed. Take counts both before; Check counts again, waiting
-// a bounded time for them to settle, and reports what is left with the new
-// goroutines' stacks and the open files' names. Open files are counted in
-// /proc/self/fd, so the package works on Linux only.
+// sockets) are closed. Take notes the goroutines and counts the open files;
+// Check looks again, waiting a bounded time for them to settle, and reports
+// what is left: the stacks of goroutines that were not running at Take, and
+// the open files' names. Open files are counted in /proc/self/fd, so the
+// package works on Linux only.
 package leaktest
 
 import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,31 +23,47 @@ const Settle = 15 * time.Second
 
 // Snapshot is what was running and open when Take was called.
 type Snapshot struct {
-	goroutines int
-	files      int
-	stacks     map[string]string // by "goroutine N"
-	wait       time.Duration     // how long Check waits; Settle
+	files  int
+	stacks map[string]string // by "goroutine N"
+	wait   time.Duration     // how long Check waits; Settle
+	ignore []string
 }
 
 // Take counts the goroutines and open files now. It fails t when open files
 // cannot be counted (not Linux).
 func Take(t testing.TB) *Snapshot {
 	t.Helper()
-	return &Snapshot{goroutines: runtime.NumGoroutine(), files: openFiles(t), stacks: stacks(), wait: Settle}
+	return &Snapshot{files: openFiles(t), stacks: stacks(), wait: Settle}
 }
 
-// Check fails t when, after waiting up to Settle, more goroutines are
-// running or more files are open than at Take.
+// Ignore makes Check disregard new goroutines whose stack contains frame: a
+// third party's goroutine that outlives its owner's Close by design. Say
+// why at the call.
+func (s *Snapshot) Ignore(frame string) *Snapshot {
+	s.ignore = append(s.ignore, frame)
+	return s
+}
+
+// left returns the stacks of the goroutines that were not running at Take
+// and are not ignored.
+func (s *Snapshot) left() []string {
+	var out []string
+	for id, g := range stacks() {
+		if _, old := s.stacks[id]; old || slices.ContainsFunc(s.ignore, func(f string) bool { return strings.Contains(g, f) }) {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// Check fails t when, after waiting up to Settle, goroutines that were not
+// running at Take still run, or more files are open than then.
 func (s *Snapshot) Check(t testing.TB) {
 	t.Helper()
-	if n, ok := settle(runtime.NumGoroutine, s.goroutines, s.wait); !ok {
-		var b strings.Builder
-		for id, g := range stacks() {
-			if _, old := s.stacks[id]; !old {
-				b.WriteString(g + "\n\n")
-			}
-		}
-		t.Errorf("%d goroutines left running (%d before):\n%s", n-s.goroutines, s.goroutines, b.String())
+	if _, ok := settle(func() int { return len(s.left()) }, 0, s.wait); !ok {
+		left := s.left()
+		t.Errorf("%d goroutines left running:\n%s", len(left), strings.Join(left, "\n\n"))
 	}
 	if n, ok := settle(func() int { return openFiles(t) }, s.files, s.wait); !ok {
 		t.Errorf("%d files left open (%d before): %s", n-s.files, s.files, fileNames())

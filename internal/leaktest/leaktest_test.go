@@ -58,3 +58,16 @@ func TestCheck(t *testing.T) {
 }
 
 func leftRunning(stop chan struct{}) { <-stop }
+
+func TestCheckIgnore(t *testing.T) {
+	s := Take(t).Ignore("leaktest.leftRunning")
+	s.wait = 100 * time.Millisecond
+	stop := make(chan struct{})
+	defer close(stop)
+	go leftRunning(stop)
+	rec := &recorder{TB: t}
+	s.Check(rec)
+	if len(rec.errs) != 0 {
+		t.Fatalf("Check reported %q; want the ignored goroutine disregarded", rec.errs)
+	}
+}

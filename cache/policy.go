@@ -2,6 +2,7 @@ package cache
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +74,13 @@ const PageTokenLifetime = 24 * time.Hour
 //     the upstream's Age header); max-age=0 means not stored;
 //     must-revalidate and proxy-revalidate forbid stale serving (both
 //     windows become zero);
+//   - an answer that sets a cookie (Set-Cookie), or that says it varies
+//     with request headers (Vary, RFC 9110 §12.5.5; "*" included), is not
+//     stored: the cache key holds neither, so it would serve one client's
+//     answer to all. Vary names that cannot make a stored answer one
+//     client's are ignored (sharedVary): Accept-Encoding, and the CORS
+//     request headers that avalanchego's and NestJS's CORS handlers name
+//     on every answer;
 //   - a page fetched with a pageToken is never kept past
 //     PageTokenLifetime: Fresh+Error <= PageTokenLifetime.
 //
@@ -84,6 +92,9 @@ func Windows(p Policy, status int, h http.Header, hasPageToken bool) (fresh, sta
 	case status == http.StatusNotFound:
 		fresh, stale, errorFor = min(NegativeTTL, p.Fresh), 0, 0
 	default:
+		return 0, 0, 0, false
+	}
+	if len(h.Values("Set-Cookie")) > 0 || variesByClient(h) {
 		return 0, 0, 0, false
 	}
 	if cc := h.Values("Cache-Control"); len(cc) > 0 {
@@ -135,4 +146,24 @@ func seconds(v string) time.Duration {
 		n = int64(1<<63-1) / int64(time.Second)
 	}
 	return time.Duration(n) * time.Second
+}
+
+// sharedVary are the Vary names an answer may carry and still be stored:
+// a cache fill asks for no encoding (Accept-Encoding), and sends no Origin
+// nor preflight headers, while what varies with those (the
+// Access-Control-* answer headers) is not part of a stored entry.
+var sharedVary = []string{"Accept-Encoding", "Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"}
+
+// variesByClient reports whether an answer's Vary names a request header
+// other than sharedVary.
+func variesByClient(h http.Header) bool {
+	for _, v := range h.Values("Vary") {
+		for name := range strings.SplitSeq(v, ",") {
+			name = strings.TrimSpace(name)
+			if name != "" && !slices.ContainsFunc(sharedVary, func(s string) bool { return strings.EqualFold(s, name) }) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -69,6 +69,16 @@ func TestWindows(t *testing.T) {
 		{"page token medium", medium, 200, nil, true, 30 * time.Second, 30 * time.Second, time.Hour, true},
 		{"page token long error", Policy{time.Hour, time.Hour, 48 * time.Hour}, 200, nil, true, time.Hour, time.Hour, 23 * time.Hour, true},
 		{"error raised to stale", Policy{time.Minute, time.Hour, time.Second}, 200, nil, false, time.Minute, time.Hour, time.Hour, true},
+		{"set-cookie", medium, 200, cc("Set-Cookie", "session=1; HttpOnly"), false, 0, 0, 0, false},
+		{"404 set-cookie", medium, 404, cc("Set-Cookie", "a=b"), false, 0, 0, 0, false},
+		{"vary accept-language", medium, 200, cc("Vary", "Accept-Language"), false, 0, 0, 0, false},
+		{"vary star", medium, 200, cc("Vary", "*"), false, 0, 0, 0, false},
+		{"vary list", medium, 200, cc("Vary", "accept-encoding, Accept-Language"), false, 0, 0, 0, false},
+		{"vary second line", medium, 200, cc("Vary", "Accept-Encoding", "Vary", "Authorization"), false, 0, 0, 0, false},
+		{"vary accept-encoding", medium, 200, cc("Vary", "Accept-Encoding"), false, 30 * time.Second, 30 * time.Second, time.Hour, true},
+		{"vary accept-encoding any case", medium, 200, cc("Vary", " accept-encoding ,"), false, 30 * time.Second, 30 * time.Second, time.Hour, true},
+		{"vary cors", medium, 200, cc("Vary", "Origin", "Vary", "Access-Control-Request-Method, access-control-request-headers"), false, 30 * time.Second, 30 * time.Second, time.Hour, true},
+		{"vary cors and more", medium, 200, cc("Vary", "Origin, Cookie"), false, 0, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

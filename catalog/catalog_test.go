@@ -39,10 +39,10 @@ func TestCatalogueComplete(t *testing.T) {
 		}
 	}
 	// glacier.json's 64 public reads and 6 legacy Data API reads;
-	// popsicle.json's 15 and 4 legacy Metrics API reads; 13 info + 10 avm
-	// methods + the EVM endpoint.
-	if data != 70 || metrics != 19 || node != 24 {
-		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 70, 19, 24", data, metrics, node)
+	// popsicle.json's 15 and 4 legacy Metrics API reads; 13 info + 11 avm
+	// methods, the EVM endpoint and its 5 priced methods.
+	if data != 70 || metrics != 19 || node != 30 {
+		t.Fatalf("catalogue has %d data, %d metrics, %d node routes; want 70, 19, 30", data, metrics, node)
 	}
 }
 
@@ -211,8 +211,8 @@ func TestMatchPath(t *testing.T) {
 		{"/v1/webhooks", "/v1/webhooks", 2},
 	}
 	for _, tt := range tests {
-		n, ok := MatchPath(tt.pattern, tt.path)
-		if ok != (tt.literals >= 0) || ok && n != tt.literals {
+		m, ok := MatchPath(tt.pattern, tt.path)
+		if n := m.Literals; ok != (tt.literals >= 0) || ok && n != tt.literals {
 			t.Errorf("MatchPath(%s, %s) = %d, %v; want %d", tt.pattern, tt.path, n, ok, tt.literals)
 		}
 	}
@@ -287,6 +287,30 @@ func TestMount(t *testing.T) {
 		mux.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
 		if w.Body.String() != tc.want {
 			t.Errorf("%s %s = %q; want %q", tc.method, tc.path, w.Body, tc.want)
+		}
+	}
+}
+
+func TestEndpointOf(t *testing.T) {
+	for path, want := range map[string]string{
+		"/ext/info": "info", "/ext/bc/X": "avm", "/ext/avm": "avm", "/ext/bc/C/rpc": "evm",
+		"/ext/bc/2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM": "avm",
+		"/ext/bc/P": "", "/ext/bc/C/avax": "", "/ext/admin": "", "/ext/bc/2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByMx": "",
+	} {
+		if got := EndpointOf(path); got != want {
+			t.Errorf("EndpointOf(%q) = %q; want %q", path, got, want)
+		}
+	}
+}
+
+func TestEVMServes(t *testing.T) {
+	for m, want := range map[string]bool{
+		"eth_call": true, "net_version": true, "web3_clientVersion": true, "eth_sendRawTransaction": true,
+		"eth_": false, "eth": false, "ETH_call": false, "Eth_call": false, "debug_traceTransaction": false,
+		"trace_block": false, "txpool_content": false, "admin_peers": false, "personal_sign": false, "ethx_call": false,
+	} {
+		if got := EVMServes(m); got != want {
+			t.Errorf("EVMServes(%q) = %v; want %v", m, got, want)
 		}
 	}
 }

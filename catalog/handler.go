@@ -37,7 +37,11 @@ func (r *Route) Validating(h Handler) http.Handler {
 				return
 			}
 		}
-		v, msgs := r.Validate(req, req.URL.Query(), body)
+		q, msgs := r.ParseQuery(req.URL.RawQuery)
+		var v Values
+		if msgs == nil {
+			v, msgs = r.Validate(req, q, body)
+		}
 		if msgs != nil {
 			apierror.WriteList(w, http.StatusBadRequest, msgs...)
 			return

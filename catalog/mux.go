@@ -99,32 +99,3 @@ func conflicts(a, b []string) bool {
 func isWildcard(seg string) bool {
 	return strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}")
 }
-
-// MatchPath matches path against a pattern whose "{name}" segments match any
-// one non-empty segment ("{address}:verb" any segment ending in ":verb"), and
-// counts the literal segments that matched. Matching is exact otherwise: a
-// trailing slash or another case is another path.
-func MatchPath(pattern, path string) (literals int, ok bool) {
-	ps := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	if len(ps) != len(segs) {
-		return 0, false
-	}
-	for i, p := range ps {
-		switch {
-		case segs[i] == "":
-			return 0, false
-		case strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}"):
-		case p == segs[i]:
-			literals++
-		default:
-			// A wildcard segment with a ":verb" suffix, e.g. {address}:x.
-			j := strings.Index(p, "}:")
-			if !strings.HasPrefix(p, "{") || j < 0 || !strings.HasSuffix(segs[i], p[j+1:]) || len(segs[i]) == len(p)-j-1 {
-				return 0, false
-			}
-			literals++
-		}
-	}
-	return literals, true
-}

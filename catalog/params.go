@@ -162,7 +162,7 @@ func contains(list []string, s string) bool {
 }
 
 // Values holds a validated request's parameters by name: path values, the
-// first value of each query parameter (every value of an Array, joined with
+// value of each query parameter (every value of an Array joined with
 // commas), and body fields (strings as sent, numbers as their JSON text,
 // booleans as "true" or "false"). An absent parameter with a Default holds
 // the default; other absent ones are missing. Values are read-only once

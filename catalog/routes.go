@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"net/http"
 	"slices"
 	"time"
 
@@ -69,18 +68,6 @@ func (r *Route) Pattern() string { return r.Method + " " + r.Path }
 
 // IsRPC reports whether r is a JSON-RPC method.
 func (r *Route) IsRPC() bool { return r.Endpoint != "" }
-
-// NodeEndpoints maps each JSON-RPC endpoint name to the paths it answers on.
-// "{chain}" stands for a blockchain id that must be one of XChainIDs.
-var NodeEndpoints = map[string][]string{
-	"info": {"/ext/info"},
-	"avm":  {"/ext/bc/X", "/ext/bc/avm", "/ext/X", "/ext/avm", "/ext/bc/{chain}"},
-	"evm":  {"/ext/bc/C/rpc"},
-}
-
-// XChainIDs are the X-Chain blockchain ids the avm endpoint accepts in place
-// of the alias: mainnet, fuji and the local network (docs/facts.md, section 2).
-var XChainIDs = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, avanet.Local.XChainID}
 
 // Enumerations shared by several routes (glacier.json, popsicle.json;
 // docs/facts.md, section 2), each in its spec's order: a validation message
@@ -160,55 +147,19 @@ func rest(svc Service, name, method, path string, cost int64, class cache.Class,
 	return Route{Name: name, Service: svc, Method: method, Path: path, Cost: cost, Cache: class, Params: params}
 }
 
-func rpc(endpoint, name string, cost int64, class cache.Class) Route {
-	return Route{Name: name, Service: Node, Method: http.MethodPost, Path: NodeEndpoints[endpoint][0],
-		Endpoint: endpoint, Cost: cost, Cache: class}
-}
-
 // Catalogue returns every route the edge knows, in a fixed order: every
 // public read of the Data API's and the Metrics API's OpenAPI files
 // (glacier.json, popsicle.json) by area (data_primary.go, data_evm.go,
 // data_icm.go, metrics.go, health.go), the legacy reads a released SDK still
-// calls (legacy.go), and each Info, X-Chain and EVM JSON-RPC method. The
-// routes' costs are the services' published ones (doc.go has the table and
-// the few avaedge decides); node costs are avaedge's own (see the README): 1
-// for constant answers, 10 for a lookup, 20 for balances, 50 for UTXO pages.
+// calls (legacy.go), and the node's JSON-RPC methods (rpc.go). The routes'
+// costs are the services' published ones (doc.go has the table and the few
+// avaedge decides); node costs are avaedge's own (rpc.go).
 // Operations of the specs that are not here belong to the operator's account
 // or write (and the Metrics API's composite query): never published (the
 // README lists them).
 func Catalogue() []Route {
 	routes := slices.Concat(dataPrimary(), dataEVM(), dataICM(), metricsRoutes(), healthRoutes(), legacyRoutes())
-	routes = append(routes,
-		// Node JSON-RPC: the Info API.
-		rpc("info", "info.acps", 1, medium),
-		rpc("info", "info.isBootstrapped", 1, short),
-		rpc("info", "info.getBlockchainID", 1, immutable),
-		rpc("info", "info.getNetworkID", 1, immutable),
-		rpc("info", "info.getNetworkName", 1, immutable),
-		rpc("info", "info.getNodeID", 1, medium),
-		rpc("info", "info.getNodeIP", 1, medium),
-		rpc("info", "info.getNodeVersion", 1, medium),
-		rpc("info", "info.getTxFee", 1, medium),
-		rpc("info", "info.getVMs", 1, medium),
-		rpc("info", "info.peers", 10, short),
-		rpc("info", "info.uptime", 10, short),
-		rpc("info", "info.upgrades", 1, medium),
-		// The X-Chain API.
-		rpc("avm", "avm.getAllBalances", 20, short),
-		rpc("avm", "avm.getAssetDescription", 1, immutable),
-		rpc("avm", "avm.getBalance", 20, short),
-		rpc("avm", "avm.getBlock", 10, immutable),
-		rpc("avm", "avm.getBlockByHeight", 10, immutable),
-		rpc("avm", "avm.getHeight", 1, short),
-		rpc("avm", "avm.getTx", 10, immutable),
-		rpc("avm", "avm.getTxFee", 1, medium),
-		rpc("avm", "avm.getTxStatus", 10, short),
-		rpc("avm", "avm.getUTXOs", 50, short),
-		// The embedded EVM chain's Ethereum JSON-RPC, forwarded whole: one
-		// entry for every eth_/net_/web3_ method, batches included.
-		rpc("evm", "evm.rpc", 1, never),
-	)
-	return routes
+	return append(routes, rpcRoutes()...)
 }
 
 func withCheck(r Route, check func(Values) []string) Route {

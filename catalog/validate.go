@@ -14,8 +14,9 @@ type PathFunc func(name string) string
 // PathValue calls f.
 func (f PathFunc) PathValue(name string) string { return f(name) }
 
-// Validate checks a REST request against the route's rules: path values, the
-// query, and for routes with body parameters the JSON body (empty means {}).
+// Validate checks a REST request against the route's rules: path values
+// (each one segment: SegmentProblem), the query as ParseQuery returns it,
+// and for routes with body parameters the JSON body (empty means {}).
 // It returns the validated values with defaults filled, or every message in
 // parameter order (and nil values). Cross-parameter rules (Route.Check) run
 // only when every parameter is valid on its own.
@@ -29,6 +30,10 @@ func (r *Route) Validate(pv PathValuer, q url.Values, body []byte) (Values, []st
 		case Path:
 			v := pv.PathValue(p.Name)
 			vals[p.Name] = v
+			if problem := SegmentProblem(v); problem != "" {
+				msgs = append(msgs, p.Name+" "+problem)
+				continue
+			}
 			msgs = append(msgs, p.Check(v, true)...)
 		case Query:
 			vs, ok := q[p.Name]

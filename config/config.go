@@ -52,6 +52,10 @@ type Config struct {
 	// KeysFile is the API keys and plans file. Env AVAEDGE_KEYS_FILE. Empty
 	// means the real service's published plans, anonymous access only.
 	KeysFile string `yaml:"keys_file"`
+	// UnissuedKeys bounds the keys nobody issued: without a keys file any
+	// client key is accepted and metered on its own under the "free" plan,
+	// and this keeps one address from buying more by rotating keys.
+	UnissuedKeys UnissuedKeys `yaml:"unissued_keys"`
 	// Replicas is how many avaedge replicas share the limits; when Redis is
 	// unreachable each replica enforces 1/Replicas of every limit in process.
 	// Zero means the limiter's default, 1.
@@ -92,6 +96,19 @@ type Upstreams struct {
 	Node Upstream `yaml:"node"`
 }
 
+// UnissuedKeys bounds what keys nobody issued buy from one client address
+// (IPv6: its /64): at most PerAddress distinct such keys are in use from it
+// at a time (a key counts until it has been idle from that address for
+// Window; a key in use keeps working, a new one beyond the bound gets 429),
+// and together they spend at most PerAddress times the plan's day and
+// month budgets. Shared by the replicas through Redis when it is set.
+type UnissuedKeys struct {
+	// PerAddress is the bound. Zero means 5; -1 means no bound.
+	PerAddress int `yaml:"per_address"`
+	// Window is how long a key counts after its last request. Zero means 1h.
+	Window Duration `yaml:"window"`
+}
+
 // Publish is one route the operator publishes to named keys.
 type Publish struct {
 	// Method is the HTTP method (GET, POST, PUT, PATCH or DELETE).
@@ -101,8 +118,16 @@ type Publish struct {
 	Path string `yaml:"path"`
 	// Keys are the key ids (of the keys file) that may call it. Required.
 	Keys []string `yaml:"keys"`
-	// Cost is the route's price in CU. Zero means the passthrough cost (20).
+	// Cost is the route's price in CU (with RPCMethods, of one call). Zero
+	// means the passthrough cost (20).
 	Cost int64 `yaml:"cost"`
+	// RPCMethods publishes JSON-RPC methods of a node endpoint (Path is then
+	// one of its paths, e.g. /ext/bc/C/rpc or /ext/bc/X, and Method POST) to
+	// Keys, beside the catalogue's: exact method names
+	// ("debug_traceTransaction", "avm.getAddressTxs") or a namespace prefix
+	// ending in "*" ("debug_*", "trace_*"). A call of another method the
+	// catalogue does not list gets the node's "method not found" at the edge.
+	RPCMethods []string `yaml:"rpc_methods"`
 }
 
 // Upstream is one real service.

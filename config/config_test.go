@@ -108,6 +108,13 @@ func TestValidateRejects(t *testing.T) {
 		{"negative write timeout", "server:\n  write_timeout: -1s", "server.write_timeout"},
 		{"negative body timeout", "server:\n  body_read_timeout: -1s", "server.body_read_timeout"},
 		{"bad local node", "local:\n  node: 127.0.0.1:9650", "local.node"},
+		{"rpc methods on a REST path", "publish:\n  - {method: POST, path: /v1/webhooks, keys: [k], rpc_methods: [eth_x]}", "publish[0].rpc_methods"},
+		{"rpc methods with GET", "publish:\n  - {method: GET, path: /ext/bc/C/rpc, keys: [k], rpc_methods: [debug_*]}", "publish[0].method"},
+		{"node endpoint without methods", "publish:\n  - {method: POST, path: /ext/bc/X, keys: [k]}", "publish[0].rpc_methods"},
+		{"bad rpc method", "publish:\n  - {method: POST, path: /ext/bc/C/rpc, keys: [k], rpc_methods: ['*']}", "publish[0].rpc_methods[0]"},
+		{"bad unissued bound", "unissued_keys: {per_address: -2}", "unissued_keys.per_address"},
+		{"negative unissued window", "unissued_keys: {window: -1h}", "unissued_keys.window"},
+		{"inner wildcard", "publish:\n  - {method: POST, path: /ext/info, keys: [k], rpc_methods: ['info.*x']}", "publish[0].rpc_methods[0]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -138,6 +138,12 @@ func (c *Config) Validate() error {
 	if s.MaxBodyBytes < 0 {
 		bad("server.max_body_bytes", "must be positive")
 	}
+	if c.UnissuedKeys.PerAddress < -1 {
+		bad("unissued_keys.per_address", "must be positive, or -1 for no bound")
+	}
+	if c.UnissuedKeys.Window < 0 {
+		bad("unissued_keys.window", "must be positive")
+	}
 	known := map[string]bool{}
 	for _, r := range catalog.Catalogue() {
 		known[r.Name] = true
@@ -158,6 +164,20 @@ func (c *Config) Validate() error {
 		}
 		if pub.Cost < 0 {
 			bad(field+".cost", "must not be negative")
+		}
+		endpoint := catalog.EndpointOf(pub.Path)
+		switch {
+		case len(pub.RPCMethods) > 0 && endpoint == "":
+			bad(field+".rpc_methods", "%q is not a JSON-RPC endpoint of the node (e.g. /ext/bc/C/rpc, /ext/bc/X, /ext/info)", pub.Path)
+		case len(pub.RPCMethods) > 0 && pub.Method != "POST":
+			bad(field+".method", "JSON-RPC methods are published with method POST")
+		case len(pub.RPCMethods) == 0 && endpoint != "":
+			bad(field+".rpc_methods", "%q is a JSON-RPC endpoint: name the methods it publishes", pub.Path)
+		}
+		for j, m := range pub.RPCMethods {
+			if name, _ := strings.CutSuffix(m, "*"); name == "" || strings.ContainsAny(name, "* \t") {
+				bad(fmt.Sprintf("%s.rpc_methods[%d]", field, j), "%q is not a method name or a prefix ending in *", m)
+			}
 		}
 	}
 	for name, o := range c.Routes {

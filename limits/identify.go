@@ -19,6 +19,9 @@ type Client struct {
 	keyID string // what Decision.KeyID says
 	keyed bool   // a key was presented and accepted
 	plan  *planInfo
+	// group is, for a key nobody issued, the client's address group (its
+	// anonymous id), for the bound on such keys (unissued.go); "" otherwise.
+	group string
 }
 
 // KeyID names the client as Decision.KeyID does.
@@ -43,7 +46,11 @@ func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
 		if !ok || subtle.ConstantTimeCompare([]byte(k.hash()), []byte(want)) != 1 {
 			if ks.file.Unmanaged != "" {
 				// Counted by the key's hash: the key itself is never kept.
-				return Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}, Decision{}
+				c := Client{id: "hash:" + want, keyID: "sha256:" + want[:16], keyed: true, plan: ks.plans[ks.file.Unmanaged]}
+				if l.keyCap != nil {
+					c.group = l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies))
+				}
+				return c, Decision{}
 			}
 			return l.unauthorized("Invalid API key")
 		}

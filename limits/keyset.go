@@ -15,6 +15,10 @@ type keySet struct {
 	byHash map[string]*Key // hex sha256 -> key
 	byID   map[string]*Key
 	plans  map[string]*planInfo
+	// unissued is the day and month budgets shared by the unissued keys
+	// of one address: perAddress times the Unmanaged plan's; nil when
+	// there are none.
+	unissued *planInfo
 }
 
 // planInfo is what a decision needs of a plan, computed once per keys file.
@@ -27,7 +31,7 @@ type planInfo struct {
 	allowed, limited, forbidden prometheus.Counter
 }
 
-func newKeySet(kf *KeysFile, replicas int, m *metrics) *keySet {
+func newKeySet(kf *KeysFile, replicas, perAddress int, m *metrics) *keySet {
 	ks := &keySet{file: kf, byHash: map[string]*Key{}, byID: map[string]*Key{}, plans: map[string]*planInfo{}}
 	for i := range kf.Keys {
 		k := &kf.Keys[i]
@@ -35,16 +39,24 @@ func newKeySet(kf *KeysFile, replicas int, m *metrics) *keySet {
 		ks.byID[k.ID] = k
 	}
 	for name, p := range kf.Plans {
-		pi := &planInfo{plan: p,
-			allowed:   m.decisions.WithLabelValues(name, "allowed"),
-			limited:   m.decisions.WithLabelValues(name, "limited"),
-			forbidden: m.decisions.WithLabelValues(name, "forbidden")}
-		pi.rule = ruleOf(&pi.plan, 1)
-		pi.divided = ruleOf(&pi.plan, replicas)
-		pi.policy = policyOf(&pi.plan)
-		ks.plans[name] = pi
+		ks.plans[name] = newPlanInfo(p, replicas, m)
+	}
+	if p, ok := kf.Plans[kf.Unmanaged]; ok && perAddress > 0 && (p.CUPerDay > 0 || p.CUPerMonth > 0) {
+		n := int64(perAddress)
+		ks.unissued = newPlanInfo(Plan{Name: "unissued", CUPerDay: n * p.CUPerDay, CUPerMonth: n * p.CUPerMonth}, replicas, m)
 	}
 	return ks
+}
+
+func newPlanInfo(p Plan, replicas int, m *metrics) *planInfo {
+	pi := &planInfo{plan: p,
+		allowed:   m.decisions.WithLabelValues(p.Name, "allowed"),
+		limited:   m.decisions.WithLabelValues(p.Name, "limited"),
+		forbidden: m.decisions.WithLabelValues(p.Name, "forbidden")}
+	pi.rule = ruleOf(&pi.plan, 1)
+	pi.divided = ruleOf(&pi.plan, replicas)
+	pi.policy = policyOf(&pi.plan)
+	return pi
 }
 
 // policyOf is the ratelimit-policy of a plan: each limit as
@@ -77,7 +89,7 @@ func (l *Limiter) Reload() error {
 		l.log.Error("keys file not reloaded", "err", err)
 		return err
 	}
-	l.keys.Store(newKeySet(kf, l.opts.Replicas, l.m))
+	l.keys.Store(newKeySet(kf, l.opts.Replicas, l.opts.UnissuedKeys.PerAddress, l.m))
 	l.fileSig.Store(fileSig(l.opts.KeysPath))
 	l.log.Info("keys file reloaded", "keys", len(kf.Keys), "plans", len(kf.Plans))
 	return nil

@@ -48,6 +48,9 @@ type Options struct {
 	// fallback) is kept without a request; a client forgotten starts afresh.
 	// Keys of the keys file are never forgotten. 0 means one hour.
 	ClientIdle time.Duration
+	// UnissuedKeys bounds what keys nobody issued (KeysFile.Unmanaged) buy
+	// from one address (unissued.go). Zero fields mean their defaults.
+	UnissuedKeys UnissuedKeys
 	// Registerer receives the limiter's metrics. Nil registers none.
 	Registerer prometheus.Registerer
 	// Logger logs reloads and Redis transitions. Nil means slog.Default().
@@ -65,6 +68,7 @@ type Limiter struct {
 	mem     *memory            // the in-process limits (no Redis configured)
 	backup  *memory            // the fallback while Redis fails (limits / Replicas)
 	leases  *table[leaseState] // the clients' leases (with Redis)
+	keyCap  *keyCap            // unissued keys in use per address; nil: no bound
 	closing atomic.Bool        // Close has begun: no new background calls
 	m       *metrics
 	log     *slog.Logger
@@ -101,6 +105,12 @@ func New(opts Options) (*Limiter, error) {
 	if opts.ClientIdle <= 0 {
 		opts.ClientIdle = time.Hour
 	}
+	if opts.UnissuedKeys.PerAddress == 0 {
+		opts.UnissuedKeys.PerAddress = DefaultUnissuedPerAddress
+	}
+	if opts.UnissuedKeys.Window <= 0 {
+		opts.UnissuedKeys.Window = time.Hour
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -115,6 +125,9 @@ func New(opts Options) (*Limiter, error) {
 	l := &Limiter{opts: opts, mem: newMemory(max, opts.ClientIdle), backup: newMemory(max, opts.ClientIdle),
 		m: m, log: opts.Logger, stop: make(chan struct{})}
 	l.leases = &table[leaseState]{max: max, idle: leaseIdle, evict: l.evictLease}
+	if opts.UnissuedKeys.PerAddress > 0 {
+		l.keyCap = newKeyCap(opts.UnissuedKeys, max)
+	}
 	kf := opts.Keys
 	if kf == nil && opts.KeysPath != "" {
 		if kf, err = LoadKeysFile(opts.KeysPath); err != nil {
@@ -125,7 +138,7 @@ func New(opts Options) (*Limiter, error) {
 	if kf == nil {
 		kf = DefaultKeysFile()
 	}
-	l.keys.Store(newKeySet(kf, opts.Replicas, m))
+	l.keys.Store(newKeySet(kf, opts.Replicas, opts.UnissuedKeys.PerAddress, m))
 	if opts.KeysPath != "" {
 		l.wg.Add(1)
 		go l.watch()
@@ -175,6 +188,9 @@ func (l *Limiter) janitor() {
 		if ticks%60 == 0 {
 			l.mem.states.sweep(now, false)
 			l.backup.states.sweep(now, false)
+			if l.keyCap != nil {
+				l.keyCap.states.sweep(now, false)
+			}
 		}
 		if l.opts.Redis != nil {
 			l.leases.sweep(now, false)
@@ -208,7 +224,18 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route
 		return d
 	}
-	res := l.decide(client.id, plan, c.Cost, c.At, client.keyed)
+	now := c.At
+	if now.IsZero() {
+		now = l.opts.Now()
+	}
+	var spendID string // the shared budgets of an unissued key's address
+	if client.group != "" {
+		var r Decision
+		if r, spendID = l.admitUnissued(client, now); r.Status != 0 {
+			return r
+		}
+	}
+	res := l.decide(client.id, plan, c.Cost, now, client.keyed)
 	fill(&d, &plan.plan, res)
 	if !res.allowed {
 		plan.limited.Inc()
@@ -217,6 +244,11 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 		d.RetryAfter = res.retryAfter
 		d.ResetAfter = res.retryAfter
 		return d
+	}
+	if spendID != "" {
+		if r := l.spendUnissued(client, spendID, c.Cost, now); r.Status != 0 {
+			return r
+		}
 	}
 	plan.allowed.Inc()
 	if !client.keyed {

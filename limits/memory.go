@@ -2,7 +2,6 @@ package limits
 
 import (
 	"math"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -10,9 +9,8 @@ import (
 
 // memState is one identity's limits in process.
 type memState struct {
-	mu        sync.Mutex // guards the fields below
-	dead      bool       // removed from the table: get a new one
-	rule      rule       // what the buckets were made for
+	liveMu         // guards the fields below
+	rule      rule // what the buckets were made for
 	rate, cu  *rate.Limiter
 	dayID     string
 	dayUsed   int64
@@ -33,12 +31,8 @@ type memory struct {
 func newMemory(max int64, idle time.Duration) *memory {
 	m := &memory{}
 	m.states = table[memState]{max: max, idle: idle,
-		keep: func(id string) bool { return len(id) > 4 && id[:4] == "key:" },
-		evict: func(_ string, e *entry[memState]) {
-			e.s.mu.Lock()
-			e.s.dead = true
-			e.s.mu.Unlock()
-		}}
+		keep:  func(id string) bool { return len(id) > 4 && id[:4] == "key:" },
+		evict: func(_ string, e *entry[memState]) { e.s.markDead() }}
 	return m
 }
 
@@ -64,15 +58,7 @@ func wait(b *rate.Limiter, n int64, now time.Time) time.Duration {
 // decide spends cost from id's limits under r, or refuses. left asks for
 // what is left of the buckets on an allowed request too (for the headers).
 func (m *memory) decide(id string, r rule, cost int64, now time.Time, left bool) result {
-	e := m.states.get(id, now)
-	s := &e.s
-	s.mu.Lock()
-	for s.dead {
-		s.mu.Unlock()
-		e = m.states.get(id, now)
-		s = &e.s
-		s.mu.Lock()
-	}
+	s := getLocked(&m.states, id, now)
 	defer s.mu.Unlock()
 	if s.rule != r {
 		s.rate = bucket(s.rate, r.rps, r.burst, now)

@@ -99,3 +99,45 @@ func (t *table[S]) remove(id string, e *entry[S]) {
 
 // len returns how many entries the table holds.
 func (t *table[S]) len() int64 { return t.n.Load() }
+
+// liveMu is a per-client state's mutex and its dead mark, set when the
+// state is removed from its table.
+type liveMu struct {
+	mu   sync.Mutex // guards the state it is part of
+	dead bool       // removed from the table: get a new one
+}
+
+// lockLive locks l and reports true, or reports false when it is dead.
+func (l *liveMu) lockLive() bool {
+	l.mu.Lock()
+	if l.dead {
+		l.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// markDead marks l dead: its state was removed from its table.
+func (l *liveMu) markDead() {
+	l.mu.Lock()
+	l.dead = true
+	l.mu.Unlock()
+}
+
+// liveState is a per-client state with a liveMu.
+type liveState[S any] interface {
+	*S
+	// lockLive locks the state and reports true, or reports false (and
+	// leaves it unlocked) when it is dead.
+	lockLive() bool
+}
+
+// getLocked returns id's state, locked; a state removed from the table
+// meanwhile is dead, and a fresh one is taken.
+func getLocked[S any, P liveState[S]](t *table[S], id string, now time.Time) P {
+	for {
+		if p := P(&t.get(id, now).s); p.lockLive() {
+			return p
+		}
+	}
+}

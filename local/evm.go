@@ -36,6 +36,12 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 	var chains []evmindex.ChainOptions
 	var infos []evmdata.ChainInfo
 	var mchains []metricsapi.Chain
+	// In local mode the C-Chain answers under every id clients of the real
+	// services use for it (mainnet's, fuji's, the local network's): the
+	// dev chain, or the followed network's C-Chain, as the network names
+	// resolve to the devnet or the followed network. Never in proxy mode,
+	// where devnet data must not pass for a real network's.
+	var aliases *cchain.Aliases
 	indexed := func(c evmindex.ChainOptions, info evmdata.ChainInfo, mc metricsapi.Chain) {
 		chains, infos, mchains = append(chains, c), append(infos, info), append(mchains, mc)
 		b.indexed[strconv.FormatUint(c.ChainID, 10)] = true
@@ -46,6 +52,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 			b.log.Warn("the followed node's C-Chain is not indexed", "err", err)
 		} else {
 			indexed(c, info, mc)
+			aliases = &cchain.Aliases{Target: c.ChainID, BlockchainID: mc.BlockchainID}
 		}
 	}
 	var chain *evm.Chain
@@ -81,16 +88,13 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 			network = avanet.Mainnet.Name
 		}
 		indexed(evmindex.ChainOptions{ChainID: c.ChainID, RPCURL: c.RPC, StartBlock: c.StartBlock},
-			evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC, NetworkToken: avaxToken},
+			evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
+				IsTestnet: c.ChainID != avanet.Mainnet.EVMChainID, NetworkToken: avaxToken},
 			metricsapi.Chain{EVMChainID: c.ChainID, ChainName: name, BlockchainID: strconv.FormatUint(c.ChainID, 10), SubnetID: avanet.PChainID, Network: network})
 	}
 	if len(chains) == 0 {
 		return nil
 	}
-	// In local mode the C-Chain answers under every id clients of the real
-	// services use for it; never in proxy mode, where devnet data must not
-	// pass for a real network's.
-	var aliases *cchain.Aliases
 	if chain != nil {
 		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: avanet.Local.CChainID}
 	}
@@ -167,7 +171,8 @@ func nodeCChain(ctx context.Context, node string, n pindex.Network) (evmindex.Ch
 		network = avanet.Mainnet.Name
 	}
 	url := c.Base() + path
-	info := evmdata.ChainInfo{ChainID: chainID, ChainName: "C-Chain", Description: "the followed node's C-Chain (indexed by avaedge)", RPCURL: url, NetworkToken: avaxToken}
+	info := evmdata.ChainInfo{ChainID: chainID, ChainName: "C-Chain", Description: "the followed node's C-Chain (indexed by avaedge)", RPCURL: url,
+		IsTestnet: n.ID != avanet.Mainnet.ID, PlatformChainID: n.C, SubnetID: avanet.PChainID, NetworkToken: avaxToken}
 	mc := metricsapi.Chain{EVMChainID: chainID, ChainName: "C-Chain", BlockchainID: n.C, SubnetID: avanet.PChainID, Network: network}
 	return evmindex.ChainOptions{ChainID: chainID, RPCURL: url}, info, mc, nil
 }

@@ -45,6 +45,6 @@ func (s *Server) identify(ex *exchange) bool {
 		s.refuse(ex, d.Status, d.Message)
 		return false
 	}
-	ex.client, ex.identified = c, true
+	ex.client, ex.identified, ex.keyID = c, true, c.KeyID()
 	return true
 }

@@ -29,10 +29,10 @@ func (u *Upstream) NetworkID(ctx context.Context) (uint32, error) {
 }
 
 // edgeCalls sends a request the edge makes itself to the upstream: its path
-// under the upstream's base, through the breaker, with the upstream's
-// headers.
+// under the upstream's base, through the breaker, with only the operator's
+// key and headers (outgoingShared).
 type edgeCalls struct{ u *Upstream }
 
 func (t edgeCalls) RoundTrip(r *http.Request) (*http.Response, error) {
-	return t.u.RoundTrip(t.u.outgoing(r.Context(), r, nil, nil, ""), true)
+	return t.u.RoundTrip(t.u.outgoingShared(r.Context(), r, nil, nil), true)
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -35,6 +36,9 @@ func serviceOf(path string) (svc catalog.Service, ok bool) {
 // everything else (account-scoped routes, writes, other node APIs, path
 // variants of catalogued routes) is answered 404 at the edge and never
 // reaches the upstream. Without an upstream a published path is 404 too.
+// As for catalogued routes, a "{name}" of the entry's pattern holds one
+// segment (400 otherwise), the upstream path is built from the pattern, and
+// the query is read strictly and sent re-encoded.
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")
@@ -44,14 +48,16 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		s.notFound(ex)
 		return
 	}
+	escaped := r.URL.EscapedPath()
 	var pub *config.Publish
+	var m catalog.PathMatch
 	best := -1
 	for i := range s.opts.Publish {
-		if s.opts.Publish[i].Method != r.Method {
+		if s.opts.Publish[i].Method != r.Method || len(s.opts.Publish[i].RPCMethods) > 0 {
 			continue
 		}
-		if literals, match := catalog.MatchPath(s.opts.Publish[i].Path, r.URL.Path); match && literals > best {
-			best, pub = literals, &s.opts.Publish[i]
+		if pm, match := catalog.MatchPath(s.opts.Publish[i].Path, escaped); match && pm.Literals > best {
+			best, pub, m = pm.Literals, &s.opts.Publish[i], pm
 		}
 	}
 	if pub == nil || s.opts.Upstreams[svc] == nil {
@@ -73,6 +79,19 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		s.notFound(ex)
 		return
 	}
+	msgs := m.Problems(pub.Path)
+	query, qmsgs := catalog.ReencodeQuery(r.URL.RawQuery)
+	if msgs = append(msgs, qmsgs...); len(msgs) > 0 {
+		if svc == catalog.Node {
+			s.refuse(ex, http.StatusBadRequest, strings.Join(msgs, "; "))
+			return
+		}
+		s.restError(ex, http.StatusBadRequest, msgs, true)
+		return
+	}
+	path := m.Path(pub.Path)
+	p.url = &url.URL{RawPath: path, RawQuery: query}
+	p.url.Path, _ = url.PathUnescape(path)
 	body, err := s.readBody(r)
 	if err != nil {
 		s.refuseBody(ex, err)

@@ -20,6 +20,14 @@ func (s *Server) serve(ex *exchange, p *preparedCall) {
 	if !ex.admitted && !s.admit(ex, p.charge) {
 		return
 	}
+	if p.edgeAnswers != nil {
+		sw := &spliceWriter{ResponseWriter: ex.w, extra: p.edgeAnswers}
+		ex.source, ex.cache = s.answer(ex, p, sw)
+		if sw.finish() {
+			ex.source |= FromEdge
+		}
+		return
+	}
 	ex.source, ex.cache = s.answer(ex, p, ex.w)
 }
 
@@ -66,19 +74,19 @@ var errTooLargeToStore = errors.New("upstream answer too large to cache")
 
 // call is the one upstream call: p sent to up on in's path, through the
 // breaker (and one retry of an idempotent read). shared says the answer will
-// serve other clients too (a cache fill): the client's cache, conditional and
-// range headers are not sent, so every client can be served from it. The
-// caller closes the answer's body.
+// serve other clients too (a cache fill): it then carries none of the
+// client's headers (sharedHeaders), so the answer cannot depend on one
+// client. The caller closes the answer's body.
 func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *preparedCall, shared bool) (*http.Response, error) {
-	out := up.outgoing(ctx, in, p.url, p.body, s.clientIP(in))
-	if shared || p.call != nil {
-		// Stored answers and JSON-RPC answers (ids are rewritten, batches
-		// joined) are kept identity-encoded.
-		out.Header.Del("Accept-Encoding")
-	}
+	var out *http.Request
 	if shared {
-		for _, h := range sharedFetchDrops {
-			out.Header.Del(h)
+		out = up.outgoingShared(ctx, in, p.url, p.body)
+	} else {
+		out = up.outgoing(ctx, in, p.url, p.body, s.clientIP(in))
+		if p.call != nil || p.edgeAnswers != nil {
+			// JSON-RPC answers (ids are rewritten, batches joined) are kept
+			// identity-encoded.
+			out.Header.Del("Accept-Encoding")
 		}
 	}
 	start := time.Now()
@@ -86,11 +94,6 @@ func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *pr
 	s.metrics.upstreamLatency(up.Service, time.Since(start), err)
 	return resp, err
 }
-
-// sharedFetchDrops are request headers that would make the upstream's answer
-// specific to one client.
-var sharedFetchDrops = []string{"Cache-Control", "Pragma", "If-None-Match", "If-Modified-Since",
-	"If-Match", "If-Unmodified-Since", "If-Range", "Range"}
 
 // fetch fills the cache for a cached call: the upstream's whole answer, with
 // the windows the route's class and the answer allow. It runs once for all
@@ -217,9 +220,6 @@ func reason(err error) string {
 // values, JSON-RPC calls with a request that carries just that call.
 func (s *Server) answerLocally(ex *exchange, p *preparedCall, w http.ResponseWriter) (Origin, cache.Status) {
 	rt := p.rt
-	if rt == nil {
-		rt = p.unknown // the local node answers an unknown method as the node does
-	}
 	if s.opts.Local == nil || rt == nil {
 		route := "passthrough"
 		if rt != nil {

@@ -19,7 +19,6 @@ import (
 // changed once built, so a remembered one is shared by concurrent requests.
 type preparedCall struct {
 	rt       *catalog.Route // nil for a path or method the catalogue does not name
-	unknown  *catalog.Route // for a JSON-RPC method the catalogue does not name: its endpoint, for the local world's own error
 	rm       *routeMetrics  // rt's counters (REST calls)
 	service  catalog.Service
 	vals     catalog.Values // validated parameters of a REST call
@@ -29,7 +28,10 @@ type preparedCall struct {
 	url      *url.URL       // the path and query sent upstream; nil sends the client's own
 	body     []byte         // the body sent upstream: a POST's, one JSON-RPC call's
 	call     *jsonrpc.Call  // the JSON-RPC call, whose id answers carry
-	retry    bool           // an idempotent read: the upstream call may be retried
+	// edgeAnswers are the edge's own answers to refused elements of an EVM
+	// batch, put among the upstream's answers (spliceWriter).
+	edgeAnswers []edgeAnswer
+	retry       bool // an idempotent read: the upstream call may be retried
 }
 
 // serveREST handles one catalogued Data or Metrics API route: it parses and
@@ -52,22 +54,25 @@ func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseW
 			return
 		}
 	}
-	q := r.URL.Query()
-	vals, msgs := rt.Validate(r, q, body)
+	q, msgs := rt.ParseQuery(r.URL.RawQuery)
+	var vals catalog.Values
+	if msgs == nil {
+		vals, msgs = rt.Validate(r, q, body)
+	}
 	if len(msgs) > 0 {
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
-	// The upstream gets the path in its canonical encoding and only the
-	// parameters the route knows, as the client sent them: what validation
-	// checked is what is sent, and encodings or unknown parameters cannot
-	// make new cache entries.
-	target := &url.URL{Path: r.URL.Path, RawQuery: knownQuery(rt, r.URL.RawQuery)}
-	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, url: target, charge: charge,
-		retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
+	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, charge: charge,
+		hasToken: q.Has("pageToken"), retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
+	// The upstream gets the path built from the route's pattern and the
+	// validated values, and the canonical query of the validated values:
+	// what was validated and charged is what is sent, whatever the client's
+	// encoding, and the cache key is made of the same bytes.
+	p.url, p.key = upstreamTarget(rt, vals, q)
 	cached := s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != cache.Never && s.opts.Upstreams[rt.Service] != nil
-	if cached {
-		p.key, p.hasToken = s.restKey(rt, target.EscapedPath(), q), q.Has("pageToken")
+	if !cached {
+		p.key = ""
 	}
 	s.serve(ex, p)
 	if cached && ex.admitted {
@@ -77,60 +82,32 @@ func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseW
 	}
 }
 
-// knownQuery is the client's raw query without the parameters rt does not
-// know: the pairs it keeps are the client's own, in its order and encoding.
-func knownQuery(rt *catalog.Route, raw string) string {
-	if raw == "" {
-		return ""
-	}
+// upstreamTarget returns what a validated call of rt sends upstream (the
+// route's path with the values, each escaped as one segment, and the
+// canonical query) and its cache key, service|route|path|query, which
+// holds the same bytes: the key's tail is the URL's query. The client's key
+// is never part of either. A JSON-RPC key is service|method|path|hash of
+// the params.
+func upstreamTarget(rt *catalog.Route, vals catalog.Values, q url.Values) (*url.URL, string) {
 	var b strings.Builder
-	kept := 0
-	for pair := range strings.SplitSeq(raw, "&") {
-		k, _, _ := strings.Cut(pair, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil || !knownParam(rt, name) {
-			continue
-		}
-		if kept > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(pair)
-		kept++
-	}
-	if b.Len() == len(raw) {
-		return raw
-	}
-	return b.String()
-}
-
-func knownParam(rt *catalog.Route, name string) bool {
-	for i := range rt.Params {
-		if rt.Params[i].In == catalog.Query && rt.Params[i].Name == name {
-			return true
-		}
-	}
-	return false
+	b.Grow(len(rt.Service) + len(rt.Name) + len(rt.Path) + 96)
+	b.WriteString(RoutePrefix(rt))
+	pathStart := b.Len()
+	rt.AppendPath(&b, vals)
+	pathEnd := b.Len()
+	b.WriteByte('|')
+	rt.AppendCanonicalQuery(&b, q)
+	key := b.String()
+	escaped := key[pathStart:pathEnd]
+	u := &url.URL{RawPath: escaped, RawQuery: key[pathEnd+1:]}
+	// The values are one segment each, and PathEscape's output decodes.
+	u.Path, _ = url.PathUnescape(escaped)
+	return u, key
 }
 
 // RoutePrefix is the start of every cache key of a route: service|route|.
 // The admin API purges a route by it.
 func RoutePrefix(rt *catalog.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
-
-// restKey is service|route|path|canonical query, path in its canonical
-// encoding. The client's key is never part of it. A JSON-RPC key is
-// service|method|path|hash of the params.
-func (s *Server) restKey(rt *catalog.Route, path string, query url.Values) string {
-	var b strings.Builder
-	b.Grow(len(rt.Service) + len(rt.Name) + len(path) + 64)
-	b.WriteString(string(rt.Service))
-	b.WriteByte('|')
-	b.WriteString(rt.Name)
-	b.WriteByte('|')
-	b.WriteString(path)
-	b.WriteByte('|')
-	rt.AppendCanonicalQuery(&b, query)
-	return b.String()
-}
 
 // memo remembers the prepared calls of cacheable GETs by request URI, so that a
 // repeated request (the cache's hit path) skips the mux, query parsing,

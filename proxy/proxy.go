@@ -128,9 +128,13 @@ type Options struct {
 	// PassthroughCost is the CU cost of a Publish entry that names none.
 	// Zero means 20.
 	PassthroughCost int64
-	// Publish are further routes forwarded to named keys only (see
-	// config.Config.Publish).
+	// Publish are further routes, and JSON-RPC methods, forwarded to named
+	// keys only (see config.Config.Publish).
 	Publish []config.Publish
+	// EVMDebug serves the debug_ namespace on the EVM endpoint to every
+	// client, at catalog.EVMDebugCost per call: the local dev chain with
+	// local.evm.debug. False leaves it to Publish.
+	EVMDebug bool
 	// AccessLog enables the per-request log line.
 	AccessLog bool
 	// Logger receives the access log and errors. Nil means slog.Default().

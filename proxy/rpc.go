@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
@@ -23,7 +26,8 @@ const maxBatch = 100
 // serveRPC handles a node endpoint ("info", "avm", "evm"): the node's
 // envelope rules are enforced at the edge, and the body becomes a
 // preparedCall: one call of an info or avm request (the node supports no
-// batches: an array gets its -32700, answered here), or a whole EVM body.
+// batches: an array gets its -32700, answered here), or the EVM body's
+// allowed calls.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, catalog.Node, endpoint)
 	defer s.finish(ex)
@@ -64,8 +68,16 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	}
 	rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
 	if rt == nil {
-		p.unknown = s.unknownRPC[endpoint]
-		p.charge = limits.Charge{Routes: []string{"passthrough"}, Cost: 1}
+		// Not in the catalogue: forwarded (never cached) only when the
+		// operator publishes it to this key; else the node's own answer for
+		// a method it does not serve, at the edge.
+		p.charge = limits.Charge{Routes: passthroughRoute, Cost: 1}
+		if cost, ok := s.rpcPublished(endpoint, c.Method, ex.keyID); ok && s.opts.Upstreams[catalog.Node] != nil {
+			p.charge.Cost = cost
+		} else {
+			svc, _, _ := strings.Cut(c.Method, ".")
+			c.Err = jsonrpc.LookupError(jsonrpc.LookupName(c.Method), svc == endpoint)
+		}
 		s.serve(ex, p)
 		return
 	}
@@ -79,39 +91,170 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	s.serve(ex, p)
 }
 
-// serveEVM prepares an Ethereum JSON-RPC body (single or batch): forwarded whole
-// to the node upstream's C-Chain endpoint, or to the local dev chain, and
-// charged per call.
+// passthroughRoute is the charge's route name of calls the catalogue does
+// not name.
+var passthroughRoute = []string{"passthrough"}
+
+// serveEVM prepares an Ethereum JSON-RPC body (single or batch) for the node
+// upstream's C-Chain endpoint, or the local dev chain. Each call is allowed
+// or refused on its own: a method of catalog.EVMNamespaces, or one the
+// operator publishes to the caller's key (or the debug_ namespace with
+// Options.EVMDebug) is forwarded, re-encoded; any other call, and an element
+// that is not a valid call, gets go-ethereum's own error element from the
+// edge (in a batch, in its place among the upstream's answers) and is never
+// forwarded.
+// The body costs the sum of its calls' prices (an element answered by the
+// edge costs evm.rpc's).
 func (s *Server) serveEVM(ex *exchange, body []byte) {
-	if !json.Valid(body) {
+	calls, batch, err := jsonrpc.ParseEth(body, maxBatch)
+	var tooLarge *jsonrpc.EthBatchTooLarge
+	switch {
+	case errors.As(err, &tooLarge):
+		s.refuse(ex, http.StatusRequestEntityTooLarge, tooLarge.Error())
+		return
+	case err != nil:
 		// What geth answers; answered here, so a body that is not JSON is
 		// neither forwarded nor charged as if it were one call.
-		ex.source = FromEdge
-		setOrigin(ex.w.Header(), FromEdge)
-		ex.w.Header()["Content-Type"] = hdrJSON
-		ex.w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n"))
+		s.writeEVM(ex, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`+"\n"))
+		return
+	case batch && len(calls) == 0:
+		s.writeEVM(ex, jsonrpc.AppendEthError(nil, nil, &jsonrpc.EthError{Code: jsonrpc.EthCodeInvalidRequest, Message: "empty batch"}))
 		return
 	}
-	n := 1
-	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		var elems []json.RawMessage
-		if json.Unmarshal(t, &elems) == nil {
-			n = max(len(elems), 1)
+	rt := s.routes[catalog.EVMRoute]
+	ex.route = catalog.EVMRoute
+	base := int64(1)
+	if rt != nil {
+		base = rt.Cost
+	}
+	var fwd []byte        // the forwarded calls, re-encoded
+	var edge []edgeAnswer // the edge's answers to the others
+	var cost int64
+	nfwd, answered := 0, 0 // forwarded calls; those the upstream answers
+	for i := range calls {
+		c := &calls[i]
+		var refusal *jsonrpc.EthError
+		switch price, ok := s.evmPrice(c.Method, ex.keyID); {
+		case c.Response:
+			continue // go-ethereum ignores answers sent to it
+		case c.Invalid != nil:
+			refusal = c.Invalid
+		case !ok:
+			refusal = jsonrpc.EthMethodNotFound(c.Method)
+		default:
+			cost += price
+			if nfwd > 0 {
+				fwd = append(fwd, ',')
+			}
+			fwd = c.AppendRequest(fwd)
+			nfwd++
+			if !c.IsNotification() {
+				answered++
+			}
+			continue
+		}
+		cost += base
+		if c.Invalid != nil || !c.IsNotification() {
+			edge = append(edge, edgeAnswer{after: answered, body: c.AppendError(nil, refusal)})
 		}
 	}
-	if n > maxBatch {
-		s.refuse(ex, http.StatusRequestEntityTooLarge, "batch of "+strconv.Itoa(n)+" calls exceeds the limit of "+strconv.Itoa(maxBatch))
+	charge := limits.Charge{Routes: evmRoute, Cost: cost}
+	if nfwd == 0 {
+		// Nothing to forward: the edge answers (after charging) as
+		// go-ethereum would, with no upstream call.
+		if !s.admit(ex, charge) {
+			return
+		}
+		var b []byte
+		for i, a := range edge {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, a.body...)
+		}
+		switch {
+		case len(edge) == 0:
+			s.writeEVM(ex, nil) // notifications and answers only: no body
+		case batch:
+			s.writeEVM(ex, append(append([]byte{'['}, b...), ']'))
+		default:
+			s.writeEVM(ex, b)
+		}
 		return
 	}
-	rt := s.routes["evm.rpc"]
-	ex.route = "evm.rpc"
-	p := &preparedCall{rt: rt, service: catalog.Node, body: body,
-		charge: limits.Charge{Routes: []string{"evm.rpc"}, Cost: int64(n)}}
-	if rt != nil {
-		p.charge.Cost = int64(n) * rt.Cost
+	if batch {
+		fwd = append(append([]byte{'['}, fwd...), ']')
 	}
+	p := &preparedCall{rt: rt, service: catalog.Node, body: fwd, charge: charge, edgeAnswers: edge}
 	s.serve(ex, p)
 }
+
+// evmRoute is the charge's route name of every EVM call.
+var evmRoute = []string{catalog.EVMRoute}
+
+// evmPrice returns the price of one call of method on the EVM endpoint for
+// keyID, and whether the call is forwarded at all: a catalogued method at
+// its cost, any other of catalog.EVMNamespaces at evm.rpc's, the debug_
+// namespace at catalog.EVMDebugCost with Options.EVMDebug, and the
+// operator's published methods to their keys at their cost.
+func (s *Server) evmPrice(method, keyID string) (int64, bool) {
+	if rt := s.rpc["evm"][method]; rt != nil && rt.Name != catalog.EVMRoute {
+		return rt.Cost, true
+	}
+	if catalog.EVMServes(method) {
+		if rt := s.routes[catalog.EVMRoute]; rt != nil {
+			return rt.Cost, true
+		}
+		return 1, true
+	}
+	if s.opts.EVMDebug && strings.HasPrefix(method, "debug_") {
+		return catalog.EVMDebugCost, true
+	}
+	return s.rpcPublished("evm", method, keyID)
+}
+
+// rpcPublished returns the price of a call of method on endpoint that the
+// operator publishes to keyID (config publish: rpc_methods), and whether it
+// does.
+func (s *Server) rpcPublished(endpoint, method, keyID string) (int64, bool) {
+	for i := range s.opts.Publish {
+		pub := &s.opts.Publish[i]
+		if len(pub.RPCMethods) == 0 || catalog.EndpointOf(pub.Path) != endpoint || !slices.Contains(pub.Keys, keyID) {
+			continue
+		}
+		for _, m := range pub.RPCMethods {
+			if prefix, wild := strings.CutSuffix(m, "*"); m == method || wild && strings.HasPrefix(method, prefix) {
+				if pub.Cost == 0 {
+					return s.opts.PassthroughCost, true
+				}
+				return pub.Cost, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// writeEVM answers an EVM request at the edge with go-ethereum's bytes: body
+// (nil: an empty 200, as for notifications) and a newline.
+func (s *Server) writeEVM(ex *exchange, body []byte) {
+	ex.source = FromEdge
+	h := ex.w.Header()
+	setOrigin(h, FromEdge)
+	if body == nil {
+		ex.w.WriteHeader(http.StatusOK)
+		return
+	}
+	if body[len(body)-1] != '\n' {
+		body = append(body, '\n')
+	}
+	h["Content-Type"] = hdrEthJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	ex.w.WriteHeader(http.StatusOK)
+	ex.w.Write(body)
+}
+
+// hdrEthJSON is go-ethereum's Content-Type.
+var hdrEthJSON = []string{"application/json"}
 
 // paramsHash names a call's params in a cache key: the SHA-256 of their
 // canonical JSON (object keys sorted), so formatting does not split entries.

@@ -21,21 +21,18 @@ import (
 
 // Server is the edge's public http.Handler. It is safe for concurrent use.
 type Server struct {
-	opts     Options
-	mux      *http.ServeMux
-	routes   map[string]*catalog.Route // by name
-	charged  map[string][]string       // route name -> []string{name}, shared by every Charge
-	rmetrics map[string]*routeMetrics  // route name -> its counters
-	rpc      map[string]map[string]*catalog.Route
-	// unknownRPC is, per endpoint, the route a method the catalogue does not
-	// name is handed to the local world under (Name "passthrough").
-	unknownRPC map[string]*catalog.Route
-	metrics    *metrics
-	log        *slog.Logger
-	now        func() time.Time
-	idPrefix   string
-	memo       memo // prepared calls of repeated GETs, by request URI
-	idCounter  atomic.Uint64
+	opts      Options
+	mux       *http.ServeMux
+	routes    map[string]*catalog.Route // by name
+	charged   map[string][]string       // route name -> []string{name}, shared by every Charge
+	rmetrics  map[string]*routeMetrics  // route name -> its counters
+	rpc       map[string]map[string]*catalog.Route
+	metrics   *metrics
+	log       *slog.Logger
+	now       func() time.Time
+	idPrefix  string
+	memo      memo // prepared calls of repeated GETs, by request URI
+	idCounter atomic.Uint64
 	// maxUpstreamBody is the largest answer a cache fill keeps
 	// (maxUpstreamBody; tests lower it).
 	maxUpstreamBody int64
@@ -67,7 +64,6 @@ func New(opts Options) (*Server, error) {
 		charged:         map[string][]string{},
 		rmetrics:        map[string]*routeMetrics{},
 		rpc:             map[string]map[string]*catalog.Route{},
-		unknownRPC:      map[string]*catalog.Route{},
 		log:             opts.Logger,
 		now:             opts.Now,
 		idPrefix:        hex.EncodeToString(b[:]) + "-",
@@ -96,7 +92,6 @@ func New(opts Options) (*Server, error) {
 		if s.rpc[endpoint] == nil {
 			continue
 		}
-		s.unknownRPC[endpoint] = &catalog.Route{Name: "passthrough", Service: catalog.Node, Endpoint: endpoint, Path: paths[0], Cache: cache.Never}
 		for _, p := range paths {
 			s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 				if strings.Contains(p, "{chain}") && !isXChainID(r.PathValue("chain")) {

@@ -130,12 +130,7 @@ func (u *Upstream) outgoing(ctx context.Context, in *http.Request, to *url.URL, 
 	for _, h := range clientKeyHeaders {
 		out.Header.Del(h)
 	}
-	if u.APIKey != "" {
-		out.Header.Set("X-Glacier-Api-Key", u.APIKey)
-	}
-	for k, v := range u.Headers {
-		out.Header[k] = v
-	}
+	u.authorize(out.Header)
 	if clientIP != "" {
 		if prior := out.Header.Values("X-Forwarded-For"); len(prior) > 0 {
 			clientIP = strings.Join(prior, ", ") + ", " + clientIP
@@ -147,6 +142,42 @@ func (u *Upstream) outgoing(ctx context.Context, in *http.Request, to *url.URL, 
 		out.Header.Set("User-Agent", "")
 	}
 	return out
+}
+
+// outgoingShared builds the upstream request of a cache fill for in: its
+// answer is stored and served to every client of the key, so it carries
+// none of in's headers. Authorization, Cookie, Accept-Language, Forwarded,
+// X-Forwarded-*, X-HTTP-Method-Override, the client's keys, its
+// conditional, range and cache headers and its User-Agent would make the
+// answer one client's (or lend that client's credentials to everyone); the
+// request says only what every client of a cached route asks: JSON
+// (Accept, and Content-Type for a JSON-RPC body), uncompressed, from
+// avaedge (sharedUserAgent), with the operator's key and headers.
+func (u *Upstream) outgoingShared(ctx context.Context, in *http.Request, to *url.URL, body []byte) *http.Request {
+	out := u.outgoing(ctx, in, to, body, "")
+	out.Header = http.Header{"Accept": jsonType, "User-Agent": sharedUserAgent}
+	if len(body) > 0 {
+		out.Header["Content-Type"] = jsonType
+	}
+	u.authorize(out.Header)
+	return out
+}
+
+// jsonType is what a shared fill accepts and sends; sharedUserAgent names
+// avaedge to the upstream on requests made for many clients.
+var (
+	jsonType        = []string{"application/json"}
+	sharedUserAgent = []string{"avaedge"}
+)
+
+// authorize adds the operator's key and headers.
+func (u *Upstream) authorize(h http.Header) {
+	if u.APIKey != "" {
+		h.Set("X-Glacier-Api-Key", u.APIKey)
+	}
+	for k, v := range u.Headers {
+		h[k] = v
+	}
 }
 
 func removeHop(h http.Header) {

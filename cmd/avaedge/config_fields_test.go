@@ -87,6 +87,7 @@ redis: ` + rds.URL() + `
 redis_prefix: edgetest
 keys_file: ` + keys + `
 replicas: 3
+unissued_keys: {per_address: 7, window: 2h}
 trusted_proxies: [10.0.0.0/8]
 upstreams:
   data:
@@ -120,6 +121,7 @@ routes:
   listSubnets: {cost: 3, cache: short, ttl: 7s}
 publish:
   - {method: DELETE, path: "/v1/webhooks/{id}", keys: [k], cost: 9}
+  - {method: POST, path: "/ext/bc/C/rpc", rpc_methods: ["debug_traceTransaction", "trace_*"], keys: [k], cost: 90}
 local:
   networks: [fuji]
   seed: 42
@@ -191,6 +193,7 @@ log_level: debug
 		{"publish.path", w.proxy.Publish[0].Path, "/v1/webhooks/{id}"},
 		{"publish.keys", w.proxy.Publish[0].Keys, []string{"k"}},
 		{"publish.cost", w.proxy.Publish[0].Cost, int64(9)},
+		{"publish.rpc_methods", w.proxy.Publish[1].RPCMethods, []string{"debug_traceTransaction", "trace_*"}},
 		{"local.evm.debug", w.local.DevChain.Debug, true},
 		{"local.node", w.local.Node, upstream.URL + "/node"},
 		{"local.evm.writes_per_minute", w.local.DevChain.WritesPerMinute, 7},
@@ -212,6 +215,8 @@ log_level: debug
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
 		{"keys_file", w.limits.KeysPath, keys},
 		{"replicas", w.limits.Replicas, 3},
+		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
+		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},
 		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.9"}},
 		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
 		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},

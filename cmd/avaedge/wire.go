@@ -156,6 +156,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 		Prefix:         cfg.RedisPrefix,
 		Replicas:       cfg.Replicas,
 		TrustedProxies: trusted,
+		UnissuedKeys:   limits.UnissuedKeys{PerAddress: cfg.UnissuedKeys.PerAddress, Window: cfg.UnissuedKeys.Window.D()},
 		Registerer:     reg,
 		Logger:         log,
 	}
@@ -168,12 +169,16 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 
 	a.wired.upstreams = ups
 	a.wired.proxy = proxy.Options{
-		Routes:       routes,
-		Upstreams:    ups,
-		Local:        world,
-		Cache:        c,
-		Limiter:      lim,
-		Publish:      cfg.Publish,
+		Routes:    routes,
+		Upstreams: ups,
+		Local:     world,
+		Cache:     c,
+		Limiter:   lim,
+		Publish:   cfg.Publish,
+		// The dev chain's debug namespace, when its operator turned it on,
+		// is served to every client (in proxy mode the node's is published
+		// per key).
+		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
 		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		AccessLog:    !cfg.DisableAccessLog,

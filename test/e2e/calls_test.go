@@ -12,6 +12,10 @@ type call struct {
 	Method string
 	Path   string // with the query
 	Body   []byte
+	// RPCError, when set, is part of the JSON-RPC error message a valid
+	// call gets from every world of the suite (a write the local world has
+	// no implementation of), instead of a result.
+	RPCError string
 }
 
 // nodeParams are valid parameters for each info.* and avm.* method, given
@@ -31,6 +35,13 @@ func nodeParams(xAddr, blockID, txID string) map[string]string {
 		"avm.getTx":               fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, txID),
 		"avm.getTxStatus":         fmt.Sprintf(`{"txID":%q}`, txID),
 		"avm.getUTXOs":            fmt.Sprintf(`{"addresses":[%q],"limit":5,"encoding":"hex"}`, xAddr),
+		"avm.issueTx":             `{"tx":"0x00","encoding":"hex"}`, // no transaction: refused
+		// The EVM methods priced apart, on the C-Chain (the dev chain).
+		"eth_call":             fmt.Sprintf(`[{"to":%q,"data":"0x"},"latest"]`, ewoqEVM),
+		"eth_estimateGas":      fmt.Sprintf(`[{"from":%q,"to":%q,"value":"0x1"}]`, ewoqEVM, ewoqEVM),
+		"eth_createAccessList": fmt.Sprintf(`[{"from":%q,"to":%q},"latest"]`, ewoqEVM, ewoqEVM),
+		"eth_getLogs":          `[{"fromBlock":"latest"}]`,
+		"eth_simulateV1":       fmt.Sprintf(`[{"blockStateCalls":[{"calls":[{"from":%q,"to":%q,"value":"0x1"}]}]},"latest"]`, ewoqEVM, ewoqEVM),
 	}
 }
 
@@ -49,9 +60,15 @@ func callsFor(t testing.TB, r route, w *world) []call {
 	}
 	if r.Endpoint != "" {
 		params := nodeParams(w.XAddrLocal, w.XBlockID, w.XTxID)
-		if r.Name == "evm.rpc" {
+		switch r.Name {
+		case "evm.rpc":
 			return []call{{Method: "POST", Path: r.Path, Body: rpcBody(7, "eth_blockNumber", "[]")},
 				{Method: "POST", Path: r.Path, Body: rpcBody(8, "eth_chainId", "[]")}}
+		case "avm.issueTx":
+			// A write: the suite's worlds are the local one (directly or
+			// behind the recording upstream), which issues nothing.
+			return []call{{Method: "POST", Path: r.Path, Body: rpcBody(7, r.Name, params[r.Name]),
+				RPCError: "avm.issueTx has no local implementation yet"}}
 		}
 		return []call{{Method: "POST", Path: r.Path, Body: rpcBody(7, r.Name, params[r.Name])}}
 	}
@@ -199,7 +216,8 @@ func evmCalls(name string, w *world) []call {
 	case "getTransaction":
 		return []call{get(chain + "/transactions/" + w.TxHash)}
 	case "listLatestTransactions":
-		return []call{get(chain + "/transactions?status=success")}
+		// The C-Chain's id on the network swept answers as the local chain.
+		return []call{get(chain + "/transactions?status=success"), get("/v1/chains/" + cChainIDs[w.Network] + "/transactions?status=failed")}
 	case "getTokenDetails":
 		return []call{get(chain + "/nfts/collections/" + w.NFT + "/tokens/" + w.TokenID)}
 	case "listTokens":
@@ -213,7 +231,7 @@ func evmCalls(name string, w *world) []call {
 	case "getAddressChains":
 		return []call{get("/v1/chains/address/" + ewoqEVM)}
 	case "listLatestTransactionsAllChains":
-		return []call{get("/v1/transactions")}
+		return []call{get("/v1/transactions"), get("/v1/transactions?status=success")}
 	case "listAllLatestTransactions":
 		return []call{get("/v1/chains/allTransactions")}
 	case "listLatestBlocksAllChains":

@@ -16,6 +16,12 @@
 //     testdata/popsicle.json) checked, cache hits and upstream calls counted;
 //   - TestSDKLocal, TestSDKProxy, TestSDKKeysFile, TestEthers: the official
 //     SDK and ethers (test/sdk);
+//   - TestEVMListingsDevnet, TestNodeModeSDK, TestNodeModeNoTraces (evm_test.go):
+//     ethers' EVM activity read back through @avalanche-sdk/chainkit's EVM
+//     reads and Core wallet's @avalabs/glacier-sdk calls under the chain ids
+//     43112, 43113 and 43114, in devnet mode and following a node with and
+//     without the call tracer, each answer checked against glacier.json and
+//     the chain;
 //   - TestRealNode*: avaedge in front of a real avalanchego node answers every
 //     info.* and avm.* method and the JSON-RPC wire behaviour byte for byte as
 //     the node does, first and cached call, and avalanchego's clients and

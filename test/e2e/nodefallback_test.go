@@ -36,7 +36,7 @@ type ownNode struct {
 
 // startOwnNode starts a node of the test's own (the shared one must keep
 // running) and waits until its chains are bootstrapped.
-func startOwnNode(t *testing.T) *ownNode {
+func startOwnNode(t *testing.T, flags ...string) *ownNode {
 	t.Helper()
 	bin := nodeBinary(t)
 	dir := t.TempDir()
@@ -44,10 +44,10 @@ func startOwnNode(t *testing.T) *ownNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--network-id=local", "--sybil-protection-enabled=false",
+	cmd := exec.Command(bin, append([]string{"--network-id=local", "--sybil-protection-enabled=false",
 		"--staking-ephemeral-cert-enabled", "--staking-ephemeral-signer-enabled", "--public-ip=127.0.0.1",
-		"--fd-limit=16000", "--http-port="+strconv.Itoa(httpPort), "--staking-port="+strconv.Itoa(stakingPort),
-		"--data-dir="+dir, "--log-level=warn", "--log-display-level=warn")
+		"--fd-limit=16000", "--http-port=" + strconv.Itoa(httpPort), "--staking-port=" + strconv.Itoa(stakingPort),
+		"--data-dir=" + dir, "--log-level=warn", "--log-display-level=warn"}, flags...)...)
 	logf, err := os.Create(filepath.Join(dir, "stdout.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +78,23 @@ func startOwnNode(t *testing.T) *ownNode {
 		}
 	}
 	return n
+}
+
+// tracingCChain returns the node flag that gives the C-Chain the call
+// tracer (debug_traceBlockByNumber: coreth's "debug-tracer" API, beside its
+// default APIs) on an archive node, whose old blocks can be traced: what
+// the EVM index needs for internal transactions and factories' creations.
+func tracingCChain(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "C"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := `{"eth-apis":["eth","eth-filter","net","web3","internal-eth","internal-blockchain","internal-transaction","debug-tracer"],"pruning-enabled":false}`
+	if err := os.WriteFile(filepath.Join(dir, "C", "config.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "--chain-config-dir=" + dir
 }
 
 // stop ends the node and waits for it.

@@ -180,35 +180,25 @@ type sdkResult struct {
 	Error  string          `json:"error"`
 }
 
-// sdkCalls runs calls through the official SDK against base.
+// sdkCalls runs calls through the official AvaCloud SDK against base.
 func sdkCalls(t *testing.T, base string, calls []sdkCall) map[string]sdkResult {
 	t.Helper()
-	spec, err := json.Marshal(calls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, runErr := runNodeScript(t, "", "calls.mjs", base, string(spec))
-	res := map[string]sdkResult{}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("calls.mjs: %v, %v\n%s", runErr, err, out)
-	}
-	for _, c := range calls {
-		if r := res[c.Name]; !r.OK {
-			t.Errorf("SDK %s (%s %v): %s", c.Name, c.Op, c.Args, r.Error)
-		}
-	}
-	return res
+	return sdkCallsWith(t, "avacloud", base, calls)
 }
 
 // TestNodeModeSDK: avaedge started with AVAEDGE_LOCAL_NODE on a fresh
-// one-node network, after the transactions issueOnNode makes, answers the
+// one-node network (its C-Chain offers the call tracer), after the
+// transactions issueOnNode makes and ethers' EVM activity, answers the
 // official SDK on every Data API route the followed network serves and on
 // the C-Chain's EVM and Metrics routes: each answer passes the SDK's strict
-// schemas and shows exactly what was issued. With the node stopped the
-// index answers the Data API the same.
+// schemas and shows exactly what was issued; chainkit's EVM reads and Core
+// wallet's calls through @avalabs/glacier-sdk agree with the chain under the
+// C-Chain's ids of the local network, fuji and mainnet. With the node
+// stopped the index answers the Data API the same.
 func TestNodeModeSDK(t *testing.T) {
-	n := startOwnNode(t)
+	n := startOwnNode(t, tracingCChain(t))
 	in := issueOnNode(t, n.URI)
+	act := makeEVMActivity(t, n.URI+"/ext/bc/C/rpc")
 	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
 	const network = "fuji"
 	r1P, _ := address.Format("P", constants.LocalHRP, in.r1.Address().Bytes())
@@ -260,6 +250,12 @@ func TestNodeModeSDK(t *testing.T) {
 		{"getChain", "metrics.chains.get", map[string]any{"chainId": "43112"}},
 		{"txCount", "metrics.chains.getMetrics", map[string]any{"chainId": "43112", "metric": "txCount", "timeInterval": "day"}},
 	}
+	// The EVM listings of ethers' activity on the node's C-Chain, under its
+	// ids on every network, and Core wallet's calls (before the answers the
+	// node-stopped run compares, which move with the clock).
+	waitIndexed(t, e.URL, act)
+	checkEVMListings(t, e.URL, act, "43112", "43113", "43114")
+	checkCoreWallet(t, e.URL, act, "43112", "43113", "43114")
 	res := sdkCalls(t, e.URL, append(slices.Clone(data), evm...))
 
 	// Subnets: exactly the one created, converted to an L1 with its chain.

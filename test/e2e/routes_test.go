@@ -52,14 +52,6 @@ const noLocalMessage = "has no local implementation yet"
 // the sweeps check that answer, and fail once the route answers, so that
 // its issue removes it from this list.
 var noLocalYet = map[string]string{
-	// Issue 25: the EVM routes.
-	"listTransactions": "25", "listTransactionsV2": "25", "listNativeTransactions": "25",
-	"listErc20Transactions": "25", "listErc721Transactions": "25", "listInternalTransactions": "25",
-	"listLatestTransactions": "25", "listLatestTransactionsAllChains": "25", "listLatestBlocksAllChains": "25",
-	"getTransactionsForBlock": "25", "getContractMetadata": "25", "listContractDeployments": "25",
-	"listCollectibleBalances": "25", "listTokens": "25", "listAddressChains": "25",
-	"listAllLatestBlocks": "25 (legacy of listLatestBlocksAllChains)", "listAllLatestTransactions": "25 (legacy of listLatestTransactionsAllChains)",
-	"getAddressChains": "25 (legacy of listAddressChains)",
 	// Issue 26: the primary network.
 	"getNetworkDetails": "26", "listBlockchains": "26", "getBlockchainById": "26", "getAssetDetails": "26",
 	"listAssetTransactions": "26", "getBalancesByAddresses": "26", "getLastActivityTimestampByAddresses": "26",
@@ -123,6 +115,12 @@ func checkAnswer(t testing.TB, r route, c call, rep reply, want int) {
 			ID json.RawMessage `json:"id"`
 		}
 		json.Unmarshal(c.Body, &req)
+		if c.RPCError != "" {
+			if err := json.Unmarshal(rep.Body, &env); err != nil || env.Result != nil || !strings.Contains(string(env.Error), c.RPCError) || string(env.ID) != string(req.ID) {
+				t.Errorf("%s: not the JSON-RPC error %q for id %s: %s", what, c.RPCError, req.ID, rep)
+			}
+			return
+		}
 		if err := json.Unmarshal(rep.Body, &env); err != nil || env.JSONRPC != "2.0" || env.Result == nil || env.Error != nil || string(env.ID) != string(req.ID) {
 			t.Errorf("%s: not a JSON-RPC result for id %s: %s", what, req.ID, rep)
 		}

@@ -30,11 +30,15 @@ func nodeScript(t testing.TB, apiKey, script string, args ...string) []byte {
 func runNodeScript(t testing.TB, apiKey, script string, args ...string) ([]byte, error) {
 	t.Helper()
 	node, err := exec.LookPath("node")
-	_, sdkErr := os.Stat(filepath.Join(sdkDir, "node_modules", "@avalabs", "avacloud-sdk"))
-	_, ethErr := os.Stat(filepath.Join(sdkDir, "node_modules", "ethers"))
-	if err != nil || sdkErr != nil || ethErr != nil {
+	var pkgErr error
+	for _, pkg := range []string{"@avalabs/avacloud-sdk", "@avalanche-sdk/chainkit", "@avalabs/glacier-sdk", "ethers"} {
+		if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", pkg)); err != nil && pkgErr == nil {
+			pkgErr = err
+		}
+	}
+	if err != nil || pkgErr != nil {
 		if os.Getenv("AVAEDGE_TEST_SDK") == "required" {
-			t.Fatalf("node or test/sdk's packages are missing (node: %v, sdk: %v, ethers: %v): run npm ci in test/sdk", err, sdkErr, ethErr)
+			t.Fatalf("node or test/sdk's packages are missing (node: %v, packages: %v): run npm ci in test/sdk", err, pkgErr)
 		}
 		t.Skip("node or test/sdk/node_modules missing: run npm ci in test/sdk")
 	}

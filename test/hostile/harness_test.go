@@ -186,12 +186,22 @@ func (e *Edge) Metric(t *testing.T, name string) float64 {
 	return -1
 }
 
-// Upstream is an httptest upstream that counts the requests it receives.
+// Upstream is an httptest upstream that counts and records the requests it
+// receives.
 type Upstream struct {
 	*httptest.Server
 	total atomic.Int64
-	mu    sync.Mutex // guards paths
+	mu    sync.Mutex // guards paths and reqs
 	paths map[string]int
+	reqs  []Received
+}
+
+// Received is one request as an Upstream received it.
+type Received struct {
+	Method string
+	URI    string // the request target as sent: escaped path and raw query
+	Header http.Header
+	Body   []byte
 }
 
 // NewUpstream starts an upstream answering with h, or, when h is nil, with
@@ -204,8 +214,11 @@ func NewUpstream(t *testing.T, h http.Handler) *Upstream {
 	u := &Upstream{paths: map[string]int{}}
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.total.Add(1)
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		u.mu.Lock()
 		u.paths[r.Method+" "+r.URL.Path]++
+		u.reqs = append(u.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body})
 		u.mu.Unlock()
 		h.ServeHTTP(w, r)
 	}))
@@ -215,6 +228,13 @@ func NewUpstream(t *testing.T, h http.Handler) *Upstream {
 
 // Calls is how many requests the upstream has received.
 func (u *Upstream) Calls() int64 { return u.total.Load() }
+
+// Received returns the requests received so far, in order.
+func (u *Upstream) Received() []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]Received(nil), u.reqs...)
+}
 
 // CallsTo is how many requests for "METHOD /path" it has received.
 func (u *Upstream) CallsTo(methodPath string) int {
@@ -259,6 +279,21 @@ func keysFile(n int, anonymous bool) string {
 		b.WriteString("anonymous: roomy\n")
 	}
 	return b.String()
+}
+
+// getWithKey sends GET url with key as x-glacier-api-key and returns the
+// answer with its body read.
+func getWithKey(t *testing.T, url, key string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("x-glacier-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
 }
 
 // timedGet sends one GET and returns its status and duration; the body is

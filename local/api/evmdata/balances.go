@@ -94,8 +94,10 @@ func contracts(name, raw string) ([]common.Address, error) {
 }
 
 // holdings runs the holdings query of b and says whether more follow.
-func (s *server) holdings(ctx context.Context, b *balanceRequest, kind evmindex.TokenKind, cs []common.Address) ([]evmindex.Holding, string, error) {
-	hs, err := s.ix.Holdings(ctx, evmindex.HoldingQuery{ChainID: b.chain.ChainID, Owner: b.owner, Kind: kind, Contracts: cs, AtBlock: b.at, Offset: int(b.offset), Limit: b.size + 1})
+// noSpam leaves out spam tokens.
+func (s *server) holdings(ctx context.Context, b *balanceRequest, kind evmindex.TokenKind, cs []common.Address, noSpam bool) ([]evmindex.Holding, string, error) {
+	hs, err := s.ix.Holdings(ctx, evmindex.HoldingQuery{ChainID: b.chain.ChainID, Owner: b.owner, Kind: kind, Contracts: cs, AtBlock: b.at, NoSpam: noSpam,
+		Offset: int(b.offset), Limit: b.size + 1})
 	if err != nil {
 		return nil, "", err
 	}
@@ -124,7 +126,7 @@ func (s *server) getNativeBalance(r *req) (any, error) {
 
 // listErc20Balances answers GET /v1/chains/{chainId}/addresses/{address}/balances:listErc20.
 func (s *server) listErc20Balances(r *req) (any, error) {
-	b, err := s.balanceRequest(r, 500, true, "contractAddresses")
+	b, err := s.balanceRequest(r, 500, true, "contractAddresses", "filterSpamTokens")
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +135,7 @@ func (s *server) listErc20Balances(r *req) (any, error) {
 		return nil, err
 	}
 	ctx := r.Context()
-	hs, next, err := s.holdings(ctx, b, evmindex.ERC20, cs)
+	hs, next, err := s.holdings(ctx, b, evmindex.ERC20, cs, r.Get("filterSpamTokens") != "false")
 	if err != nil {
 		return nil, err
 	}
@@ -155,8 +157,8 @@ func (s *server) listErc20Balances(r *req) (any, error) {
 		Erc20TokenBalances []erc20TokenBalance `json:"erc20TokenBalances"`
 	}{NextPageToken: next, NativeTokenBalance: nb, Erc20TokenBalances: make([]erc20TokenBalance, 0, len(hs))}
 	for _, h := range hs {
-		out.Erc20TokenBalances = append(out.Erc20TokenBalances, erc20TokenBalance{erc20Token: *d.erc20(h.Contract),
-			ChainID: b.chain.answerID(), Balance: h.Balance.String(), TokenReputation: "Benign"})
+		out.Erc20TokenBalances = append(out.Erc20TokenBalances, erc20TokenBalance{erc20Token: *d.erc20v2(h.Contract),
+			ChainID: b.chain.answerID(), Balance: h.Balance.String()})
 	}
 	return out, nil
 }
@@ -172,7 +174,7 @@ func (s *server) listErc721Balances(r *req) (any, error) {
 		return nil, err
 	}
 	ctx := r.Context()
-	hs, next, err := s.holdings(ctx, b, evmindex.ERC721, cs)
+	hs, next, err := s.holdings(ctx, b, evmindex.ERC721, cs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +210,7 @@ func (s *server) listErc1155Balances(r *req) (any, error) {
 		return nil, err
 	}
 	ctx := r.Context()
-	hs, next, err := s.holdings(ctx, b, evmindex.ERC1155, cs)
+	hs, next, err := s.holdings(ctx, b, evmindex.ERC1155, cs, false)
 	if err != nil {
 		return nil, err
 	}

@@ -51,30 +51,37 @@ func (s *server) getLatestBlocks(r *req) (any, error) {
 	return out, nil
 }
 
-// getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: a number or a
-// block hash.
+// getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}.
 func (s *server) getBlock(r *req) (any, error) {
 	c, err := s.chain(r)
 	if err != nil {
 		return nil, err
 	}
+	b, err := s.blockByID(r, c)
+	if err != nil {
+		return nil, err
+	}
+	return blockJSON(c, b), nil
+}
+
+// blockByID reads the {blockId} path value, a block number or a block hash,
+// and returns that block.
+func (s *server) blockByID(r *req, c *ChainInfo) (evmindex.BlockRow, error) {
 	id := r.PathValue("blockId")
 	var b evmindex.BlockRow
+	var err error
 	switch {
 	case strings.HasPrefix(id, "0x") && len(id) == 66:
 		b, err = s.ix.BlockByHash(r.Context(), c.ChainID, common.HexToHash(id))
 	default:
 		n, perr := strconv.ParseUint(id, 10, 64)
 		if perr != nil {
-			return nil, errBadRequest{"blockId must be a block number or a block hash"}
+			return b, errBadRequest{"blockId must be a block number or a block hash"}
 		}
 		b, err = s.ix.Block(r.Context(), c.ChainID, n)
 	}
-	if err != nil {
-		if err == evmindex.ErrNotFound {
-			err = errNotFound("Block " + id + " not found")
-		}
-		return nil, err
+	if err == evmindex.ErrNotFound {
+		err = errNotFound("Block " + id + " not found")
 	}
-	return blockJSON(c, b), nil
+	return b, err
 }

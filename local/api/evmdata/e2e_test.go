@@ -19,32 +19,14 @@ import (
 func TestEndToEnd(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	cl, err := ethclient.Dial(w.srv.URL + "/ext/bc/C/rpc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	acc := w.chain.Accounts()
 	from, to := acc[5], acc[4]
-	signer := types.LatestSignerForChainID(big.NewInt(43112))
-	nonce, err := cl.PendingNonceAt(ctx, from.Address)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sendAny := w.sender(t, from)
 	send := func(dst *common.Address, data []byte) *types.Receipt {
 		t.Helper()
-		tx := types.MustSignNewTx(from.Key, signer, &types.DynamicFeeTx{ChainID: big.NewInt(43112), Nonce: nonce, GasTipCap: big.NewInt(1e9),
-			GasFeeCap: big.NewInt(100e9), Gas: 3_000_000, To: dst, Data: data})
-		nonce++
-		if err := cl.SendTransaction(ctx, tx); err != nil {
-			t.Fatal(err)
-		}
-		r, err := cl.TransactionReceipt(ctx, tx.Hash())
-		if err != nil {
-			t.Fatalf("receipt: %v", err)
-		}
+		r := sendAny(dst, data, 3_000_000)
 		if r.Status != 1 {
-			t.Fatalf("tx %s reverted", tx.Hash())
+			t.Fatalf("tx %s reverted", r.TxHash)
 		}
 		return r
 	}
@@ -142,5 +124,36 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if got := w.get(t, "/v1/chains/43112/addresses/"+to.Address.Hex()+"/balances:getNative", http.StatusOK); got["nativeTokenBalance"].(map[string]any)["balance"] != "1000001000000000000000000" {
 		t.Fatalf("recipient native balance %v", got)
+	}
+}
+
+// sender returns a function that sends transactions from acc to the
+// world's /ext/bc/C/rpc as a wallet would, and waits for their receipts.
+func (w *world) sender(t *testing.T, acc evm.Account) func(to *common.Address, data []byte, gas uint64) *types.Receipt {
+	t.Helper()
+	ctx := context.Background()
+	cl, err := ethclient.Dial(w.srv.URL + "/ext/bc/C/rpc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	signer := types.LatestSignerForChainID(big.NewInt(43112))
+	nonce, err := cl.PendingNonceAt(ctx, acc.Address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(to *common.Address, data []byte, gas uint64) *types.Receipt {
+		t.Helper()
+		tx := types.MustSignNewTx(acc.Key, signer, &types.DynamicFeeTx{ChainID: big.NewInt(43112), Nonce: nonce, GasTipCap: big.NewInt(1e9),
+			GasFeeCap: big.NewInt(100e9), Gas: gas, To: to, Data: data})
+		nonce++
+		if err := cl.SendTransaction(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
+		r, err := cl.TransactionReceipt(ctx, tx.Hash())
+		if err != nil {
+			t.Fatalf("receipt: %v", err)
+		}
+		return r
 	}
 }

@@ -1,5 +1,5 @@
-// Package evmdata serves the EVM routes of the Data API (blocks, native and
-// token balances, transfers, NFT details, deployment transactions, chains)
+// Package evmdata serves the EVM routes of the Data API (chains, blocks,
+// transactions, an address's transactions and balances, contracts, NFTs)
 // from an evmindex.Index.
 package evmdata
 
@@ -97,14 +97,21 @@ type server struct {
 	cchain *cchain.Aliases
 }
 
-// Handlers returns one handler per glacier.json operationId: getLatestBlocks,
-// getBlock, getNativeBalance, listErc20Balances, listErc721Balances,
-// listErc1155Balances, listErc1155Transactions, listTransfers,
-// getDeploymentTransaction, getTransaction, getTokenDetails, supportedChains
-// and getChainInfo. They read their parameters ("chainId", "address",
-// "tokenId", "txHash", "blockId" and the query) from the values the catalogue
-// validated, and check only what it does not (EVM addresses, hashes, block
-// ids, page tokens).
+// Handlers returns one handler per glacier.json operationId of the EVM
+// routes the index answers: chains (supportedChains, getChainInfo,
+// listAddressChains), blocks (getLatestBlocks, getBlock,
+// listLatestBlocksAllChains), transactions (getTransaction,
+// getDeploymentTransaction, getTransactionsForBlock,
+// listLatestTransactions, listLatestTransactionsAllChains), an address's
+// transactions (listTransactions, listTransactionsV2,
+// listNativeTransactions, listErc20Transactions, listErc721Transactions,
+// listErc1155Transactions, listInternalTransactions), balances
+// (getNativeBalance, listErc20Balances, listErc721Balances,
+// listErc1155Balances, listCollectibleBalances), contracts
+// (getContractMetadata, listContractDeployments, listTransfers) and NFTs
+// (getTokenDetails, listTokens). They read their parameters from the values
+// the catalogue validated, and check only what it does not (EVM addresses,
+// hashes, block ids, page tokens).
 func Handlers(opts Options) map[string]catalog.Handler {
 	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger, cchain: opts.CChain}
 	if s.now == nil {
@@ -114,19 +121,39 @@ func Handlers(opts Options) map[string]catalog.Handler {
 		s.log = slog.Default()
 	}
 	return map[string]catalog.Handler{
-		"getLatestBlocks":          s.handle(s.getLatestBlocks),
-		"getBlock":                 s.handle(s.getBlock),
-		"getNativeBalance":         s.handle(s.getNativeBalance),
-		"listErc20Balances":        s.handle(s.listErc20Balances),
-		"listErc721Balances":       s.handle(s.listErc721Balances),
-		"listErc1155Balances":      s.handle(s.listErc1155Balances),
-		"listErc1155Transactions":  s.handle(s.listErc1155Transactions),
-		"listTransfers":            s.handle(s.listTransfers),
-		"getDeploymentTransaction": s.handle(s.getDeploymentTransaction),
-		"getTransaction":           s.handle(s.getTransaction),
-		"getTokenDetails":          s.handle(s.getTokenDetails),
-		"supportedChains":          s.handle(s.supportedChains),
-		"getChainInfo":             s.handle(s.getChainInfo),
+		"supportedChains":                 s.handle(s.supportedChains),
+		"getChainInfo":                    s.handle(s.getChainInfo),
+		"listAddressChains":               s.handle(s.listAddressChains),
+		"getLatestBlocks":                 s.handle(s.getLatestBlocks),
+		"getBlock":                        s.handle(s.getBlock),
+		"listLatestBlocksAllChains":       s.handle(s.listLatestBlocksAllChains),
+		"getTransaction":                  s.handle(s.getTransaction),
+		"getDeploymentTransaction":        s.handle(s.getDeploymentTransaction),
+		"getTransactionsForBlock":         s.handle(s.getTransactionsForBlock),
+		"listLatestTransactions":          s.handle(s.listLatestTransactions),
+		"listLatestTransactionsAllChains": s.handle(s.listLatestTransactionsAllChains),
+		"listTransactions":                s.handle(s.listTransactions(false)),
+		"listTransactionsV2":              s.handle(s.listTransactions(true)),
+		"listNativeTransactions":          s.handle(s.listNativeTransactions),
+		"listErc20Transactions":           s.handle(s.addressTransfers(evmindex.ERC20)),
+		"listErc721Transactions":          s.handle(s.addressTransfers(evmindex.ERC721)),
+		"listErc1155Transactions":         s.handle(s.addressTransfers(evmindex.ERC1155)),
+		"listInternalTransactions":        s.handle(s.listInternalTransactions),
+		"getNativeBalance":                s.handle(s.getNativeBalance),
+		"listErc20Balances":               s.handle(s.listErc20Balances),
+		"listErc721Balances":              s.handle(s.listErc721Balances),
+		"listErc1155Balances":             s.handle(s.listErc1155Balances),
+		"listCollectibleBalances":         s.handle(s.listCollectibleBalances),
+		"getContractMetadata":             s.handle(s.getContractMetadata),
+		"listContractDeployments":         s.handle(s.listContractDeployments),
+		"listTransfers":                   s.handle(s.listTransfers),
+		"getTokenDetails":                 s.handle(s.getTokenDetails),
+		"listTokens":                      s.handle(s.listTokens),
+		// The legacy routes the SDKs still call (catalog/legacy.go), answered
+		// as the routes that replaced them.
+		"listAllLatestBlocks":       s.handle(s.listLatestBlocksAllChains),
+		"listAllLatestTransactions": s.handle(s.listLatestTransactionsAllChains),
+		"getAddressChains":          s.handle(s.listAddressChains),
 	}
 }
 
@@ -146,6 +173,12 @@ func (r *req) PathValue(name string) string { return r.v[name] }
 // Get returns the validated query value name, "" when absent.
 func (r *req) Get(name string) string { return r.v[name] }
 
+// annotated is an answer with headers of its own.
+type annotated struct {
+	body   any
+	header http.Header
+}
+
 // handle adapts a handler that returns its answer (or an error, which
 // writeError maps to a status) to a catalog.Handler: the one place answers
 // are written, as in the dataapi package.
@@ -155,6 +188,12 @@ func (s *server) handle(fn func(*req) (any, error)) catalog.Handler {
 		if err != nil {
 			s.writeError(w, r, err)
 			return
+		}
+		if a, ok := out.(annotated); ok {
+			for k, v := range a.header {
+				w.Header()[k] = v
+			}
+			out = a.body
 		}
 		writeJSON(w, out)
 	}
@@ -277,40 +316,6 @@ func (s *server) nativeToken(c *ChainInfo) networkToken {
 	return networkToken(c.NetworkToken)
 }
 
-func rich(a common.Address) richAddress { return richAddress{Address: a.Hex()} }
+func rich(a common.Address) richAddress { return richAddress{Address: checksum(a)} }
 
 func u64(v uint64) string { return strconv.FormatUint(v, 10) }
-
-func toChainInfoJSON(c *ChainInfo) chainInfoJSON {
-	return chainInfoJSON{
-		ChainID: c.answerID(), Status: "OK", ChainName: c.ChainName, Description: c.Description,
-		PlatformChainID: c.PlatformChainID, SubnetID: c.SubnetID, VMID: c.VMID, VMName: "EVM",
-		ExplorerURL: c.ExplorerURL, RPCURL: c.RPCURL, WSURL: c.WSURL, IsTestnet: c.IsTestnet,
-		NetworkToken: networkToken{Name: c.NetworkToken.Name, Symbol: c.NetworkToken.Symbol, Decimals: c.NetworkToken.Decimals,
-			LogoURI: c.NetworkToken.LogoURI, Description: c.NetworkToken.Description},
-		ChainLogoURI: c.ChainLogoURI, EnabledFeatures: []string{"nftIndexing"},
-	}
-}
-
-// supportedChains answers GET /v1/chains. The network and feature filters
-// are accepted; the local world answers for every network (DESIGN.md).
-func (s *server) supportedChains(r *req) (any, error) {
-	out := struct {
-		Chains []chainInfoJSON `json:"chains"`
-	}{Chains: []chainInfoJSON{}}
-	for i := range s.chains {
-		if s.ix.Has(s.chains[i].ChainID) {
-			out.Chains = append(out.Chains, toChainInfoJSON(&s.chains[i]))
-		}
-	}
-	return out, nil
-}
-
-// getChainInfo answers GET /v1/chains/{chainId}.
-func (s *server) getChainInfo(r *req) (any, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	return toChainInfoJSON(c), nil
-}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"github.com/avaedge/avaedge/catalog"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,25 +17,41 @@ import (
 	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // routes are the Data API patterns of the handlers (catalog/routes.go has the
 // real catalogue).
 var routes = map[string]string{
-	"supportedChains":          "GET /v1/chains",
-	"getChainInfo":             "GET /v1/chains/{chainId}",
-	"getLatestBlocks":          "GET /v1/chains/{chainId}/blocks",
-	"getBlock":                 "GET /v1/chains/{chainId}/blocks/{blockId}",
-	"getNativeBalance":         "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative",
-	"listErc20Balances":        "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc20",
-	"listErc721Balances":       "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc721",
-	"listErc1155Balances":      "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc1155",
-	"listErc1155Transactions":  "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155",
-	"listTransfers":            "GET /v1/chains/{chainId}/tokens/{address}/transfers",
-	"getDeploymentTransaction": "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment",
-	"getTransaction":           "GET /v1/chains/{chainId}/transactions/{txHash}",
-	"getTokenDetails":          "GET /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}",
+	"supportedChains":                 "GET /v1/chains",
+	"getChainInfo":                    "GET /v1/chains/{chainId}",
+	"getLatestBlocks":                 "GET /v1/chains/{chainId}/blocks",
+	"getBlock":                        "GET /v1/chains/{chainId}/blocks/{blockId}",
+	"getNativeBalance":                "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative",
+	"listErc20Balances":               "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc20",
+	"listErc721Balances":              "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc721",
+	"listErc1155Balances":             "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc1155",
+	"listErc1155Transactions":         "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155",
+	"listTransfers":                   "GET /v1/chains/{chainId}/tokens/{address}/transfers",
+	"getDeploymentTransaction":        "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment",
+	"getTransaction":                  "GET /v1/chains/{chainId}/transactions/{txHash}",
+	"getTokenDetails":                 "GET /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}",
+	"listAddressChains":               "GET /v1/address/{address}/chains",
+	"listLatestBlocksAllChains":       "GET /v1/blocks",
+	"listLatestTransactionsAllChains": "GET /v1/transactions",
+	"getTransactionsForBlock":         "GET /v1/chains/{chainId}/blocks/{blockId}/transactions",
+	"listLatestTransactions":          "GET /v1/chains/{chainId}/transactions",
+	"listTransactions":                "GET /v1/chains/{chainId}/addresses/{address}/transactions",
+	"listTransactionsV2":              "GET /v2/chains/{chainId}/addresses/{address}/transactions",
+	"listNativeTransactions":          "GET /v1/chains/{chainId}/addresses/{address}/transactions:listNative",
+	"listErc20Transactions":           "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20",
+	"listErc721Transactions":          "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721",
+	"listInternalTransactions":        "GET /v1/chains/{chainId}/addresses/{address}/transactions:listInternals",
+	"listCollectibleBalances":         "GET /v1/chains/{chainId}/addresses/{address}/balances:listCollectibles",
+	"getContractMetadata":             "GET /v1/chains/{chainId}/addresses/{address}",
+	"listContractDeployments":         "GET /v1/chains/{chainId}/contracts/{address}/deployments",
+	"listTokens":                      "GET /v1/chains/{chainId}/nfts/collections/{address}/tokens",
 }
 
 // world is a dev chain, its index and the handlers on one test server.
@@ -221,5 +238,23 @@ func TestSeededValues(t *testing.T) {
 	md := tok["metadata"].(map[string]any)
 	if tok["ownerAddress"] != acc[2].Address.Hex() || md["indexStatus"] != "INDEXED" || md["name"] != "Avaedge Dev NFT #4" || !strings.HasPrefix(tok["tokenUri"].(string), "data:application/json;base64,") {
 		t.Fatalf("token 4: %v", tok)
+	}
+}
+
+// TestChecksum: the cached EIP-55 form is go-ethereum's, also once the cache
+// was emptied for being full.
+func TestChecksum(t *testing.T) {
+	for i := range maxChecksums + 10 {
+		a := common.BigToAddress(big.NewInt(int64(i*7919 + 1)))
+		if got := checksum(a); got != a.Hex() {
+			t.Fatalf("checksum(%x) = %s; want %s", a, got, a.Hex())
+		}
+	}
+	if n := len(checksums.m); n > maxChecksums {
+		t.Errorf("the cache holds %d; at most %d", n, maxChecksums)
+	}
+	a := common.HexToAddress("0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc")
+	if got := checksum(a); got != "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC" {
+		t.Errorf("ewoq's checksum %s", got)
 	}
 }

@@ -48,13 +48,23 @@ func (s *server) describe(ctx context.Context, chainID uint64, contracts []commo
 
 func (d *tokenDescriber) erc20(a common.Address) *erc20Token {
 	t := d.tokens[a]
-	return &erc20Token{Address: a.Hex(), Name: t.Name, Symbol: t.Symbol, Decimals: int(t.Decimals), ErcType: "ERC-20"}
+	return &erc20Token{Address: checksum(a), Name: t.Name, Symbol: t.Symbol, Decimals: int(t.Decimals), ErcType: "ERC-20"}
+}
+
+// erc20v2 is erc20 with the token's reputation (Erc20TokenV2).
+func (d *tokenDescriber) erc20v2(a common.Address) *erc20Token {
+	t := d.erc20(a)
+	t.TokenReputation = "Benign"
+	if d.tokens[a].Spam() {
+		t.TokenReputation = "Malicious"
+	}
+	return t
 }
 
 func (d *tokenDescriber) erc721(a common.Address, id *big.Int) *erc721Token {
 	t := d.tokens[a]
 	n := d.nfts[evmindex.NFTKey{Contract: a, TokenID: id.String()}]
-	return &erc721Token{Address: a.Hex(), Name: t.Name, Symbol: t.Symbol, ErcType: "ERC-721", TokenID: id.String(),
+	return &erc721Token{Address: checksum(a), Name: t.Name, Symbol: t.Symbol, ErcType: "ERC-721", TokenID: id.String(),
 		TokenURI: n.TokenURI, Metadata: metadataJSON(n, evmindex.ERC721)}
 }
 
@@ -64,7 +74,7 @@ func (d *tokenDescriber) erc1155(a common.Address, id *big.Int) *erc1155Token {
 	if t := d.tokens[a]; m.Symbol == "" && t.Symbol != "" {
 		m.Symbol = t.Symbol
 	}
-	return &erc1155Token{Address: a.Hex(), ErcType: "ERC-1155", TokenID: id.String(), TokenURI: n.TokenURI, Metadata: m}
+	return &erc1155Token{Address: checksum(a), ErcType: "ERC-1155", TokenID: id.String(), TokenURI: n.TokenURI, Metadata: m}
 }
 
 // getTokenDetails answers GET /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}.

@@ -1,6 +1,7 @@
 package evmdata
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/avaedge/avaedge/local/source/evmindex"
@@ -71,7 +72,7 @@ func (s *server) transferJSON(d *tokenDescriber, t evmindex.TransferRow) transfe
 	return out
 }
 
-func (s *server) describeTransfers(r *req, chainID uint64, rows []evmindex.TransferRow) (*tokenDescriber, error) {
+func (s *server) describeTransfers(ctx context.Context, chainID uint64, rows []evmindex.TransferRow) (*tokenDescriber, error) {
 	addrs := make([]common.Address, 0, len(rows))
 	var keys []evmindex.NFTKey
 	for _, t := range rows {
@@ -80,62 +81,61 @@ func (s *server) describeTransfers(r *req, chainID uint64, rows []evmindex.Trans
 			keys = append(keys, evmindex.NFTKey{Contract: t.Contract, TokenID: t.TokenID.String()})
 		}
 	}
-	return s.describe(r.Context(), chainID, addrs, keys)
+	return s.describe(ctx, chainID, addrs, keys)
 }
 
-// listErc1155Transactions answers GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155.
-func (s *server) listErc1155Transactions(r *req) (any, error) {
+// transferPage answers one page of transfers: the request's shared
+// parameters, narrowed by scoped (to an address and standard, or a
+// contract).
+func (s *server) transferPage(r *req, scoped func(q *evmindex.TransferQuery, addr common.Address)) ([]transfer, string, error) {
 	c, addr, q, sc, err := s.transferQuery(r)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	q.Address, q.Kind = &addr, evmindex.ERC1155
+	scoped(&q, addr)
 	var rows []evmindex.TransferRow
 	if q.Limit > 0 {
 		if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	rows, next := s.page(rows, q, sc)
-	d, err := s.describeTransfers(r, c.ChainID, rows)
+	d, err := s.describeTransfers(r.Context(), c.ChainID, rows)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	out := struct {
-		NextPageToken string     `json:"nextPageToken,omitempty"`
-		Transactions  []transfer `json:"transactions"`
-	}{NextPageToken: next, Transactions: make([]transfer, 0, len(rows))}
+	out := make([]transfer, 0, len(rows))
 	for _, t := range rows {
-		out.Transactions = append(out.Transactions, s.transferJSON(d, t))
+		out = append(out, s.transferJSON(d, t))
 	}
-	return out, nil
+	return out, next, nil
+}
+
+// addressTransfers answers the transfers of one standard from or to an
+// address, newest first: GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20,
+// :listErc721 and :listErc1155.
+func (s *server) addressTransfers(kind evmindex.TokenKind) func(*req) (any, error) {
+	return func(r *req) (any, error) {
+		trs, next, err := s.transferPage(r, func(q *evmindex.TransferQuery, addr common.Address) { q.Address, q.Kind = &addr, kind })
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			NextPageToken string     `json:"nextPageToken,omitempty"`
+			Transactions  []transfer `json:"transactions"`
+		}{next, trs}, nil
+	}
 }
 
 // listTransfers answers GET /v1/chains/{chainId}/tokens/{address}/transfers:
 // the transfers of one ERC-20, ERC-721 or ERC-1155 contract.
 func (s *server) listTransfers(r *req) (any, error) {
-	c, addr, q, sc, err := s.transferQuery(r)
+	trs, next, err := s.transferPage(r, func(q *evmindex.TransferQuery, addr common.Address) { q.Contract = &addr })
 	if err != nil {
 		return nil, err
 	}
-	q.Contract = &addr
-	var rows []evmindex.TransferRow
-	if q.Limit > 0 {
-		if rows, err = s.ix.Transfers(r.Context(), q); err != nil {
-			return nil, err
-		}
-	}
-	rows, next := s.page(rows, q, sc)
-	d, err := s.describeTransfers(r, c.ChainID, rows)
-	if err != nil {
-		return nil, err
-	}
-	out := struct {
+	return struct {
 		NextPageToken string     `json:"nextPageToken,omitempty"`
 		Transfers     []transfer `json:"transfers"`
-	}{NextPageToken: next, Transfers: make([]transfer, 0, len(rows))}
-	for _, t := range rows {
-		out.Transfers = append(out.Transfers, s.transferJSON(d, t))
-	}
-	return out, nil
+	}{next, trs}, nil
 }

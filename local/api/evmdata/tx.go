@@ -2,7 +2,7 @@ package evmdata
 
 import (
 	"context"
-	"strconv"
+	"net/http"
 	"strings"
 
 	"github.com/avaedge/avaedge/local/avax"
@@ -11,9 +11,17 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
-// internalTxTypes are the trace frame types the Data API names; others are
-// UNKNOWN.
+// internalTxTypes are the trace frame types the Data API names.
 var internalTxTypes = map[string]bool{"CALL": true, "CREATE": true, "CREATE2": true, "CREATE3": true, "CALLCODE": true, "DELEGATECALL": true, "STATICCALL": true}
+
+// internalTxType is a trace frame's type as the Data API's
+// InternalTransactionOpCall names it: UNKNOWN for others.
+func internalTxType(frame string) string {
+	if t := strings.ToUpper(frame); internalTxTypes[t] {
+		return t
+	}
+	return "UNKNOWN"
+}
 
 // transactionJSON builds GetTransactionResponse for tx. created is the
 // contract a creation transaction deployed, when known.
@@ -50,49 +58,20 @@ func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex
 		}
 	}
 	for i, it := range tx.Internals {
-		typ := strings.ToUpper(it.Type)
-		if !internalTxTypes[typ] {
-			typ = "UNKNOWN"
-		}
-		if i == 0 && created == nil && (typ == "CREATE" || typ == "CREATE2") {
+		j := internalJSON(it)
+		if i == 0 && created == nil && (j.InternalTxType == "CREATE" || j.InternalTxType == "CREATE2") {
 			a := it.To
 			created = &a
 		}
-		out.InternalTransactions = append(out.InternalTransactions, internalTransaction{
-			From: rich(it.From), To: rich(it.To), InternalTxType: typ, Value: it.Value.String(), IsReverted: it.Reverted,
-			GasUsed: u64(it.GasUsed), GasLimit: u64(it.Gas),
-		})
+		out.InternalTransactions = append(out.InternalTransactions, j)
 	}
-	m := method{CallType: "CONTRACT_CALL"}
-	var to common.Address
-	switch {
-	case tx.To == nil:
-		m.CallType = "CONTRACT_CREATION"
-		if created != nil {
-			to = *created
-		}
-		if len(tx.Input) >= 4 {
-			m.MethodHash = hexutil.Encode(tx.Input[:4])
-		}
-	case len(tx.Input) == 0:
-		m.CallType, to = "NATIVE_TRANSFER", *tx.To
-	default:
-		to = *tx.To
-		if len(tx.Input) >= 4 {
-			m.MethodHash = hexutil.Encode(tx.Input[:4])
-		}
+	var made map[common.Hash]common.Address
+	if created != nil {
+		made = map[common.Hash]common.Address{tx.Hash: *created}
 	}
-	status := "0"
-	if tx.Status == 1 {
-		status = "1"
-	}
-	n := nativeTransaction{
-		BlockNumber: u64(tx.BlockNumber), BlockTimestamp: b.Timestamp, BlockHash: b.Hash.Hex(), ChainID: c.answerID(),
-		BlockIndex: tx.Index, TxHash: tx.Hash.Hex(), TxStatus: status, TxType: tx.Type, GasLimit: u64(tx.GasLimit),
-		GasUsed: u64(tx.GasUsed), GasPrice: tx.EffectiveGasPrice.String(), Nonce: strconv.FormatUint(tx.Nonce, 10),
-		From: rich(tx.From), To: rich(to), Method: m, Value: tx.Value.String(), Input: hexutil.Encode(tx.Input),
-		BaseFeePerGas: b.BaseFee.String(),
-	}
+	lt := evmindex.ListedTx{Tx: tx.Tx, BlockNumber: tx.BlockNumber, BlockHash: b.Hash, BlockTimestamp: b.Timestamp,
+		MaxFeePerGas: tx.MaxFeePerGas, MaxPriorityFeePerGas: tx.MaxPriorityFeePerGas, Selector: tx.Input[:min(4, len(tx.Input))]}
+	n := nativeTransaction{listedTransaction: listedJSON(c, &lt, made), Input: hexutil.Encode(tx.Input), BaseFeePerGas: b.BaseFee.String()}
 	if tx.MaxFeePerGas != nil {
 		n.MaxFeePerGas = tx.MaxFeePerGas.String()
 	}
@@ -150,7 +129,7 @@ func (s *server) getDeploymentTransaction(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return withOmitted(out, tx), nil
 }
 
 // getTransaction answers GET /v1/chains/{chainId}/transactions/{txHash}.
@@ -178,5 +157,15 @@ func (s *server) getTransaction(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return withOmitted(out, tx), nil
+}
+
+// withOmitted annotates the answer about tx with the untraced-blocks notice
+// when its block's internal transactions are unknown.
+func withOmitted(out any, tx *evmindex.TxDetail) any {
+	if tx.InternalsOmitted == "" {
+		return out
+	}
+	b := u64(tx.BlockNumber)
+	return annotated{body: out, header: http.Header{UntracedHeader: {b + "-" + b}}}
 }

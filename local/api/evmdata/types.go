@@ -44,6 +44,7 @@ type evmBlock struct {
 	CumulativeTransactions string `json:"cumulativeTransactions"`
 }
 
+// erc20Token is Erc20Token and, with TokenReputation, Erc20TokenV2.
 type erc20Token struct {
 	Address  string `json:"address"`
 	Name     string `json:"name"`
@@ -51,6 +52,9 @@ type erc20Token struct {
 	Decimals int    `json:"decimals"`
 	LogoURI  string `json:"logoUri,omitempty"`
 	ErcType  string `json:"ercType"`
+	// TokenReputation is "Malicious" for a spam token (evmindex.Token.Spam),
+	// else "Benign".
+	TokenReputation string `json:"tokenReputation,omitempty"`
 }
 
 // nftMetadata covers Erc721TokenMetadata and Erc1155TokenMetadata.
@@ -93,9 +97,8 @@ type erc1155Token struct {
 
 type erc20TokenBalance struct {
 	erc20Token
-	ChainID         string `json:"chainId"`
-	Balance         string `json:"balance"`
-	TokenReputation string `json:"tokenReputation"`
+	ChainID string `json:"chainId"`
+	Balance string `json:"balance"`
 }
 
 // transfer covers Erc20Transfer, Erc721Transfer and Erc1155Transfer (with
@@ -120,27 +123,14 @@ type method struct {
 	MethodName string `json:"methodName,omitempty"`
 }
 
+// nativeTransaction is FullNativeTransactionDetails: NativeTransaction with
+// the transaction's input and fees.
 type nativeTransaction struct {
-	BlockNumber          string      `json:"blockNumber"`
-	BlockTimestamp       uint64      `json:"blockTimestamp"`
-	BlockHash            string      `json:"blockHash"`
-	ChainID              string      `json:"chainId"`
-	BlockIndex           uint        `json:"blockIndex"`
-	TxHash               string      `json:"txHash"`
-	TxStatus             string      `json:"txStatus"`
-	TxType               uint8       `json:"txType"`
-	GasLimit             string      `json:"gasLimit"`
-	GasUsed              string      `json:"gasUsed"`
-	GasPrice             string      `json:"gasPrice"`
-	Nonce                string      `json:"nonce"`
-	From                 richAddress `json:"from"`
-	To                   richAddress `json:"to"`
-	Method               method      `json:"method"`
-	Value                string      `json:"value"`
-	Input                string      `json:"input"`
-	BaseFeePerGas        string      `json:"baseFeePerGas"`
-	MaxFeePerGas         string      `json:"maxFeePerGas,omitempty"`
-	MaxPriorityFeePerGas string      `json:"maxPriorityFeePerGas,omitempty"`
+	listedTransaction
+	Input                string `json:"input"`
+	BaseFeePerGas        string `json:"baseFeePerGas"`
+	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
 }
 
 type internalTransaction struct {
@@ -191,4 +181,45 @@ type chainInfoJSON struct {
 	ChainLogoURI    string       `json:"chainLogoUri,omitempty"`
 	Private         bool         `json:"private,omitempty"`
 	EnabledFeatures []string     `json:"enabledFeatures,omitempty"`
+}
+
+// listedTransaction is NativeTransaction, the shape of the transaction
+// lists.
+type listedTransaction struct {
+	BlockNumber    string      `json:"blockNumber"`
+	BlockTimestamp uint64      `json:"blockTimestamp"`
+	BlockHash      string      `json:"blockHash"`
+	ChainID        string      `json:"chainId"`
+	BlockIndex     uint        `json:"blockIndex"`
+	TxHash         string      `json:"txHash"`
+	TxStatus       string      `json:"txStatus"`
+	TxType         uint8       `json:"txType"`
+	GasLimit       string      `json:"gasLimit"`
+	GasUsed        string      `json:"gasUsed"`
+	GasPrice       string      `json:"gasPrice"`
+	Nonce          string      `json:"nonce"`
+	From           richAddress `json:"from"`
+	To             richAddress `json:"to"`
+	Method         method      `json:"method"`
+	Value          string      `json:"value"`
+}
+
+// transactionDetails is TransactionDetails and TransactionDetailsV2: a
+// transaction with the parts of it an address took part in.
+type transactionDetails struct {
+	NativeTransaction    listedTransaction     `json:"nativeTransaction"`
+	Erc20Transfers       []transfer            `json:"erc20Transfers,omitempty"`
+	Erc721Transfers      []transfer            `json:"erc721Transfers,omitempty"`
+	Erc1155Transfers     []transfer            `json:"erc1155Transfers,omitempty"`
+	InternalTransactions []internalTransaction `json:"internalTransactions,omitempty"`
+}
+
+// listedInternal is InternalTransaction: an internal transaction with its
+// transaction and block.
+type listedInternal struct {
+	BlockNumber    string `json:"blockNumber"`
+	BlockTimestamp uint64 `json:"blockTimestamp"`
+	BlockHash      string `json:"blockHash"`
+	TxHash         string `json:"txHash"`
+	internalTransaction
 }

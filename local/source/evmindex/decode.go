@@ -35,9 +35,12 @@ type decoded struct {
 	txs       []rpcTx // parallel to Block.Txs
 	feesSpent *big.Int
 	internals []internalTx
-	traced    bool
-	untraced  string // fetched.untraced
-	teleport  []TeleporterEvent
+	// traced says the block's internal transactions are known: it was
+	// indexed with call traces (an empty block is traced without a call).
+	// untraced says why a traced chain's block was not (fetched.untraced).
+	traced   bool
+	untraced string
+	teleport []TeleporterEvent
 }
 
 func bigOf(h interface{ ToInt() *big.Int }) *big.Int {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -48,27 +48,58 @@ func (ix *Index) NFTs(ctx context.Context, chainID uint64, keys []NFTKey) (map[N
 	if err != nil {
 		return nil, err
 	}
+	// The stored metadata, one query per contract (and 500 ids).
+	byContract := map[common.Address][]NFT{}
+	seen := map[NFTKey]bool{}
 	for _, k := range keys {
-		if _, done := out[k]; done {
+		if seen[k] {
 			continue
 		}
+		seen[k] = true
 		t, ok := tokens[k.Contract]
 		id, okID := new(big.Int).SetString(k.TokenID, 10)
 		if !ok || !okID || id.Sign() < 0 || id.BitLen() > 256 || (t.Kind != ERC721 && t.Kind != ERC1155) {
 			continue
 		}
-		n := NFT{Contract: k.Contract, Kind: t.Kind, TokenID: id}
-		var meta string
-		err := ix.r.QueryRowContext(ctx, `SELECT token_uri, status, metadata, updated FROM nfts WHERE chain_id=? AND contract=? AND token_id=?`,
-			chainID, k.Contract.Bytes(), idBytes(id)).Scan(&n.TokenURI, &n.Status, &meta, &n.Updated)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			missing = append(missing, n)
-		case err != nil:
-			return nil, fmt.Errorf("evmindex: nfts: %w", err)
-		default:
-			json.Unmarshal([]byte(meta), &n.Metadata)
-			out[k] = n
+		byContract[k.Contract] = append(byContract[k.Contract], NFT{Contract: k.Contract, Kind: t.Kind, TokenID: id})
+	}
+	for c, ns := range byContract {
+		for lo := 0; lo < len(ns); lo += 500 {
+			chunk := ns[lo:min(lo+500, len(ns))]
+			args := []any{chainID, c.Bytes()}
+			for _, n := range chunk {
+				args = append(args, idBytes(n.TokenID))
+			}
+			rows, err := ix.r.QueryContext(ctx, `SELECT token_id, token_uri, status, metadata, updated FROM nfts WHERE chain_id=? AND contract=? AND token_id IN (?`+
+				strings.Repeat(",?", len(chunk)-1)+`)`, args...)
+			if err != nil {
+				return nil, fmt.Errorf("evmindex: nfts: %w", err)
+			}
+			found := map[string]NFT{}
+			for rows.Next() {
+				var id []byte
+				var n NFT
+				var meta string
+				if err := rows.Scan(&id, &n.TokenURI, &n.Status, &meta, &n.Updated); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("evmindex: nfts: %w", err)
+				}
+				json.Unmarshal([]byte(meta), &n.Metadata)
+				found[string(id)] = n
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, fmt.Errorf("evmindex: nfts: %w", err)
+			}
+			for _, n := range chunk {
+				f, ok := found[string(idBytes(n.TokenID))]
+				if !ok {
+					missing = append(missing, n)
+					continue
+				}
+				n.TokenURI, n.Status, n.Metadata, n.Updated = f.TokenURI, f.Status, f.Metadata, f.Updated
+				out[NFTKey{n.Contract, n.TokenID.String()}] = n
+			}
 		}
 	}
 	if len(missing) == 0 {
@@ -127,25 +158,6 @@ func (ix *Index) Owner(ctx context.Context, chainID uint64, contract common.Addr
 	return common.BytesToAddress(o), notFound(err)
 }
 
-// Deployment is how a contract was created.
-type Deployment struct {
-	Creation
-	BlockNumber uint64
-}
-
-// Deployment returns the creation of contract addr.
-func (ix *Index) Deployment(ctx context.Context, chainID uint64, addr common.Address) (Deployment, error) {
-	var d Deployment
-	var tx, dep []byte
-	var kind string
-	err := ix.r.QueryRowContext(ctx, `SELECT tx_hash, block_number, deployer, kind FROM contracts WHERE chain_id=? AND address=?`, chainID, addr.Bytes()).Scan(&tx, &d.BlockNumber, &dep, &kind)
-	if err != nil {
-		return d, notFound(err)
-	}
-	d.Address, d.TxHash, d.Deployer, d.Kind = addr, common.BytesToHash(tx), common.BytesToAddress(dep), CreateKind(kind)
-	return d, nil
-}
-
 // TxRow is a stored transaction.
 type TxRow struct {
 	Tx
@@ -172,9 +184,9 @@ type TxDetail struct {
 	TxRow
 	Transfers []TransferRow
 	Internals []InternalTx
-	// InternalsOmitted, when set, says why Internals is empty although the
-	// chain is traced: the block's trace exceeded ChainOptions.MaxTraceBytes
-	// or failed (Index.Untraced).
+	// InternalsOmitted, when set, says why Internals is empty: the block's
+	// trace exceeded ChainOptions.MaxTraceBytes or failed, or the chain is
+	// not traced (Index.Untraced).
 	InternalsOmitted string
 	Teleporter       []TeleporterEvent // in log order
 }
@@ -191,19 +203,7 @@ func (ix *Index) Transaction(ctx context.Context, chainID uint64, hash common.Ha
 		return nil, notFound(err)
 	}
 	d.Hash, d.From, d.Input = hash, common.BytesToAddress(from), input
-	if to != nil {
-		a := common.BytesToAddress(to)
-		d.To = &a
-	}
-	d.Value, _ = new(big.Int).SetString(value, 10)
-	d.EffectiveGasPrice, _ = new(big.Int).SetString(price, 10)
-	d.Fee = new(big.Int).Mul(d.EffectiveGasPrice, new(big.Int).SetUint64(d.GasUsed))
-	if maxFee.Valid {
-		d.MaxFeePerGas, _ = new(big.Int).SetString(maxFee.String, 10)
-	}
-	if maxPrio.Valid {
-		d.MaxPriorityFeePerGas, _ = new(big.Int).SetString(maxPrio.String, 10)
-	}
+	d.MaxFeePerGas, d.MaxPriorityFeePerGas = storedTx(&d.Tx, to, value, price, maxFee, maxPrio)
 	rows, err := ix.r.QueryContext(ctx, `SELECT `+transferCols+` FROM transfers t JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
 		WHERE t.chain_id=? AND t.tx_hash=? ORDER BY t.seq`, chainID, hash.Bytes())
 	if err != nil {

@@ -131,6 +131,14 @@ func TestExternalNodeReorg(t *testing.T) {
 	if len(rows) != 2 || rows[0].To != y || rows[0].BlockNumber != 3 {
 		t.Fatalf("transfers after re-org %+v", rows)
 	}
+	// The address listings lost the replaced transfer's recipient.
+	for a, want := range map[common.Address]int{x: 0, y: 1} {
+		got, err := ix.AddressTxs(ctx, AddressTxQuery{ChainID: chainID.Uint64(), Address: a, Range: Blocks(0, 0), Limit: 10})
+		if err != nil || len(got) != want || (want == 1 && got[0].BlockNumber != 3) {
+			t.Errorf("transactions of %s after the re-org: %v, %v; want %d in block 3", a, positions(got), err, want)
+		}
+	}
+	checkDerived(t, ix)
 	head, _ := cl.HeaderByNumber(ctx, big.NewInt(3))
 	if b, _ := ix.Block(ctx, chainID.Uint64(), 3); b.Hash != head.Hash() {
 		t.Fatalf("stored block 3 %s; node has %s", b.Hash, head.Hash())

@@ -43,7 +43,14 @@ type follower struct {
 
 	// Owned by the run loop.
 	cumTxs uint64
-	tokens map[common.Address]TokenKind // contracts with a tokens row
+	tokens map[common.Address]knownToken // contracts with a tokens row
+}
+
+// knownToken is what the follower keeps of a stored token: its standard and
+// whether it is spam (Token.Spam).
+type knownToken struct {
+	kind TokenKind
+	spam bool
 }
 
 func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, error) {
@@ -66,7 +73,7 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 		co.MaxTraceBytes = DefaultMaxTraceBytes
 	}
 	f := &follower{ix: ix, opts: co, id: co.ChainID, label: strconv.FormatUint(co.ChainID, 10), client: co.Client,
-		changed: make(chan struct{}), tokens: map[common.Address]TokenKind{}, http: co.HTTPClient, messengers: messengerSet(co.TeleporterAddresses)}
+		changed: make(chan struct{}), tokens: map[common.Address]knownToken{}, http: co.HTTPClient, messengers: messengerSet(co.TeleporterAddresses)}
 	f.own = http.DefaultTransport.(*http.Transport).Clone()
 	if f.http == nil {
 		f.http = &http.Client{Timeout: 5 * time.Second, Transport: f.own}
@@ -131,18 +138,18 @@ func (f *follower) load() error {
 		f.setHead(uint64(n.Int64), true)
 		f.cumTxs = uint64(cum.Int64)
 	}
-	rows, err := db.Query(`SELECT address, kind FROM tokens WHERE chain_id=?`, f.id)
+	rows, err := db.Query(`SELECT address, kind, name, symbol FROM tokens WHERE chain_id=?`, f.id)
 	if err != nil {
 		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var a []byte
-		var k TokenKind
-		if err := rows.Scan(&a, &k); err != nil {
+		var t Token
+		if err := rows.Scan(&a, &t.Kind, &t.Name, &t.Symbol); err != nil {
 			return err
 		}
-		f.tokens[common.BytesToAddress(a)] = k
+		f.tokens[common.BytesToAddress(a)] = knownToken{kind: t.Kind, spam: t.Spam()}
 	}
 	return rows.Err()
 }

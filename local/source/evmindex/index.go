@@ -184,10 +184,15 @@ func (ix *Index) openDB(path string) error {
 	if _, err := w.Exec(schema); err != nil {
 		return fmt.Errorf("evmindex: schema: %w", err)
 	}
+	if err := ix.migrate(context.Background(), w); err != nil {
+		return fmt.Errorf("evmindex: %w", err)
+	}
 	if _, err := w.Exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); err != nil {
 		return fmt.Errorf("evmindex: pragmas: %w", err)
 	}
-	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=1")
+	// Readers keep their prepared statements (a listing's joins cost more
+	// to prepare than to run a page of) and 8 MiB of pages each.
+	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=1&_stmt_cache_size=64&_cache_size=-8192")
 	if err != nil {
 		return fmt.Errorf("evmindex: open %s: %w", path, err)
 	}

@@ -26,14 +26,9 @@ var (
 	selURI      = hexutil.MustDecode("0x0e89341c")
 )
 
-// tokenInfo is a token contract's name, symbol and decimals.
-type tokenInfo struct {
-	Address  common.Address
-	Kind     TokenKind
-	Name     string
-	Symbol   string
-	Decimals uint8
-}
+// tokenInfo is a token contract's name, symbol and decimals as read from
+// the contract.
+type tokenInfo = Token
 
 type callArgs struct {
 	To   common.Address `json:"to"`

@@ -177,23 +177,50 @@ type Token struct {
 	Decimals uint8
 }
 
-// Tokens returns the stored tokens among addrs.
+// Spam reports whether the token is spam as the local world defines it: an
+// ERC-20 contract whose name or symbol could not be read (a call that
+// reverted or returned no string), which no wallet could show for what it
+// is. The real Data API rates tokens with a security analysis the local
+// world does not have; this rule is what filterSpamTokens filters and what
+// tokenReputation "Malicious" means locally.
+func (t Token) Spam() bool { return t.Kind == ERC20 && (t.Name == "" || t.Symbol == "") }
+
+// Tokens returns the stored tokens among addrs, 500 to a query.
 func (ix *Index) Tokens(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]Token, error) {
 	out := make(map[common.Address]Token, len(addrs))
+	uniq := make([]common.Address, 0, len(addrs))
+	seen := make(map[common.Address]bool, len(addrs))
 	for _, a := range addrs {
-		if _, done := out[a]; done {
-			continue
+		if !seen[a] {
+			seen[a] = true
+			uniq = append(uniq, a)
 		}
-		var t Token
-		err := ix.r.QueryRowContext(ctx, `SELECT kind, name, symbol, decimals FROM tokens WHERE chain_id=? AND address=?`, chainID, a.Bytes()).Scan(&t.Kind, &t.Name, &t.Symbol, &t.Decimals)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
+	}
+	for lo := 0; lo < len(uniq); lo += 500 {
+		chunk := uniq[lo:min(lo+500, len(uniq))]
+		args := []any{chainID}
+		for _, a := range chunk {
+			args = append(args, a.Bytes())
 		}
+		rows, err := ix.r.QueryContext(ctx, `SELECT address, kind, name, symbol, decimals FROM tokens WHERE chain_id=? AND address IN (?`+
+			strings.Repeat(",?", len(chunk)-1)+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("evmindex: tokens: %w", err)
 		}
-		t.Address = a
-		out[a] = t
+		for rows.Next() {
+			var t Token
+			var a []byte
+			if err := rows.Scan(&a, &t.Kind, &t.Name, &t.Symbol, &t.Decimals); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("evmindex: tokens: %w", err)
+			}
+			t.Address = common.BytesToAddress(a)
+			out[t.Address] = t
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("evmindex: tokens: %w", err)
+		}
 	}
 	return out, nil
 }
@@ -214,6 +241,7 @@ type HoldingQuery struct {
 	Kind      TokenKind
 	Contracts []common.Address // filter; empty means all
 	AtBlock   *uint64          // balances after this block; nil means the latest (ERC-721 supports only nil)
+	NoSpam    bool             // leave out spam tokens (Token.Spam)
 	Offset    int
 	Limit     int
 }
@@ -230,7 +258,7 @@ func (ix *Index) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, error
 	var query string
 	switch q.Kind {
 	case ERC20:
-		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract LIMIT ? OFFSET ?`
+		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + spamFilter(q.NoSpam, "erc20_balances") + ` ORDER BY contract LIMIT ? OFFSET ?`
 	case ERC1155:
 		query = `SELECT contract, token_id, balance FROM erc1155_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ? OFFSET ?`
 	case ERC721:
@@ -261,6 +289,15 @@ func (ix *Index) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, error
 	return out, rows.Err()
 }
 
+// spamFilter leaves out the rows of table whose contract is a spam token,
+// when noSpam is set.
+func spamFilter(noSpam bool, table string) string {
+	if !noSpam {
+		return ""
+	}
+	return ` AND NOT EXISTS (SELECT 1 FROM tokens k WHERE k.chain_id=` + table + `.chain_id AND k.address=` + table + `.contract AND ` + spamSQL + `)`
+}
+
 func contractFilter(cs []common.Address) (string, []any) {
 	if len(cs) == 0 {
 		return "", nil
@@ -279,7 +316,7 @@ func (ix *Index) holdingsAt(ctx context.Context, q HoldingQuery) ([]Holding, err
 	all := append([]any{q.Owner.Bytes(), q.ChainID, q.Owner.Bytes(), q.Kind, seqOf(*q.AtBlock+1, 0, 0)}, args...)
 	rows, err := ix.r.QueryContext(ctx, `SELECT t.contract, t.token_id, t.value, t.to_addr=? FROM address_transfers a
 		JOIN transfers t ON t.chain_id=a.chain_id AND t.seq=a.seq
-		WHERE a.chain_id=? AND a.address=? AND a.kind=? AND a.seq<?`+filter, all...)
+		WHERE a.chain_id=? AND a.address=? AND a.kind=? AND a.seq<?`+filter+spamFilter(q.NoSpam, "t"), all...)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: holdings: %w", err)
 	}

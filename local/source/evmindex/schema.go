@@ -5,7 +5,8 @@ package evmindex
 // decimal TEXT. seq orders token transfers: block<<28 | logIndex<<10 |
 // batchIndex. Every list route reads one index range. Every statement is
 // idempotent, so opening a store written by an older version adds the tables
-// it lacks (blocks indexed before a table existed have no rows in it).
+// it lacks; the versioned migrations (migrate.go) then add columns and
+// indexes and fill what a new table derives from rows already stored.
 const schema = `
 CREATE TABLE IF NOT EXISTS chains (
 	chain_id INTEGER PRIMARY KEY,
@@ -154,4 +155,54 @@ CREATE TABLE IF NOT EXISTS teleporter_messages (
 	PRIMARY KEY (chain_id, tx_hash, log_index)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS teleporter_messages_block ON teleporter_messages (chain_id, block_number);
+CREATE TABLE IF NOT EXISTS address_txs (
+	chain_id INTEGER NOT NULL,
+	address BLOB NOT NULL,
+	block_number INTEGER NOT NULL,
+	tx_index INTEGER NOT NULL,
+	native INTEGER NOT NULL,
+	spam INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, address, block_number, tx_index)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS address_txs_native ON address_txs (chain_id, address, block_number, tx_index) WHERE native=1;
+CREATE INDEX IF NOT EXISTS address_txs_nospam ON address_txs (chain_id, address, block_number, tx_index) WHERE spam=0;
+CREATE TABLE IF NOT EXISTS address_internals (
+	chain_id INTEGER NOT NULL,
+	address BLOB NOT NULL,
+	seq INTEGER NOT NULL,
+	tx_hash BLOB NOT NULL,
+	idx INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, address, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS collection_tokens (
+	chain_id INTEGER NOT NULL,
+	contract BLOB NOT NULL,
+	token_id BLOB NOT NULL,
+	first_seq INTEGER NOT NULL,
+	PRIMARY KEY (chain_id, contract, token_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS collection_tokens_seq ON collection_tokens (chain_id, contract, first_seq);
 `
+
+// The tables added by schema version 2, for the address and collection
+// listings:
+//
+//   - address_txs: one row per transaction an address took part in, as the
+//     sender or recipient of the transaction itself (native=1; the recipient
+//     of a contract creation is the contract it created), of one of its token
+//     transfers, or of one of its listed internal transactions (listedFrame).
+//     spam=1 when the address's only part in it is transfers of spam tokens
+//     (Token.Spam).
+//   - address_internals: the listed internal transactions of an address, by
+//     internalSeq (block<<28 | the frame's position among the block's
+//     frames).
+//   - collection_tokens: every token id an ERC-721 or ERC-1155 contract has
+//     moved, by the seq of its first transfer (its mint, for a token minted
+//     after the index's start).
+//
+// Version 2 also adds columns (migrateV2): contracts.origin (the sender of
+// the creating transaction) and contracts.seq (block<<28 | the creation's
+// position in the block), and nft_owners.seq and erc1155_balances.seq (the
+// transfer that last changed the holding), each with the index its listing
+// reads; and untraced_blocks (its own table) gets a row for every block with
+// transactions of a chain that is not traced (noTracerReason).

@@ -81,7 +81,7 @@ func (f *follower) commit(ctx context.Context, blocks []*fetched) error {
 	}
 	f.cumTxs = cum
 	for _, t := range infos {
-		f.tokens[t.Address] = t.Kind
+		f.tokens[t.Address] = knownToken{kind: t.Kind, spam: t.Spam()}
 	}
 	// Hooks run before the new head is announced, so a WaitFor caller sees
 	// the block in the store and in every consumer of the hook alike.
@@ -106,18 +106,27 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		}
 		return s
 	}
-	insBlock := prep(`INSERT OR REPLACE INTO blocks VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	insTx := prep(`INSERT OR REPLACE INTO txs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	insTransfer := prep(`INSERT OR REPLACE INTO transfers VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	insAddr := prep(`INSERT OR IGNORE INTO address_transfers VALUES (?,?,?,?)`)
-	setOwner := prep(`INSERT OR REPLACE INTO nft_owners VALUES (?,?,?,?)`)
+	insBlock := prep(`INSERT OR REPLACE INTO blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, gas_used, gas_limit, base_fee, fees_spent, cum_txs)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	insTx := prep(`INSERT OR REPLACE INTO txs (chain_id, hash, block_number, tx_index, type, from_addr, to_addr, value, nonce, gas_limit, gas_used, gas_price, max_fee, max_priority_fee, status, input)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	insTransfer := prep(`INSERT OR REPLACE INTO transfers (chain_id, seq, block_number, log_index, tx_hash, contract, kind, from_addr, to_addr, token_id, value)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	insAddr := prep(`INSERT OR IGNORE INTO address_transfers (chain_id, address, kind, seq) VALUES (?,?,?,?)`)
+	setOwner := prep(`INSERT OR REPLACE INTO nft_owners (chain_id, contract, token_id, owner, seq) VALUES (?,?,?,?,?)`)
 	delOwner := prep(`DELETE FROM nft_owners WHERE chain_id=? AND contract=? AND token_id=?`)
-	insContract := prep(`INSERT OR IGNORE INTO contracts VALUES (?,?,?,?,?,?)`)
-	insInternal := prep(`INSERT OR REPLACE INTO internal_txs VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	insToken := prep(`INSERT OR IGNORE INTO tokens VALUES (?,?,?,?,?,?)`)
-	insTeleport := prep(`INSERT OR REPLACE INTO teleporter_messages VALUES (?,?,?,?,?,?,?)`)
-	insUntraced := prep(`INSERT OR REPLACE INTO untraced_blocks VALUES (?,?,?)`)
-	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insContract, insInternal, insToken, insTeleport, insUntraced} {
+	insCollection := prep(`INSERT OR IGNORE INTO collection_tokens (chain_id, contract, token_id, first_seq) VALUES (?,?,?,?)`)
+	insContract := prep(`INSERT OR IGNORE INTO contracts (chain_id, address, tx_hash, block_number, deployer, kind, origin, seq) VALUES (?,?,?,?,?,?,?,?)`)
+	insInternal := prep(`INSERT OR REPLACE INTO internal_txs (chain_id, tx_hash, idx, block_number, type, from_addr, to_addr, value, gas, gas_used, reverted)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	insToken := prep(`INSERT OR IGNORE INTO tokens (chain_id, address, kind, name, symbol, decimals) VALUES (?,?,?,?,?,?)`)
+	insTeleport := prep(`INSERT OR REPLACE INTO teleporter_messages (chain_id, tx_hash, log_index, block_number, message_id, direction, other_chain) VALUES (?,?,?,?,?,?,?)`)
+	insUntraced := prep(`INSERT OR REPLACE INTO untraced_blocks (chain_id, number, reason) VALUES (?,?,?)`)
+	insParty := prep(`INSERT INTO address_txs (chain_id, address, block_number, tx_index, native, spam) VALUES (?,?,?,?,?,?)
+		ON CONFLICT DO UPDATE SET native = max(native, excluded.native), spam = min(spam, excluded.spam)`)
+	insAddrInternal := prep(`INSERT OR IGNORE INTO address_internals (chain_id, address, seq, tx_hash, idx) VALUES (?,?,?,?,?)`)
+	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insCollection, insContract, insInternal, insToken, insTeleport,
+		insUntraced, insParty, insAddrInternal} {
 		if s != nil {
 			defer s.Close()
 		}
@@ -130,8 +139,13 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 			return 0, err
 		}
 	}
+	spam := map[common.Address]bool{}
+	for _, t := range infos {
+		spam[t.Address] = t.Spam()
+	}
 	deltas := map[balKey]*big.Int{}
-	add := func(k balKey, v *big.Int, neg bool) {
+	seqs := map[balKey]int64{} // the last transfer of each changed ERC-1155 balance
+	add := func(k balKey, v *big.Int, neg bool, seq int64) {
 		d := deltas[k]
 		if d == nil {
 			d = new(big.Int)
@@ -142,6 +156,7 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 		} else {
 			d.Add(d, v)
 		}
+		seqs[k] = seq
 	}
 	cum := f.cumTxs
 	zero := common.Address{}
@@ -179,38 +194,66 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 					}
 				}
 			}
+			if t.Kind != ERC20 {
+				if _, err := insCollection.Exec(f.id, t.Contract.Bytes(), id, seq); err != nil {
+					return 0, err
+				}
+			}
 			switch t.Kind {
 			case ERC20, ERC1155:
 				if t.From != zero {
-					add(balKey{t.From, t.Contract, idKey, t.Kind == ERC1155}, t.Value, true)
+					add(balKey{t.From, t.Contract, idKey, t.Kind == ERC1155}, t.Value, true, seq)
 				}
 				if t.To != zero {
-					add(balKey{t.To, t.Contract, idKey, t.Kind == ERC1155}, t.Value, false)
+					add(balKey{t.To, t.Contract, idKey, t.Kind == ERC1155}, t.Value, false, seq)
 				}
 			case ERC721:
 				var err error
 				if t.To == zero {
 					_, err = delOwner.Exec(f.id, t.Contract.Bytes(), id)
 				} else {
-					_, err = setOwner.Exec(f.id, t.Contract.Bytes(), id, t.To.Bytes())
+					_, err = setOwner.Exec(f.id, t.Contract.Bytes(), id, t.To.Bytes(), seq)
 				}
 				if err != nil {
 					return 0, err
 				}
 			}
 		}
-		for _, c := range d.Creations {
-			if _, err := insContract.Exec(f.id, c.Address.Bytes(), c.TxHash.Bytes(), d.Number, c.Deployer.Bytes(), string(c.Kind)); err != nil {
+		origins := make(map[common.Hash]common.Address, len(d.Txs))
+		for _, t := range d.Txs {
+			origins[t.Hash] = t.From
+		}
+		for i, c := range d.Creations {
+			if _, err := insContract.Exec(f.id, c.Address.Bytes(), c.TxHash.Bytes(), d.Number, c.Deployer.Bytes(), string(c.Kind),
+				origins[c.TxHash].Bytes(), creationSeq(d.Number, i)); err != nil {
 				return 0, err
 			}
 		}
-		if d.untraced != "" {
-			if _, err := insUntraced.Exec(f.id, d.Number, d.untraced); err != nil {
+		// Every block with transactions whose internal transactions are
+		// unknown says why: its trace failed or was too large, or the
+		// chain is not traced at all.
+		reason := d.untraced
+		if reason == "" && !d.traced && len(d.Txs) > 0 {
+			reason = noTracerReason
+		}
+		if reason != "" {
+			if _, err := insUntraced.Exec(f.id, d.Number, reason); err != nil {
 				return 0, err
 			}
 		}
 		for _, it := range d.internals {
 			if _, err := insInternal.Exec(f.id, it.TxHash.Bytes(), it.Idx, d.Number, it.Type, it.From.Bytes(), it.To.Bytes(), it.Value.String(), it.Gas, it.GasUsed, it.Reverted); err != nil {
+				return 0, err
+			}
+		}
+		ps, ins := f.parties(d, spam)
+		for k, p := range ps {
+			if _, err := insParty.Exec(f.id, k.addr.Bytes(), d.Number, k.index, p.native, !p.nonSpam); err != nil {
+				return 0, err
+			}
+		}
+		for _, a := range ins {
+			if _, err := insAddrInternal.Exec(f.id, a.addr.Bytes(), a.seq, a.tx.Bytes(), a.idx); err != nil {
 				return 0, err
 			}
 		}
@@ -220,23 +263,25 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 			}
 		}
 	}
-	if err := f.applyDeltas(ctx, tx, deltas); err != nil {
+	if err := f.applyDeltas(ctx, tx, deltas, seqs); err != nil {
 		return 0, err
 	}
 	return cum, nil
 }
 
 // applyDeltas adds balance changes to the current-balance tables; a balance
-// that reaches zero is deleted.
-func (f *follower) applyDeltas(ctx context.Context, tx *sql.Tx, deltas map[balKey]*big.Int) error {
+// that reaches zero is deleted. seqs, when set, holds the last transfer of
+// each ERC-1155 balance changed (erc1155_balances.seq).
+func (f *follower) applyDeltas(ctx context.Context, tx *sql.Tx, deltas map[balKey]*big.Int, seqs map[balKey]int64) error {
 	if len(deltas) == 0 {
 		return nil
 	}
 	get20, _ := tx.PrepareContext(ctx, `SELECT balance FROM erc20_balances WHERE chain_id=? AND owner=? AND contract=?`)
-	set20, _ := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO erc20_balances VALUES (?,?,?,?)`)
+	set20, _ := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO erc20_balances (chain_id, owner, contract, balance) VALUES (?,?,?,?)`)
 	del20, _ := tx.PrepareContext(ctx, `DELETE FROM erc20_balances WHERE chain_id=? AND owner=? AND contract=?`)
 	get1155, _ := tx.PrepareContext(ctx, `SELECT balance FROM erc1155_balances WHERE chain_id=? AND owner=? AND contract=? AND token_id=?`)
-	set1155, _ := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO erc1155_balances VALUES (?,?,?,?,?)`)
+	set1155, _ := tx.PrepareContext(ctx, `INSERT INTO erc1155_balances (chain_id, owner, contract, token_id, balance, seq) VALUES (?,?,?,?,?,?)
+		ON CONFLICT DO UPDATE SET balance = excluded.balance, seq = CASE WHEN excluded.seq > 0 THEN excluded.seq ELSE seq END`)
 	del1155, _ := tx.PrepareContext(ctx, `DELETE FROM erc1155_balances WHERE chain_id=? AND owner=? AND contract=? AND token_id=?`)
 	for _, s := range []*sql.Stmt{get20, set20, del20, get1155, set1155, del1155} {
 		if s == nil {
@@ -271,7 +316,7 @@ func (f *follower) applyDeltas(ctx context.Context, tx *sql.Tx, deltas map[balKe
 		case bal.Sign() == 0:
 			_, err = del20.Exec(f.id, k.owner.Bytes(), k.contract.Bytes())
 		case is1155:
-			_, err = set1155.Exec(f.id, k.owner.Bytes(), k.contract.Bytes(), k.id[:], bal.String())
+			_, err = set1155.Exec(f.id, k.owner.Bytes(), k.contract.Bytes(), k.id[:], bal.String(), seqs[k])
 		default:
 			_, err = set20.Exec(f.id, k.owner.Bytes(), k.contract.Bytes(), bal.String())
 		}
@@ -279,122 +324,6 @@ func (f *follower) applyDeltas(ctx context.Context, tx *sql.Tx, deltas map[balKe
 			return err
 		}
 	}
-	return nil
-}
-
-// rollback removes blocks >= from and everything derived from them.
-func (f *follower) rollback(ctx context.Context, from uint64) error {
-	f.ix.writeMu.Lock()
-	defer f.ix.writeMu.Unlock()
-	tx, err := f.ix.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	defer tx.Rollback()
-	first := seqOf(from, 0, 0)
-	rows, err := tx.QueryContext(ctx, `SELECT seq, contract, kind, from_addr, to_addr, token_id, value FROM transfers WHERE chain_id=? AND seq>=?`, f.id, first)
-	if err != nil {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	type nftKey struct {
-		contract common.Address
-		id       [32]byte
-	}
-	deltas := map[balKey]*big.Int{}
-	nfts := map[nftKey]bool{}
-	type addrRow struct {
-		addr []byte
-		kind TokenKind
-		seq  int64
-	}
-	var addrRows []addrRow
-	zero := common.Address{}
-	for rows.Next() {
-		var seq int64
-		var contract, fromA, toA, id []byte
-		var kind TokenKind
-		var value string
-		if err := rows.Scan(&seq, &contract, &kind, &fromA, &toA, &id, &value); err != nil {
-			rows.Close()
-			return fmt.Errorf("rollback: %w", err)
-		}
-		c, fa, ta := common.BytesToAddress(contract), common.BytesToAddress(fromA), common.BytesToAddress(toA)
-		var idKey [32]byte
-		copy(idKey[:], id)
-		v, _ := new(big.Int).SetString(value, 10)
-		switch kind {
-		case ERC721:
-			nfts[nftKey{c, idKey}] = true
-		default:
-			if fa != zero {
-				k := balKey{fa, c, idKey, kind == ERC1155}
-				deltas[k] = new(big.Int).Add(orZero(deltas[k]), v)
-			}
-			if ta != zero {
-				k := balKey{ta, c, idKey, kind == ERC1155}
-				deltas[k] = new(big.Int).Sub(orZero(deltas[k]), v)
-			}
-		}
-		for _, a := range [][]byte{fromA, toA} {
-			if common.BytesToAddress(a) != zero {
-				addrRows = append(addrRows, addrRow{a, kind, seq})
-			}
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	for _, r := range addrRows {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM address_transfers WHERE chain_id=? AND address=? AND kind=? AND seq=?`, f.id, r.addr, r.kind, r.seq); err != nil {
-			return fmt.Errorf("rollback: %w", err)
-		}
-	}
-	for _, q := range []string{
-		`DELETE FROM transfers WHERE chain_id=? AND seq>=?`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, f.id, first); err != nil {
-			return fmt.Errorf("rollback: %w", err)
-		}
-	}
-	for _, q := range []string{
-		`DELETE FROM blocks WHERE chain_id=? AND number>=?`,
-		`DELETE FROM txs WHERE chain_id=? AND block_number>=?`,
-		`DELETE FROM contracts WHERE chain_id=? AND block_number>=?`,
-		`DELETE FROM internal_txs WHERE chain_id=? AND block_number>=?`,
-		`DELETE FROM untraced_blocks WHERE chain_id=? AND number>=?`,
-		`DELETE FROM teleporter_messages WHERE chain_id=? AND block_number>=?`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, f.id, from); err != nil {
-			return fmt.Errorf("rollback: %w", err)
-		}
-	}
-	if err := f.applyDeltas(ctx, tx, deltas); err != nil {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	for k := range nfts {
-		var owner []byte
-		err := tx.QueryRowContext(ctx, `SELECT to_addr FROM transfers WHERE chain_id=? AND contract=? AND token_id=? ORDER BY seq DESC LIMIT 1`, f.id, k.contract.Bytes(), k.id[:]).Scan(&owner)
-		switch {
-		case err == sql.ErrNoRows || (err == nil && common.BytesToAddress(owner) == zero):
-			_, err = tx.ExecContext(ctx, `DELETE FROM nft_owners WHERE chain_id=? AND contract=? AND token_id=?`, f.id, k.contract.Bytes(), k.id[:])
-		case err == nil:
-			_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO nft_owners VALUES (?,?,?,?)`, f.id, k.contract.Bytes(), k.id[:], owner)
-		}
-		if err != nil {
-			return fmt.Errorf("rollback: %w", err)
-		}
-	}
-	var cum sql.NullInt64
-	var last sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT number, cum_txs FROM blocks WHERE chain_id=? ORDER BY number DESC LIMIT 1`, f.id).Scan(&last, &cum); err != nil && err != sql.ErrNoRows {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	f.cumTxs = uint64(cum.Int64)
-	f.setHead(uint64(last.Int64), last.Valid)
 	return nil
 }
 

@@ -91,8 +91,8 @@ func (f *follower) noteUntraced(ds []*decoded) {
 }
 
 // Untraced says why block number of chainID was indexed without internal
-// transactions although the chain is traced (its trace exceeded the bound
-// or failed), or "" when it was not.
+// transactions (its trace exceeded the bound or failed, or the chain is not
+// traced), or "" when it was not.
 func (ix *Index) Untraced(ctx context.Context, chainID, number uint64) (string, error) {
 	var reason string
 	err := ix.r.QueryRowContext(ctx, `SELECT reason FROM untraced_blocks WHERE chain_id=? AND number=?`, chainID, number).Scan(&reason)

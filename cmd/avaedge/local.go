@@ -1,12 +1,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -28,7 +25,7 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 		Node:            cfg.Local.Node,
 		Seed:            cfg.Local.Seed,
 		DisableDevChain: cfg.Local.DisableDevChain,
-		DevChain: evm.Options{Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: writeKeys(trusted),
+		DevChain: evm.Options{Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: func(r *http.Request) []string { return limits.RequestIDs(r, trusted) },
 			Client: func(r *http.Request) string { return limits.AddressID(r, trusted) }, CallGasCap: e.CallGasCap,
 			CallTimeout: e.CallTimeout.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
 		DataDir:    cfg.DataDir,
@@ -53,23 +50,4 @@ func publicURL(listen string) string {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port)
-}
-
-// writeKeys names the identities a dev chain write counts against: the
-// client's address (IPv6 by /64, as the edge counts anonymous clients) and,
-// when it sends one, the hash of its API key (never the key itself), each
-// with its own allowance, so that fresh keys do not buy fresh writes.
-func writeKeys(trusted []netip.Prefix) func(r *http.Request) []string {
-	return func(r *http.Request) []string {
-		keys := []string{limits.AddressID(r, trusted)}
-		key := r.Header.Get("X-Glacier-Api-Key")
-		if key == "" {
-			key = r.Header.Get("X-Data-Api-Key")
-		}
-		if key != "" {
-			sum := sha256.Sum256([]byte(key))
-			keys = append(keys, "key:"+hex.EncodeToString(sum[:]))
-		}
-		return keys
-	}
 }

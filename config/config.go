@@ -76,6 +76,10 @@ type Config struct {
 	// every path is refused with 404: the operator's upstream key never
 	// serves what the operator did not publish.
 	Publish []Publish `yaml:"publish"`
+	// Usage configures the metering of every request by key, which the
+	// usage routes (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes)
+	// and the admin API's /admin/usage read.
+	Usage Usage `yaml:"usage"`
 	// Local configures the offline world.
 	Local Local `yaml:"local"`
 	// TLS terminates HTTPS on the public listener when set.
@@ -84,6 +88,29 @@ type Config struct {
 	DisableAccessLog bool `yaml:"disable_access_log"`
 	// LogLevel is debug, info, warn or error. Default info.
 	LogLevel string `yaml:"log_level"`
+}
+
+// Usage configures the metering of requests by key. With Redis the usage
+// is shared by every replica; without, it lives in usage.db in the data
+// directory; without either, in memory.
+type Usage struct {
+	// FlushInterval is how often each replica writes the usage it
+	// aggregated (and at shutdown). Env AVAEDGE_USAGE_FLUSH_INTERVAL. Zero
+	// means the meter's default, 10s.
+	FlushInterval Duration `yaml:"flush_interval"`
+	// LogsPerKey bounds the request logs kept per key (the newest are
+	// kept). Zero means the meter's default, 10,000.
+	LogsPerKey int `yaml:"logs_per_key"`
+	// LogMaxAge bounds how long a request log is kept. Zero means the
+	// meter's default, 168h (7 days).
+	LogMaxAge Duration `yaml:"log_max_age"`
+	// RetryFor is how long a batch that could not be written (Redis down)
+	// is kept and retried before it is dropped, counted and logged. Zero
+	// means the meter's default, 15m.
+	RetryFor Duration `yaml:"retry_for"`
+	// Disable turns metering off: nothing is recorded and the usage routes
+	// answer 404 like any account-scoped route.
+	Disable bool `yaml:"disable"`
 }
 
 // Upstreams names the real services and how to reach them.
@@ -377,6 +404,13 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		}
 	}
 	set("AVAEDGE_LOCAL_NODE", &c.Local.Node)
+	if v := getenv("AVAEDGE_USAGE_FLUSH_INTERVAL"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			c.Usage.FlushInterval = Duration(d)
+		} else {
+			c.Usage.FlushInterval = -1 // rejected by Validate
+		}
+	}
 	if v := getenv("AVAEDGE_LOCAL_NETWORKS"); v != "" {
 		c.Local.Networks = nil
 		for _, n := range strings.Split(v, ",") {

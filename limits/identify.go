@@ -27,11 +27,36 @@ type Client struct {
 // KeyID names the client as Decision.KeyID does.
 func (c Client) KeyID() string { return c.keyID }
 
+// Identity is who the client's requests are counted for: "key:<id>" for a
+// key of the keys file, "hash:<hex sha256>" for a key avaedge does not
+// manage, "ip:<addr>" for an anonymous client.
+func (c Client) Identity() string { return c.id }
+
+// Keyed reports whether the client presented a key that was accepted.
+func (c Client) Keyed() bool { return c.keyed }
+
 // Identify finds the client of r: its key (X-Glacier-Api-Key, else
 // X-Data-Api-Key) or, without one, its address. It does no I/O, so a
 // request can be identified, and refused, before its body is read. A
 // Decision with a non-zero Status is a refusal (401) to answer instead.
 func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
+	c, msg := l.identify(r)
+	if msg != "" {
+		return l.unauthorized(msg)
+	}
+	return c, Decision{}
+}
+
+// Lookup is Identify without counting a refusal: it names the client of a
+// request answered before it was identified (a parameter error), for its
+// usage. ok is false when Identify would refuse it.
+func (l *Limiter) Lookup(r *http.Request) (c Client, ok bool) {
+	c, msg := l.identify(r)
+	return c, msg == ""
+}
+
+// identify finds r's client, or the 401 message that refuses it.
+func (l *Limiter) identify(r *http.Request) (Client, string) {
 	ks := l.keys.Load()
 	if presented := presentedKey(r.Header); presented != "" {
 		sum := sha256.Sum256([]byte(presented))
@@ -46,16 +71,16 @@ func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
 				if l.keyCap != nil {
 					c.group = l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies))
 				}
-				return c, Decision{}
+				return c, ""
 			}
-			return l.unauthorized("Invalid API key")
+			return Client{}, "Invalid API key"
 		}
-		return Client{id: "key:" + k.ID, keyID: k.ID, keyed: true, plan: ks.plans[k.Plan]}, Decision{}
+		return Client{id: "key:" + k.ID, keyID: k.ID, keyed: true, plan: ks.plans[k.Plan]}, ""
 	}
 	if ks.file.Anonymous == "" {
-		return l.unauthorized("An API key is required")
+		return Client{}, "An API key is required"
 	}
-	return Client{id: l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), keyID: "anonymous", plan: ks.plans[ks.file.Anonymous]}, Decision{}
+	return Client{id: l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), keyID: "anonymous", plan: ks.plans[ks.file.Anonymous]}, ""
 }
 
 func (l *Limiter) unauthorized(msg string) (Client, Decision) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
 	"github.com/avaedge/avaedge/local/api/node"
-	"github.com/avaedge/avaedge/local/api/pdata"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
@@ -201,19 +199,21 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("devnet: %w", err)
 		}
+		b.opened("devnet", w.Close)
 		dev = w
 	}
 	if err := b.buildEVM(ctx, followed); err != nil {
 		return nil, err
 	}
 
-	// The primary-network Data API routes. Over a followed node, routes
-	// its index lacks answer that they have no local implementation: nothing
-	// of the devnet passes for that network.
+	// The primary-network Data API routes: one set of handlers over an
+	// index, the followed node's or the devnet's. Over a followed node,
+	// routes it cannot answer have no local implementation: nothing of the
+	// devnet passes for that network. The devnet answers as any network.
 	if followed != nil {
-		b.add(pdata.Handlers(followed, time.Now))
+		b.add(dataapi.Handlers(dataapi.Options{Source: followed, Logger: b.log}))
 	} else {
-		b.add(dataapi.Handlers(dev, time.Now))
+		b.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, LinearX: true, Logger: b.log}))
 	}
 
 	// The node's methods: the followed node's fall back to its index, never

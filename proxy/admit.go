@@ -16,7 +16,7 @@ func (s *Server) admit(ex *exchange, c limits.Charge) bool {
 	} else {
 		d = s.opts.Limiter.Admit(ex.r.Context(), ex.r, c)
 	}
-	ex.keyID = d.KeyID
+	ex.keyID, ex.identity = d.KeyID, d.Identity
 	if d.HasHeaders() {
 		d.WriteHeaders(ex.w.Header())
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
 )
 
@@ -35,4 +37,23 @@ type edgeCalls struct{ u *Upstream }
 
 func (t edgeCalls) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.u.RoundTrip(t.u.outgoingShared(r.Context(), r, nil, nil), true)
+}
+
+// NodeNetwork names a node upstream's network as the Data API does
+// ("mainnet", "fuji"; "" for any other): configured when it is not zero,
+// else learned from the node (NetworkID, within 5s). A nil up has none.
+func NodeNetwork(ctx context.Context, up *Upstream, configured uint32) (string, error) {
+	if up == nil {
+		return "", nil
+	}
+	id := configured
+	if id == 0 {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		var err error
+		if id, err = up.NetworkID(ctx); err != nil {
+			return "", err
+		}
+	}
+	return avanet.DataAPIName(id), nil
 }

@@ -17,6 +17,7 @@ import (
 // a body, was admitted before it was read), then the call's chain (answer),
 // written straight to the client.
 func (s *Server) serve(ex *exchange, p *preparedCall) {
+	ex.prepared = p
 	if !ex.admitted && !s.admit(ex, p.charge) {
 		return
 	}
@@ -50,6 +51,7 @@ func (s *Server) answer(ex *exchange, p *preparedCall, w http.ResponseWriter) (O
 	bypass := noCache(ex.r.Header)
 	if !bypass {
 		if e := s.opts.Cache.Fresh(p.key, ex.start); e != nil {
+			ex.atOnce = true
 			return s.writeEntry(ex, p, w, e, cache.Hit)
 		}
 	}

@@ -32,6 +32,12 @@ type preparedCall struct {
 	// batch, put among the upstream's answers (spliceWriter).
 	edgeAnswers []edgeAnswer
 	retry       bool // an idempotent read: the upstream call may be retried
+	// method is a node call's method when no route names it (an EVM call,
+	// a method the catalogue does not know), for its usage.
+	method string
+	// shared says the memo holds the call: requests share it, so it names
+	// their usage (usage.Record.Shape). Set before the call is published.
+	shared bool
 }
 
 // serveREST handles one catalogued Data or Metrics API route: it parses and
@@ -143,6 +149,7 @@ func (m *memo) put(uri string, p *preparedCall) {
 	if m.bytes.Load()+size > m.maxBytes {
 		return
 	}
+	p.shared = true // before it is published: read by its own request's finish, then only by readers of the memo
 	if _, loaded := m.entries.LoadOrStore(uri, p); !loaded {
 		m.n.Add(1)
 		m.bytes.Add(size)

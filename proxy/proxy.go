@@ -23,6 +23,7 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // Cache is the response cache; *cache.Cache is one. Do answers key from the
@@ -67,6 +68,24 @@ type Local interface {
 	// networks mapped to the devnet and EVM chains the indexer follows.
 	Covers(rt *catalog.Route, v catalog.Values) bool
 }
+
+// Usage meters every answered request and answers the usage routes
+// (usage.Routes) from what it metered; *usage.Meter is one. Neither Count
+// nor Record blocks or does I/O: they run on every request, after the
+// answer is written.
+type Usage interface {
+	// Count counts a request by its shared prepared call alone, when that is all the
+	// meter needs of it (it keeps no log line of it), and reports whether
+	// it did; if not, the edge hands it the whole record.
+	Count(c usage.Count) bool
+	// Record takes one request's whole record.
+	Record(rec usage.Record)
+	// Answer answers a validated, admitted call of one of the usage routes
+	// for the calling key.
+	Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values, caller usage.Caller)
+}
+
+var _ Usage = (*usage.Meter)(nil)
 
 // Origin names where an answer came from, as X-Avaedge-Source says. A
 // JSON-RPC batch may combine several: Origin is a set of bits.
@@ -131,6 +150,11 @@ type Options struct {
 	// Publish are further routes, and JSON-RPC methods, forwarded to named
 	// keys only (see config.Config.Publish).
 	Publish []config.Publish
+	// Usage meters every request by key and answers the usage routes
+	// (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes) for the
+	// calling key. Nil meters nothing, and those routes answer 404 like any
+	// account-scoped route.
+	Usage Usage
 	// EVMDebug serves the debug_ namespace on the EVM endpoint to every
 	// client, at catalog.EVMDebugCost per call: the local dev chain with
 	// local.evm.debug. False leaves it to Publish.

@@ -68,6 +68,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	}
 	rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
 	if rt == nil {
+		p.method = c.Method
 		// Not in the catalogue: forwarded (never cached) only when the
 		// operator publishes it to this key; else the node's own answer for
 		// a method it does not serve, at the edge.
@@ -185,7 +186,10 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if batch {
 		fwd = append(append([]byte{'['}, fwd...), ']')
 	}
-	p := &preparedCall{rt: rt, service: catalog.Node, body: fwd, charge: charge, edgeAnswers: edge}
+	p := &preparedCall{rt: rt, service: catalog.Node, body: fwd, charge: charge, edgeAnswers: edge, method: "batch"}
+	if !batch {
+		p.method = calls[0].Method
+	}
 	s.serve(ex, p)
 }
 

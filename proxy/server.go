@@ -75,6 +75,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	for svc, up := range opts.Upstreams {
+		if up != nil && up.Breaker != nil {
+			// Closed until a transition says otherwise, so a dashboard
+			// shows every breaker from the start.
+			m.breaker.WithLabelValues(string(svc)).Set(0)
+		}
+	}
 	for i := range opts.Routes {
 		rt := &opts.Routes[i]
 		s.routes[rt.Name] = rt
@@ -107,6 +114,7 @@ func New(opts Options) (*Server, error) {
 		w.Header()["Content-Type"] = hdrJSON
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
 	})
+	s.mountUsage()
 	catalog.Mount(s.mux, opts.Routes, func(rt *catalog.Route) http.Handler {
 		rm := s.rmetrics[rt.Name]
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
@@ -165,8 +173,11 @@ type exchange struct {
 	source   Origin
 	cache    cache.Status
 	format   errFormat
-	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
-	admitted bool   // the limiter admitted the request
+	rpcID    []byte        // a single JSON-RPC call's raw id, for edge errors
+	admitted bool          // the limiter admitted the request
+	atOnce   bool          // answered from the in-process cache tier, at ex.start
+	prepared *preparedCall // the call served, for its usage record
+	identity string        // who the request is counted for (limits.Decision.Identity)
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client
@@ -231,6 +242,7 @@ func (s *Server) finish(ex *exchange) {
 	} else {
 		s.metrics.observe(ex.service, ex.route, status, ex.source)
 	}
+	s.recordUsage(ex, status)
 	if !s.opts.AccessLog {
 		return
 	}

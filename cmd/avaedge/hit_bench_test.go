@@ -10,6 +10,7 @@ import (
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // nopWriter is a ResponseWriter that keeps nothing, so the benchmark
@@ -21,7 +22,7 @@ func (w *nopWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *nopWriter) WriteHeader(int)             {}
 
 // BenchmarkCacheHit is the in-process hit path of the wired edge, with the
-// real cache and the in-process limiter behind the proxy.
+// real cache, the in-process limiter and the usage meter behind the proxy.
 func BenchmarkCacheHit(b *testing.B) { benchmarkCacheHit(b, false) }
 
 // BenchmarkCacheHitParallel is BenchmarkCacheHit from every core at once,
@@ -49,7 +50,12 @@ func benchmarkCacheHit(b *testing.B, parallel bool) {
 	}
 	lim, _ := limits.New(limits.Options{Keys: kf})
 	defer lim.Close()
-	srv, err := proxy.New(proxy.Options{Upstreams: map[catalog.Service]*proxy.Upstream{catalog.Data: up}, Cache: c, Limiter: lim})
+	meter, err := usage.New(usage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer meter.Close()
+	srv, err := proxy.New(proxy.Options{Upstreams: map[catalog.Service]*proxy.Upstream{catalog.Data: up}, Cache: c, Limiter: lim, Usage: meter})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/bodyrate"
 	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
 func main() {
@@ -62,7 +63,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	errc := make(chan error, 3)
 	var plain *http.Server
 	if cfg.TLS.Enabled() {
-		tm, err := newTLS(cfg, log, app.Redis)
+		tm, err := edgetls.New(tlsOptions(cfg, log, app.Redis))
 		if err != nil {
 			pubLn.Close()
 			admLn.Close()

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,6 +21,7 @@ import (
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // app is the wired edge: its public and admin handlers and what to close.
@@ -45,6 +46,7 @@ type wiring struct {
 	cache     cache.Options
 	limits    limits.Options
 	admin     proxy.AdminOptions
+	usage     usage.Options
 	local     local.BuildOptions
 }
 
@@ -78,41 +80,17 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 	routes := catalog.WithOverrides(cfg.Overrides())
 
 	var srv *proxy.Server
-	ups := map[catalog.Service]*proxy.Upstream{}
-	localMode := map[catalog.Service]bool{}
-	for svc, u := range map[catalog.Service]config.Upstream{catalog.Data: cfg.Upstreams.Data, catalog.Metrics: cfg.Upstreams.Metrics, catalog.Node: cfg.Upstreams.Node} {
-		if u.URL == "" || u.Mode == "local" {
-			localMode[svc] = true
-			continue
+	ups, localMode, err := proxy.NewUpstreams(cfg.Upstreams, cfg.UpstreamAPIKey, func(svc catalog.Service, from, to string) {
+		if srv != nil {
+			srv.BreakerChanged(svc, from, to)
 		}
-		key := cfg.UpstreamAPIKey
-		if svc == catalog.Node {
-			key = "" // the Data API key is the operator's account: never sent to a node provider
-		}
-		up, err := proxy.NewUpstream(svc, u, key, func(svc catalog.Service, from, to string) {
-			if srv != nil {
-				srv.BreakerChanged(svc, from, to)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		ups[svc] = up
+	})
+	if err != nil {
+		return nil, err
 	}
-
-	nodeNetwork := ""
-	if up := ups[catalog.Node]; up != nil {
-		id := cfg.Upstreams.Node.NetworkID
-		if id == 0 {
-			nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			learned, err := up.NetworkID(nctx)
-			cancel()
-			if err != nil {
-				log.Warn("node upstream network unknown: node methods will not fall back locally", "err", err)
-			}
-			id = learned
-		}
-		nodeNetwork = avanet.DataAPIName(id)
+	nodeNetwork, nerr := proxy.NodeNetwork(ctx, ups[catalog.Node], cfg.Upstreams.Node.NetworkID)
+	if nerr != nil {
+		log.Warn("node upstream network unknown: node methods will not fall back locally", "err", nerr)
 	}
 
 	a.wired.local = localOptions(cfg, log, reg, routes, localMode, nodeNetwork)
@@ -167,6 +145,30 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
+	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
+	var meter *usage.Meter
+	if !cfg.Usage.Disable {
+		a.wired.usage = usage.Options{
+			Redis:         rdb,
+			Prefix:        cfg.RedisPrefix,
+			DataDir:       cfg.DataDir,
+			FlushInterval: cfg.Usage.FlushInterval.D(),
+			LogsPerKey:    cfg.Usage.LogsPerKey,
+			LogMaxAge:     cfg.Usage.LogMaxAge.D(),
+			RetryFor:      cfg.Usage.RetryFor.D(),
+			ClientIP:      clientIP,
+			EVMChainID:    evmChainID(nodeNetwork, localMode[catalog.Node]),
+			Registerer:    reg,
+			Logger:        log,
+		}
+		if meter, err = usage.New(a.wired.usage); err != nil {
+			return nil, err
+		}
+		// Closed before Redis (closers run last first): the last batch is
+		// written on the way out.
+		a.closers = append(a.closers, meter.Close)
+	}
+
 	a.wired.upstreams = ups
 	a.wired.proxy = proxy.Options{
 		Routes:    routes,
@@ -179,11 +181,14 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 		// is served to every client (in proxy mode the node's is published
 		// per key).
 		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
-		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
+		ClientIP:     clientIP,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		AccessLog:    !cfg.DisableAccessLog,
 		Logger:       log,
 		Registerer:   reg,
+	}
+	if meter != nil {
+		a.wired.proxy.Usage = meter
 	}
 	srv, err = proxy.New(a.wired.proxy)
 	if err != nil {
@@ -205,6 +210,23 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
 		},
 	}
+	if meter != nil {
+		a.wired.admin.Usage = meter.AdminHandler(lim.UsageHandler())
+	}
 	a.Admin = proxy.AdminHandler(a.wired.admin)
 	return a, nil
+}
+
+// evmChainID is the EVM chain id of the node endpoint's C-Chain, which the
+// usage of EVM JSON-RPC calls names: the dev chain's in local mode, the node
+// upstream's network's C-Chain otherwise ("" when it is not known).
+func evmChainID(nodeNetwork string, local bool) string {
+	n, ok := avanet.ByName(nodeNetwork)
+	if local {
+		n, ok = avanet.Local, true
+	}
+	if !ok {
+		return ""
+	}
+	return strconv.FormatUint(n.EVMChainID, 10)
 }

@@ -90,3 +90,41 @@ func (s *Spec) Validate(t testing.TB, name string, body []byte) error {
 	}
 	return s.Schema(t, name).Validate(inst)
 }
+
+// Raw returns the document's bytes, as published.
+func (s *Spec) Raw() []byte { return s.data }
+
+// OpenAPI30 is a fix for DataAPI: glacier.json, though it says OpenAPI 3.1,
+// marks nullable fields with OpenAPI 3.0's "nullable", which JSON Schema
+// ignores; each becomes "null or the schema", as the SDKs read it
+// (geolocation, say). It also drops the "examples" annotations that are
+// objects instead of arrays (3.0 style), which the 2020-12 metaschema
+// rejects; they have no bearing on validation.
+func OpenAPI30(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if ex, ok := x["examples"].(map[string]any); ok {
+			if _, isProp := ex["type"]; !isProp {
+				delete(x, "examples")
+			}
+		}
+		for _, c := range x {
+			OpenAPI30(c)
+		}
+		if x["nullable"] == true {
+			inner := map[string]any{}
+			for k, c := range x {
+				if k != "nullable" && k != "description" {
+					inner[k] = c
+					delete(x, k)
+				}
+			}
+			delete(x, "nullable")
+			x["anyOf"] = []any{map[string]any{"type": "null"}, inner}
+		}
+	case []any:
+		for _, c := range x {
+			OpenAPI30(c)
+		}
+	}
+}

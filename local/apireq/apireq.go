@@ -1,6 +1,5 @@
-// Package apireq is what the local Data API handlers share, whichever world
-// they read (local/api/dataapi the devnet, local/api/pdata the index of a followed
-// node): the request being answered with the values the catalogue
+// Package apireq is what the local Data API handlers (local/api/dataapi)
+// use to answer: the request being answered with the values the catalogue
 // validated, error answers in the Data API's format, stateless page tokens
 // (local/pagetoken) and ordering.
 package apireq
@@ -26,7 +25,8 @@ import (
 type Error struct {
 	Status int
 	Msgs   []string
-	List   bool // message as an array (validation errors)
+	List   bool  // message as an array (validation errors)
+	Err    error // what failed, for the log (Internal); never sent
 }
 
 func (e *Error) Error() string { return strings.Join(e.Msgs, "; ") }
@@ -41,9 +41,10 @@ func NotFound(msg string) *Error {
 	return &Error{Status: http.StatusNotFound, Msgs: []string{msg}}
 }
 
-// Internal is a 500 for a failed read of the local store.
+// Internal is a 500 for a failed read of the local store. The answer says
+// only that; err is for the log.
 func Internal(err error) *Error {
-	return &Error{Status: http.StatusInternalServerError, Msgs: []string{"index: " + err.Error()}}
+	return &Error{Status: http.StatusInternalServerError, Msgs: []string{"the local index could not be read"}, Err: err}
 }
 
 // Networks are the network names the Data API accepts.

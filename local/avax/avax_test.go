@@ -3,6 +3,7 @@ package avax
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"strings"
@@ -194,7 +195,7 @@ func sampleTx(t testing.TB) *Tx {
 	return tx
 }
 
-func TestTxBlockVertex(t *testing.T) {
+func TestTxBlock(t *testing.T) {
 	tx := sampleTx(t)
 	b := tx.Bytes()
 	if !bytes.HasPrefix(b, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0x30, 0x39}) {
@@ -213,10 +214,51 @@ func TestTxBlockVertex(t *testing.T) {
 	if err != nil || pb.ID() != blk.ID() || len(pb.Txs) != 2 || pb.Txs[1].ID() != tx.ID() {
 		t.Fatalf("ParseStandardBlock: %v", err)
 	}
-	v := &Vertex{Height: 1, Parents: []ID{{1}}, Txs: [][]byte{b}}
-	pv, err := ParseVertex(v.Bytes())
-	if err != nil || pv.ID() != v.ID() {
-		t.Fatalf("ParseVertex: %v", err)
+}
+
+// TestExtendedTxs round-trips a CreateAssetTx, an ImportTx and an ExportTx
+// and checks the type id each is written with. (test/avalanchego parses
+// them with avalanchego's own codec.)
+func TestExtendedTxs(t *testing.T) {
+	owner := OutputOwners{Threshold: 1, Addrs: []ShortID{{7}}}
+	var chain ID
+	chain[0] = 5
+	for _, tc := range []struct {
+		name string
+		typ  uint32
+		set  func(u *BaseTx)
+	}{
+		{"CreateAssetTx", TypeAVMCreateAssetTx, func(u *BaseTx) {
+			u.Asset = &CreateAsset{Name: "Devnet Gold", Symbol: "DGLD", Denomination: 2,
+				Holders: []TransferOutput{{Amt: 9, OutputOwners: owner}, {Amt: 3, OutputOwners: owner}}}
+		}},
+		{"ImportTx", TypeAVMImportTx, func(u *BaseTx) {
+			u.Import = &Import{SourceChain: chain, Ins: []TransferableInput{{TxID: ID{9}, OutputIndex: 2, Amount: 4, SigIndices: []uint32{0}}}}
+		}},
+		{"ExportTx", TypeAVMExportTx, func(u *BaseTx) {
+			u.Export = &Export{DestinationChain: chain, Outs: []TransferableOutput{{Out: TransferOutput{Amt: 5, OutputOwners: owner}}}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tx := sampleTx(t)
+			tc.set(&tx.Unsigned)
+			tx.Unsigned.Sort()
+			tx.Creds = make([][][SigLen]byte, len(tx.Unsigned.Inputs()))
+			b := tx.Bytes()
+			if got := binary.BigEndian.Uint32(b[2:6]); got != tc.typ {
+				t.Fatalf("type id %d; want %d", got, tc.typ)
+			}
+			back, err := ParseTx(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(back.Bytes(), b) || back.Unsigned.TypeID() != tc.typ {
+				t.Fatalf("round trip changed the tx: %x", back.Bytes())
+			}
+			if _, err := ParseTx(b[:len(b)-1]); err == nil {
+				t.Fatal("a truncated tx parsed")
+			}
+		})
 	}
 }
 

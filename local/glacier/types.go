@@ -1,8 +1,8 @@
 // Package glacier holds the Data API's answer shapes (glacier.json's
-// schemas) that the local worlds share: local/api/dataapi answers them from the
-// devnet, local/api/pdata from a followed node's index. Optional fields are
-// left out rather than null, and 64-bit quantities are strings, as the real
-// service sends them.
+// schemas) that local/api/dataapi answers, from the devnet and from a
+// followed node alike. Optional fields are left out rather than null (a
+// required but nullable one, like geolocation, is null when unknown), and
+// 64-bit quantities are strings, as the real service sends them.
 package glacier
 
 // XUTXO is Utxo, the X- and C-chain form.
@@ -135,6 +135,66 @@ type PChainUTXO struct {
 	UTXOType                string      `json:"utxoType"`
 }
 
+// ValidatorBase are the fields of every ValidatorDetails variant.
+type ValidatorBase struct {
+	TxHash         string          `json:"txHash"`
+	NodeID         string          `json:"nodeId"`
+	SubnetID       string          `json:"subnetId"`
+	AmountStaked   string          `json:"amountStaked"`
+	DelegationFee  string          `json:"delegationFee,omitempty"`
+	StartTimestamp int64           `json:"startTimestamp"`
+	EndTimestamp   int64           `json:"endTimestamp"`
+	BLSCredentials *BlsCredentials `json:"blsCredentials,omitempty"`
+}
+
+// Geolocation is where a validator's node runs.
+type Geolocation struct {
+	City        string  `json:"city"`
+	Country     string  `json:"country"`
+	CountryCode string  `json:"countryCode"`
+	Latitude    float64 `json:"latitude"`
+	Longitude   float64 `json:"longitude"`
+}
+
+// ActiveValidator is ActiveValidatorDetails. Geolocation is required and
+// nullable: null where the node's location is not known.
+type ActiveValidator struct {
+	ValidatorBase
+	StakePercentage    float64         `json:"stakePercentage"`
+	DelegatorCount     int             `json:"delegatorCount"`
+	AmountDelegated    string          `json:"amountDelegated,omitempty"`
+	UptimePerformance  float64         `json:"uptimePerformance"`
+	AvalancheGoVersion string          `json:"avalancheGoVersion,omitempty"`
+	DelegationCapacity string          `json:"delegationCapacity,omitempty"`
+	PotentialRewards   Rewards         `json:"potentialRewards"`
+	ValidationStatus   string          `json:"validationStatus"`
+	ValidatorHealth    ValidatorHealth `json:"validatorHealth"`
+	Geolocation        *Geolocation    `json:"geolocation"`
+}
+
+// CompletedValidator is CompletedValidatorDetails.
+type CompletedValidator struct {
+	ValidatorBase
+	DelegatorCount   int     `json:"delegatorCount"`
+	AmountDelegated  string  `json:"amountDelegated,omitempty"`
+	Rewards          Rewards `json:"rewards"`
+	ValidationStatus string  `json:"validationStatus"`
+}
+
+// PendingValidator is PendingValidatorDetails.
+type PendingValidator struct {
+	ValidatorBase
+	ValidationStatus string `json:"validationStatus"`
+}
+
+// RemovedValidator is RemovedValidatorDetails.
+type RemovedValidator struct {
+	ValidatorBase
+	RemoveTxHash     string `json:"removeTxHash"`
+	RemoveTimestamp  int64  `json:"removeTimestamp"`
+	ValidationStatus string `json:"validationStatus"`
+}
+
 type ListValidatorsResponse struct {
 	NextPageToken string `json:"nextPageToken,omitempty"`
 	Validators    []any  `json:"validators"`
@@ -236,4 +296,97 @@ type ListL1ValidatorsResponse struct {
 	NextPageToken string        `json:"nextPageToken,omitempty"`
 	Validators    []L1Validator `json:"validators"`
 	BlockHeight   string        `json:"blockHeight"`
+}
+
+// PChainTx is PChainTransaction.
+type PChainTx struct {
+	TxHash                         string               `json:"txHash"`
+	TxType                         string               `json:"txType"`
+	BlockTimestamp                 int64                `json:"blockTimestamp"`
+	BlockNumber                    string               `json:"blockNumber"`
+	BlockHash                      string               `json:"blockHash"`
+	ConsumedUTXOs                  []PChainUTXO         `json:"consumedUtxos"`
+	EmittedUTXOs                   []PChainUTXO         `json:"emittedUtxos"`
+	SourceChain                    string               `json:"sourceChain,omitempty"`
+	DestinationChain               string               `json:"destinationChain,omitempty"`
+	Value                          []AssetAmount        `json:"value"`
+	AmountBurned                   []AssetAmount        `json:"amountBurned"`
+	AmountStaked                   []AssetAmount        `json:"amountStaked"`
+	AmountL1ValidatorBalanceBurned []AssetAmount        `json:"amountL1ValidatorBalanceBurned"`
+	StartTimestamp                 int64                `json:"startTimestamp,omitempty"`
+	EndTimestamp                   int64                `json:"endTimestamp,omitempty"`
+	NodeID                         string               `json:"nodeId,omitempty"`
+	SubnetID                       string               `json:"subnetId,omitempty"`
+	Memo                           string               `json:"memo,omitempty"`
+	SubnetOwnershipInfo            *SubnetOwnershipInfo `json:"subnetOwnershipInfo,omitempty"`
+	BlockchainInfo                 *BlockchainInfo      `json:"blockchainInfo,omitempty"`
+}
+
+// SubnetOwnershipInfo is SubnetOwnershipInfo.
+type SubnetOwnershipInfo struct {
+	Locktime  uint64   `json:"locktime"`
+	Threshold uint32   `json:"threshold"`
+	Addresses []string `json:"addresses"`
+}
+
+// BlockchainInfo is BlockchainInfo.
+type BlockchainInfo struct {
+	ChainName string `json:"chainName"`
+	VMID      string `json:"vmId"`
+}
+
+// XChainTx is XChainLinearTransaction.
+type XChainTx struct {
+	TxHash           string        `json:"txHash"`
+	ChainFormat      string        `json:"chainFormat"`
+	Timestamp        int64         `json:"timestamp"`
+	TxType           string        `json:"txType"`
+	Memo             string        `json:"memo"`
+	ConsumedUTXOs    []XUTXO       `json:"consumedUtxos"`
+	EmittedUTXOs     []XUTXO       `json:"emittedUtxos"`
+	AmountUnlocked   []AssetAmount `json:"amountUnlocked"`
+	AmountCreated    []AssetAmount `json:"amountCreated"`
+	SourceChain      string        `json:"sourceChain,omitempty"`
+	DestinationChain string        `json:"destinationChain,omitempty"`
+	AssetCreated     *AssetDetails `json:"assetCreated,omitempty"`
+	BlockHeight      uint64        `json:"blockHeight"`
+	BlockHash        string        `json:"blockHash"`
+}
+
+// AssetDetails is XChainAssetDetails.
+type AssetDetails struct {
+	AssetID            string `json:"assetId"`
+	Name               string `json:"name"`
+	Symbol             string `json:"symbol"`
+	Denomination       int    `json:"denomination"`
+	Type               string `json:"type"`
+	CreatedAtTimestamp int64  `json:"createdAtTimestamp"`
+	Cap                string `json:"cap"`
+}
+
+// ListTxsResponse is ListPChainTransactionsResponse or
+// ListXChainTransactionsResponse.
+type ListTxsResponse[T any] struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	Transactions  []T       `json:"transactions"`
+	ChainInfo     ChainInfo `json:"chainInfo"`
+}
+
+// Vertex is XChainVertex, a vertex of the X-Chain before its linearization.
+type Vertex struct {
+	VertexHash      string   `json:"vertexHash"`
+	ParentHashes    []string `json:"parentHashes"`
+	VertexHeight    uint64   `json:"vertexHeight"`
+	VertexIndex     int      `json:"vertexIndex"`
+	VertexTimestamp int64    `json:"vertexTimestamp"`
+	TxCount         int      `json:"txCount"`
+	Transactions    []string `json:"transactions"`
+	VertexSizeBytes int      `json:"vertexSizeBytes"`
+}
+
+// ListVerticesResponse is ListXChainVerticesResponse.
+type ListVerticesResponse struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	Vertices      []Vertex  `json:"vertices"`
+	ChainInfo     ChainInfo `json:"chainInfo"`
 }

@@ -30,15 +30,15 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/api/pdata"
+	"github.com/avaedge/avaedge/local/api/dataapi"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-// serveIndex serves pdata over ix on an httptest server, each route through
-// the catalogue's validation as the edge mounts it.
+// serveIndex serves the Data API handlers over ix on an httptest server,
+// each route through the catalogue's validation as the edge mounts it.
 func serveIndex(t testing.TB, ix *pindex.Index) string {
 	t.Helper()
-	srv := httptest.NewServer(catalog.NewMux(catalog.Catalogue(), pdata.Handlers(ix, time.Now)))
+	srv := httptest.NewServer(catalog.NewMux(catalog.Catalogue(), dataapi.Handlers(dataapi.Options{Source: ix})))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -98,9 +98,10 @@ func primaryCalls(name string, w *world) []call {
 	case "getBlockById":
 		return []call{get(nets + "/blockchains/p-chain/blocks/" + w.PBlock)}
 	case "listLatestPrimaryNetworkTransactions":
-		return []call{get(nets + "/blockchains/p-chain/transactions?addresses=" + esc(w.PAddr) + "&txTypes=ImportTx&txTypes=ExportTx")}
+		return []call{get(nets + "/blockchains/p-chain/transactions?addresses=" + esc(w.PAddr) + "&txTypes=ImportTx&txTypes=ExportTx"),
+			get(nets + "/blockchains/x-chain/transactions?pageSize=5&txTypes=CreateAssetTx,ImportTx")}
 	case "getTxByHash":
-		return []call{get(nets + "/blockchains/p-chain/transactions/" + w.L1ConvTx)}
+		return []call{get(nets + "/blockchains/p-chain/transactions/" + w.L1ConvTx), get(nets + "/blockchains/x-chain/transactions/" + w.XTxID)}
 	case "listActivePrimaryNetworkStakingTransactions":
 		return []call{get(nets + "/blockchains/p-chain/transactions:listStaking?addresses=" + esc(w.PAddr))}
 	case "listL1Validators":

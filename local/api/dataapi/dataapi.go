@@ -1,17 +1,24 @@
-// Package dataapi answers the Data API's primary-network routes from the
-// local devnet: subnets, UTXOs, pending rewards, validators, delegators,
-// X-chain vertices, blocks proposed by a node and the chains an address has
-// touched. Answers follow the Data API's glacier.json: optional fields are
-// left out rather than null, 64-bit quantities are strings, enums are the
-// spec's, and lists page with stateless tokens (local/pagetoken).
+// Package dataapi answers the Data API's primary-network routes from an
+// index of the P- and X-Chain (local/source/pindex): the one a followed
+// avalanchego node fills (AVAEDGE_LOCAL_NODE), or the devnet's, which its
+// generator fills with the same blocks of transactions. Each route is
+// written once, for both worlds. Answers follow glacier.json (local/glacier):
+// optional fields are left out rather than null, 64-bit quantities are
+// strings, enums are the spec's, and lists page with stateless tokens
+// (local/pagetoken).
 //
-// Network names mainnet, fuji and testnet all resolve to the devnet; the
-// answer renders addresses with the requested network's HRP and chain and
-// AVAX ids as that network's.
+// The devnet answers for every network name as that network (Options.
+// AnyNetwork): addresses in the requested network's HRP, its chain and AVAX
+// ids. A followed network answers as itself under every name: addresses in
+// its own HRP, its own chain ids, except where glacier.json closes them in
+// an enum of mainnet's and fuji's ids (addresses:listChainIds), where the
+// requested network's id of the same chain stands for it.
 package dataapi
 
 import (
-	"slices"
+	"context"
+	"encoding/json"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -19,95 +26,272 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/glacier"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-// Handlers returns the Data API handlers over w, keyed by the glacier.json
-// operationId. They read their parameters ("network", "blockchainId",
-// "nodeId", "subnetId" and the query) from the values the catalogue
-// validated, and check only what the catalogue does not (addresses, ids,
-// page tokens). now is the clock of page tokens only; stake statuses follow
-// the world's own clock. The handlers are safe for concurrent use.
-func Handlers(w *devnet.World, now func() time.Time) map[string]catalog.Handler {
-	if now == nil {
-		now = time.Now
+// Source is what the handlers read: a *pindex.Index, the followed node's or
+// the devnet's (devnet.World.Index). Every method that reads the store takes
+// a context and returns its error, which the handlers answer with a 500 and
+// log; "not found" is a false ok, never an error.
+type Source interface {
+	Chains
+	Subnets
+	UTXOs
+	Stakes
+	Blocks
+	Txs
+}
+
+// Chains describes the indexed network: its ids, the clock of its stake
+// statuses, and how far each chain is indexed.
+type Chains interface {
+	Network() pindex.Network
+	Now() time.Time
+	Head(c pindex.Chain) (uint64, bool)
+}
+
+// Subnets reads the subnets with their owners, chains and L1 conversions.
+type Subnets interface {
+	Subnets(ctx context.Context) ([]*pindex.Subnet, error)
+	Subnet(ctx context.Context, id string) (*pindex.Subnet, bool, error)
+}
+
+// UTXOs reads UTXOs, the chains an address used and the assets.
+type UTXOs interface {
+	UTXOs(ctx context.Context, chain pindex.Chain, addrs []avax.ShortID, includeSpent bool) ([]*pindex.UTXO, error)
+	ChainsOf(ctx context.Context, addr avax.ShortID) ([]pindex.Chain, error)
+	Asset(ctx context.Context, id string) (pindex.Asset, bool, error)
+}
+
+// Stakes reads validations and delegations, and the network's current
+// validators as platform.getCurrentValidators last listed them.
+type Stakes interface {
+	Stakes(ctx context.Context) ([]*pindex.Stake, error)
+	CurrentValidators(ctx context.Context, subnet string) (json.RawMessage, int64, bool, error)
+}
+
+// Blocks reads the P- and X-Chain's blocks.
+type Blocks interface {
+	Blocks(ctx context.Context, chain pindex.Chain, r pindex.BlockRange) ([]*pindex.Block, error)
+	BlockByID(ctx context.Context, chain pindex.Chain, id string) (*pindex.Block, bool, error)
+	BlockID(ctx context.Context, chain pindex.Chain, height uint64) (string, error)
+}
+
+// Txs reads transactions and the UTXOs each made and spent.
+type Txs interface {
+	Txs(ctx context.Context, chain pindex.Chain, f pindex.TxFilter) ([]*pindex.Tx, error)
+	Tx(ctx context.Context, id string) (*pindex.Tx, bool, error)
+	TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*pindex.UTXO, err error)
+}
+
+var _ Source = (*pindex.Index)(nil)
+
+// Nodes knows where validators' nodes run and what they run: the devnet
+// does, an index does not.
+type Nodes interface {
+	// Node returns the location and avalanchego version of a node.
+	Node(id avax.NodeID) (glacier.Geolocation, string, bool)
+}
+
+// Proposers knows who proposed each block (snowman++) and the P-Chain's
+// state after each block: the devnet does, an index does not. Without
+// one, listPrimaryNetworkBlocksByNodeId has no local implementation.
+type Proposers interface {
+	// Proposer returns the proposer of chain's block id.
+	Proposer(chain pindex.Chain, id string) (glacier.ProposerDetails, bool)
+	// Proposed returns the ids of chain's blocks node proposed, newest
+	// first; ok is false when node is none of the network's.
+	Proposed(chain pindex.Chain, node avax.NodeID) (ids []string, ok bool)
+	// PChainState returns the supply and the active L1 validators and their
+	// accrued fees after the P-Chain block id.
+	PChainState(id string) (supply uint64, l1Validators int, l1Fees uint64, ok bool)
+}
+
+// Options configures Handlers.
+type Options struct {
+	// Source is the index the handlers read.
+	Source Source
+	// AnyNetwork says the source is the devnet, which answers for every
+	// network name as that network. False: the indexed network answers as
+	// itself under every name.
+	AnyNetwork bool
+	// Nodes describes validators' nodes. Nil means unknown: geolocation is
+	// null and avalancheGoVersion left out.
+	Nodes Nodes
+	// Proposers describes blocks beyond the index. Nil means unknown.
+	Proposers Proposers
+	// LinearX says the X-Chain was linear from its genesis, as the devnet's
+	// is (and a local network avalanchego v1.14 starts): getVertexByHeight
+	// answers that no height has a vertex. False means the vertices are not
+	// known: the route has no local implementation.
+	LinearX bool
+	// Now is the clock of page tokens. Nil means time.Now. Stake statuses
+	// follow the source's clock.
+	Now func() time.Time
+	// Logger logs failed reads of the source. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Handlers returns the handlers by glacier.json operationId. They read the
+// values the catalogue validated ("network", "blockchainId", "nodeId",
+// "subnetId" and the query) and check nothing it checked again. The
+// handlers are safe for concurrent use.
+func Handlers(opts Options) map[string]catalog.Handler {
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
-	a := &api{w: w, now: now}
-	return map[string]catalog.Handler{
-		"listSubnets":                      a.handle("listSubnets", a.listSubnets),
-		"getSubnetById":                    a.handle("getSubnetById", a.getSubnetByID),
-		"getUtxosByAddresses":              a.handle("getUtxosByAddresses", a.getUtxos),
-		"listPendingPrimaryNetworkRewards": a.handle("listPendingPrimaryNetworkRewards", a.listPendingRewards),
-		"getSingleValidatorDetails":        a.handle("getSingleValidatorDetails", a.getSingleValidator),
-		"listValidators":                   a.handle("listValidators", a.listValidators),
-		"listDelegators":                   a.handle("listDelegators", a.listDelegators),
-		"getVertexByHeight":                a.handle("getVertexByHeight", a.getVertices),
-		"listPrimaryNetworkBlocksByNodeId": a.handle("listPrimaryNetworkBlocksByNodeId", a.listBlocksByNode),
-		"getChainIdsForAddresses":          a.handle("getChainIdsForAddresses", a.listChainIDs),
-		"listLatestPrimaryNetworkBlocks":   a.handle("listLatestPrimaryNetworkBlocks", a.listLatestBlocks),
-		"getBlockById":                     a.handle("getBlockById", a.getBlockByID),
-		"listL1Validators":                 a.handle("listL1Validators", a.listL1Validators),
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
 	}
+	a := &api{src: opts.Source, opts: opts, log: opts.Logger.With("component", "dataapi")}
+	hs := map[string]catalog.Handler{
+		"listSubnets":                          a.handle("listSubnets", a.listSubnets),
+		"getSubnetById":                        a.handle("getSubnetById", a.getSubnet),
+		"getUtxosByAddresses":                  a.handle("getUtxosByAddresses", a.getUTXOs),
+		"getChainIdsForAddresses":              a.handle("getChainIdsForAddresses", a.listChainIDs),
+		"listValidators":                       a.handle("listValidators", a.listValidators),
+		"getSingleValidatorDetails":            a.handle("getSingleValidatorDetails", a.getValidator),
+		"listDelegators":                       a.handle("listDelegators", a.listDelegators),
+		"listL1Validators":                     a.handle("listL1Validators", a.listL1Validators),
+		"listPendingPrimaryNetworkRewards":     a.handle("listPendingPrimaryNetworkRewards", a.listPendingRewards),
+		"listLatestPrimaryNetworkBlocks":       a.handle("listLatestPrimaryNetworkBlocks", a.listBlocks),
+		"getBlockById":                         a.handle("getBlockById", a.getBlock),
+		"listLatestPrimaryNetworkTransactions": a.handle("listLatestPrimaryNetworkTransactions", a.listTxs),
+		"getTxByHash":                          a.handle("getTxByHash", a.getTx),
+	}
+	if opts.Proposers != nil {
+		hs["listPrimaryNetworkBlocksByNodeId"] = a.handle("listPrimaryNetworkBlocksByNodeId", a.listBlocksByNode)
+	}
+	if opts.LinearX {
+		hs["getVertexByHeight"] = a.handle("getVertexByHeight", a.listVertices)
+	}
+	return hs
 }
 
 type api struct {
-	w   *devnet.World
-	now func() time.Time
+	src  Source
+	opts Options
+	log  *slog.Logger
 }
 
-// req is one request being answered, with the devnet network it names.
+// req is one request being answered, with how the world presents itself
+// under the requested network name.
 type req struct {
 	*apireq.Req
-	net devnet.Network
+	view view
+	ctx  context.Context
+}
+
+// view is how the answers present the indexed network (own) under the
+// requested name: the HRP of its addresses and the ids of its X- and
+// C-Chain and of AVAX, which stand for own's in every answer.
+type view struct {
+	hrp     string
+	x, c    avax.ID
+	avaxID  avax.ID
+	own     pindex.Network
+	network string // the requested name
 }
 
 func (a *api) handle(op string, fn func(*req) (any, *apireq.Error)) catalog.Handler {
-	return apireq.Handle(op, a.now, func(r *apireq.Req) (any, *apireq.Error) {
-		n, ok := a.w.Network(r.Network)
-		if !ok {
-			return nil, apireq.BadRequest("network must be one of the following values: mainnet, fuji, testnet")
+	return apireq.Handle(op, a.opts.Now, func(r *apireq.Req) (any, *apireq.Error) {
+		q := &req{Req: r, view: a.viewOf(r.Network), ctx: r.R.Context()}
+		body, herr := fn(q)
+		if herr != nil && herr.Err != nil {
+			a.log.Error("reading the index failed", "op", op, "err", herr.Err)
 		}
-		return fn(&req{Req: r, net: n})
+		return body, herr
 	})
 }
 
-func (q *req) avaxAmount(amount uint64) assetAmount {
-	return assetAmount{AssetID: q.net.AVAX.String(), Name: devnet.AVAXName, Symbol: devnet.AVAXSymbol,
-		Denomination: devnet.AVAXDenomination, Type: "secp256k1", Amount: u64(amount)}
+// viewOf returns the presentation of the network named name.
+func (a *api) viewOf(name string) view {
+	own := a.src.Network()
+	v := view{hrp: own.HRP, x: own.XChainID, c: own.CChainID, avaxID: own.AVAX, own: own, network: name}
+	if a.opts.AnyNetwork {
+		if n, ok := devnet.LookupNetwork(name); ok {
+			v.hrp, v.x, v.c, v.avaxID = n.HRP, n.XChain, n.CChain, n.AVAX
+		}
+	}
+	return v
+}
+
+// chainID is the id of chain as presented.
+func (v view) chainID(c pindex.Chain) avax.ID {
+	switch c {
+	case pindex.ChainX:
+		return v.x
+	case pindex.ChainC:
+		return v.c
+	}
+	return avax.EmptyID
+}
+
+// id presents an id of the index: the network's own X- and C-Chain and
+// AVAX ids as the view's, others as they are.
+func (v view) id(s string) string {
+	switch s {
+	case v.own.X:
+		return v.x.String()
+	case v.own.C:
+		return v.c.String()
+	case v.own.Avax:
+		return v.avaxID.String()
+	}
+	return s
 }
 
 func u64(v uint64) string { return strconv.FormatUint(v, 10) }
 
-// bech32 renders addrs with the network's HRP, with chain prefix chain ("" for
+// bech32 renders addrs with the view's HRP and chain prefix chain ("" for
 // none).
 func (q *req) bech32(chain string, addrs []avax.ShortID) []string {
 	out := make([]string, len(addrs))
 	for i, a := range addrs {
-		out[i] = avax.FormatAddress(chain, q.net.HRP, a)
+		out[i] = avax.FormatAddress(chain, q.view.hrp, a)
 	}
 	return out
 }
 
-// resolveChain reads the blockchainId path value.
-func (q *req) resolveChain(allowed ...devnet.Chain) (devnet.Chain, *apireq.Error) {
-	s := q.Q.Get("blockchainId")
-	c, ok := devnet.ResolveChain(s)
-	if !ok || !slices.Contains(allowed, c) {
-		return 0, apireq.BadRequest("blockchainId must be one of the following values: " + chainEnum(allowed))
-	}
-	return c, nil
-}
-
-func chainEnum(allowed []devnet.Chain) string {
-	var vals []string
-	for _, c := range allowed {
-		vals = append(vals, c.Alias())
-		for _, n := range []string{"mainnet", "fuji"} {
-			if c != devnet.ChainP || n == "mainnet" {
-				net, _ := devnet.LookupNetwork(n)
-				vals = append(vals, net.ChainID(c).String())
-			}
+// rebech32 renders "P-local1..." addresses of the index's JSON with the
+// view's HRP, without the chain prefix when chain is "".
+func (q *req) rebech32(chain string, addrs []string) []string {
+	out := make([]string, 0, len(addrs))
+	for _, s := range addrs {
+		if a, err := avax.ParseShortID(s); err == nil {
+			out = append(out, avax.FormatAddress(chain, q.view.hrp, a))
+		} else if _, _, a, err := avax.ParseAddress(s); err == nil {
+			out = append(out, avax.FormatAddress(chain, q.view.hrp, a))
 		}
 	}
-	return strings.Join(vals, ", ")
+	return out
 }
+
+// resolveChain reads the blockchainId path value (an alias or a primary
+// network chain's id, as the catalogue allows) and checks it names one of
+// allowed.
+func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *apireq.Error) {
+	var c pindex.Chain
+	if dc, ok := devnet.ResolveChain(q.Q.Get("blockchainId")); ok {
+		c = pindex.Chain(dc.String())
+	}
+	for _, a := range allowed {
+		if a == c {
+			return c, nil
+		}
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = alias(a)
+	}
+	return "", apireq.BadRequest("blockchainId must be one of the following values: " + strings.Join(names, ", "))
+}
+
+func alias(c pindex.Chain) string { return strings.ToLower(string(c)) + "-chain" }
+
+var (
+	_ Nodes     = (*devnet.World)(nil)
+	_ Proposers = (*devnet.World)(nil)
+)

@@ -2,6 +2,8 @@ package dataapi
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,10 @@ import (
 // format quickly, without echoing the input. (listValidators' nodeIds
 // match by substring, so a huge one is a filter that matches nothing.)
 func TestHugeIDs(t *testing.T) {
-	f := shared(t)
+	each(t, func(t *testing.T, f *world) { hugeIDs(t, f) })
+}
+
+func hugeIDs(t *testing.T, f *world) {
 	huge := strings.Repeat("z", 200_000)                          // valid base58: the decoder's worst case
 	f.get(t, "/v1/networks/fuji/validators?nodeIds=NodeID-"+huge) // must not hang
 	for _, path := range []string{
@@ -23,8 +28,9 @@ func TestHugeIDs(t *testing.T) {
 		"/v1/networks/fuji/blockchains/" + huge + "/utxos?addresses=fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqxyzzz",
 		"/v1/networks/fuji/blockchains/p-chain/utxos?addresses=P-fuji1" + huge,
 		"/v1/networks/fuji/blockchains/x-chain/utxos?addresses=X-fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqxyzzz&assetId=" + huge,
-		"/v1/networks/fuji/blockchains/p-chain/nodes/NodeID-" + huge + "/blocks",
 		"/v1/networks/fuji/addresses:listChainIds?addresses=" + huge,
+		"/v1/networks/fuji/blockchains/p-chain/transactions/" + huge,
+		"/v1/networks/fuji/blockchains/x-chain/transactions?addresses=X-fuji1" + huge,
 	} {
 		name := strings.ReplaceAll(path, huge, "<200k>")
 		t.Run(name, func(t *testing.T) {
@@ -53,4 +59,25 @@ func TestHugeIDs(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzHandlers(f *testing.F) {
+	f.Add("/v1/networks/fuji/validators", "pageSize=3&sortBy=delegationFee&minTimeRemaining=5")
+	f.Add("/v1/networks/mainnet/blockchains/x-chain/utxos", "addresses=avax1xyz&minUtxoAmount=1e400")
+	f.Add("/v1/networks/testnet/blockchains/x-chain/transactions", "txTypes=BaseTx&startTimestamp=99999999999999999999")
+	f.Add("/v1/networks/fuji/rewards:listPending", "nodeIds=NodeID-&pageToken=%00")
+	ws := worlds(f)
+	f.Fuzz(func(t *testing.T, path, query string) {
+		if !strings.HasPrefix(path, "/") {
+			return
+		}
+		u := &url.URL{Path: path, RawQuery: query}
+		for _, w := range ws {
+			rec := httptest.NewRecorder()
+			w.mux.ServeHTTP(rec, &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}})
+			if rec.Code == http.StatusInternalServerError {
+				t.Fatalf("%s: 500 for %s", w.name, u)
+			}
+		}
+	})
 }

@@ -1,37 +1,64 @@
 package dataapi
 
 import (
+	"encoding/hex"
 	"strconv"
 
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-// listL1Validators is listL1Validators over the devnet: the validators its
-// L1 conversions registered (the devnet charges no continuous fee, so each
-// keeps the balance it was given).
+// listL1Validators is listL1Validators: the validators of every L1, as the
+// network last listed them (platform.getCurrentValidators of each
+// converted subnet), with the proofs of possession their registering
+// transactions carried. An inactive validator (no balance left, or
+// disabled) is listed only with includeInactiveL1Validators.
 func (a *api) listL1Validators(q *req) (any, *apireq.Error) {
 	size := q.PageSize(10)
 	subnetFilter, nodeFilter, vidFilter := q.Q.Get("subnetId"), q.Q.Get("nodeId"), q.Q.Get("l1ValidationId")
-	owner := func(o devnet.Owner) balanceOwner {
-		return balanceOwner{Addresses: q.bech32("", o.Addresses), Threshold: o.Threshold}
+	inactive := q.Q.Get("includeInactiveL1Validators") == "true"
+	subnets, err := a.src.Subnets(q.ctx)
+	if err != nil {
+		return nil, apireq.Internal(err)
 	}
-	var items []l1Validator
-	for _, s := range a.w.Subnets() {
-		c := s.Conversion
-		if c == nil || (subnetFilter != "" && s.ID.String() != subnetFilter) {
+	stakes, err := a.src.Stakes(q.ctx)
+	if err != nil {
+		return nil, apireq.Internal(err)
+	}
+	pops := map[string]string{}
+	for _, s := range stakes {
+		if s.ValidationID != "" {
+			pops[s.ValidationID] = s.BLSPoP
+		}
+	}
+	owner := func(o apiOwner) glacier.BalanceOwner {
+		return glacier.BalanceOwner{Addresses: q.rebech32("", o.Addresses), Threshold: uint32(num(o.Threshold))}
+	}
+	var items []glacier.L1Validator
+	for _, s := range subnets {
+		if s.Conversion == nil || (subnetFilter != "" && s.ID != subnetFilter) {
 			continue
 		}
-		for i, v := range c.Validators {
-			vid := s.ID.Append(uint32(i))
-			if (nodeFilter != "" && v.NodeID.String() != nodeFilter) || (vidFilter != "" && vid.String() != vidFilter) {
+		cur, herr := a.currentOf(q, s.ID)
+		if herr != nil {
+			return nil, herr
+		}
+		for _, c := range cur {
+			if c.ValidationID == "" || (nodeFilter != "" && c.NodeID != nodeFilter) || (vidFilter != "" && c.ValidationID != vidFilter) ||
+				(!inactive && num(c.Balance) == 0) {
 				continue
 			}
-			items = append(items, l1Validator{ValidationID: vid.String(), ValidationIDHex: avax.EncodeHexNC(vid[:]),
-				NodeID: v.NodeID.String(), SubnetID: s.ID.String(), Weight: v.Weight, RemainingBalance: v.Balance, CreationTimestamp: c.Time,
-				BLSCredentials:        blsCredentials{PublicKey: avax.EncodeHexNC(v.BLS.PublicKey), ProofOfPossession: avax.EncodeHexNC(v.BLS.ProofOfPossession)},
-				RemainingBalanceOwner: owner(v.RemainingBalanceOwner), DeactivationOwner: owner(v.DeactivationOwner)})
+			vid, err := avax.ParseID(c.ValidationID)
+			if err != nil {
+				return nil, apireq.Internal(err)
+			}
+			items = append(items, glacier.L1Validator{ValidationID: c.ValidationID, ValidationIDHex: "0x" + hex.EncodeToString(vid[:]),
+				NodeID: c.NodeID, SubnetID: s.ID, Weight: num(c.Weight), RemainingBalance: num(c.Balance),
+				CreationTimestamp:     int64(num(c.StartTime)),
+				BLSCredentials:        glacier.BlsCredentials{PublicKey: c.PublicKey, ProofOfPossession: pops[c.ValidationID]},
+				RemainingBalanceOwner: owner(c.RemainingBalanceOwner), DeactivationOwner: owner(c.DeactivationOwner)})
 		}
 	}
 	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
@@ -39,11 +66,8 @@ func (a *api) listL1Validators(q *req) (any, *apireq.Error) {
 		return nil, herr
 	}
 	if page == nil {
-		page = []l1Validator{}
+		page = []glacier.L1Validator{}
 	}
-	var head uint64
-	if bs := a.w.PBlocks(); len(bs) > 0 {
-		head = bs[len(bs)-1].Height
-	}
-	return listL1ValidatorsResponse{NextPageToken: next, Validators: page, BlockHeight: strconv.FormatUint(head, 10)}, nil
+	head, _ := a.src.Head(pindex.ChainP)
+	return glacier.ListL1ValidatorsResponse{NextPageToken: next, Validators: page, BlockHeight: strconv.FormatUint(head, 10)}, nil
 }

@@ -2,165 +2,288 @@ package dataapi
 
 import (
 	"cmp"
-	"math/big"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-type validatorBase struct {
-	TxHash         string          `json:"txHash"`
-	NodeID         string          `json:"nodeId"`
-	SubnetID       string          `json:"subnetId"`
-	AmountStaked   string          `json:"amountStaked"`
-	DelegationFee  string          `json:"delegationFee,omitempty"`
-	StartTimestamp int64           `json:"startTimestamp"`
-	EndTimestamp   int64           `json:"endTimestamp"`
-	BLSCredentials *blsCredentials `json:"blsCredentials,omitempty"`
+// Delegation limits of avalanchego's primary network on every network: a
+// validator's stake plus its delegations is at most MaxValidatorWeightFactor
+// times its stake, and at most MaxValidatorStake.
+const (
+	maxValidatorWeightFactor = 5
+	maxValidatorStake        = 3_000_000 * 1_000_000_000
+)
+
+// current is one entry of platform.getCurrentValidators: a primary network
+// or legacy subnet staker (txID...) or an L1 validator (validationID...).
+type current struct {
+	TxID            string                  `json:"txID"`
+	ValidationID    string                  `json:"validationID"`
+	NodeID          string                  `json:"nodeID"`
+	StartTime       string                  `json:"startTime"`
+	EndTime         string                  `json:"endTime"`
+	Weight          string                  `json:"weight"`
+	PotentialReward string                  `json:"potentialReward"`
+	AccruedReward   string                  `json:"accruedDelegateeReward"`
+	DelegationFee   string                  `json:"delegationFee"`
+	Uptime          string                  `json:"uptime"`
+	Connected       *bool                   `json:"connected"`
+	Signer          *glacier.BlsCredentials `json:"signer"`
+	PublicKey       string                  `json:"publicKey"`
+	Balance         string                  `json:"balance"`
+	DelegatorCount  string                  `json:"delegatorCount"`
+	DelegatorWeight string                  `json:"delegatorWeight"`
+	RewardOwner     *apiOwner               `json:"validationRewardOwner"`
+	DelegationOwner *apiOwner               `json:"delegationRewardOwner"`
+	DelegatorOwner  *apiOwner               `json:"rewardOwner"` // a delegator's
+	Delegators      []current               `json:"delegators"`
+	// L1 validators' owners.
+	RemainingBalanceOwner apiOwner `json:"remainingBalanceOwner"`
+	DeactivationOwner     apiOwner `json:"deactivationOwner"`
 }
 
-type geolocation struct {
-	City        string  `json:"city"`
-	Country     string  `json:"country"`
-	CountryCode string  `json:"countryCode"`
-	Latitude    float64 `json:"latitude"`
-	Longitude   float64 `json:"longitude"`
+// apiOwner is platformapi.Owner: "P-<hrp>1..." addresses.
+type apiOwner struct {
+	Addresses []string `json:"addresses"`
+	Threshold string   `json:"threshold"`
 }
 
-type activeValidator struct {
-	validatorBase
-	StakePercentage    float64         `json:"stakePercentage"`
-	DelegatorCount     int             `json:"delegatorCount"`
-	AmountDelegated    string          `json:"amountDelegated,omitempty"`
-	UptimePerformance  float64         `json:"uptimePerformance"`
-	AvalancheGoVersion string          `json:"avalancheGoVersion,omitempty"`
-	DelegationCapacity string          `json:"delegationCapacity,omitempty"`
-	PotentialRewards   rewards         `json:"potentialRewards"`
-	ValidationStatus   string          `json:"validationStatus"`
-	ValidatorHealth    validatorHealth `json:"validatorHealth"`
-	Geolocation        geolocation     `json:"geolocation"`
+func num(s string) uint64 { v, _ := strconv.ParseUint(s, 10, 64); return v }
+
+func float(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+
+// currentOf reads the node's current validators of subnet.
+func (a *api) currentOf(q *req, subnet string) ([]current, *apireq.Error) {
+	raw, _, ok, err := a.src.CurrentValidators(q.ctx, subnet)
+	if err != nil {
+		return nil, apireq.Internal(err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	var r struct {
+		Validators []current `json:"validators"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, apireq.Internal(err)
+	}
+	return r.Validators, nil
 }
 
-type completedValidator struct {
-	validatorBase
-	DelegatorCount   int     `json:"delegatorCount"`
-	AmountDelegated  string  `json:"amountDelegated,omitempty"`
-	Rewards          rewards `json:"rewards"`
-	ValidationStatus string  `json:"validationStatus"`
-}
-
-type pendingValidator struct {
-	validatorBase
-	ValidationStatus string `json:"validationStatus"`
-}
-
-type removedValidator struct {
-	validatorBase
-	RemoveTxHash     string `json:"removeTxHash"`
-	RemoveTimestamp  int64  `json:"removeTimestamp"`
-	ValidationStatus string `json:"validationStatus"`
-}
-
-// feePercent renders a fee in millionths as a percentage ("2", "2.5").
-func feePercent(fee uint32) string { return strconv.FormatFloat(float64(fee)/10000, 'f', -1, 64) }
-
-// vinfo is a validation with the figures the filters and sorts use.
-type vinfo struct {
-	v          *devnet.Validation
-	status     devnet.Status
+// validation is one validator registration with its status at the
+// source's clock.
+type validation struct {
+	stake  *pindex.Stake // nil for a staker of the genesis no block lists
+	cur    *current      // the network's view of it while active
+	status string        // active, pending, completed, removed
+	subnet string
+	node   string
+	txHash string
+	weight uint64
+	start  int64
+	end    int64
+	// delegators and delegated count the active delegations of an active
+	// validation, or all those of a completed one.
 	delegators int
 	delegated  uint64
-	capacity   uint64 // active primary validations only
-	hasCap     bool
-	remaining  int64
+	capacity   uint64 // active primary validations: what may still be delegated
+	// uptime is the network's measure of an active validation, when it
+	// reports one (the primary network's); else 100 is shown, and uptime
+	// filters leave the validation out.
+	uptime      float64
+	uptimeKnown bool
 }
 
-func (a *api) vinfo(v *devnet.Validation) vinfo {
-	now := a.w.Now().Unix()
-	in := vinfo{v: v, status: v.Status(now), remaining: max(0, v.End-now)}
-	for _, d := range a.w.DelegationsOf(v) {
-		ds := d.Status(now)
-		if in.status == devnet.StatusCompleted || ds == devnet.StatusActive {
-			in.delegators++
-			in.delegated += d.Weight
-		}
-		if in.status == devnet.StatusActive && ds != devnet.StatusCompleted {
-			in.capacity += d.Weight // reserved, subtracted below
-		}
+func (v *validation) primary() bool { return v.subnet == pindex.PrimaryNetworkID }
+
+// stakeStatus is the status of a validation or delegation without a view
+// of the network's current validators.
+func stakeStatus(s *pindex.Stake, now int64) string {
+	switch {
+	case s.EndKind == "completed":
+		return "completed"
+	case s.EndKind != "":
+		return "removed"
+	case s.Start > now:
+		return "pending"
+	case s.End != 0 && s.End <= now:
+		return "completed"
 	}
-	if v.SubnetID.IsEmpty() && in.status == devnet.StatusActive {
-		maxW := min(v.Weight*(devnet.MaxDelegationFactor+1), devnet.MaxValidatorWeight)
-		used := v.Weight + in.capacity
-		in.capacity, in.hasCap = 0, true
-		if maxW > used {
-			in.capacity = maxW - used
-		}
-	}
-	return in
+	return "active"
 }
 
-// totalActiveStake is the stake of the active primary validations.
-func (a *api) totalActiveStake() uint64 {
-	now := a.w.Now().Unix()
-	var t uint64
-	for _, v := range a.w.Validations() {
-		if v.SubnetID.IsEmpty() && v.Status(now) == devnet.StatusActive {
-			t += v.Weight
+// validations joins the indexed stakes with the network's current
+// validators: the primary network's, legacy subnets' and L1s'.
+func (a *api) validations(q *req) ([]*validation, []*pindex.Stake, *apireq.Error) {
+	stakes, err := a.src.Stakes(q.ctx)
+	if err != nil {
+		return nil, nil, apireq.Internal(err)
+	}
+	subnets := []string{pindex.PrimaryNetworkID}
+	for _, s := range stakes {
+		if !slices.Contains(subnets, s.SubnetID) {
+			subnets = append(subnets, s.SubnetID)
 		}
 	}
-	return t
+	active := map[string]*current{} // by tx id or validation id
+	var out []*validation
+	for _, subnet := range subnets {
+		cur, herr := a.currentOf(q, subnet)
+		if herr != nil {
+			return nil, nil, herr
+		}
+		for i := range cur {
+			c := &cur[i]
+			active[cmp.Or(c.ValidationID, c.TxID)] = c
+			if c.TxID != "" && !slices.ContainsFunc(stakes, func(s *pindex.Stake) bool { return s.TxID == c.TxID }) {
+				// A staker of the genesis, which no block lists.
+				out = append(out, &validation{cur: c, status: "active", subnet: subnet, node: c.NodeID, txHash: c.TxID,
+					weight: num(c.Weight), start: int64(num(c.StartTime)), end: int64(num(c.EndTime))})
+			}
+		}
+	}
+	now := a.src.Now().Unix()
+	for _, s := range stakes {
+		if s.Kind == "delegator" {
+			continue
+		}
+		v := &validation{stake: s, subnet: s.SubnetID, node: s.NodeID.String(), txHash: s.TxID, weight: s.Weight, start: s.Start, end: s.End}
+		v.status = stakeStatus(s, now)
+		if c := active[cmp.Or(s.ValidationID, s.TxID)]; c != nil && s.EndKind == "" {
+			v.status, v.cur, v.weight = "active", c, num(c.Weight)
+		}
+		out = append(out, v)
+	}
+	for _, v := range out {
+		a.figures(v, stakes, now)
+	}
+	return out, stakes, nil
 }
 
-func (q *req) validatorItem(a *api, in vinfo) any {
-	v := in.v
-	base := validatorBase{TxHash: v.TxID.String(), NodeID: v.NodeID.String(), SubnetID: v.SubnetID.String(),
-		AmountStaked: u64(v.Weight), StartTimestamp: v.Start, EndTimestamp: v.End}
-	primary := v.SubnetID.IsEmpty()
-	if primary {
-		base.DelegationFee = feePercent(v.DelegationFee)
+// figures fills v's delegations, capacity and uptime.
+func (a *api) figures(v *validation, stakes []*pindex.Stake, now int64) {
+	v.uptime = 100
+	if c := v.cur; c != nil && c.Uptime != "" {
+		v.uptime, v.uptimeKnown = float(c.Uptime), true
 	}
-	if v.BLS != nil {
-		base.BLSCredentials = &blsCredentials{PublicKey: avax.EncodeHexNC(v.BLS.PublicKey), ProofOfPossession: avax.EncodeHexNC(v.BLS.ProofOfPossession)}
+	if !v.primary() {
+		return
 	}
-	rw := rewards{ValidationRewardAmount: u64(v.Reward), DelegationRewardAmount: u64(v.DelegationReward)}
-	if primary {
-		rw.RewardAddresses = q.bech32("P", v.RewardOwner)
-	} else {
-		rw.ValidationRewardAmount, rw.DelegationRewardAmount = "0", "0"
+	for _, d := range stakes {
+		if d.Kind != "delegator" || d.NodeID.String() != v.node || d.Start < v.start || (v.end != 0 && d.End > v.end) {
+			continue
+		}
+		switch st := stakeStatus(d, now); {
+		case v.status == "completed":
+			v.delegators++
+			v.delegated += d.Weight
+		case v.status == "active" && st == "active" && v.cur == nil:
+			v.delegators++
+			v.delegated += d.Weight
+		}
+	}
+	if c := v.cur; c != nil && v.status == "active" {
+		v.delegators, v.delegated = int(num(c.DelegatorCount)), num(c.DelegatorWeight)
+		if c.DelegatorCount == "" {
+			v.delegators = len(c.Delegators)
+		}
+	}
+	if v.status == "active" {
+		if limit := min(v.weight*maxValidatorWeightFactor, maxValidatorStake); limit > v.weight+v.delegated {
+			v.capacity = limit - v.weight - v.delegated
+		}
+	}
+}
+
+// feePercent renders a fee in millionths (avalanchego's shares) as a
+// percentage ("2", "2.5").
+func feePercent(shares uint32) string { return strconv.FormatFloat(float64(shares)/10000, 'f', -1, 64) }
+
+func (a *api) validatorItem(q *req, v *validation, totalPrimary uint64) any {
+	base := glacier.ValidatorBase{TxHash: v.txHash, NodeID: v.node, SubnetID: v.subnet, AmountStaked: u64(v.weight),
+		StartTimestamp: v.start, EndTimestamp: v.end}
+	switch {
+	case v.cur != nil && v.cur.Signer != nil:
+		base.BLSCredentials = v.cur.Signer
+	case v.stake != nil && v.stake.BLSKey != "" && v.stake.BLSPoP != "":
+		base.BLSCredentials = &glacier.BlsCredentials{PublicKey: v.stake.BLSKey, ProofOfPossession: v.stake.BLSPoP}
+	}
+	rw := glacier.Rewards{ValidationRewardAmount: "0", DelegationRewardAmount: "0"}
+	if v.primary() {
+		if v.stake != nil {
+			base.DelegationFee = feePercent(v.stake.Fee)
+			rw.RewardAddresses = q.bech32("P", v.stake.RewardOwner)
+		} else if v.cur != nil {
+			base.DelegationFee = strconv.FormatFloat(float(v.cur.DelegationFee), 'f', -1, 64)
+		}
+		if c := v.cur; c != nil && c.RewardOwner != nil {
+			rw.RewardAddresses = q.rebech32("P", c.RewardOwner.Addresses)
+		}
 	}
 	delegated := ""
-	if primary {
-		delegated = u64(in.delegated)
+	if v.primary() {
+		delegated = u64(v.delegated)
 	}
-	switch in.status {
-	case devnet.StatusActive:
-		out := activeValidator{validatorBase: base, DelegatorCount: in.delegators, AmountDelegated: delegated,
-			UptimePerformance: v.Uptime, AvalancheGoVersion: v.Version, PotentialRewards: rw, ValidationStatus: string(in.status),
-			ValidatorHealth: validatorHealth{ReachabilityPercent: 100},
-			Geolocation:     geolocation{v.Geo.City, v.Geo.Country, v.Geo.CountryCode, v.Geo.Latitude, v.Geo.Longitude}}
-		if total := a.totalActiveStake(); primary && total > 0 {
-			p, _ := new(big.Rat).SetFrac(new(big.Int).SetUint64(v.Weight*100), new(big.Int).SetUint64(total)).Float64()
-			out.StakePercentage = p
+	switch v.status {
+	case "active":
+		out := glacier.ActiveValidator{ValidatorBase: base, DelegatorCount: v.delegators, AmountDelegated: delegated, PotentialRewards: rw,
+			ValidationStatus: "active", UptimePerformance: 100}
+		if c := v.cur; c != nil {
+			out.UptimePerformance = v.uptime
+			if v.primary() {
+				out.PotentialRewards.ValidationRewardAmount = u64(num(c.PotentialReward))
+				out.PotentialRewards.DelegationRewardAmount = u64(num(c.AccruedReward))
+			}
+			if c.Connected == nil || *c.Connected {
+				out.ValidatorHealth.ReachabilityPercent = 100
+			}
 		}
-		if in.hasCap {
-			out.DelegationCapacity = u64(in.capacity)
+		if v.primary() {
+			out.DelegationCapacity = u64(v.capacity)
+			if totalPrimary > 0 {
+				out.StakePercentage = float64(v.weight) * 100 / float64(totalPrimary)
+			}
+		}
+		if a.opts.Nodes != nil {
+			if id, err := avax.ParseNodeID(v.node); err == nil {
+				if geo, version, ok := a.opts.Nodes.Node(id); ok {
+					out.Geolocation, out.AvalancheGoVersion = &geo, version
+				}
+			}
 		}
 		return out
-	case devnet.StatusCompleted:
-		if primary && !v.RewardTxID.IsEmpty() {
-			rw.RewardTxHash = v.RewardTxID.String()
+	case "completed":
+		if v.stake != nil && v.primary() {
+			rw.ValidationRewardAmount = u64(v.stake.Rewards["VALIDATOR"])
+			rw.DelegationRewardAmount = u64(v.stake.Rewards["VALIDATOR_FEE"])
+			if v.stake.EndTx != "" {
+				rw.RewardTxHash = v.stake.EndTx
+			}
 		}
-		return completedValidator{validatorBase: base, DelegatorCount: in.delegators, AmountDelegated: delegated,
-			Rewards: rw, ValidationStatus: string(in.status)}
-	case devnet.StatusRemoved:
-		return removedValidator{validatorBase: base, RemoveTxHash: v.RemoveTxID.String(), RemoveTimestamp: v.RemoveTime,
-			ValidationStatus: string(in.status)}
+		return glacier.CompletedValidator{ValidatorBase: base, DelegatorCount: v.delegators, AmountDelegated: delegated, Rewards: rw,
+			ValidationStatus: "completed"}
+	case "removed":
+		return glacier.RemovedValidator{ValidatorBase: base, RemoveTxHash: v.stake.EndTx, RemoveTimestamp: v.stake.EndTime, ValidationStatus: "removed"}
 	}
-	return pendingValidator{validatorBase: base, ValidationStatus: string(in.status)}
+	return glacier.PendingValidator{ValidatorBase: base, ValidationStatus: "pending"}
+}
+
+// activeStake is the weight of the active primary validations.
+func activeStake(all []*validation) uint64 {
+	var total uint64
+	for _, v := range all {
+		if v.status == "active" && v.primary() {
+			total += v.weight
+		}
+	}
+	return total
 }
 
 func (a *api) listValidators(q *req) (any, *apireq.Error) {
@@ -169,17 +292,14 @@ func (a *api) listValidators(q *req) (any, *apireq.Error) {
 	status := q.Q.Get("validationStatus")
 	sortBy := q.Q.Get("sortBy")
 	nodeSubs := q.List("nodeIds")
-	var subnet *avax.ID
-	if s := q.Q.Get("subnetId"); s != "" {
-		id, err := avax.ParseID(s)
-		if err != nil {
+	subnet := q.Q.Get("subnetId")
+	if subnet != "" {
+		if _, err := avax.ParseID(subnet); err != nil {
 			q.Fail("subnetId must be a valid subnet id")
-		} else {
-			subnet = &id
 		}
 	}
-	minCap, hasMinCap := q.bigFilter("minDelegationCapacity")
-	maxCap, hasMaxCap := q.bigFilter("maxDelegationCapacity")
+	minCap, hasMinCap := q.amountFilter("minDelegationCapacity")
+	maxCap, hasMaxCap := q.amountFilter("maxDelegationCapacity")
 	minTime, hasMinTime := q.Number("minTimeRemaining")
 	maxTime, hasMaxTime := q.Number("maxTimeRemaining")
 	minFee, hasMinFee := q.Number("minFeePercentage")
@@ -189,54 +309,70 @@ func (a *api) listValidators(q *req) (any, *apireq.Error) {
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	var items []vinfo
-	for _, v := range a.w.Validations() {
-		in := a.vinfo(v)
-		fee := float64(v.DelegationFee) / 10000
-		primary := v.SubnetID.IsEmpty()
+	all, _, herr := a.validations(q)
+	if herr != nil {
+		return nil, herr
+	}
+	total := activeStake(all)
+	now := a.src.Now().Unix()
+	remaining := func(v *validation) int64 { return max(0, v.end-now) }
+	fee := func(v *validation) float64 {
+		if v.stake != nil {
+			return float64(v.stake.Fee) / 10000
+		}
+		if v.cur != nil {
+			return float(v.cur.DelegationFee)
+		}
+		return 0
+	}
+	withCap := func(v *validation) bool { return v.status == "active" && v.primary() }
+	var items []*validation
+	for _, v := range all {
 		switch {
-		case status != "" && string(in.status) != status,
-			subnet != nil && v.SubnetID != *subnet,
-			len(nodeSubs) > 0 && !slices.ContainsFunc(nodeSubs, func(s string) bool { return strings.Contains(v.NodeID.String(), s) }),
-			(hasMinCap || hasMaxCap) && !in.hasCap,
-			hasMinCap && in.capacity < minCap, hasMaxCap && in.capacity > maxCap,
-			hasMinTime && float64(in.remaining) < minTime, hasMaxTime && float64(in.remaining) > maxTime,
-			(hasMinFee || hasMaxFee) && !primary,
-			hasMinFee && fee < minFee, hasMaxFee && fee > maxFee,
-			hasMinUp && v.Uptime < minUp, hasMaxUp && v.Uptime > maxUp:
+		case status != "" && v.status != status,
+			subnet != "" && v.subnet != subnet,
+			len(nodeSubs) > 0 && !slices.ContainsFunc(nodeSubs, func(s string) bool { return strings.Contains(v.node, s) }),
+			(hasMinCap || hasMaxCap) && !withCap(v),
+			hasMinCap && v.capacity < minCap, hasMaxCap && v.capacity > maxCap,
+			hasMinTime && float64(remaining(v)) < minTime, hasMaxTime && float64(remaining(v)) > maxTime,
+			(hasMinFee || hasMaxFee) && !v.primary(),
+			hasMinFee && fee(v) < minFee, hasMaxFee && fee(v) > maxFee,
+			(hasMinUp || hasMaxUp) && !v.uptimeKnown,
+			hasMinUp && v.uptime < minUp, hasMaxUp && v.uptime > maxUp:
 			continue
 		}
-		items = append(items, in)
+		items = append(items, v)
 	}
-	key := func(in vinfo) float64 {
+	key := func(v *validation) float64 {
 		switch sortBy {
 		case "delegationCapacity":
-			return float64(in.capacity)
+			return float64(v.capacity)
 		case "timeRemaining":
-			return float64(in.remaining)
+			return float64(remaining(v))
 		case "delegationFee":
-			return float64(in.v.DelegationFee)
+			return fee(v)
 		case "uptimePerformance":
-			return in.v.Uptime
+			return v.uptime
 		}
-		return float64(in.v.Start)
+		return float64(v.start)
 	}
-	apireq.Order(items, desc, func(x, y vinfo) bool {
-		return cmp.Or(cmp.Compare(key(x), key(y)), cmp.Compare(x.v.TxID.String(), y.v.TxID.String())) < 0
+	apireq.Order(items, desc, func(x, y *validation) bool {
+		return cmp.Or(cmp.Compare(key(x), key(y)), cmp.Compare(x.txHash, y.txHash)) < 0
 	})
 	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
 	if herr != nil {
 		return nil, herr
 	}
-	out := listValidatorsResponse{NextPageToken: next, Validators: []any{}}
-	for _, in := range page {
-		out.Validators = append(out.Validators, q.validatorItem(a, in))
+	out := glacier.ListValidatorsResponse{NextPageToken: next, Validators: []any{}}
+	for _, v := range page {
+		out.Validators = append(out.Validators, a.validatorItem(q, v, total))
 	}
 	return out, nil
 }
 
-// bigFilter reads a nAVAX amount filter (a decimal string up to 720M AVAX).
-func (q *req) bigFilter(name string) (uint64, bool) {
+// amountFilter reads a nAVAX amount filter (a decimal string up to 720M
+// AVAX, the catalogue leaves it a string).
+func (q *req) amountFilter(name string) (uint64, bool) {
 	s := q.Q.Get(name)
 	if s == "" {
 		return 0, false
@@ -249,117 +385,45 @@ func (q *req) bigFilter(name string) (uint64, bool) {
 	return v, true
 }
 
-func (a *api) getSingleValidator(q *req) (any, *apireq.Error) {
+func (a *api) getValidator(q *req) (any, *apireq.Error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
 	status := q.Q.Get("validationStatus")
 	raw := q.Q.Get("nodeId")
-	id, err := avax.ParseNodeID(raw)
-	if err != nil {
+	if _, err := avax.ParseNodeID(raw); err != nil {
 		q.Fail("nodeId must be a valid node id")
 	}
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	vals := a.w.NodeValidations(id)
-	if len(vals) == 0 {
-		return nil, apireq.NotFound("Validator " + raw + " not found")
+	all, _, herr := a.validations(q)
+	if herr != nil {
+		return nil, herr
 	}
-	var items []vinfo
-	for _, v := range vals {
-		if in := a.vinfo(v); status == "" || string(in.status) == status {
-			items = append(items, in)
+	var items []*validation
+	known := false
+	for _, v := range all {
+		if v.node == raw {
+			known = true
+			if status == "" || v.status == status {
+				items = append(items, v)
+			}
 		}
 	}
-	apireq.Order(items, desc, func(x, y vinfo) bool {
-		return cmp.Or(cmp.Compare(x.v.Start, y.v.Start), cmp.Compare(x.v.TxID.String(), y.v.TxID.String())) < 0
+	if !known {
+		return nil, apireq.NotFound("Validator " + raw + " not found")
+	}
+	apireq.Order(items, desc, func(x, y *validation) bool {
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.txHash, y.txHash)) < 0
 	})
 	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(raw))
 	if herr != nil {
 		return nil, herr
 	}
-	out := listValidatorsResponse{NextPageToken: next, Validators: []any{}}
-	for _, in := range page {
-		out.Validators = append(out.Validators, q.validatorItem(a, in))
-	}
-	return out, nil
-}
-
-func (a *api) listDelegators(q *req) (any, *apireq.Error) {
-	size := q.PageSize(10)
-	desc := q.Desc()
-	status := q.Q.Get("delegationStatus")
-	addrs := q.Addresses("rewardAddresses")
-	nodes := q.NodeIDs("nodeIds")
-	if len(q.Errs) > 0 {
-		return nil, nil
-	}
-	now := a.w.Now().Unix()
-	var items []*devnet.Delegation
-	for _, d := range a.w.Delegations() {
-		switch {
-		case status != "" && string(d.Status(now)) != status,
-			len(addrs) > 0 && !slices.ContainsFunc(d.RewardOwner, func(x avax.ShortID) bool { return slices.Contains(addrs, x) }),
-			len(nodes) > 0 && !slices.Contains(nodes, d.NodeID):
-			continue
-		}
-		items = append(items, d)
-	}
-	apireq.Order(items, desc, func(x, y *devnet.Delegation) bool {
-		return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.TxID.String(), y.TxID.String())) < 0
-	})
-	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
-	if herr != nil {
-		return nil, herr
-	}
-	out := listDelegatorsResponse{NextPageToken: next, Delegators: []delegator{}}
-	for _, d := range page {
-		item := delegator{TxHash: d.TxID.String(), NodeID: d.NodeID.String(), RewardAddresses: q.bech32("P", d.RewardOwner),
-			AmountDelegated: u64(d.Weight), DelegationFee: feePercent(d.DelegationFee), StartTimestamp: d.Start, EndTimestamp: d.End,
-			DelegationStatus: string(d.Status(now))}
-		if d.Status(now) == devnet.StatusCompleted {
-			item.GrossReward, item.NetReward = u64(d.GrossReward), u64(d.NetReward)
-		} else {
-			item.EstimatedGrossReward, item.EstimatedNetReward = u64(d.GrossReward), u64(d.NetReward)
-		}
-		out.Delegators = append(out.Delegators, item)
-	}
-	return out, nil
-}
-
-func (a *api) listPendingRewards(q *req) (any, *apireq.Error) {
-	size := q.PageSize(10)
-	desc := q.Desc()
-	addrs := q.Addresses("addresses")
-	nodes := q.NodeIDs("nodeIds")
-	if len(q.Errs) > 0 {
-		return nil, nil
-	}
-	now := a.w.Now().Unix()
-	var items []devnet.PendingReward
-	for _, r := range a.w.PendingRewards() {
-		if len(addrs) > 0 && !slices.ContainsFunc(r.Addresses, func(x avax.ShortID) bool { return slices.Contains(addrs, x) }) {
-			continue
-		}
-		if len(nodes) > 0 && !slices.Contains(nodes, r.NodeID) {
-			continue
-		}
-		items = append(items, r)
-	}
-	apireq.Order(items, desc, func(x, y devnet.PendingReward) bool {
-		return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.TxID.String(), y.TxID.String()), cmp.Compare(x.Kind, y.Kind)) < 0
-	})
-	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope())
-	if herr != nil {
-		return nil, herr
-	}
-	out := listPendingRewardsResponse{NextPageToken: next, PendingRewards: []pendingReward{}}
-	for _, r := range page {
-		progress := float64(now-r.Start) / float64(r.End-r.Start) * 100
-		out.PendingRewards = append(out.PendingRewards, pendingReward{
-			Addresses: q.bech32("", r.Addresses), TxHash: r.TxID.String(), AmountStaked: u64(r.AmountStaked),
-			NodeID: r.NodeID.String(), StartTimestamp: r.Start, EndTimestamp: r.End, RewardType: string(r.Kind),
-			Progress: min(100, max(0, progress)), EstimatedReward: q.avaxAmount(r.Amount)})
+	total := activeStake(all)
+	out := glacier.ListValidatorsResponse{NextPageToken: next, Validators: []any{}}
+	for _, v := range page {
+		out.Validators = append(out.Validators, a.validatorItem(q, v, total))
 	}
 	return out, nil
 }

@@ -296,7 +296,7 @@ func (s *service) getTx(_ context.Context, args *getTxArgs) (*getTxReply, error)
 		if err != nil {
 			return nil, fmt.Errorf("couldn't parse tx %s: %w", id, err)
 		}
-		result = s.txJSON(tx, id)
+		result = s.xjson().Tx(tx, id)
 	} else {
 		str, err := args.Encoding.encode(b)
 		if err != nil {
@@ -363,7 +363,7 @@ func (s *service) blockReply(b []byte, id avax.ID, enc encoding) (*getBlockReply
 		if err != nil {
 			return nil, fmt.Errorf("couldn't parse block %s: %w", id, err)
 		}
-		result = s.blockJSON(blk, id)
+		result = s.xjson().Block(blk, id)
 	} else {
 		str, err := enc.encode(b)
 		if err != nil {

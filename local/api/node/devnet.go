@@ -10,6 +10,7 @@ import (
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // ErrNoValidator means a devnet has no current primary-network validator
@@ -19,7 +20,10 @@ var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary valid
 // FromDevnet returns the View of a devnet as seen by its first current
 // primary-network validator with a BLS key (by node id), presented as the
 // network named network ("local", or "mainnet", "fuji", "testnet" to
-// impersonate those; empty means "local").
+// impersonate those; empty means "local"). Its X-Chain (blocks,
+// transactions, UTXOs, assets) is the devnet's index, read as IndexMethods
+// reads a followed node's; its node, peers and validator weights are the
+// devnet's own, which no index holds.
 //
 // Impersonating a network changes what the methods print and accept: the
 // network id and name, the address HRP, the chain and AVAX asset ids, the
@@ -136,88 +140,21 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 	}
 
 	up := UpgradesFor(net.ID)
-	if net.ID == avanet.Local.ID {
-		if b, ok := w.XBlock(0); ok {
-			up.CortinaXChainStopVertexID = b.Parent
-		}
-	}
 	out.Upgrades = &up
 
-	blocks := &devnetBlocks{w: w, byID: map[avax.ID]*devnet.Block{}}
-	for _, b := range w.XBlocks() {
-		blocks.byID[b.ID] = b
+	// The X-Chain's blocks, transactions and UTXOs are the devnet's index,
+	// read as a followed node's are. Presented as the local network, the
+	// index's JSON is the node's; impersonating another network, the JSON
+	// is printed from the bytes with that network's addresses.
+	ix := w.Index()
+	out.AssetLookup = assetLookup(ix)
+	out.Blocks, out.Txs = indexBlocks{ix}, indexTxs{ix}
+	if net.ID == avanet.Local.ID {
+		out.Blocks, out.Txs = indexJSONBlocks{indexBlocks{ix}}, indexJSONTxs{indexTxs{ix}}
 	}
-	out.Blocks = blocks
-	out.Txs = devnetTxs{w}
-	out.UTXOs = devnetUTXOs{w: w, x: net.XChain}
+	out.UTXOs = indexUTXOs{ix: ix, chains: map[avax.ID]pindex.Chain{
+		net.XChain: pindex.ChainX, devnet.XChainID: pindex.ChainX, avax.EmptyID: pindex.ChainP,
+		net.CChain: pindex.ChainC, devnet.CChainID: pindex.ChainC,
+	}}
 	return out, nil
 }
-
-// devnetBlocks serves the devnet's post-Cortina X blocks. It is read-only
-// and so safe for concurrent use.
-type devnetBlocks struct {
-	w    *devnet.World
-	byID map[avax.ID]*devnet.Block
-}
-
-func (d *devnetBlocks) Block(id avax.ID) ([]byte, bool) {
-	b, ok := d.byID[id]
-	if !ok {
-		return nil, false
-	}
-	return b.Bytes, true
-}
-
-func (d *devnetBlocks) BlockAt(height uint64) ([]byte, bool) {
-	b, ok := d.w.XBlock(height)
-	if !ok {
-		return nil, false
-	}
-	return b.Bytes, true
-}
-
-func (d *devnetBlocks) Height() (uint64, bool) {
-	bs := d.w.XBlocks()
-	if len(bs) == 0 {
-		return 0, false
-	}
-	return bs[len(bs)-1].Height, true
-}
-
-// devnetTxs serves every X-chain transaction, in vertices and blocks.
-type devnetTxs struct{ w *devnet.World }
-
-func (d devnetTxs) Tx(id avax.ID) ([]byte, bool) {
-	tx, ok := d.w.XTx(id)
-	if !ok {
-		return nil, false
-	}
-	return tx.Bytes, true
-}
-
-// devnetUTXOs serves the devnet's unspent X UTXOs. The devnet makes no
-// import or export transactions, so no chain has atomic UTXOs for it.
-type devnetUTXOs struct {
-	w *devnet.World
-	x avax.ID // the X-Chain's id as presented
-}
-
-func (d devnetUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
-	if source != d.x && source != devnet.XChainID {
-		return nil
-	}
-	// The devnet lists them in the order they were made; the node, newest
-	// first.
-	us := d.w.UTXOs(devnet.XChainID, []avax.ShortID{addr}, false)
-	out := make([]*avax.UTXO, len(us))
-	for i, u := range us {
-		out[len(us)-1-i] = &u.UTXO
-	}
-	return out
-}
-
-var (
-	_ Blocks = (*devnetBlocks)(nil)
-	_ Txs    = devnetTxs{}
-	_ UTXOs  = devnetUTXOs{}
-)

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,7 +13,18 @@ import (
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
+
+// mustUTXOs are addr's unspent X-Chain UTXOs in the devnet's index.
+func mustUTXOs(t testing.TB, dw *devnet.World, addr avax.ShortID) []*pindex.UTXO {
+	t.Helper()
+	us, err := dw.Index().UTXOs(context.Background(), pindex.ChainX, []avax.ShortID{addr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return us
+}
 
 var (
 	devnetOnce  sync.Once
@@ -30,6 +42,22 @@ func benchDevnet(t testing.TB) *devnet.World {
 		t.Fatal(devnetErr)
 	}
 	return devnetWorld
+}
+
+// xBalance is addr's AVAX on the X-Chain as the devnet's index holds it.
+func xBalance(t testing.TB, dw *devnet.World, addr avax.ShortID) uint64 {
+	t.Helper()
+	us, err := dw.Index().UTXOs(context.Background(), pindex.ChainX, []avax.ShortID{addr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum uint64
+	for _, u := range us {
+		if u.AssetID == devnet.AVAXAssetID.String() {
+			sum += u.Amount
+		}
+	}
+	return sum
 }
 
 func TestFromDevnet(t *testing.T) {
@@ -108,6 +136,40 @@ func TestFromDevnet(t *testing.T) {
 		}
 	})
 
+	t.Run("json is the index's", func(t *testing.T) {
+		// Every type of X-Chain transaction: its JSON is the one the index
+		// holds, which is the one printed from its bytes.
+		seen := map[uint32]bool{}
+		for _, tx := range dw.XTxs() {
+			typ := tx.Tx.Unsigned.TypeID()
+			if seen[typ] {
+				continue
+			}
+			seen[typ] = true
+			got, err := call(t, m, "avm.getTx", `{"txID":"`+tx.ID.String()+`","encoding":"json"}`)
+			_, stored, ok := dw.Index().XTx(tx.ID.String())
+			printed, _ := json.Marshal(avax.XJSON{Alias: "X", HRP: "local"}.Tx(tx.Tx, tx.ID))
+			if err != nil || !ok || !strings.Contains(got, string(stored)) || string(stored) != string(printed) {
+				t.Errorf("tx %s (type %d): got %.300s, %v; the index holds %.300s", tx.ID, typ, got, err, stored)
+			}
+		}
+		if len(seen) != 4 {
+			t.Errorf("X-Chain transaction types %v; want the four", seen)
+		}
+	})
+
+	t.Run("atomic UTXOs", func(t *testing.T) {
+		// ewoq's export to the C-Chain is in the C-Chain's shared memory,
+		// not the X-Chain's; the P-Chain's export to the X-Chain was imported.
+		ewoq := avax.FormatAddress("X", "local", dw.Ewoq())
+		for src, want := range map[string]int{"P": 0, "C": 0, "X": len(mustUTXOs(t, dw, dw.Ewoq()))} {
+			p, err := getUTXOsPage(t, w, `{"addresses":["`+ewoq+`"],"sourceChain":"`+src+`"}`)
+			if err != nil || len(p.UTXOs) != want {
+				t.Errorf("from %s: %d UTXOs, %v; want %d", src, len(p.UTXOs), err, want)
+			}
+		}
+	})
+
 	t.Run("balances equal the UTXOs", func(t *testing.T) {
 		for _, a := range dw.Addresses() {
 			addr := avax.FormatAddress("X", "local", a)
@@ -121,9 +183,11 @@ func TestFromDevnet(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sum += u.Out.Amount()
+				if u.AssetID == devnet.AVAXAssetID {
+					sum += u.Out.Amount()
+				}
 			}
-			want := dw.Balance(devnet.XChainID, a, devnet.AVAXAssetID)
+			want := xBalance(t, dw, a)
 			got, err := call(t, m, "avm.getBalance", `{"address":"`+addr+`","assetID":"AVAX"}`)
 			if err != nil || sum != want || !strings.Contains(got, fmt.Sprintf(`"balance":"%d"`, want)) {
 				t.Errorf("%s: UTXOs sum %d, getBalance %s, devnet %d", addr, sum, got, want)
@@ -161,7 +225,7 @@ func TestFromDevnetImpersonating(t *testing.T) {
 				t.Errorf("AVAX: got %s, %v; want id %s", got, err, net.AVAX)
 			}
 			ewoq := avax.FormatAddress("X", tc.hrp, dw.Ewoq())
-			want := fmt.Sprintf(`"balance":"%d"`, dw.Balance(devnet.XChainID, dw.Ewoq(), devnet.AVAXAssetID))
+			want := fmt.Sprintf(`"balance":"%d"`, xBalance(t, dw, dw.Ewoq()))
 			for _, asset := range []string{"AVAX", net.AVAX.String(), devnet.AVAXAssetID.String()} {
 				got, err := call(t, m, "avm.getBalance", `{"address":"`+ewoq+`","assetID":"`+asset+`"}`)
 				if err != nil || !strings.Contains(got, want) {
@@ -171,6 +235,16 @@ func TestFromDevnetImpersonating(t *testing.T) {
 			p, err := getUTXOsPage(t, w, `{"addresses":["`+ewoq+`"],"limit":1}`)
 			if err != nil || p.EndIndex.Address != ewoq {
 				t.Errorf("getUTXOs: got %+v, %v", p, err)
+			}
+			// The JSON of a transaction prints the network's addresses.
+			for _, xt := range dw.XTxs() {
+				if xt.Tx.Unsigned.Import == nil {
+					continue
+				}
+				got, err := call(t, m, "avm.getTx", `{"txID":"`+xt.ID.String()+`","encoding":"json"}`)
+				if err != nil || !strings.Contains(got, `"importedInputs"`) || !strings.Contains(got, `"X-`+tc.hrp+`1`) {
+					t.Errorf("the ImportTx's JSON: got %.400s, %v; want X-%s1 addresses", got, err, tc.hrp)
+				}
 			}
 			up, _ := call(t, m, "info.upgrades", "")
 			var u map[string]any

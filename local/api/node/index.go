@@ -46,17 +46,12 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 			{ID: n.XChainID, Aliases: []string{"X", "avm"}},
 			{ID: n.CChainID, Aliases: []string{"C", "evm"}},
 		},
-		Assets: []Asset{{ID: n.AVAX, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
-		AssetLookup: func(id avax.ID) (*Asset, bool) {
-			a, ok, err := ix.Asset(context.Background(), id.String())
-			if err != nil || !ok {
-				return nil, false
-			}
-			return &Asset{ID: id, Name: a.Name, Symbol: a.Symbol, Denomination: uint8(a.Denomination)}, true
-		},
-		Blocks: indexBlocks{ix},
-		Txs:    indexTxs{ix},
-		UTXOs:  indexUTXOs{ix: ix, net: n},
+		Assets:      []Asset{{ID: n.AVAX, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
+		AssetLookup: assetLookup(ix),
+		Blocks:      indexJSONBlocks{indexBlocks{ix}},
+		Txs:         indexJSONTxs{indexTxs{ix}},
+		UTXOs: indexUTXOs{ix: ix, chains: map[avax.ID]pindex.Chain{
+			n.XChainID: pindex.ChainX, avax.EmptyID: pindex.ChainP, n.CChainID: pindex.ChainC}},
 	}
 	chains, err := ix.BlockchainIDs(ctx)
 	if err != nil {
@@ -96,6 +91,19 @@ func recorded(ix Index, name string) jsonrpc.Method {
 	}
 }
 
+// assetLookup finds the assets the index holds.
+func assetLookup(ix Index) func(id avax.ID) (*Asset, bool) {
+	return func(id avax.ID) (*Asset, bool) {
+		a, ok, err := ix.Asset(context.Background(), id.String())
+		if err != nil || !ok {
+			return nil, false
+		}
+		return &Asset{ID: id, Name: a.Name, Symbol: a.Symbol, Denomination: uint8(a.Denomination)}, true
+	}
+}
+
+// indexBlocks are the X-Chain blocks the index holds, in the node's bytes;
+// indexJSONBlocks adds the node's JSON of them.
 type indexBlocks struct{ ix Index }
 
 func (b indexBlocks) Block(id avax.ID) ([]byte, bool) {
@@ -110,12 +118,16 @@ func (b indexBlocks) BlockAt(height uint64) ([]byte, bool) {
 
 func (b indexBlocks) Height() (uint64, bool) { return b.ix.Head(pindex.ChainX) }
 
+type indexJSONBlocks struct{ indexBlocks }
+
 // BlockJSON is the node's own JSON of the block.
-func (b indexBlocks) BlockJSON(id avax.ID) (json.RawMessage, bool) {
+func (b indexJSONBlocks) BlockJSON(id avax.ID) (json.RawMessage, bool) {
 	_, js, ok := b.ix.XBlock(id.String(), 0)
 	return js, ok
 }
 
+// indexTxs are the X-Chain transactions the index holds, in the node's
+// bytes; indexJSONTxs adds the node's JSON of them.
 type indexTxs struct{ ix Index }
 
 func (t indexTxs) Tx(id avax.ID) ([]byte, bool) {
@@ -123,27 +135,24 @@ func (t indexTxs) Tx(id avax.ID) ([]byte, bool) {
 	return bs, ok
 }
 
+type indexJSONTxs struct{ indexTxs }
+
 // TxJSON is the node's own JSON of the transaction.
-func (t indexTxs) TxJSON(id avax.ID) (json.RawMessage, bool) {
+func (t indexJSONTxs) TxJSON(id avax.ID) (json.RawMessage, bool) {
 	_, js, ok := t.ix.XTx(id.String())
 	return js, ok
 }
 
+// indexUTXOs are the X-Chain's UTXOs the index holds; chains names the
+// primary network's chains by the ids a caller may give as a source.
 type indexUTXOs struct {
-	ix  Index
-	net pindex.Network
+	ix     Index
+	chains map[avax.ID]pindex.Chain
 }
 
 func (u indexUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
-	var chain pindex.Chain
-	switch source {
-	case u.net.XChainID:
-		chain = pindex.ChainX
-	case avax.EmptyID:
-		chain = pindex.ChainP
-	case u.net.CChainID:
-		chain = pindex.ChainC
-	default:
+	chain, ok := u.chains[source]
+	if !ok {
 		return nil
 	}
 	us, err := u.ix.XUTXOs(context.Background(), chain, addr)

@@ -131,6 +131,10 @@ func (s *service) lookupChain(alias string) (avax.ID, error) {
 	return avax.ID{}, fmt.Errorf("there is no ID with alias: %s", alias)
 }
 
+// xjson prints X-Chain transactions and blocks with the X-Chain's
+// addresses.
+func (s *service) xjson() avax.XJSON { return avax.XJSON{Alias: s.xAlias, HRP: s.w.hrp()} }
+
 // formatAddress prints addr as the X-Chain's local address.
 func (s *service) formatAddress(addr avax.ShortID) string {
 	return avax.FormatAddress(s.xAlias, s.w.hrp(), addr)

@@ -1,12 +1,17 @@
-// Package devnet is avaedge's deterministic local primary network: staking
-// history with BLS-keyed validators and delegators, subnets and an L1, P-chain
-// blocks, X-chain vertices and blocks with real transaction bytes, and UTXOs on
-// both chains. The same Config gives a byte-identical World on every machine:
-// generation uses only seeded ChaCha8 streams, sorted slices and a fixed
-// clock, never the wall clock or map order.
+// Package devnet is avaedge's deterministic local primary network, a
+// generator of its history: BLS-keyed validators and delegators in every
+// status, a subnet and an L1, and P- and X-Chain blocks of the transactions
+// that made them (staking and rewards, subnets, chains, the L1's
+// conversion and changes, imports and exports between the chains, an
+// asset, transfers), stored in an index (local/source/pindex) as a
+// followed node's blocks are. The same Config gives a byte-identical World
+// on every machine: generation uses only seeded ChaCha8 streams, sorted
+// slices and a fixed clock, never the wall clock or map order.
 //
-// The Data API handlers, the node's info and avm methods and the Warp
-// signature aggregator all read one World, so they agree with each other.
+// The Data API handlers and the node's avm methods read the World's index,
+// the node's info methods and the Warp signature aggregator the World
+// itself (its nodes, their keys and the validator sets), so they agree with
+// each other.
 package devnet
 
 import (

@@ -12,6 +12,7 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 func newWorld(t testing.TB, cfg Config) *World {
@@ -20,28 +21,20 @@ func newWorld(t testing.TB, cfg Config) *World {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.Close() })
 	return w
 }
 
-// digest hashes everything a consumer can see of the world.
+// digest hashes everything a consumer can see of the world: its model, its
+// blocks in the node's encodings and its nodes' signatures.
 func digest(t testing.TB, w *World) [32]byte {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
-	for _, v := range []any{w.Validations(), w.Delegations(), w.PendingRewards(), w.Subnets(), w.PBlocks(), w.L1Registrations()} {
+	for _, v := range []any{w.Validations(), w.Delegations(), w.Subnets(), w.PBlocks(), w.XBlocks(), w.L1Registrations(), w.L1Changes(),
+		w.Blocks(pindex.ChainP), w.Blocks(pindex.ChainX)} {
 		if err := enc.Encode(v); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for _, u := range append(append([]*UTXO{}, w.PUTXOs()...), w.XUTXOs()...) {
-		h.Write(u.Bytes())
-		fmt.Fprint(h, u.Spent, u.ConsumingTxID, u.Created, u.CreatedHeight, u.Staked, u.Reward)
-	}
-	for _, v := range w.Vertices() {
-		h.Write(v.Bytes)
-	}
-	for _, b := range w.XBlocks() {
-		h.Write(b.Bytes)
-		fmt.Fprint(h, b.Proposer)
 	}
 	for _, id := range w.Nodes() {
 		sig, err := w.Sign(id, []byte("digest"))
@@ -60,6 +53,19 @@ func TestDeterministic(t *testing.T) {
 	}
 	if c := newWorld(t, Config{Seed: 2}); digest(t, c) == digest(t, a) {
 		t.Fatal("seeds 1 and 2 give the same world")
+	}
+}
+
+// BenchmarkNew measures the devnet's start: generating its history and
+// storing it in its index.
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := New(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
 	}
 }
 
@@ -113,7 +119,8 @@ func TestCrossCheck(t *testing.T) {
 	now := w.Now().Unix()
 	// Every delegator's node is a validator over the delegation's span.
 	for _, d := range w.Delegations() {
-		v, ok := w.ValidationOf(d)
+		v := w.validationOf(d)
+		ok := v != nil
 		if !ok || !v.SubnetID.IsEmpty() {
 			t.Errorf("delegation %s: node %s does not validate its span", d.TxID, d.NodeID)
 			continue
@@ -133,26 +140,6 @@ func TestCrossCheck(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("subnet validation %s: node %s is not a primary validator then", v.TxID, v.NodeID)
-		}
-	}
-	// Pending rewards belong to active stakes.
-	stakes := map[avax.ID]Status{}
-	for _, v := range w.Validations() {
-		stakes[v.TxID] = v.Status(now)
-	}
-	for _, d := range w.Delegations() {
-		stakes[d.TxID] = d.Status(now)
-	}
-	rewards := w.PendingRewards()
-	if len(rewards) == 0 {
-		t.Fatal("no pending rewards")
-	}
-	for _, r := range rewards {
-		if stakes[r.TxID] != StatusActive {
-			t.Errorf("pending reward for %s, a %q stake", r.TxID, stakes[r.TxID])
-		}
-		if r.Amount == 0 {
-			t.Errorf("pending reward %s %s is zero", r.TxID, r.Kind)
 		}
 	}
 	// Every block proposer is a validator in the set at the proposer height.
@@ -181,114 +168,11 @@ func TestCrossCheck(t *testing.T) {
 	}
 	check("P", w.PBlocks())
 	check("X", w.XBlocks())
-	// Completed stakes were paid: a reward UTXO exists for each.
-	paid := map[avax.ID]bool{}
-	for _, u := range w.PUTXOs() {
-		if u.Reward != "" {
-			paid[u.TxID] = true
-		}
-	}
+	// Completed stakes were rewarded.
 	for _, d := range w.Delegations() {
-		if d.Status(now) == StatusCompleted && !paid[d.TxID] {
-			t.Errorf("completed delegation %s has no reward UTXO", d.TxID)
+		if d.Status(now) == StatusCompleted && d.RewardTxID.IsEmpty() {
+			t.Errorf("completed delegation %s has no RewardValidatorTx", d.TxID)
 		}
-	}
-}
-
-// TestXBalances replays the X-chain from its transaction bytes and checks
-// that the UTXOs add up to the balances.
-func TestXBalances(t *testing.T) {
-	w := newWorld(t, Config{})
-	bal := map[avax.ShortID]uint64{}
-	utxos := map[avax.ID]*avax.UTXO{}
-	for _, u := range w.XUTXOs() {
-		if u.TxID == AVAXAssetID { // genesis
-			bal[u.Out.Owners().Addrs[0]] += u.Out.Amount()
-			utxos[u.ID()] = &u.UTXO
-		}
-	}
-	if len(w.XTxs()) < 20 {
-		t.Fatalf("%d X txs; want a rich history", len(w.XTxs()))
-	}
-	for _, xt := range w.XTxs() {
-		tx, err := avax.ParseTx(xt.Bytes)
-		if err != nil {
-			t.Fatalf("tx %s: %v", xt.ID, err)
-		}
-		if tx.ID() != xt.ID {
-			t.Fatalf("tx id mismatch")
-		}
-		hash := sha256.Sum256(tx.Unsigned.UnsignedBytes())
-		var in, out uint64
-		for i, inp := range tx.Unsigned.Ins {
-			u := utxos[inp.TxID.Prefix(uint64(inp.OutputIndex))]
-			if u == nil || u.Out.Amount() != inp.Amount {
-				t.Fatalf("tx %s spends an unknown UTXO", xt.ID)
-			}
-			owner := u.Out.Owners().Addrs[0]
-			signer, err := avax.RecoverAddress(hash[:], tx.Creds[i][0])
-			if err != nil || signer != owner {
-				t.Fatalf("tx %s input %d signed by %v, %v; want %v", xt.ID, i, signer, err, owner)
-			}
-			bal[owner] -= inp.Amount
-			in += inp.Amount
-			delete(utxos, inp.TxID.Prefix(uint64(inp.OutputIndex)))
-		}
-		for i, o := range tx.Unsigned.Outs {
-			bal[o.Out.Addrs[0]] += o.Out.Amt
-			out += o.Out.Amt
-			oc := o.Out
-			u := &avax.UTXO{TxID: xt.ID, OutputIndex: uint32(i), AssetID: o.AssetID, Out: &oc}
-			utxos[u.ID()] = u
-		}
-		if in != out+txFee {
-			t.Fatalf("tx %s: in %d, out %d", xt.ID, in, out)
-		}
-	}
-	for _, a := range w.Addresses() {
-		if got := w.Balance(XChainID, a, AVAXAssetID); got != bal[a] {
-			t.Errorf("balance of %s = %d; replay says %d", a, got, bal[a])
-		}
-	}
-	// Blocks and vertices parse back.
-	for _, b := range w.XBlocks() {
-		raw, err := avax.ParseStandardBlock(b.Bytes)
-		if err != nil || raw.ID() != b.ID {
-			t.Fatalf("block %d: %v", b.Height, err)
-		}
-	}
-	for _, v := range w.Vertices() {
-		raw, err := avax.ParseVertex(v.Bytes)
-		if err != nil || raw.ID() != v.ID {
-			t.Fatalf("vertex %d: %v", v.Height, err)
-		}
-	}
-}
-
-func TestPUTXOChain(t *testing.T) {
-	w := newWorld(t, Config{})
-	seen := map[avax.ID]bool{}
-	staked, spent, lock := 0, 0, 0
-	for _, u := range w.PUTXOs() {
-		if seen[u.ID()] {
-			t.Fatalf("duplicate UTXO id %s", u.ID())
-		}
-		seen[u.ID()] = true
-		if u.Staked {
-			staked++
-		}
-		if u.Spent {
-			spent++
-		}
-		if u.Out.TypeID() == avax.TypeStakeableLockOut {
-			lock++
-		}
-	}
-	if staked == 0 || spent == 0 || lock == 0 {
-		t.Fatalf("staked %d, spent %d, locked %d; want each > 0", staked, spent, lock)
-	}
-	if got := w.ChainsOf(w.Ewoq()); len(got) != 3 {
-		t.Fatalf("ewoq chains = %v; want P, X, C", got)
 	}
 }
 
@@ -365,6 +249,14 @@ func TestValidatorSets(t *testing.T) {
 		t.Fatal("no L1 registration")
 	} else if r, ok := w.L1Registration(reg[0].TxID); !ok || r.Weight != 50 {
 		t.Fatal("registration lookup")
+	}
+	// The registered validator's weight was set to 80 later.
+	weights := map[avax.NodeID]uint64{}
+	for _, m := range set {
+		weights[m.NodeID] = m.Weight
+	}
+	if got := weights[w.L1Registrations()[0].NodeID]; got != 80 {
+		t.Fatalf("the registered validator weighs %d; want 80 after its SetL1ValidatorWeightTx", got)
 	}
 	if sub, ok := w.SubnetOf(l1.Chains[0].ID); !ok || sub != l1.ID {
 		t.Fatal("SubnetOf(L1 chain)")

@@ -204,22 +204,3 @@ func (w *World) Validators(subnetID avax.ID, height uint64) ([]Member, error) {
 func (w *World) SetChanges(subnetID avax.ID) []SetChange {
 	return slices.Clone(w.changes[subnetID])
 }
-
-// ChainsOf returns the primary-network chains on which addr has had any
-// on-chain interaction, in the order P, X, C.
-func (w *World) ChainsOf(addr avax.ShortID) []Chain {
-	var out []Chain
-	has := func(us []*UTXO) bool {
-		return slices.ContainsFunc(us, func(u *UTXO) bool { return slices.Contains(u.Out.Owners().Addrs, addr) })
-	}
-	if has(w.pUTXOs) {
-		out = append(out, ChainP)
-	}
-	if has(w.xUTXOs) {
-		out = append(out, ChainX)
-	}
-	if addr == w.addrs[0] { // ewoq funds the embedded C-chain
-		out = append(out, ChainC)
-	}
-	return out
-}

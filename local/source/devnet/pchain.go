@@ -3,36 +3,21 @@ package devnet
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // InitialSupply is the AVAX supply at genesis, in nAVAX.
 const InitialSupply = 360_000_000 * nAVAX
 
-// PTx is a P-chain transaction of the world. Only its id, kind, time and
-// block height are modelled; its bytes are not.
-type PTx struct {
-	ID     avax.ID
-	Kind   string // e.g. "AddPermissionlessValidatorTx", "RewardValidatorTx"
-	Time   int64
-	Height uint64
-
-	seq        int
-	funder     avax.ShortID // zero: ewoq pays
-	stake      uint64
-	stakeStart int64
-	stakeEnd   int64
-	validation *Validation
-	delegation *Delegation
-	rewardOf   *PTx
-	onBlock    func(height uint64)
-}
-
-// Block is a P-chain or post-Cortina X-chain block. X blocks carry their
-// bytes; P blocks are modelled without them.
+// Block is a P-Chain or X-Chain block with what only the devnet knows of it:
+// its proposer (snowman++), and on the P-Chain the supply after it and its
+// L1 validators. X-Chain blocks carry their bytes.
 type Block struct {
 	ID, Parent avax.ID
 	Height     uint64
@@ -55,28 +40,6 @@ type Block struct {
 	Bytes []byte
 }
 
-// UTXO is an output on the P- or X-chain with its history.
-type UTXO struct {
-	avax.UTXO
-	ChainID        avax.ID // PChainID or XChainID
-	Created        int64
-	CreatedHeight  uint64
-	Spent          bool
-	ConsumingTxID  avax.ID
-	ConsumedTime   int64
-	ConsumedHeight uint64
-	// Staked marks the stake output of a staking transaction, locked from
-	// StakeStart to StakeEnd.
-	Staked               bool
-	StakeStart, StakeEnd int64
-	Reward               RewardKind // the reward a RewardValidatorTx paid, or ""
-}
-
-// spend marks u consumed by txID at time t in the block at height h.
-func (u *UTXO) spend(txID avax.ID, t int64, h uint64) {
-	u.Spent, u.ConsumingTxID, u.ConsumedTime, u.ConsumedHeight = true, txID, t, h
-}
-
 // SetChange is a change of a subnet's validator set at a P-chain height.
 type SetChange struct {
 	Height    uint64
@@ -89,49 +52,173 @@ func transferOut(amount uint64, owner avax.ShortID) *avax.TransferOutput {
 	return &avax.TransferOutput{Amt: amount, OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{owner}}}
 }
 
-func (w *World) buildPChain(p *pending) {
+// lockedFor is how long the stakeable-locked UTXO ewoq gives the third
+// address stays locked.
+const lockedFor = yearSeconds
+
+// planTransfers schedules the P-Chain's own transfers: each address imports
+// what it exported from the X-Chain in X block 1, ewoq gives the third
+// address a stakeable-locked UTXO, and exports AVAX to the X-Chain. It
+// returns the export.
+func (w *World) planTransfers(p *schedule) *PTx {
 	G := w.genesis
-	r := w.rng("pchain")
-	slices.SortStableFunc(p.txs, func(a, b *PTx) int { return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.seq, b.seq)) })
-
-	genesis := &Block{ID: w.deriveID("pblock", "0"), Height: 0, Time: G, Type: "GenesisBlock", Size: 4096, Supply: InitialSupply}
-	w.pBlocks = []*Block{genesis}
-
-	// Genesis UTXOs: one transfer per address, a stakeable-locked one for
-	// the third address.
-	gtx := w.deriveID("p genesis")
-	change := map[avax.ShortID]*UTXO{}
-	for i, a := range w.addrs {
-		amt := 1_000_000 * nAVAX
-		if i == 0 {
-			amt = 10_000_000 * nAVAX
-		}
-		u := &UTXO{UTXO: avax.UTXO{TxID: gtx, OutputIndex: uint32(i), AssetID: AVAXAssetID, Out: transferOut(amt, a)}, ChainID: PChainID, Created: G}
-		w.pUTXOs = append(w.pUTXOs, u)
-		change[a] = u
+	for _, a := range w.addrs {
+		p.add(&PTx{Kind: "ImportTx", Time: G + 13*hour, funder: a})
 	}
-	w.pUTXOs = append(w.pUTXOs, &UTXO{UTXO: avax.UTXO{TxID: gtx, OutputIndex: uint32(len(w.addrs)), AssetID: AVAXAssetID,
-		Out: &avax.StakeableLockOut{Locktime: uint64(G + yearSeconds), Out: *transferOut(50_000*nAVAX, w.addrs[2])}}, ChainID: PChainID, Created: G})
+	p.add(&PTx{Kind: "BaseTx", Time: G + 14*hour, peer: w.addrs[2], amount: 50_000 * nAVAX})
+	return p.add(&PTx{Kind: "ExportTx", Time: G + 3*day + hour, amount: ewoqFromP})
+}
 
-	stakeUTXO := map[avax.ID]*UTXO{}
+// history builds the world's P- and X-Chain from its schedule: the X-Chain
+// first (its exports fund the P-Chain), then the P-Chain.
+type history struct {
+	w *World
+	s *schedule
+	// toP are the X-Chain's exports to the P-Chain, by owner, until
+	// imported; fromP is the P-Chain's export to the X-Chain.
+	toP   map[avax.ShortID][]*avax.UTXO
+	fromP *PTx
+	// unspent are the spendable P-Chain UTXOs of the world's addresses,
+	// oldest first.
+	unspent map[avax.ShortID][]*avax.UTXO
+}
+
+func newHistory(w *World, s *schedule) *history {
+	h := &history{w: w, s: s, toP: map[avax.ShortID][]*avax.UTXO{}, unspent: map[avax.ShortID][]*avax.UTXO{}}
+	h.fromP = w.planTransfers(s)
+	return h
+}
+
+// pay spends a's P-Chain UTXOs, oldest first, for amount plus the fee, and
+// returns the inputs and the change output (none when exact).
+func (h *history) pay(a avax.ShortID, amount uint64) ([]pInputJSON, []pOutputJSON, *avax.UTXO, error) {
+	need := amount + txFee
+	var (
+		ins []pInputJSON
+		sum uint64
+	)
+	kept := h.unspent[a][:0]
+	for _, u := range h.unspent[a] {
+		if sum >= need {
+			kept = append(kept, u)
+			continue
+		}
+		ins = append(ins, pInput(u))
+		sum += u.Out.Amount()
+	}
+	h.unspent[a] = kept
+	if sum < need {
+		return nil, nil, nil, fmt.Errorf("devnet: %s holds %d on the P-Chain; a transaction needs %d", a, sum, need)
+	}
+	slices.SortFunc(ins, func(x, y pInputJSON) int {
+		return cmp.Or(bytes.Compare(x.id[:], y.id[:]), cmp.Compare(x.OutputIndex, y.OutputIndex))
+	})
+	if sum == need {
+		return ins, []pOutputJSON{}, nil, nil
+	}
+	change := &avax.UTXO{OutputIndex: 0, AssetID: AVAXAssetID, Out: transferOut(sum-need, a)}
+	return ins, []pOutputJSON{pOutput(change.Out)}, change, nil
+}
+
+func pInput(u *avax.UTXO) pInputJSON {
+	return pInputJSON{id: u.TxID, TxID: u.TxID.String(), OutputIndex: u.OutputIndex, AssetID: u.AssetID.String(), FxID: avax.SECP256K1FxID.String(),
+		Input: transferInput{Amount: u.Out.Amount(), SignatureIndices: []uint32{0}}}
+}
+
+func pOutput(o avax.Output) pOutputJSON {
+	out := pOutputJSON{AssetID: AVAXAssetID.String(), FxID: avax.SECP256K1FxID.String()}
+	owners := o.Owners()
+	addrs := make([]string, len(owners.Addrs))
+	for i, a := range owners.Addrs {
+		addrs[i] = avax.FormatAddress("P", avanet.Local.HRP, a)
+	}
+	t := transferJSON{Addresses: addrs, Amount: o.Amount(), Locktime: owners.Locktime, Threshold: owners.Threshold}
+	out.Output = t
+	if l, ok := o.(*avax.StakeableLockOut); ok {
+		out.Output = lockOutJSON{Locktime: l.Locktime, Output: t}
+	}
+	return out
+}
+
+// receive adds u to its owner's spendable UTXOs; stakeable-locked ones are
+// not spent by the world.
+func (h *history) receive(u *avax.UTXO) {
+	if _, locked := u.Out.(*avax.StakeableLockOut); locked {
+		return
+	}
+	owner := u.Out.Owners().Addrs[0]
+	h.unspent[owner] = append(h.unspent[owner], u)
+}
+
+// base is a BaseTx's fields paid by funder for amount plus the fee. Its
+// change, when there is one, is output 0 of tx.
+func (h *history) base(tx *PTx, funder avax.ShortID, amount uint64) (pBaseJSON, error) {
+	ins, outs, change, err := h.pay(funder, amount)
+	if err != nil {
+		return pBaseJSON{}, fmt.Errorf("%s %s: %w", tx.Kind, tx.ID, err)
+	}
+	if change != nil {
+		change.TxID = tx.ID
+		h.receive(change)
+	}
+	return pBaseJSON{NetworkID: NetworkID, BlockchainID: PChainID.String(), Outputs: outs, Inputs: ins, Memo: "0x"}, nil
+}
+
+// stakeOuts are tx's stake: amount owned by owner, after its outputs.
+func (h *history) stakeOuts(tx *PTx, outs int, amount uint64, owner avax.ShortID) []pOutputJSON {
+	u := &avax.UTXO{TxID: tx.ID, OutputIndex: uint32(outs), AssetID: AVAXAssetID, Out: transferOut(amount, owner)}
+	tx.outs, tx.stake = outs, []*avax.UTXO{u}
+	return []pOutputJSON{pOutput(u.Out)}
+}
+
+// buildPChain makes the P-Chain's blocks from the schedule: the genesis
+// stakers in its genesis, then a standard block per transaction, and a
+// proposal block with its commit block per RewardValidatorTx.
+func (h *history) buildPChain() error {
+	w := h.w
+	G := w.genesis
+	slices.SortStableFunc(h.s.txs, func(a, b *PTx) int { return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.seq, b.seq)) })
+
+	genesis := &Block{ID: w.deriveID("pblock", "0"), Height: 0, Time: G, Type: "ApricotCommitBlock", Size: 4096, Supply: InitialSupply}
+	w.pBlocks = []*Block{genesis}
+	g := &pindex.RawBlock{Height: 0, Type: genesis.Type, Size: genesis.Size}
 	supply := InitialSupply
+	var raws []*pindex.RawBlock
 	newBlock := func(t int64, typ string, txs []avax.ID) *Block {
 		prev := w.pBlocks[len(w.pBlocks)-1]
-		h := uint64(len(w.pBlocks))
-		b := &Block{ID: w.deriveID("pblock", fmt.Sprint(h)), Parent: prev.ID, Height: h, Time: t, Type: typ, Txs: txs,
+		b := &Block{ID: w.deriveID("pblock", fmt.Sprint(len(w.pBlocks))), Parent: prev.ID, Height: uint64(len(w.pBlocks)), Time: t, Type: typ, Txs: txs,
 			Size: 230 + 420*len(txs)}
 		w.pBlocks = append(w.pBlocks, b)
 		return b
 	}
-	for _, tx := range p.txs {
+	for _, tx := range h.s.txs {
 		w.pTxs[tx.ID] = tx
+		unsigned, err := h.unsigned(tx)
+		if err != nil {
+			return err
+		}
+		body, err := json.Marshal(pTxJSON{Unsigned: unsigned, Credentials: []any{}, ID: tx.ID.String()})
+		if err != nil {
+			return err
+		}
+		if tx.genesis {
+			g.Genesis = append(g.Genesis, body)
+			continue
+		}
 		if tx.rewardOf != nil {
 			b := newBlock(tx.Time, "BanffProposalBlock", []avax.ID{tx.ID})
 			c := newBlock(tx.Time, "BanffCommitBlock", nil)
 			tx.Height = b.Height
-			paid := w.payReward(tx, stakeUTXO[tx.rewardOf.ID], c)
-			supply += paid
-			c.Supply, b.Supply = supply, supply-paid
+			paid := h.rewards(tx)
+			var total uint64
+			for _, p := range paid {
+				total += p.UTXO.Out.Amount()
+			}
+			b.Supply, supply = supply, supply+total
+			c.Supply = supply
+			rb := h.rawBlock(b, nil, body)
+			rb.Paid = map[string][]pindex.Paid{tx.ID.String(): paid}
+			raws = append(raws, rb, h.rawBlock(c, nil, nil))
 			continue
 		}
 		b := newBlock(tx.Time, "BanffStandardBlock", []avax.ID{tx.ID})
@@ -140,58 +227,80 @@ func (w *World) buildPChain(p *pending) {
 		if tx.onBlock != nil {
 			tx.onBlock(b.Height)
 		}
-		funder := tx.funder
-		if funder == (avax.ShortID{}) {
-			funder = w.addrs[0]
+		rb := h.rawBlock(b, []json.RawMessage{body}, nil)
+		if tx.l1 != nil && tx.l1.Kind == "DisableL1ValidatorTx" {
+			rb.Paid = map[string][]pindex.Paid{tx.ID.String(): {h.returnedBalance(tx)}}
 		}
-		old := change[funder]
-		old.spend(tx.ID, b.Time, b.Height)
-		nu := &UTXO{UTXO: avax.UTXO{TxID: tx.ID, OutputIndex: 0, AssetID: AVAXAssetID, Out: transferOut(old.Out.Amount()-tx.stake-txFee, funder)},
-			ChainID: PChainID, Created: b.Time, CreatedHeight: b.Height}
-		w.pUTXOs = append(w.pUTXOs, nu)
-		change[funder] = nu
-		if tx.stake > 0 {
-			s := &UTXO{UTXO: avax.UTXO{TxID: tx.ID, OutputIndex: 1, AssetID: AVAXAssetID, Out: transferOut(tx.stake, funder)},
-				ChainID: PChainID, Created: b.Time, CreatedHeight: b.Height, Staked: true, StakeStart: tx.stakeStart, StakeEnd: tx.stakeEnd}
-			w.pUTXOs = append(w.pUTXOs, s)
-			stakeUTXO[tx.ID] = s
-		}
+		raws = append(raws, rb)
 	}
+	var err error
+	if g.JSON, err = json.Marshal(pBlockJSON{Time: G, ParentID: avax.EmptyID.String(), Height: 0, ID: genesis.ID.String()}); err != nil {
+		return err
+	}
+	w.raw[pindex.ChainP] = append([]*pindex.RawBlock{g}, raws...)
 	w.setHeights()
-	w.assignProposers(r)
+	w.assignProposers()
 	w.l1Fees()
+	return nil
 }
 
-// payReward spends the stake output of a completed stake and creates the
-// returned stake and the reward outputs in the commit block c; it returns
-// the AVAX minted.
-func (w *World) payReward(tx *PTx, stake *UTXO, c *Block) uint64 {
+// rawBlock is b in the node's encoding: its txs (standard) or tx (proposal).
+func (h *history) rawBlock(b *Block, txs []json.RawMessage, tx json.RawMessage) *pindex.RawBlock {
+	js, _ := json.Marshal(pBlockJSON{Time: b.Time, ParentID: b.Parent.String(), Height: b.Height, Txs: txs, Tx: tx, ID: b.ID.String()})
+	return &pindex.RawBlock{Height: b.Height, JSON: js, Type: b.Type, Size: b.Size}
+}
+
+// rewards returns the UTXOs the RewardValidatorTx tx pays when its stake
+// completes, as avalanchego pays them: after the staking tx's outputs and
+// stake (which return to their owner), the reward, and for a validator the
+// delegation fees its delegators paid. Each becomes spendable.
+func (h *history) rewards(tx *PTx) []pindex.Paid {
 	st := tx.rewardOf
-	if stake == nil {
-		return 0
+	for _, u := range st.stake {
+		h.receive(u)
 	}
-	stake.spend(tx.ID, c.Time, c.Height)
-	owner := stake.Out.Owners().Addrs[0]
-	add := func(idx uint32, amt uint64, to avax.ShortID, kind RewardKind) {
-		if amt == 0 {
+	next := uint32(st.outs + len(st.stake))
+	var paid []pindex.Paid
+	add := func(amount uint64, owner avax.ShortID, kind string) {
+		if amount == 0 {
 			return
 		}
-		w.pUTXOs = append(w.pUTXOs, &UTXO{UTXO: avax.UTXO{TxID: st.ID, OutputIndex: idx, AssetID: AVAXAssetID, Out: transferOut(amt, to)},
-			ChainID: PChainID, Created: c.Time, CreatedHeight: c.Height, Reward: kind})
+		u := avax.UTXO{TxID: st.ID, OutputIndex: next, AssetID: AVAXAssetID, Out: transferOut(amount, owner)}
+		next++
+		paid = append(paid, pindex.Paid{UTXO: u, Reward: kind})
+		h.receive(&u)
 	}
-	add(2, stake.Out.Amount(), owner, "")
 	switch {
 	case st.delegation != nil:
 		d := st.delegation
-		add(3, d.NetReward, d.RewardOwner[0], RewardDelegator)
-		return d.NetReward
+		add(d.NetReward, d.RewardOwner[0], rewardDelegator)
 	case st.validation != nil:
 		v := st.validation
-		add(3, v.Reward, v.RewardOwner[0], RewardValidator)
-		add(4, v.DelegationReward, v.RewardOwner[0], RewardValidatorFee)
-		return v.Reward + v.DelegationReward
+		add(v.Reward, v.RewardOwner[0], rewardValidator)
+		add(v.DelegationReward, v.RewardOwner[0], rewardValidatorFee)
 	}
-	return 0
+	return paid
+}
+
+// returnedBalance is the UTXO a DisableL1ValidatorTx returns the validator's
+// balance in (the devnet charges no continuous fee, so all of it).
+func (h *history) returnedBalance(tx *PTx) pindex.Paid {
+	c := tx.l1
+	var balance uint64
+	var owner Owner
+	for i, v := range h.w.conversion.Validators {
+		if h.w.conversion.SubnetID.Append(uint32(i)) == c.ValidationID {
+			balance, owner = v.Balance, v.RemainingBalanceOwner
+		}
+	}
+	for _, o := range h.w.l1Ops {
+		if o.ValidationID == c.ValidationID && o.Height < tx.Height && o.Kind == "IncreaseL1ValidatorBalanceTx" {
+			balance += o.Balance
+		}
+	}
+	u := avax.UTXO{TxID: tx.ID, OutputIndex: uint32(tx.outs), AssetID: AVAXAssetID, Out: transferOut(balance, owner.Addresses[0])}
+	h.receive(&u)
+	return pindex.Paid{UTXO: u}
 }
 
 // heightAt returns the height of the first block with time >= t, ok false
@@ -281,36 +390,78 @@ func (w *World) activeAt(h uint64) []*Validation {
 	return out
 }
 
-func (w *World) assignProposers(r interface{ IntN(int) int }) {
-	var prevProposer avax.ID
+// pHeightAt returns the height of the last P block at or before t.
+func (w *World) pHeightAt(t int64) uint64 {
+	var h uint64
+	for _, b := range w.pBlocks {
+		if b.Time > t {
+			break
+		}
+		h = b.Height
+	}
+	return h
+}
+
+// assignProposers picks each block's proposer among the primary network's
+// validators at the P-Chain height it was built on.
+func (w *World) assignProposers() {
+	r := w.rng("pchain")
+	var prev avax.ID
 	for _, b := range w.pBlocks[1:] {
 		set := w.activeAt(b.Height - 1)
 		if len(set) == 0 {
 			continue
 		}
-		v := set[r.IntN(len(set))]
 		b.HasProposer = true
-		b.Proposer = v.NodeID
+		b.Proposer = set[r.IntN(len(set))].NodeID
 		b.ProposerID = w.deriveID("pproposer", fmt.Sprint(b.Height))
-		b.ProposerParentID = prevProposer
-		if prevProposer.IsEmpty() {
-			b.ProposerParentID = b.Parent
-		}
+		b.ProposerParentID = cmp.Or(prev, b.Parent)
 		b.ProposerPChainHeight = b.Height - 1
-		prevProposer = b.ProposerID
+		prev = b.ProposerID
+	}
+	r = w.rng("xproposers")
+	prev = avax.ID{}
+	for _, b := range w.xBlocks[1:] {
+		ph := w.pHeightAt(b.Time)
+		set := w.activeAt(ph)
+		if len(set) == 0 {
+			continue
+		}
+		b.HasProposer = true
+		b.Proposer = set[r.IntN(len(set))].NodeID
+		b.ProposerID = w.deriveID("xproposer", fmt.Sprint(b.Height))
+		b.ProposerParentID = cmp.Or(prev, b.Parent)
+		b.ProposerPChainHeight = ph
+		prev = b.ProposerID
 	}
 }
 
 // l1Fees fills each P block's count of active L1 validators and the fees
 // they have accrued (512 nAVAX per validator per second).
 func (w *World) l1Fees() {
+	type span struct{ from, to uint64 } // to 0: still active
+	var spans []span
+	if c := w.conversion; c != nil {
+		for i := range c.Validators {
+			s := span{from: c.Height}
+			for _, o := range w.l1Ops {
+				if o.Kind == "DisableL1ValidatorTx" && o.ValidationID == c.SubnetID.Append(uint32(i)) {
+					s.to = o.Height
+				}
+			}
+			spans = append(spans, s)
+		}
+	}
+	for _, r := range w.registers {
+		spans = append(spans, span{from: r.Height})
+	}
 	for _, b := range w.pBlocks {
 		var fees uint64
 		n := 0
-		for _, c := range w.l1Changes {
-			if c.Height <= b.Height {
+		for _, s := range spans {
+			if s.from <= b.Height && (s.to == 0 || b.Height < s.to) {
 				n++
-				fees += 512 * uint64(b.Time-w.pBlocks[c.Height].Time)
+				fees += 512 * uint64(b.Time-w.pBlocks[s.from].Time)
 			}
 		}
 		b.ActiveL1Validators, b.L1AccruedFees = n, fees
@@ -323,7 +474,3 @@ func (w *World) PBlocks() []*Block { return w.pBlocks }
 
 // PTx returns the P-chain transaction with id.
 func (w *World) PTx(id avax.ID) (*PTx, bool) { tx, ok := w.pTxs[id]; return tx, ok }
-
-// PUTXOs returns every P-chain UTXO, spent or not, in creation order. The
-// slice is shared: do not modify it.
-func (w *World) PUTXOs() []*UTXO { return w.pUTXOs }

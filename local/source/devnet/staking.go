@@ -31,30 +31,13 @@ func reward(weight uint64, start, end int64) uint64 {
 	return r.Uint64()
 }
 
-// pending collects P-chain transactions before they are put in blocks.
-type pending struct {
-	w   *World
-	txs []*PTx
-}
-
-func newPending(w *World) *pending { return &pending{w: w} }
-
-func (p *pending) add(tx *PTx) *PTx {
-	tx.seq = len(p.txs)
-	if tx.ID.IsEmpty() {
-		tx.ID = p.w.deriveID("ptx", tx.Kind, fmt.Sprint(tx.seq))
-	}
-	p.txs = append(p.txs, tx)
-	return tx
-}
-
 func (w *World) pickOwner(r interface{ IntN(int) int }) []avax.ShortID {
 	return []avax.ShortID{w.addrs[r.IntN(len(w.addrs))]}
 }
 
-// addStaking lays out the primary network's validations and delegations so
+// scheduleStaking lays out the primary network's validations and delegations so
 // that every status appears (see the package tests for the invariants).
-func (w *World) addStaking(p *pending) {
+func (w *World) scheduleStaking(p *schedule) {
 	r := w.rng("staking")
 	G, now := w.genesis, w.now
 	n := w.cfg.Validators
@@ -72,7 +55,8 @@ func (w *World) addStaking(p *pending) {
 		return v
 	}
 	var vals []*Validation
-	// Genesis validators: nodes 0..n-3, in the genesis (no transaction).
+	// Genesis validators: nodes 0..n-3, whose staking transactions are in
+	// the P-Chain's genesis.
 	for i := range n - 2 {
 		v := newVal(w.nodes[i], G, now+(60+17*int64(i))*day, true)
 		v.TxID = w.deriveID("genesis validator", fmt.Sprint(i))
@@ -86,16 +70,15 @@ func (w *World) addStaking(p *pending) {
 	vals = append(vals, newVal(b, G+2*day, G+16*day, false), newVal(b, now+3*day, now+60*day, true))
 
 	for _, v := range vals {
-		if v.Start > G {
-			kind := "AddPermissionlessValidatorTx"
-			if v.BLS == nil {
-				kind = "AddValidatorTx"
-			}
-			v := v
-			tx := p.add(&PTx{Kind: kind, Time: txTime(v.Start, now, day), funder: v.RewardOwner[0],
-				stake: v.Weight, stakeStart: v.Start, stakeEnd: v.End, validation: v})
-			v.TxID = tx.ID
+		kind := "AddPermissionlessValidatorTx"
+		if v.BLS == nil {
+			kind = "AddValidatorTx"
 		}
+		tx := &PTx{Kind: kind, Time: txTime(v.Start, now, day), funder: v.RewardOwner[0], validation: v}
+		if v.Start == G {
+			tx.ID, tx.genesis = v.TxID, true
+		}
+		v.TxID = p.add(tx).ID
 		w.validations = append(w.validations, v)
 	}
 
@@ -108,7 +91,7 @@ func (w *World) addStaking(p *pending) {
 		case StatusActive:
 			half := (now - v.Start) / 2
 			spans = [][2]int64{
-				{v.Start + hour, v.Start + hour + half},
+				{v.Start + day, v.Start + day + half},
 				{v.Start + (now-v.Start)*2/3, v.End - day},
 				{now - hour, v.End - 2*day},
 				{now + day, v.End - 3*day},
@@ -126,18 +109,18 @@ func (w *World) addStaking(p *pending) {
 			d.NetReward = d.GrossReward - fee
 			v.DelegationReward += fee
 			tx := p.add(&PTx{Kind: "AddPermissionlessDelegatorTx", Time: txTime(d.Start, now, 12*hour),
-				funder: d.RewardOwner[0], stake: d.Weight, stakeStart: d.Start, stakeEnd: d.End, delegation: d, validation: v})
+				funder: d.RewardOwner[0], delegation: d, validation: v})
 			d.TxID = tx.ID
 			w.delegations = append(w.delegations, d)
 			if d.Status(now) == StatusCompleted {
-				p.add(&PTx{Kind: "RewardValidatorTx", Time: d.End, rewardOf: tx})
+				d.RewardTxID = p.add(&PTx{Kind: "RewardValidatorTx", Time: d.End, rewardOf: tx}).ID
 			}
 		}
 	}
 	for _, v := range vals {
 		v.Reward = reward(v.Weight, v.Start, v.End)
 		if v.Status(now) == StatusCompleted {
-			v.RewardTxID = p.add(&PTx{Kind: "RewardValidatorTx", Time: v.End, rewardOf: w.stakingTx(p, v.TxID)}).ID
+			v.RewardTxID = p.add(&PTx{Kind: "RewardValidatorTx", Time: v.End, rewardOf: p.byID(v.TxID)}).ID
 		}
 	}
 	w.sortStakes()
@@ -150,15 +133,6 @@ func txTime(start, now, lead int64) int64 {
 		return start
 	}
 	return now - lead
-}
-
-func (w *World) stakingTx(p *pending, id avax.ID) *PTx {
-	for _, tx := range p.txs {
-		if tx.ID == id {
-			return tx
-		}
-	}
-	return nil
 }
 
 func (w *World) sortStakes() {
@@ -201,50 +175,6 @@ func (w *World) NodeValidations(id avax.NodeID) []*Validation {
 // HasNode reports whether id is one of the world's nodes.
 func (w *World) HasNode(id avax.NodeID) bool { _, ok := w.nodeIdx[id]; return ok }
 
-// DelegationsOf returns the delegations to validation v (same node, within
-// its time span), by start time.
-func (w *World) DelegationsOf(v *Validation) []*Delegation {
-	if !v.SubnetID.IsEmpty() {
-		return nil
-	}
-	var out []*Delegation
-	for _, d := range w.delegations {
-		if d.NodeID == v.NodeID && d.Start >= v.Start && d.End <= v.End {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// PendingRewards returns the rewards that the active primary-network stakes
-// will earn: VALIDATOR for each active validation, DELEGATOR and
-// VALIDATOR_FEE for each active delegation. Sorted by (Start, TxID, Kind).
-func (w *World) PendingRewards() []PendingReward {
-	var out []PendingReward
-	for _, v := range w.validations {
-		if !v.SubnetID.IsEmpty() || v.Status(w.now) != StatusActive {
-			continue
-		}
-		out = append(out, PendingReward{TxID: v.TxID, NodeID: v.NodeID, Kind: RewardValidator,
-			Addresses: v.RewardOwner, AmountStaked: v.Weight, Start: v.Start, End: v.End, Amount: v.Reward})
-	}
-	for _, d := range w.delegations {
-		if d.Status(w.now) != StatusActive {
-			continue
-		}
-		out = append(out, PendingReward{TxID: d.TxID, NodeID: d.NodeID, Kind: RewardDelegator,
-			Addresses: d.RewardOwner, AmountStaked: d.Weight, Start: d.Start, End: d.End, Amount: d.NetReward})
-		if v := w.validationOf(d); v != nil {
-			out = append(out, PendingReward{TxID: d.TxID, NodeID: d.NodeID, Kind: RewardValidatorFee,
-				Addresses: v.RewardOwner, AmountStaked: d.Weight, Start: d.Start, End: d.End, Amount: d.GrossReward - d.NetReward})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b PendingReward) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmpID(a.TxID, b.TxID), cmp.Compare(a.Kind, b.Kind))
-	})
-	return out
-}
-
 // validationOf returns the primary validation that d delegates to.
 func (w *World) validationOf(d *Delegation) *Validation {
 	for _, v := range w.validations {
@@ -253,10 +183,4 @@ func (w *World) validationOf(d *Delegation) *Validation {
 		}
 	}
 	return nil
-}
-
-// ValidationOf returns the primary-network validation that d delegates to.
-func (w *World) ValidationOf(d *Delegation) (*Validation, bool) {
-	v := w.validationOf(d)
-	return v, v != nil
 }

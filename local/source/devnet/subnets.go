@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -68,23 +69,23 @@ func (w *World) ewoqOwner() Owner {
 	return Owner{Threshold: 1, Addresses: []avax.ShortID{w.addrs[0]}}
 }
 
-// addSubnets creates a legacy subnet with a Subnet-EVM chain and permissioned
+// scheduleSubnets creates a legacy subnet with a Subnet-EVM chain and permissioned
 // validators (active, completed and removed), and an L1 converted with two
 // validators plus one registered later.
-func (w *World) addSubnets(p *pending) error {
+func (w *World) scheduleSubnets(p *schedule) {
 	G, now := w.genesis, w.now
 	// The legacy subnet.
 	s1 := &Subnet{CreateTime: G + 5*day, Owner: w.ewoqOwner()}
-	s1.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s1.CreateTime, onBlock: func(h uint64) { s1.CreateBlock = h }}).ID
+	s1.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s1.CreateTime, subnet: s1, onBlock: func(h uint64) { s1.CreateBlock = h }}).ID
 	c1 := &Blockchain{SubnetID: s1.ID, Name: "devsubnet", VMID: SubnetEVMID, EVMChainID: 787878, CreateTime: s1.CreateTime + hour}
 	c1.Genesis = evmGenesis(c1.EVMChainID, c1.CreateTime, ewoqEVM)
-	c1.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c1.CreateTime, onBlock: func(h uint64) { c1.CreateBlock = h }}).ID
+	c1.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c1.CreateTime, chain: c1, onBlock: func(h uint64) { c1.CreateBlock = h }}).ID
 	s1.Chains = []*Blockchain{c1}
 
 	sub := func(nd *node, start, end int64) *Validation {
 		v := &Validation{NodeID: nd.id, SubnetID: s1.ID, Weight: 20, Start: start, End: end,
 			Uptime: 99.5, Version: nd.version, Geo: nd.geo}
-		v.TxID = p.add(&PTx{Kind: "AddSubnetValidatorTx", Time: start, validation: v}).ID
+		v.TxID = p.add(&PTx{Kind: "AddSubnetValidatorTx", Time: start, validation: v, subnet: s1}).ID
 		w.validations = append(w.validations, v)
 		return v
 	}
@@ -95,14 +96,14 @@ func (w *World) addSubnets(p *pending) error {
 	removed := sub(w.nodes[1], S+3*hour, now+30*day)
 	removed.removed = true
 	removed.RemoveTime = S + 2*day
-	removed.RemoveTxID = p.add(&PTx{Kind: "RemoveSubnetValidatorTx", Time: removed.RemoveTime, validation: removed}).ID
+	removed.RemoveTxID = p.add(&PTx{Kind: "RemoveSubnetValidatorTx", Time: removed.RemoveTime, validation: removed, subnet: s1}).ID
 
 	// The L1.
 	s2 := &Subnet{CreateTime: G + 8*day, Owner: w.ewoqOwner()}
-	s2.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s2.CreateTime, onBlock: func(h uint64) { s2.CreateBlock = h }}).ID
+	s2.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s2.CreateTime, subnet: s2, onBlock: func(h uint64) { s2.CreateBlock = h }}).ID
 	c2 := &Blockchain{SubnetID: s2.ID, Name: "devl1", VMID: SubnetEVMID, EVMChainID: 898989, CreateTime: s2.CreateTime + hour}
 	c2.Genesis = evmGenesis(c2.EVMChainID, c2.CreateTime, ewoqEVM)
-	c2.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c2.CreateTime, onBlock: func(h uint64) { c2.CreateBlock = h }}).ID
+	c2.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c2.CreateTime, chain: c2, onBlock: func(h uint64) { c2.CreateBlock = h }}).ID
 	s2.Chains = []*Blockchain{c2}
 
 	l1 := w.nodes[len(w.nodes)-3:]
@@ -116,7 +117,7 @@ func (w *World) addSubnets(p *pending) error {
 	slices.SortFunc(conv.Validators, func(a, b L1Validator) int { return bytes.Compare(a.NodeID[:], b.NodeID[:]) })
 	conv.ConversionData = conversionData(conv)
 	conv.ConversionID = avax.Hash256(conv.ConversionData)
-	conv.TxID = p.add(&PTx{Kind: "ConvertSubnetToL1Tx", Time: conv.Time, onBlock: func(h uint64) {
+	conv.TxID = p.add(&PTx{Kind: "ConvertSubnetToL1Tx", Time: conv.Time, conversion: conv, onBlock: func(h uint64) {
 		conv.Height = h
 		for _, v := range conv.Validators {
 			w.l1Changes = append(w.l1Changes, SetChange{Height: h, NodeID: v.NodeID, Weight: int64(v.Weight), PublicKey: v.BLS.PublicKey})
@@ -127,14 +128,32 @@ func (w *World) addSubnets(p *pending) error {
 
 	reg := &L1Registration{SubnetID: s2.ID, NodeID: l1[2].id, BLS: l1[2].bls, Expiry: uint64(G + 10*day + day),
 		RemainingBalanceOwner: w.ewoqOwner(), DisableOwner: w.ewoqOwner(), Weight: 50, Balance: nAVAX, Time: G + 10*day}
-	reg.TxID = p.add(&PTx{Kind: "RegisterL1ValidatorTx", Time: reg.Time, onBlock: func(h uint64) {
+	reg.TxID = p.add(&PTx{Kind: "RegisterL1ValidatorTx", Time: reg.Time, register: reg, onBlock: func(h uint64) {
 		reg.Height = h
 		w.l1Changes = append(w.l1Changes, SetChange{Height: h, NodeID: reg.NodeID, Weight: int64(reg.Weight), PublicKey: reg.BLS.PublicKey})
 	}}).ID
 	w.registers = append(w.registers, reg)
+
+	// The L1's validators change: the first converted one's balance grows,
+	// the registered one's weight rises to 80, the second converted one is
+	// disabled (inactive: it keeps its weight, and its balance is returned).
+	a, b := conv.Validators[0], conv.Validators[1]
+	changes := []*L1Change{
+		{Kind: "IncreaseL1ValidatorBalanceTx", ValidationID: s2.ID.Append(0), NodeID: a.NodeID, Balance: nAVAX, Time: G + 11*day},
+		{Kind: "SetL1ValidatorWeightTx", ValidationID: reg.ValidationID(), NodeID: reg.NodeID, Nonce: 1, Weight: 80, Time: G + 12*day},
+		{Kind: "DisableL1ValidatorTx", ValidationID: s2.ID.Append(1), NodeID: b.NodeID, Time: G + 13*day},
+	}
+	for _, c := range changes {
+		c.TxID = p.add(&PTx{Kind: c.Kind, Time: c.Time, l1: c, onBlock: func(h uint64) {
+			c.Height = h
+			if c.Kind == "SetL1ValidatorWeightTx" {
+				w.l1Changes = append(w.l1Changes, SetChange{Height: h, NodeID: c.NodeID, Weight: int64(c.Weight) - int64(reg.Weight), PublicKey: reg.BLS.PublicKey})
+			}
+		}}).ID
+	}
+	w.l1Ops = changes
 	w.subnets = []*Subnet{s1, s2}
 	w.sortStakes()
-	return nil
 }
 
 // conversionData returns the codec bytes of avalanchego's
@@ -199,3 +218,30 @@ func (w *World) L1Registration(txID avax.ID) (*L1Registration, bool) {
 
 // L1Registrations returns every RegisterL1ValidatorTx.
 func (w *World) L1Registrations() []*L1Registration { return w.registers }
+
+// L1Changes returns the changes of L1 validators after their registration,
+// in time order.
+func (w *World) L1Changes() []*L1Change { return w.l1Ops }
+
+// Message returns the RegisterL1Validator Warp message the registration
+// carries.
+func (r *L1Registration) Message() *warp.RegisterL1Validator {
+	m := &warp.RegisterL1Validator{
+		SubnetID:              [32]byte(r.SubnetID),
+		NodeID:                r.NodeID[:],
+		Expiry:                r.Expiry,
+		RemainingBalanceOwner: warpOwner(r.RemainingBalanceOwner),
+		DisableOwner:          warpOwner(r.DisableOwner),
+		Weight:                r.Weight,
+	}
+	copy(m.BLSPublicKey[:], r.BLS.PublicKey)
+	return m
+}
+
+func warpOwner(o Owner) warp.PChainOwner {
+	out := warp.PChainOwner{Threshold: o.Threshold}
+	for _, a := range o.Addresses {
+		out.Addresses = append(out.Addresses, [20]byte(a))
+	}
+	return out
+}

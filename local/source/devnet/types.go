@@ -109,26 +109,12 @@ func (d *Delegation) Status(now int64) Status {
 	return StatusCompleted
 }
 
-// RewardKind is the kind of a staking reward.
-type RewardKind string
-
-// Reward kinds, as the Data API names them.
+// Reward kinds, as the Data API names them (pindex.Reward.Kind).
 const (
-	RewardValidator    RewardKind = "VALIDATOR"
-	RewardDelegator    RewardKind = "DELEGATOR"
-	RewardValidatorFee RewardKind = "VALIDATOR_FEE"
+	rewardValidator    = "VALIDATOR"
+	rewardDelegator    = "DELEGATOR"
+	rewardValidatorFee = "VALIDATOR_FEE"
 )
-
-// PendingReward is a reward that an active stake will earn at its end.
-type PendingReward struct {
-	TxID         avax.ID // the staking transaction
-	NodeID       avax.NodeID
-	Kind         RewardKind
-	Addresses    []avax.ShortID
-	AmountStaked uint64
-	Start, End   int64
-	Amount       uint64
-}
 
 // Owner is a threshold of addresses that controls a subnet.
 type Owner struct {
@@ -188,7 +174,8 @@ type L1Conversion struct {
 }
 
 // L1Registration is a RegisterL1ValidatorTx: the fields of the
-// RegisterL1Validator Warp message it carries.
+// RegisterL1Validator Warp message it carries. Its validation id is the
+// message's.
 type L1Registration struct {
 	TxID                  avax.ID
 	SubnetID              avax.ID
@@ -201,4 +188,22 @@ type L1Registration struct {
 	Balance               uint64
 	Time                  int64
 	Height                uint64
+}
+
+// ValidationID returns the registered validator's validation id: the
+// sha256 of its RegisterL1Validator message.
+func (r *L1Registration) ValidationID() avax.ID { return avax.ID(r.Message().ValidationID()) }
+
+// L1Change is a SetL1ValidatorWeightTx, an IncreaseL1ValidatorBalanceTx or
+// a DisableL1ValidatorTx of one L1 validator.
+type L1Change struct {
+	TxID         avax.ID
+	Kind         string // the tx type
+	ValidationID avax.ID
+	NodeID       avax.NodeID
+	Nonce        uint64 // SetL1ValidatorWeightTx
+	Weight       uint64 // SetL1ValidatorWeightTx: the new weight
+	Balance      uint64 // IncreaseL1ValidatorBalanceTx: the balance added
+	Time         int64
+	Height       uint64
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
 // Well-known constants of avalanchego's local network (network id 12345).
@@ -48,8 +49,12 @@ func mustID(s string) avax.ID {
 	return id
 }
 
-// World is one deterministic devnet. It is immutable after New and safe for
-// concurrent use.
+// World is one deterministic devnet: a primary network whose P- and X-Chain
+// history is blocks of transactions, stored in an index (local/source/pindex)
+// as a followed node's would be, plus what only the devnet knows (its
+// nodes' BLS secret keys, locations and versions, its blocks' proposers).
+// It is immutable after New and safe for concurrent use; Close releases
+// the index.
 type World struct {
 	cfg     Config
 	genesis int64
@@ -66,22 +71,26 @@ type World struct {
 	subnets     []*Subnet     // by CreateTime
 	conversion  *L1Conversion
 	registers   []*L1Registration
+	l1Ops       []*L1Change
 	l1Changes   []SetChange
 
 	pBlocks []*Block
 	pTxs    map[avax.ID]*PTx
 	changes map[avax.ID][]SetChange // per subnet, by height
 
-	pUTXOs []*UTXO
-	xUTXOs []*UTXO
+	xBlocks []*Block
+	xTxs    map[avax.ID]*XTx
+	xTxList []*XTx
 
-	vertices []*Vertex
-	xBlocks  []*Block
-	xTxs     map[avax.ID]*XTx
-	xTxList  []*XTx
+	// raw are the blocks in the node's encodings, per chain, as the index
+	// stores them; blockIDs the blocks by chain and id.
+	raw      map[pindex.Chain][]*pindex.RawBlock
+	blockIDs map[pindex.Chain]map[string]*Block
+	ix       *pindex.Index
 }
 
-// New generates the world cfg describes.
+// New generates the world cfg describes and stores its history in an index
+// in memory.
 func New(cfg Config) (*World, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -95,6 +104,7 @@ func New(cfg Config) (*World, error) {
 		pTxs:    map[avax.ID]*PTx{},
 		changes: map[avax.ID][]SetChange{},
 		xTxs:    map[avax.ID]*XTx{},
+		raw:     map[pindex.Chain][]*pindex.RawBlock{},
 	}
 	if err := w.makeKeys(); err != nil {
 		return nil, err
@@ -102,17 +112,27 @@ func New(cfg Config) (*World, error) {
 	if err := w.makeNodes(); err != nil {
 		return nil, err
 	}
-	p := newPending(w)
-	w.addStaking(p)
-	if err := w.addSubnets(p); err != nil {
+	p := newSchedule(w)
+	w.scheduleStaking(p)
+	w.scheduleSubnets(p)
+	h := newHistory(w, p)
+	if err := h.buildXChain(); err != nil {
 		return nil, err
 	}
-	w.buildPChain(p)
-	if err := w.buildXChain(); err != nil {
+	if err := h.buildPChain(); err != nil {
+		return nil, err
+	}
+	if err := w.index(); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
+
+// Index returns the index that holds the world's P- and X-Chain history.
+func (w *World) Index() *pindex.Index { return w.ix }
+
+// Close releases the index.
+func (w *World) Close() error { return w.ix.Close() }
 
 // Now returns the world's clock: the instant that decides stake statuses.
 func (w *World) Now() time.Time { return time.Unix(w.now, 0).UTC() }

@@ -3,69 +3,168 @@ package devnet
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-// Vertex is a pre-Cortina X-chain vertex with its bytes.
-type Vertex struct {
-	ID      avax.ID
-	Parents []avax.ID
-	Height  uint64
-	Index   int // position among all vertices, in acceptance order
-	Time    int64
-	Txs     []avax.ID
-	Raw     *avax.Vertex
-	Bytes   []byte
-}
-
-// XTx is an X-chain BaseTx with its bytes and where it was accepted.
+// XTx is an X-Chain transaction with its bytes and the block that holds it.
 type XTx struct {
-	ID    avax.ID
-	Tx    *avax.Tx
-	Bytes []byte
-	Time  int64
-	// Container is the vertex or block that holds the transaction; Height
-	// its height; InVertex says which of the two it is.
-	Container avax.ID
-	Height    uint64
-	InVertex  bool
+	ID     avax.ID
+	Tx     *avax.Tx
+	Bytes  []byte
+	Time   int64
+	Block  avax.ID
+	Height uint64
 }
 
-// Asset is an X-chain asset's metadata.
-type Asset struct {
-	ID           avax.ID
-	Name, Symbol string
-	Denomination uint8
-}
+// The devnet's own X-Chain asset, created by ewoq in block 2.
+const (
+	goldName         = "Devnet Gold"
+	goldSymbol       = "DGLD"
+	goldDenomination = 2
+)
 
-// Cortina returns when the X-chain moved from vertices to blocks.
-func (w *World) Cortina() int64 { return w.genesis + int64(w.cfg.Days/3)*day }
+// Amounts of the atomic history: each address moves part of its X-Chain
+// genesis allocation to the P-Chain in block 1; ewoq sends some AVAX to the
+// C-Chain's shared memory, and some back from the P-Chain.
+const (
+	ewoqToP   = 10_000_000 * nAVAX
+	otherToP  = 1_000_000 * nAVAX
+	ewoqToC   = 1_000 * nAVAX
+	ewoqFromP = 5_000 * nAVAX
+)
 
-// xWallet tracks unspent X UTXOs per address while transactions are made.
+// xWallet holds the unspent X-Chain UTXOs of the world's addresses while the
+// history is made, oldest first.
 type xWallet struct {
 	w       *World
 	r       *rand.Rand
-	unspent map[avax.ShortID][]*UTXO
+	unspent map[avax.ShortID][]*avax.UTXO
 }
 
-func (x *xWallet) total(a avax.ShortID) uint64 {
+func (x *xWallet) total(a avax.ShortID, asset avax.ID) uint64 {
 	var t uint64
 	for _, u := range x.unspent[a] {
-		t += u.Out.Amount()
+		if u.AssetID == asset {
+			t += u.Out.Amount()
+		}
 	}
 	return t
 }
 
-// transfer makes, signs and applies one BaseTx at time t.
-func (x *xWallet) transfer(t int64, height uint64) *XTx {
+// take spends a's UTXOs of asset, oldest first, until they cover amount,
+// and returns the inputs and their sum.
+func (x *xWallet) take(a avax.ShortID, asset avax.ID, amount uint64) ([]avax.TransferableInput, uint64, error) {
+	var (
+		ins []avax.TransferableInput
+		sum uint64
+	)
+	kept := x.unspent[a][:0]
+	for _, u := range x.unspent[a] {
+		if u.AssetID != asset || sum >= amount {
+			kept = append(kept, u)
+			continue
+		}
+		ins = append(ins, avax.TransferableInput{TxID: u.TxID, OutputIndex: u.OutputIndex, AssetID: u.AssetID, Amount: u.Out.Amount(), SigIndices: []uint32{0}})
+		sum += u.Out.Amount()
+	}
+	x.unspent[a] = kept
+	if sum < amount {
+		return nil, 0, fmt.Errorf("devnet: %s holds %d of %s on the X-Chain; a transaction needs %d", a, sum, asset, amount)
+	}
+	return ins, sum, nil
+}
+
+// xSpend is what one address pays into an X-Chain transaction.
+type xSpend struct {
+	asset  avax.ID
+	amount uint64 // besides the fee, which AVAX pays
+}
+
+// issue makes, signs and records a transaction from `from`, which pays each
+// of spends plus the fee and gets its change back; outs go to others, ext
+// extends the BaseTx. A CreateAssetTx's holders and an ImportTx's inputs
+// are in ext.
+func (x *xWallet) issue(h *history, b *xBlock, from avax.ShortID, memo string, spends []xSpend, outs []avax.TransferableOutput, ext func(u *avax.BaseTx)) (*XTx, error) {
+	w := x.w
+	need := map[avax.ID]uint64{AVAXAssetID: txFee}
+	var assets []avax.ID
+	for _, s := range spends {
+		need[s.asset] += s.amount
+	}
+	for id := range need {
+		assets = append(assets, id)
+	}
+	slices.SortFunc(assets, func(a, b avax.ID) int { return bytes.Compare(a[:], b[:]) })
+	u := avax.BaseTx{NetworkID: NetworkID, BlockchainID: XChainID, Memo: []byte(memo), Outs: outs}
+	if ext != nil {
+		ext(&u)
+	}
+	// An import pays its fee from what it imports.
+	if u.Import != nil {
+		need[AVAXAssetID] -= txFee
+	}
+	for _, asset := range assets {
+		if need[asset] == 0 {
+			continue
+		}
+		ins, sum, err := x.take(from, asset, need[asset])
+		if err != nil {
+			return nil, err
+		}
+		u.Ins = append(u.Ins, ins...)
+		if rest := sum - need[asset]; rest > 0 {
+			u.Outs = append(u.Outs, avax.TransferableOutput{AssetID: asset, Out: *transferOut(rest, from)})
+		}
+	}
+	u.Sort()
+	tx := &avax.Tx{Unsigned: u}
+	hash := sha256.Sum256(tx.Unsigned.UnsignedBytes())
+	key := w.keyOf(from)
+	for range tx.Unsigned.Inputs() {
+		tx.Creds = append(tx.Creds, [][avax.SigLen]byte{key.SignHash(hash[:])})
+	}
+	raw := tx.Bytes()
+	xt := &XTx{ID: avax.Hash256(raw), Tx: tx, Bytes: raw, Time: b.time, Height: b.height}
+	for i, o := range tx.Unsigned.Outs {
+		out := o.Out
+		x.receive(&avax.UTXO{TxID: xt.ID, OutputIndex: uint32(i), AssetID: o.AssetID, Out: &out})
+	}
+	next := uint32(len(tx.Unsigned.Outs))
+	if a := tx.Unsigned.Asset; a != nil {
+		for i := range a.Holders {
+			out := a.Holders[i]
+			x.receive(&avax.UTXO{TxID: xt.ID, OutputIndex: next + uint32(i), AssetID: xt.ID, Out: &out})
+		}
+	}
+	if e := tx.Unsigned.Export; e != nil && e.DestinationChain == PChainID {
+		for i, o := range e.Outs {
+			out := o.Out
+			h.toP[out.Addrs[0]] = append(h.toP[out.Addrs[0]], &avax.UTXO{TxID: xt.ID, OutputIndex: next + uint32(i), AssetID: o.AssetID, Out: &out})
+		}
+	}
+	b.txs = append(b.txs, xt)
+	return xt, nil
+}
+
+// receive adds u to its owner's unspent UTXOs.
+func (x *xWallet) receive(u *avax.UTXO) {
+	owner := u.Out.Owners().Addrs[0]
+	x.unspent[owner] = append(x.unspent[owner], u)
+}
+
+// transfer sends a random amount of AVAX between two random addresses.
+func (x *xWallet) transfer(h *history, b *xBlock) error {
 	w := x.w
 	var senders []avax.ShortID
 	for _, a := range w.addrs {
-		if x.total(a) > 20*nAVAX {
+		if x.total(a, AVAXAssetID) > 20*nAVAX {
 			senders = append(senders, a)
 		}
 	}
@@ -74,169 +173,141 @@ func (x *xWallet) transfer(t int64, height uint64) *XTx {
 	for to == from {
 		to = w.addrs[x.r.IntN(len(w.addrs))]
 	}
-	limit := min(x.total(from)/4, 5000*nAVAX)
+	limit := min(x.total(from, AVAXAssetID)/4, 5000*nAVAX)
 	amount := nAVAX + x.r.Uint64N(limit-nAVAX)
-	var (
-		ins   []avax.TransferableInput
-		spent []*UTXO
-		sum   uint64
-	)
-	for _, u := range x.unspent[from] {
-		if sum >= amount+txFee {
-			break
-		}
-		ins = append(ins, avax.TransferableInput{TxID: u.TxID, OutputIndex: u.OutputIndex, AssetID: u.AssetID, Amount: u.Out.Amount(), SigIndices: []uint32{0}})
-		spent = append(spent, u)
-		sum += u.Out.Amount()
-	}
-	outs := []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(amount, to)}}
-	if rest := sum - amount - txFee; rest > 0 {
-		outs = append(outs, avax.TransferableOutput{AssetID: AVAXAssetID, Out: *transferOut(rest, from)})
-	}
-	tx := &avax.Tx{Unsigned: avax.BaseTx{NetworkID: NetworkID, BlockchainID: XChainID, Outs: outs, Ins: ins,
-		Memo: []byte(fmt.Sprintf("avaedge devnet %d", height))}}
-	tx.Unsigned.Sort()
-	hash := sha256.Sum256(tx.Unsigned.UnsignedBytes())
-	key := w.keyOf(from)
-	for range tx.Unsigned.Ins {
-		tx.Creds = append(tx.Creds, [][avax.SigLen]byte{key.SignHash(hash[:])})
-	}
-	b := tx.Bytes()
-	xt := &XTx{ID: avax.Hash256(b), Tx: tx, Bytes: b, Time: t, Height: height}
-	for _, u := range spent {
-		u.spend(xt.ID, t, height)
-	}
-	x.unspent[from] = slices.DeleteFunc(x.unspent[from], func(u *UTXO) bool { return u.Spent })
-	for i, o := range tx.Unsigned.Outs {
-		out := o.Out
-		u := &UTXO{UTXO: avax.UTXO{TxID: xt.ID, OutputIndex: uint32(i), AssetID: o.AssetID, Out: &out},
-			ChainID: XChainID, Created: t, CreatedHeight: height}
-		w.xUTXOs = append(w.xUTXOs, u)
-		owner := out.Addrs[0]
-		x.unspent[owner] = append(x.unspent[owner], u)
-	}
-	w.xTxs[xt.ID] = xt
-	w.xTxList = append(w.xTxList, xt)
-	return xt
+	_, err := x.issue(h, b, from, fmt.Sprintf("avaedge devnet %d", b.height), []xSpend{{AVAXAssetID, amount}},
+		[]avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(amount, to)}}, nil)
+	return err
 }
 
-func (w *World) buildXChain() error {
-	x := &xWallet{w: w, r: w.rng("xchain"), unspent: map[avax.ShortID][]*UTXO{}}
-	G, cortina := w.genesis, w.Cortina()
+// xBlock collects one X-Chain block's transactions.
+type xBlock struct {
+	height uint64
+	time   int64
+	txs    []*XTx
+}
+
+// xGenesisAllocation is each address's AVAX at the X-Chain's genesis.
+func (w *World) xGenesisAllocation(i int) uint64 {
+	if i == 0 {
+		return 100_000_000 * nAVAX
+	}
+	return 2_000_000 * nAVAX
+}
+
+// buildXChain makes the X-Chain: linear from its genesis, as avalanchego
+// v1.14 starts a local network, a block every 12 hours until now. Block 1
+// moves part of every address's allocation to the P-Chain, block 2 creates
+// Devnet Gold, block 3 transfers some, block 4 exports AVAX to the
+// C-Chain, the block after the P-Chain's export to the X-Chain imports it;
+// every other block carries one or two AVAX transfers.
+func (h *history) buildXChain() error {
+	w := h.w
+	x := &xWallet{w: w, r: w.rng("xchain"), unspent: map[avax.ShortID][]*avax.UTXO{}}
+	G := w.genesis
+	var holders []avax.TransferOutput
 	for i, a := range w.addrs {
-		amt := 10_000 * nAVAX
-		if i == 0 {
-			amt = 100_000_000 * nAVAX
-		}
-		u := &UTXO{UTXO: avax.UTXO{TxID: AVAXAssetID, OutputIndex: uint32(i), AssetID: AVAXAssetID, Out: transferOut(amt, a)}, ChainID: XChainID, Created: G}
-		w.xUTXOs = append(w.xUTXOs, u)
-		x.unspent[a] = append(x.unspent[a], u)
+		holders = append(holders, *transferOut(w.xGenesisAllocation(i), a))
+	}
+	genesis := &avax.Tx{Unsigned: avax.BaseTx{NetworkID: NetworkID, BlockchainID: XChainID, Memo: []byte{},
+		Asset: &avax.CreateAsset{Name: AVAXName, Symbol: AVAXSymbol, Denomination: AVAXDenomination, Holders: holders}}}
+	genesis.Unsigned.Sort()
+	for i, o := range genesis.Unsigned.Asset.Holders {
+		out := o
+		x.receive(&avax.UTXO{TxID: AVAXAssetID, OutputIndex: uint32(i), AssetID: AVAXAssetID, Out: &out})
+	}
+	js := avax.XJSON{Alias: "X", HRP: avanet.Local.HRP}
+	genesisJSON, err := json.Marshal(js.Tx(genesis, AVAXAssetID))
+	if err != nil {
+		return err
 	}
 
-	// Vertices, heights 0..V-1, one or two per height.
-	V := max(10, w.cfg.Days/3)
-	var prev []avax.ID
-	for h := range V {
-		t := G + int64(h)*(cortina-G)/int64(V)
-		k := 1
-		if h > 0 {
-			k = 1 + x.r.IntN(2)
-		}
-		var ids []avax.ID
-		for range k {
-			var txs []*XTx
-			if h > 0 {
-				for range 1 + x.r.IntN(3) {
-					txs = append(txs, x.transfer(t, uint64(h)))
+	var parent, gold avax.ID
+	imported := false
+	for height, t := uint64(0), G; t <= w.now; height, t = height+1, t+12*hour {
+		b := &xBlock{height: height, time: t}
+		var err error
+		switch {
+		case height == 0: // the genesis: no transactions
+		case height == 1:
+			for i, a := range w.addrs {
+				amount := otherToP
+				if i == 0 {
+					amount = ewoqToP
+				}
+				_, err = x.issue(h, b, a, "to the P-Chain", []xSpend{{AVAXAssetID, amount}}, nil, func(u *avax.BaseTx) {
+					u.Export = &avax.Export{DestinationChain: PChainID, Outs: []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(amount, a)}}}
+				})
+				if err != nil {
+					break
 				}
 			}
-			slices.SortFunc(txs, func(a, b *XTx) int { return bytes.Compare(a.ID[:], b.ID[:]) })
-			raw := &avax.Vertex{ChainID: XChainID, Height: uint64(h), Parents: prev}
-			v := &Vertex{Parents: prev, Height: uint64(h), Index: len(w.vertices), Time: t, Raw: raw}
-			for _, tx := range txs {
-				raw.Txs = append(raw.Txs, tx.Bytes)
-				v.Txs = append(v.Txs, tx.ID)
+		case height == 2:
+			var xt *XTx
+			xt, err = x.issue(h, b, w.addrs[0], "", nil, nil, func(u *avax.BaseTx) {
+				u.Asset = &avax.CreateAsset{Name: goldName, Symbol: goldSymbol, Denomination: goldDenomination,
+					Holders: []avax.TransferOutput{*transferOut(1_000_000_00, w.addrs[0]), *transferOut(250_000_00, w.addrs[1])}}
+			})
+			if err == nil {
+				gold = xt.ID
 			}
-			v.Bytes = raw.Bytes()
-			v.ID = avax.Hash256(v.Bytes)
-			for _, tx := range txs {
-				tx.Container, tx.InVertex = v.ID, true
-			}
-			w.vertices = append(w.vertices, v)
-			ids = append(ids, v.ID)
-		}
-		slices.SortFunc(ids, func(a, b avax.ID) int { return bytes.Compare(a[:], b[:]) })
-		prev = ids
-	}
-
-	// Post-Cortina blocks every 12 hours until now.
-	parent := w.vertices[len(w.vertices)-1].ID
-	var prevProposer avax.ID
-	for h, t := uint64(0), cortina; t <= w.now; h, t = h+1, t+12*hour {
-		var txs []*XTx
-		if h > 0 {
+		case height == 3:
+			_, err = x.issue(h, b, w.addrs[0], "gold", []xSpend{{gold, 12_345_00}},
+				[]avax.TransferableOutput{{AssetID: gold, Out: *transferOut(12_345_00, w.addrs[2])}}, nil)
+		case height == 4:
+			_, err = x.issue(h, b, w.addrs[0], "to the C-Chain", []xSpend{{AVAXAssetID, ewoqToC}}, nil, func(u *avax.BaseTx) {
+				u.Export = &avax.Export{DestinationChain: CChainID, Outs: []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(ewoqToC, w.addrs[0])}}}
+			})
+		case !imported && t > h.fromP.Time:
+			imported = true
+			in := avax.TransferableInput{TxID: h.fromP.ID, OutputIndex: 1, AssetID: AVAXAssetID, Amount: ewoqFromP, SigIndices: []uint32{0}}
+			_, err = x.issue(h, b, w.addrs[0], "", nil, []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(ewoqFromP-txFee, w.addrs[0])}},
+				func(u *avax.BaseTx) {
+					u.Import = &avax.Import{SourceChain: PChainID, Ins: []avax.TransferableInput{in}}
+				})
+		default:
 			for range 1 + x.r.IntN(2) {
-				txs = append(txs, x.transfer(t, h))
+				if err = x.transfer(h, b); err != nil {
+					break
+				}
 			}
 		}
-		raw := &avax.StandardBlock{Parent: parent, Height: h, Time: uint64(t)}
-		for _, tx := range txs {
-			raw.Txs = append(raw.Txs, *tx.Tx)
+		if err != nil {
+			return fmt.Errorf("devnet: X-Chain block %d: %w", height, err)
 		}
-		b := &Block{Parent: parent, Height: h, Time: t, Type: "StandardBlock", Raw: raw, Bytes: raw.Bytes()}
-		b.ID = avax.Hash256(b.Bytes)
-		b.Size = len(b.Bytes)
-		for _, tx := range txs {
-			b.Txs = append(b.Txs, tx.ID)
-			tx.Container = b.ID
+		raw := &avax.StandardBlock{Parent: parent, Height: height, Time: uint64(t)}
+		for _, xt := range b.txs {
+			raw.Txs = append(raw.Txs, *xt.Tx)
 		}
-		ph := w.pHeightAt(t)
-		if set := w.activeAt(ph); len(set) > 0 {
-			b.HasProposer = true
-			b.Proposer = set[x.r.IntN(len(set))].NodeID
-			b.ProposerID = w.deriveID("xproposer", fmt.Sprint(h))
-			b.ProposerParentID = prevProposer
-			if prevProposer.IsEmpty() {
-				b.ProposerParentID = parent
-			}
-			b.ProposerPChainHeight = ph
-			prevProposer = b.ProposerID
+		blk := &Block{Parent: parent, Height: height, Time: t, Type: "StandardBlock", Raw: raw, Bytes: raw.Bytes()}
+		blk.ID = avax.Hash256(blk.Bytes)
+		blk.Size = len(blk.Bytes)
+		rb := &pindex.RawBlock{Height: height, Bytes: blk.Bytes, TxBytes: map[string][]byte{}}
+		if rb.JSON, err = json.Marshal(js.Block(raw, blk.ID)); err != nil {
+			return err
 		}
-		w.xBlocks = append(w.xBlocks, b)
-		parent = b.ID
+		for _, xt := range b.txs {
+			blk.Txs = append(blk.Txs, xt.ID)
+			xt.Block = blk.ID
+			w.xTxs[xt.ID] = xt
+			w.xTxList = append(w.xTxList, xt)
+			rb.TxBytes[xt.ID.String()] = xt.Bytes
+		}
+		if height == 0 {
+			rb.Genesis = []json.RawMessage{genesisJSON}
+		}
+		w.xBlocks = append(w.xBlocks, blk)
+		w.raw[pindex.ChainX] = append(w.raw[pindex.ChainX], rb)
+		parent = blk.ID
+	}
+	if !imported {
+		return fmt.Errorf("devnet: no X-Chain block after the P-Chain's export at %d", h.fromP.Time)
 	}
 	return nil
 }
 
-// pHeightAt returns the height of the last P block at or before t.
-func (w *World) pHeightAt(t int64) uint64 {
-	var h uint64
-	for _, b := range w.pBlocks {
-		if b.Time > t {
-			break
-		}
-		h = b.Height
-	}
-	return h
-}
-
-// Vertices returns the X-chain vertices in acceptance order. The slice is
-// shared: do not modify it.
-func (w *World) Vertices() []*Vertex { return w.vertices }
-
-// VerticesAt returns the vertices at a height.
-func (w *World) VerticesAt(height uint64) []*Vertex {
-	var out []*Vertex
-	for _, v := range w.vertices {
-		if v.Height == height {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// XBlocks returns the post-Cortina X-chain blocks by height. The slice is
-// shared: do not modify it.
+// XBlocks returns the X-Chain's blocks by height. The slice is shared: do
+// not modify it.
 func (w *World) XBlocks() []*Block { return w.xBlocks }
 
 // XBlock returns the X block at height.
@@ -247,54 +318,8 @@ func (w *World) XBlock(height uint64) (*Block, bool) {
 	return w.xBlocks[height], true
 }
 
-// XTx returns the X-chain transaction with id.
+// XTx returns the X-Chain transaction with id.
 func (w *World) XTx(id avax.ID) (*XTx, bool) { tx, ok := w.xTxs[id]; return tx, ok }
 
-// XTxs returns every X-chain transaction in acceptance order.
+// XTxs returns every X-Chain transaction in acceptance order.
 func (w *World) XTxs() []*XTx { return w.xTxList }
-
-// XUTXOs returns every X-chain UTXO, spent or not, in creation order. The
-// slice is shared: do not modify it.
-func (w *World) XUTXOs() []*UTXO { return w.xUTXOs }
-
-// UTXOs returns the UTXOs on chain (PChainID or XChainID) that any of addrs
-// may spend, in creation order; spent ones only with includeSpent.
-func (w *World) UTXOs(chain avax.ID, addrs []avax.ShortID, includeSpent bool) []*UTXO {
-	var src []*UTXO
-	switch chain {
-	case PChainID:
-		src = w.pUTXOs
-	case XChainID:
-		src = w.xUTXOs
-	}
-	var out []*UTXO
-	for _, u := range src {
-		if u.Spent && !includeSpent {
-			continue
-		}
-		if slices.ContainsFunc(u.Out.Owners().Addrs, func(a avax.ShortID) bool { return slices.Contains(addrs, a) }) {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// Balance returns the sum of the unspent UTXOs of assetID on chain that addr
-// owns: what avm.getBalance reports.
-func (w *World) Balance(chain avax.ID, addr avax.ShortID, assetID avax.ID) uint64 {
-	var t uint64
-	for _, u := range w.UTXOs(chain, []avax.ShortID{addr}, false) {
-		if u.AssetID == assetID {
-			t += u.Out.Amount()
-		}
-	}
-	return t
-}
-
-// Asset returns the metadata of an asset; only AVAX exists.
-func (w *World) Asset(id avax.ID) (Asset, bool) {
-	if id != AVAXAssetID {
-		return Asset{}, false
-	}
-	return Asset{ID: AVAXAssetID, Name: AVAXName, Symbol: AVAXSymbol, Denomination: AVAXDenomination}, true
-}

@@ -23,18 +23,39 @@ const (
 	ChainC Chain = "C"
 )
 
-// fetched is one block as the node returned it: the JSON encoding and the
-// bytes (for the size and, on the P-Chain, the block type).
-type fetched struct {
-	height uint64
-	json   json.RawMessage
-	bytes  []byte
-	// txBytes are an X-Chain block's transactions' signed bytes, by id.
-	txBytes map[string][]byte
-	// genesis are the X-Chain's genesis transactions (the AVAX
-	// CreateAssetTx whose initial states are the genesis allocations), with
-	// the block at height 0, which does not list them.
-	genesis []json.RawMessage
+// RawBlock is one block as the node returns it (platform.getBlockByHeight,
+// avm.getBlockByHeight), or as a generated network (the devnet) makes it.
+type RawBlock struct {
+	// Height is the block's height; JSON its encoding "json".
+	Height uint64
+	JSON   json.RawMessage
+	// Bytes are the block's bytes (encoding "hexnc"): its size and, on the
+	// P-Chain, its type. A generated P-Chain block without bytes sets Type
+	// and Size instead.
+	Bytes []byte
+	Type  string
+	Size  int
+	// TxBytes are an X-Chain block's transactions' signed bytes, by id.
+	TxBytes map[string][]byte
+	// Genesis are the transactions a chain accepted at its genesis, which
+	// no block lists (the X-Chain's AVAX CreateAssetTx, whose initial states
+	// are the genesis allocations; the devnet's genesis stakers), stored
+	// with the block at height 0.
+	Genesis []json.RawMessage
+	// Paid are the UTXOs transactions of the block make that their JSON
+	// does not list, by the tx's id: the rewards a RewardValidatorTx pays
+	// when its commit block is accepted (their ids derive from the staking
+	// tx, whose own stake outputs are returned), the balance a
+	// DisableL1ValidatorTx returns.
+	Paid map[string][]Paid
+}
+
+// Paid is a UTXO a transaction makes without listing it. Reward is the
+// Data API's rewardType of a reward (VALIDATOR, DELEGATOR, VALIDATOR_FEE),
+// else empty.
+type Paid struct {
+	UTXO   avax.UTXO
+	Reward string
 }
 
 // pBlockTypes are the PlatformVM block codec's type ids (block/codec.go:
@@ -61,6 +82,8 @@ type writer struct {
 	chain  Chain
 	height uint64
 	time   int64
+	// paid are the UTXOs the block's txs make without listing them.
+	paid map[string][]Paid
 }
 
 func (w *writer) exec(q string, args ...any) error {
@@ -69,19 +92,22 @@ func (w *writer) exec(q string, args ...any) error {
 }
 
 // apply stores one block and everything its transactions make.
-func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, error) {
+func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, error) {
 	var b blockJSON
-	if err := json.Unmarshal(f.json, &b); err != nil {
-		return nil, fmt.Errorf("pindex: %s block %d: %w", chain, f.height, err)
+	if err := json.Unmarshal(f.JSON, &b); err != nil {
+		return nil, fmt.Errorf("pindex: %s block %d: %w", chain, f.Height, err)
 	}
-	if b.Height != f.height {
-		return nil, fmt.Errorf("pindex: %s block at height %d says height %d", chain, f.height, b.Height)
+	if b.Height != f.Height {
+		return nil, fmt.Errorf("pindex: %s block at height %d says height %d", chain, f.Height, b.Height)
 	}
-	typ := "StandardBlock"
+	typ, size := "StandardBlock", len(f.Bytes)
 	if chain == ChainP {
-		typ = pBlockType(f.bytes)
+		typ = pBlockType(f.Bytes)
 	}
-	w.chain, w.height, w.time = chain, b.Height, prevTime
+	if f.Bytes == nil && f.Type != "" {
+		typ, size = f.Type, f.Size
+	}
+	w.chain, w.height, w.time, w.paid = chain, b.Height, prevTime, f.Paid
 	if b.Time != nil {
 		w.time = int64(*b.Time)
 	}
@@ -89,14 +115,14 @@ func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, err
 	if len(b.Tx) > 0 && string(b.Tx) != "null" {
 		raws = append(append([]json.RawMessage(nil), raws...), b.Tx)
 	}
-	for i, raw := range f.genesis {
-		if _, err := w.applyTx(raw, i-len(f.genesis), f.txBytes); err != nil {
+	for i, raw := range f.Genesis {
+		if _, err := w.applyTx(raw, i-len(f.Genesis), f.TxBytes); err != nil {
 			return nil, fmt.Errorf("pindex: %s genesis tx %d: %w", chain, i, err)
 		}
 	}
 	ids := make([]string, 0, len(raws))
 	for i, raw := range raws {
-		id, err := w.applyTx(raw, i, f.txBytes)
+		id, err := w.applyTx(raw, i, f.TxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("pindex: %s block %d tx %d: %w", chain, b.Height, i, err)
 		}
@@ -105,10 +131,10 @@ func (w *writer) apply(chain Chain, f *fetched, prevTime int64) (*blockJSON, err
 	txs, _ := json.Marshal(ids)
 	var raw, js any // kept for the node methods (X-Chain only)
 	if chain == ChainX {
-		raw, js = f.bytes, string(f.json)
+		raw, js = f.Bytes, string(f.JSON)
 	}
 	if err := w.exec(`INSERT INTO blocks (chain, height, id, parent, time, type, size, txs, bytes, json) VALUES (?,?,?,?,?,?,?,?,?,?)`,
-		string(chain), b.Height, b.ID, b.ParentID, w.time, typ, len(f.bytes), string(txs), raw, js); err != nil {
+		string(chain), b.Height, b.ID, b.ParentID, w.time, typ, size, string(txs), raw, js); err != nil {
 		return nil, err
 	}
 	return &b, nil
@@ -216,6 +242,11 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 			return "", err
 		}
 	}
+	for _, p := range w.paid[t.ID] {
+		if err := w.paidUTXO(t.ID, p); err != nil {
+			return "", err
+		}
+	}
 	return t.ID, nil
 }
 
@@ -309,7 +340,9 @@ func pchainOwnerRow(o pchainOwnerJSON) (string, error) {
 	return ownerRow(&ownerJSON{Addresses: o.Addresses, Threshold: o.Threshold})
 }
 
-// l1Message reads the P-Chain L1 message in a signed Warp message (0x hex).
+// l1Message reads the L1 message in a signed Warp message (0x hex): the
+// payload of its AddressedCall, which the L1's validator manager sends (its
+// source chain and address are the conversion's manager's).
 func l1Message(s string) (warp.L1Message, error) {
 	b, err := hexBytes(s)
 	if err != nil {
@@ -319,7 +352,15 @@ func l1Message(s string) (warp.L1Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("warp message: %w", err)
 	}
-	return warp.L1MessageOf(&m.UnsignedMessage)
+	p, err := warp.ParsePayload(m.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("warp message: %w", err)
+	}
+	call, ok := p.(*warp.AddressedCall)
+	if !ok {
+		return nil, fmt.Errorf("warp message: the payload is a %T, not an AddressedCall", p)
+	}
+	return warp.ParseL1Message(call.Payload)
 }
 
 func hexID(b [32]byte) string { return avax.ID(b).String() }

@@ -144,6 +144,7 @@ type unsignedJSON struct {
 	Validators       []l1ValidatorJSON     `json:"validators"`
 	Balance          *uint64               `json:"balance"`
 	Message          string                `json:"message"`
+	PoP              []int                 `json:"proofOfPossession"` // RegisterL1ValidatorTx: a byte array
 	ValidationID     string                `json:"validationID"`
 	TxID             string                `json:"txID"`
 	Name             string                `json:"name"`

@@ -62,8 +62,8 @@ func parseHeight(s string) (uint64, error) {
 }
 
 // fetch reads chain's block at height in both encodings.
-func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, error) {
-	f := &fetched{height: height}
+func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, error) {
+	f := &RawBlock{Height: height}
 	for _, enc := range []string{"json", "hexnc"} {
 		var r struct {
 			Block json.RawMessage `json:"block"`
@@ -73,14 +73,14 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*fetched, e
 			return nil, err
 		}
 		if enc == "json" {
-			f.json = r.Block
+			f.JSON = r.Block
 			continue
 		}
 		b, err := hexAnswer(r.Block)
 		if err != nil {
 			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", c.service(), err)
 		}
-		f.bytes = b
+		f.Bytes = b
 	}
 	if c == ChainX && height == 0 {
 		if err := ix.fetchGenesis(ctx, f); err != nil {
@@ -225,7 +225,7 @@ func (ix *Index) headOf(c Chain) (int64, bool) {
 // Options.Concurrency calls to the node at once.
 type batch struct {
 	from, to uint64
-	blocks   []*fetched
+	blocks   []*RawBlock
 	err      error
 	done     chan struct{}
 	cancel   context.CancelFunc
@@ -234,7 +234,7 @@ type batch struct {
 // fetchBatch starts fetching chain's blocks from..to.
 func (ix *Index) fetchBatch(ctx context.Context, c Chain, from, to uint64) *batch {
 	ctx, cancel := context.WithCancel(ctx)
-	bt := &batch{from: from, to: to, blocks: make([]*fetched, to-from+1), done: make(chan struct{}), cancel: cancel}
+	bt := &batch{from: from, to: to, blocks: make([]*RawBlock, to-from+1), done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(bt.done)
 		g, gctx := errgroup.WithContext(ctx)
@@ -252,7 +252,7 @@ func (ix *Index) fetchBatch(ctx context.Context, c Chain, from, to uint64) *batc
 }
 
 // wait returns the batch's blocks once all are fetched, or the first error.
-func (bt *batch) wait() ([]*fetched, error) {
+func (bt *batch) wait() ([]*RawBlock, error) {
 	<-bt.done
 	bt.cancel()
 	return bt.blocks, bt.err
@@ -272,11 +272,11 @@ func (bt *batch) stop() {
 // after checking that each extends the one below it: the first the stored
 // chain (else the index is reconciled with the node), the others the block
 // before them in the batch.
-func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fetched) error {
+func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*RawBlock) error {
 	var parent string // the id block from's parent must have
 	if from > 0 {
 		var first blockJSON
-		if err := json.Unmarshal(blocks[0].json, &first); err != nil {
+		if err := json.Unmarshal(blocks[0].JSON, &first); err != nil {
 			return fmt.Errorf("pindex: %s block %d: %w", c, from, err)
 		}
 		stored, err := ix.st.blockID(c, from-1)
@@ -298,6 +298,13 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 		}
 		parent = stored
 	}
+	return ix.commit(ctx, c, from, parent, blocks)
+}
+
+// commit stores blocks, chain's blocks from on, in one store transaction,
+// checking that each names the one below it as its parent (parent is the
+// stored block's below from, "" at genesis).
+func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string, blocks []*RawBlock) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	tx, err := ix.st.w.BeginTx(ctx, nil)
@@ -317,8 +324,8 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 		if err != nil {
 			return err
 		}
-		if f.height > 0 && b.ParentID != parent && parent != "" {
-			return fmt.Errorf("pindex: %s block %d names parent %s, but the node's block %d is %s", c, f.height, b.ParentID, f.height-1, parent)
+		if f.Height > 0 && b.ParentID != parent && parent != "" {
+			return fmt.Errorf("pindex: %s block %d names parent %s, but block %d is %s", c, f.Height, b.ParentID, f.Height-1, parent)
 		}
 		parent, prevTime = b.ID, w.time
 	}
@@ -330,6 +337,45 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*fe
 	ix.setHead(c, int64(to))
 	ix.metrics.lag.WithLabelValues(string(c)).Sub(float64(len(blocks)))
 	return nil
+}
+
+// Append stores blocks of a generated chain (Options.Network), the first at
+// the height after chain's head, each naming the one below it as its
+// parent, in one store transaction.
+func (ix *Index) Append(ctx context.Context, c Chain, blocks []*RawBlock) error {
+	if c != ChainP && c != ChainX {
+		return ErrUnknownChain
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	head, _ := ix.headOf(c)
+	from := uint64(head + 1)
+	var parent string
+	if from > 0 {
+		id, err := ix.st.blockID(c, from-1)
+		if err != nil {
+			return fmt.Errorf("pindex: %s block %d: %w", c, from-1, err)
+		}
+		parent = id
+	}
+	for i, f := range blocks {
+		if f.Height != from+uint64(i) {
+			return fmt.Errorf("pindex: %s block at height %d appended after height %d", c, f.Height, from+uint64(i)-1)
+		}
+	}
+	return ix.commit(ctx, c, from, parent, blocks)
+}
+
+// SetCurrentValidators stores a platform.getCurrentValidators answer for
+// subnet (the primary network's id is the empty id) as the node's current
+// one, read now: a generated network's (the devnet's) validators.
+func (ix *Index) SetCurrentValidators(ctx context.Context, subnet string, body json.RawMessage) error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	_, err := ix.st.w.ExecContext(ctx, `INSERT INTO current (subnet, body, time) VALUES (?,?,?)
+		ON CONFLICT(subnet) DO UPDATE SET body=excluded.body, time=excluded.time`, subnet, string(body), ix.now().Unix())
+	return err
 }
 
 // reconcile finds the highest stored height at or below from whose block the
@@ -346,7 +392,7 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 			return err
 		}
 		var b blockJSON
-		if err := json.Unmarshal(f.json, &b); err != nil {
+		if err := json.Unmarshal(f.JSON, &b); err != nil {
 			return err
 		}
 		stored, err := ix.st.blockID(c, uint64(h))
@@ -422,11 +468,7 @@ func (ix *Index) RefreshValidators(ctx context.Context) error {
 				return err
 			}
 		}
-		ix.writeMu.Lock()
-		_, err := ix.st.w.ExecContext(ctx, `INSERT INTO current (subnet, body, time) VALUES (?,?,?)
-			ON CONFLICT(subnet) DO UPDATE SET body=excluded.body, time=excluded.time`, s, string(r), ix.now().Unix())
-		ix.writeMu.Unlock()
-		if err != nil {
+		if err := ix.SetCurrentValidators(ctx, s, r); err != nil {
 			return err
 		}
 	}

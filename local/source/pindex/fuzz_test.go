@@ -81,7 +81,7 @@ func FuzzApplyBlock(f *testing.F) {
 		}
 		defer tx.Rollback()
 		w := &writer{tx: tx, net: &net}
-		b, err := w.apply(chain, &fetched{height: h.Height, json: js, bytes: raw}, 0)
+		b, err := w.apply(chain, &RawBlock{Height: h.Height, JSON: js, Bytes: raw}, 0)
 		if err != nil {
 			return
 		}

@@ -34,8 +34,12 @@ import (
 type Options struct {
 	// Node is the avalanchego base URL, e.g. "http://127.0.0.1:9650".
 	Node string
+	// Network is the network of an index no node fills: a generated one
+	// (the devnet), whose blocks Append stores. With it, Node is not used
+	// and Start is not called.
+	Network *Network
 	// Path is the SQLite file. Empty means a private temporary file that
-	// Close removes.
+	// Close removes; Memory means in memory.
 	Path string
 	// PollInterval is how often the node's heights are polled once caught
 	// up. Zero means 1s.
@@ -176,7 +180,13 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		return nil, err
 	}
 	ix.st = st
-	if err := ix.loadNetwork(ctx); err != nil {
+	if opts.Network != nil {
+		ix.net = *opts.Network
+		if err := ix.net.parse(); err != nil {
+			st.close()
+			return nil, fmt.Errorf("pindex: network: %w", err)
+		}
+	} else if err := ix.loadNetwork(ctx); err != nil {
 		st.close()
 		ix.rpc.Close()
 		return nil, err
@@ -194,6 +204,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 	}
 	ix.metrics = newMetrics(opts.Registerer)
+	if opts.Network != nil {
+		return ix, nil
+	}
 	// Recorded now, so that a node gone right after the start is still
 	// described; bounded, since a hung node must not hold the start.
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -276,6 +289,9 @@ func networkOf(networkID, x, c, avaxID string) (Network, error) {
 
 // Network returns the followed network.
 func (ix *Index) Network() Network { return ix.net }
+
+// Now returns the clock of stake statuses (Options.Now).
+func (ix *Index) Now() time.Time { return ix.now() }
 
 // Start begins following both chains in the background, once. The followers
 // stop at Close or when ctx ends.

@@ -32,6 +32,8 @@ var migrations = [][3]string{
 	{"blocks", "bytes", "BLOB"},
 	{"blocks", "json", "TEXT"},
 	{"txs", "bytes", "BLOB"},
+	{"utxos", "reward", "TEXT"},     // a reward UTXO's kind
+	{"utxos", "emitted_by", "TEXT"}, // the RewardValidatorTx that paid a reward UTXO (its tx is the staking tx)
 }
 
 // migrate adds missing columns. Rows stored before them have NULLs there:
@@ -64,26 +66,26 @@ func migrate(db *sql.DB) error {
 
 // fetchGenesis reads the X-Chain's genesis transaction: the AVAX asset's
 // CreateAssetTx, whose id is the asset's.
-func (ix *Index) fetchGenesis(ctx context.Context, f *fetched) error {
+func (ix *Index) fetchGenesis(ctx context.Context, f *RawBlock) error {
 	var r struct {
 		Tx json.RawMessage `json:"tx"`
 	}
 	if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
 		return err
 	}
-	f.genesis = []json.RawMessage{r.Tx}
+	f.Genesis = []json.RawMessage{r.Tx}
 	return nil
 }
 
 // fetchTxBytes reads the signed bytes of an X-Chain block's transactions
 // (avm.getTx, hexnc): the block bytes hold them, but only a parser of every
 // tx type could cut them apart.
-func (ix *Index) fetchTxBytes(ctx context.Context, f *fetched) error {
+func (ix *Index) fetchTxBytes(ctx context.Context, f *RawBlock) error {
 	var b blockJSON
-	if err := json.Unmarshal(f.json, &b); err != nil {
+	if err := json.Unmarshal(f.JSON, &b); err != nil {
 		return err
 	}
-	for _, raw := range append(append([]json.RawMessage(nil), b.Txs...), f.genesis...) {
+	for _, raw := range append(append([]json.RawMessage(nil), b.Txs...), f.Genesis...) {
 		var t txJSON
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return err
@@ -98,10 +100,10 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *fetched) error {
 		if err != nil {
 			return err
 		}
-		if f.txBytes == nil {
-			f.txBytes = map[string][]byte{}
+		if f.TxBytes == nil {
+			f.TxBytes = map[string][]byte{}
 		}
-		f.txBytes[t.ID] = bs
+		f.TxBytes[t.ID] = bs
 	}
 	return nil
 }

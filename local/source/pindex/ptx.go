@@ -3,6 +3,7 @@ package pindex
 import (
 	"encoding/hex"
 	"fmt"
+	"strconv"
 
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
@@ -63,8 +64,12 @@ func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		if err != nil {
 			return err
 		}
+		pop := make([]byte, len(u.PoP))
+		for i, b := range u.PoP {
+			pop[i] = byte(b)
+		}
 		return w.stake(id, 0, stakeL1Validator, node, hexID(reg.SubnetID), reg.Weight, w.time, 0, 0, owner,
-			"0x"+hex.EncodeToString(reg.BLSPublicKey[:]), "", hexID(reg.ValidationID()), deref(u.Balance))
+			"0x"+hex.EncodeToString(reg.BLSPublicKey[:]), "0x"+hex.EncodeToString(pop), hexID(reg.ValidationID()), deref(u.Balance))
 	case TxSetL1ValidatorWeight:
 		m, err := l1Message(u.Message)
 		if err != nil {
@@ -154,6 +159,30 @@ func (w *writer) stake(tx string, seq int, kind string, node avax.NodeID, subnet
 // by tx.
 func (w *writer) end(stake, tx, kind string) error {
 	return w.exec(`INSERT OR REPLACE INTO stake_ends (stake, tx, kind, height, time) VALUES (?,?,?,?,?)`, stake, tx, kind, w.height, w.time)
+}
+
+// paidUTXO stores a UTXO the transaction by makes without listing it.
+func (w *writer) paidUTXO(by string, p Paid) error {
+	u := &p.UTXO
+	owners := u.Out.Owners()
+	id := u.ID().String()
+	var lock uint64
+	if l, ok := u.Out.(*avax.StakeableLockOut); ok {
+		lock = l.Locktime
+	}
+	if err := w.exec(`INSERT INTO utxos (id, chain, created_on, height, time, tx, output_index, asset, amount, locktime, threshold, addresses,
+		stake_locktime, staked, stake_start, stake_end, bytes, reward, emitted_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		id, string(w.chain), string(w.chain), w.height, w.time, u.TxID.String(), u.OutputIndex, u.AssetID.String(), strconv.FormatUint(u.Out.Amount(), 10),
+		owners.Locktime, owners.Threshold, joinAddrs(owners.Addrs), lock, false, 0, 0, u.Bytes(), p.Reward, by); err != nil {
+		return err
+	}
+	for _, a := range owners.Addrs {
+		if err := w.exec(`INSERT OR IGNORE INTO utxo_addrs (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
+			a.String(), string(w.chain), id, string(w.chain), w.height); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // owner records a subnet's (new) owner.

@@ -139,6 +139,8 @@ type UTXO struct {
 	Addresses            []avax.ShortID
 	StakeLocktime        uint64 // a stakeable LockOut's locktime, else 0
 	Staked               bool
+	Reward               string // a reward's kind (VALIDATOR, DELEGATOR, VALIDATOR_FEE), else ""
+	EmittedBy            string // the tx that made it: TxID, or the RewardValidatorTx that paid a reward
 	StakeStart, StakeEnd int64
 	Bytes                []byte
 	Height               uint64
@@ -173,7 +175,7 @@ func (ix *Index) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, i
 // utxoColumns are the columns queryUTXOs scans: the UTXO (u) and its spend
 // (s, left joined).
 const utxoColumns = `u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
-			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time,
+			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time, COALESCE(u.reward, ''), COALESCE(u.emitted_by, u.tx),
 			s.tx, s.chain, s.height, s.time`
 
 // queryUTXOs runs q, which selects utxoColumns.
@@ -190,7 +192,7 @@ func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO
 		var by, on sql.NullString
 		var sh, stime sql.NullInt64
 		if err := rows.Scan(&u.ID, &chainS, &created, &u.TxID, &u.OutputIndex, &u.AssetID, &amount, &u.Locktime, &u.Threshold, &addrs,
-			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &by, &on, &sh, &stime); err != nil {
+			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &u.Reward, &u.EmittedBy, &by, &on, &sh, &stime); err != nil {
 			return nil, err
 		}
 		u.Chain, u.CreatedOn, u.Addresses = Chain(chainS), Chain(created), splitAddrs(addrs)
@@ -265,6 +267,10 @@ type Stake struct {
 	EndTx        string // RewardValidatorTx, RemoveSubnetValidatorTx, DisableL1ValidatorTx or SetL1ValidatorWeightTx
 	EndKind      string // completed, removed, disabled
 	EndTime      int64
+	// Rewards are the amounts the stake's RewardValidatorTx paid, by kind
+	// (VALIDATOR, DELEGATOR, VALIDATOR_FEE); empty when no reward UTXOs
+	// are indexed for it.
+	Rewards map[string]uint64
 }
 
 // Stakes returns every indexed stake, oldest first.
@@ -295,7 +301,38 @@ func (ix *Index) Stakes(ctx context.Context) ([]*Stake, error) {
 		s.EndTx, s.EndKind, s.EndTime = etx.String, ekind.String, etime.Int64
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, ix.stakeRewards(ctx, out)
+}
+
+// stakeRewards fills the Rewards of stakes from the reward UTXOs.
+func (ix *Index) stakeRewards(ctx context.Context, stakes []*Stake) error {
+	rows, err := ix.st.r.QueryContext(ctx, `SELECT tx, reward, amount FROM utxos WHERE reward IS NOT NULL AND reward != ''`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	byTx := map[string]map[string]uint64{}
+	for rows.Next() {
+		var tx, kind, amount string
+		if err := rows.Scan(&tx, &kind, &amount); err != nil {
+			return err
+		}
+		v, err := strconv.ParseUint(amount, 10, 64)
+		if err != nil {
+			return fmt.Errorf("pindex: reward of %s amount %q: %w", tx, amount, err)
+		}
+		if byTx[tx] == nil {
+			byTx[tx] = map[string]uint64{}
+		}
+		byTx[tx][kind] += v
+	}
+	for _, s := range stakes {
+		s.Rewards = byTx[s.TxID]
+	}
+	return rows.Err()
 }
 
 // CurrentValidators returns the node's last platform.getCurrentValidators

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
 )
@@ -82,8 +83,22 @@ type store struct {
 	tmpDir string // removed by close when the store is temporary
 }
 
+// Memory is the Options.Path of a store kept in memory, gone at Close.
+const Memory = ":memory:"
+
+// memoryDBs numbers the in-memory databases, each shared by the store's
+// writer and readers only.
+var memoryDBs atomic.Uint64
+
 func openStore(path string) (*store, error) {
 	s := &store{}
+	if path == Memory {
+		// One named in-memory database shared by the writer and the
+		// readers (SQLite's shared cache); it lives while the writer's
+		// connection does, which the pool keeps (no lifetime is set).
+		dsn := fmt.Sprintf("file:pindex-mem-%d?mode=memory&cache=shared&_busy_timeout=10000", memoryDBs.Add(1))
+		return s.open(dsn+"&_stmt_cache_size=64", dsn+"&_query_only=1")
+	}
 	if path == "" {
 		dir, err := os.MkdirTemp("", "pindex-")
 		if err != nil {
@@ -96,10 +111,15 @@ func openStore(path string) (*store, error) {
 		sync = "OFF"
 	}
 	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=" + sync + "&_busy_timeout=10000&cache=private"
-	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate&_stmt_cache_size=64")
+	return s.open(dsn+"&_txlock=immediate&_stmt_cache_size=64", dsn+"&mode=ro&_query_only=1")
+}
+
+// open opens the writer (one connection) and the readers.
+func (s *store) open(wdsn, rdsn string) (*store, error) {
+	w, err := sql.Open("sqlite3", wdsn)
 	if err != nil {
 		s.close()
-		return nil, fmt.Errorf("pindex: open %s: %w", path, err)
+		return nil, fmt.Errorf("pindex: open: %w", err)
 	}
 	w.SetMaxOpenConns(1)
 	s.w = w
@@ -111,10 +131,15 @@ func openStore(path string) (*store, error) {
 		s.close()
 		return nil, fmt.Errorf("pindex: schema: %w", err)
 	}
-	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=1")
+	// The UTXOs a transaction emitted (TxUTXOs), on a migrated column.
+	if _, err := w.Exec(`CREATE INDEX IF NOT EXISTS utxos_emitted ON utxos(COALESCE(emitted_by, tx))`); err != nil {
+		s.close()
+		return nil, fmt.Errorf("pindex: schema: %w", err)
+	}
+	r, err := sql.Open("sqlite3", rdsn)
 	if err != nil {
 		s.close()
-		return nil, fmt.Errorf("pindex: open %s: %w", path, err)
+		return nil, fmt.Errorf("pindex: open: %w", err)
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)

@@ -104,7 +104,7 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 	}
 	if len(f.Addrs) > 0 {
 		m := marks(len(f.Addrs))
-		q += ` AND id IN (SELECT u.tx FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
+		q += ` AND id IN (SELECT COALESCE(u.emitted_by, u.tx) FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
 			UNION SELECT s.tx FROM spends s JOIN utxo_addrs a ON a.utxo = s.utxo WHERE a.addr IN (` + m + `))`
 		for range 2 {
 			for _, a := range f.Addrs {
@@ -141,7 +141,7 @@ func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",
 // it spent.
 func (ix *Index) TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*UTXO, err error) {
 	emitted, err = ix.queryUTXOs(ctx, `SELECT `+utxoColumns+` FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
-		WHERE u.tx=? ORDER BY u.output_index`, txID)
+		WHERE COALESCE(u.emitted_by, u.tx)=? ORDER BY u.output_index`, txID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -84,24 +84,7 @@ func (s devnetSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 		return warp.NewL1Unsigned(networkID, &warp.SubnetToL1Conversion{ID: [32]byte(conv.ConversionID)}).Bytes(), true
 	}
 	if reg, ok := s.w.L1Registration(id); ok {
-		m := &warp.RegisterL1Validator{
-			SubnetID:              [32]byte(reg.SubnetID),
-			NodeID:                reg.NodeID[:],
-			Expiry:                reg.Expiry,
-			RemainingBalanceOwner: owner(reg.RemainingBalanceOwner),
-			DisableOwner:          owner(reg.DisableOwner),
-			Weight:                reg.Weight,
-		}
-		copy(m.BLSPublicKey[:], reg.BLS.PublicKey)
-		return warp.NewL1Unsigned(networkID, m).Bytes(), true
+		return warp.NewL1Unsigned(networkID, reg.Message()).Bytes(), true
 	}
 	return nil, false
-}
-
-func owner(o devnet.Owner) warp.PChainOwner {
-	out := warp.PChainOwner{Threshold: o.Threshold}
-	for _, a := range o.Addresses {
-		out.Addresses = append(out.Addresses, [20]byte(a))
-	}
-	return out
 }

@@ -1,12 +1,13 @@
-package pdata
+package dataapi
 
 import (
+	"bytes"
 	"cmp"
-	"math"
 	"strconv"
 
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/glacier"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
@@ -19,32 +20,19 @@ func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	desc := q.Desc()
 	sortBy := q.Q.Get("sortBy")
 	addrs := q.Addresses("addresses")
-	minAmount := 0.0
-	if s := q.Q.Get("minUtxoAmount"); s != "" {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) || f < 0 {
-			q.Fail("minUtxoAmount must not be less than 0")
-		}
-		minAmount = f
-	}
-	includeSpent := false
-	switch s := q.Q.Get("includeSpent"); s {
-	case "", "false":
-	case "true":
-		includeSpent = true
-	default:
-		q.Fail("includeSpent must be a boolean value")
-	}
+	minAmount, _ := q.Number("minUtxoAmount")
+	includeSpent := q.Q.Get("includeSpent") == "true"
 	asset := q.Q.Get("assetId")
 	if asset != "" {
 		if _, err := avax.ParseID(asset); err != nil {
 			q.Fail("assetId must be a valid asset id")
 		}
+		asset = q.view.ownID(asset)
 	}
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	all, err := a.ix.UTXOs(q.R.Context(), chain, addrs, includeSpent)
+	all, err := a.src.UTXOs(q.ctx, chain, addrs, includeSpent)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
@@ -67,10 +55,10 @@ func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	if herr != nil {
 		return nil, herr
 	}
-	info := chainInfo{ChainName: alias(chain), Network: q.Network}
+	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
 	assets := a.assets(q)
 	if chain == pindex.ChainP {
-		out := listUTXOsResponse[pChainUTXO]{NextPageToken: next, UTXOs: []pChainUTXO{}, ChainInfo: info}
+		out := glacier.ListUTXOsResponse[glacier.PChainUTXO]{NextPageToken: next, UTXOs: []glacier.PChainUTXO{}, ChainInfo: info}
 		for _, u := range page {
 			am, herr := assets.amount(u)
 			if herr != nil {
@@ -80,7 +68,7 @@ func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 		}
 		return out, nil
 	}
-	out := listUTXOsResponse[xUTXO]{NextPageToken: next, UTXOs: []xUTXO{}, ChainInfo: info}
+	out := glacier.ListUTXOsResponse[glacier.XUTXO]{NextPageToken: next, UTXOs: []glacier.XUTXO{}, ChainInfo: info}
 	for _, u := range page {
 		am, herr := assets.amount(u)
 		if herr != nil {
@@ -91,49 +79,78 @@ func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	return out, nil
 }
 
+// ownID is the index's id of an id as presented: the view's X- and C-Chain
+// and AVAX ids name the indexed network's own.
+func (v view) ownID(s string) string {
+	switch s {
+	case v.x.String():
+		return v.own.X
+	case v.c.String():
+		return v.own.C
+	case v.avaxID.String():
+		return v.own.Avax
+	}
+	return s
+}
+
+// utxoBytes are u's bytes with the AVAX asset id as the view presents it,
+// so that utxoBytes agrees with assetId.
+func (q *req) utxoBytes(u *pindex.UTXO) string {
+	const at = 2 + 32 + 4 // codec version, tx id, output index
+	b := u.Bytes
+	if q.view.avaxID != q.view.own.AVAX && len(b) >= at+32 && bytes.Equal(b[at:at+32], q.view.own.AVAX[:]) {
+		b = bytes.Clone(b)
+		copy(b[at:], q.view.avaxID[:])
+	}
+	return avax.EncodeHex(b)
+}
+
 // assetCache describes the assets of one answer's UTXOs, each read once.
 type assetCache struct {
 	a *api
 	q *req
-	m map[string]assetAmount
+	m map[string]glacier.AssetAmount
 }
 
-func (a *api) assets(q *req) *assetCache { return &assetCache{a: a, q: q, m: map[string]assetAmount{}} }
+func (a *api) assets(q *req) *assetCache {
+	return &assetCache{a: a, q: q, m: map[string]glacier.AssetAmount{}}
+}
 
 // amount is u's AssetAmount.
-func (c *assetCache) amount(u *pindex.UTXO) (assetAmount, *apireq.Error) {
+func (c *assetCache) amount(u *pindex.UTXO) (glacier.AssetAmount, *apireq.Error) {
 	am, herr := c.asset(u.AssetID)
 	am.Amount = u64(u.Amount)
 	return am, herr
 }
 
-// asset describes an asset, without an amount.
-func (c *assetCache) asset(id string) (assetAmount, *apireq.Error) {
+// asset describes an asset of the index, without an amount.
+func (c *assetCache) asset(id string) (glacier.AssetAmount, *apireq.Error) {
 	am, ok := c.m[id]
 	if !ok {
-		d, found, err := c.a.ix.Asset(c.q.R.Context(), id)
+		d, found, err := c.a.src.Asset(c.q.ctx, id)
 		if err != nil {
 			return am, apireq.Internal(err)
 		}
 		if !found { // an asset whose CreateAssetTx the index has not seen
 			d = pindex.Asset{ID: id}
 		}
-		am = assetAmount{AssetID: d.ID, Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1"}
+		am = glacier.AssetAmount{AssetID: c.q.view.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1"}
 		c.m[id] = am
 	}
 	return am, nil
 }
 
 // pItem is u as a PChainUtxo.
-func (q *req) pItem(u *pindex.UTXO, am assetAmount) pChainUTXO {
-	item := pChainUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
-		ConsumedOnChainID: q.net.ChainID(pindex.ChainP).String(), CreatedOnChainID: q.net.ChainID(u.CreatedOn).String(),
-		UTXOID: u.ID, UTXOBytes: avax.EncodeHex(u.Bytes), Amount: am.Amount, AssetID: u.AssetID,
+func (q *req) pItem(u *pindex.UTXO, am glacier.AssetAmount) glacier.PChainUTXO {
+	v := q.view
+	item := glacier.PChainUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
+		ConsumedOnChainID: v.chainID(pindex.ChainP).String(), CreatedOnChainID: v.chainID(u.CreatedOn).String(),
+		UTXOID: u.ID, UTXOBytes: q.utxoBytes(u), Amount: am.Amount, AssetID: am.AssetID,
 		BlockNumber: strconv.FormatUint(u.Height, 10), BlockTimestamp: u.Time, PlatformLocktime: u.Locktime,
-		OutputIndex: u.OutputIndex, StakeableLocktime: u.StakeLocktime, Staked: u.Staked, Threshold: u.Threshold,
-		TxHash: u.TxID, UTXOType: "TRANSFER"}
+		OutputIndex: u.OutputIndex, RewardType: u.Reward, StakeableLocktime: u.StakeLocktime, Staked: u.Staked,
+		Threshold: u.Threshold, TxHash: u.TxID, UTXOType: "TRANSFER"}
 	if u.Chain != pindex.ChainP { // exported from the P-Chain to another
-		item.ConsumedOnChainID = q.net.ChainID(u.Chain).String()
+		item.ConsumedOnChainID = v.chainID(u.Chain).String()
 	}
 	if u.Spent {
 		item.ConsumingTxHash = u.SpentBy
@@ -147,10 +164,11 @@ func (q *req) pItem(u *pindex.UTXO, am assetAmount) pChainUTXO {
 }
 
 // xItem is u, a UTXO of chain (X or C), as a Utxo.
-func (q *req) xItem(u *pindex.UTXO, chain pindex.Chain, am assetAmount) xUTXO {
-	item := xUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
-		ConsumedOnChainID: q.net.ChainID(chain).String(), CreatedOnChainID: q.net.ChainID(u.CreatedOn).String(),
-		UTXOID: u.ID, UTXOBytes: avax.EncodeHex(u.Bytes), CreationTxHash: u.TxID, Locktime: u.Locktime,
+func (q *req) xItem(u *pindex.UTXO, chain pindex.Chain, am glacier.AssetAmount) glacier.XUTXO {
+	v := q.view
+	item := glacier.XUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
+		ConsumedOnChainID: v.chainID(chain).String(), CreatedOnChainID: v.chainID(u.CreatedOn).String(),
+		UTXOID: u.ID, UTXOBytes: q.utxoBytes(u), CreationTxHash: v.id(u.TxID), Locktime: u.Locktime,
 		OutputIndex: strconv.FormatUint(uint64(u.OutputIndex), 10), Threshold: u.Threshold, Timestamp: u.Time, UTXOType: "TRANSFER"}
 	if u.Spent {
 		item.ConsumingTxHash, item.ConsumingTxTimestamp = u.SpentBy, u.SpentTime

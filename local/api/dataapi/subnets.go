@@ -1,28 +1,30 @@
-package pdata
+package dataapi
 
 import (
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strconv"
 
-	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-func (q *req) subnet(s *pindex.Subnet) subnet {
+func (q *req) subnet(s *pindex.Subnet) glacier.Subnet {
 	owners := q.bech32("", s.Owner.Addresses)
-	out := subnet{CreateBlockTimestamp: s.Time, CreateBlockIndex: strconv.FormatUint(s.Height, 10), SubnetID: s.ID,
+	out := glacier.Subnet{CreateBlockTimestamp: s.Time, CreateBlockIndex: strconv.FormatUint(s.Height, 10), SubnetID: s.ID,
 		OwnerAddresses: owners, Threshold: s.Owner.Threshold, Locktime: s.Owner.Locktime,
-		SubnetOwnershipInfo: ownership{Locktime: s.Owner.Locktime, Threshold: s.Owner.Threshold, Addresses: owners},
-		IsL1:                s.Conversion != nil, Blockchains: []blockchain{}}
+		SubnetOwnershipInfo: glacier.Ownership{Locktime: s.Owner.Locktime, Threshold: s.Owner.Threshold, Addresses: owners},
+		IsL1:                s.Conversion != nil, Blockchains: []glacier.Blockchain{}}
 	if c := s.Conversion; c != nil {
 		out.L1ConversionTransactionHash = c.TxID
-		out.L1ValidatorManagerDetails = &managerDetails{BlockchainID: c.ChainID, ContractAddress: c.Address}
+		out.L1ValidatorManagerDetails = &glacier.ManagerDetails{BlockchainID: c.ChainID, ContractAddress: c.Address}
 	}
 	for _, c := range s.Chains {
-		b := blockchain{CreateBlockTimestamp: c.Time, CreateBlockNumber: strconv.FormatUint(c.Height, 10), BlockchainID: c.ID,
+		b := glacier.Blockchain{CreateBlockTimestamp: c.Time, CreateBlockNumber: strconv.FormatUint(c.Height, 10), BlockchainID: c.ID,
 			VMID: c.VMID, SubnetID: c.SubnetID, BlockchainName: c.Name}
 		// A Subnet-EVM genesis is JSON with config.chainId; other VMs'
 		// genesis bytes are not described.
@@ -43,10 +45,7 @@ func (q *req) subnet(s *pindex.Subnet) subnet {
 func (a *api) listSubnets(q *req) (any, *apireq.Error) {
 	size := q.PageSize(100)
 	desc := q.Desc()
-	if len(q.Errs) > 0 {
-		return nil, nil
-	}
-	items, err := a.ix.Subnets(q.R.Context())
+	items, err := a.src.Subnets(q.ctx)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
@@ -57,7 +56,7 @@ func (a *api) listSubnets(q *req) (any, *apireq.Error) {
 	if herr != nil {
 		return nil, herr
 	}
-	out := listSubnetsResponse{NextPageToken: next, Subnets: []subnet{}}
+	out := glacier.ListSubnetsResponse{NextPageToken: next, Subnets: []glacier.Subnet{}}
 	for _, s := range page {
 		out.Subnets = append(out.Subnets, q.subnet(s))
 	}
@@ -69,7 +68,7 @@ func (a *api) getSubnet(q *req) (any, *apireq.Error) {
 	if _, err := avax.ParseID(raw); err != nil {
 		return nil, apireq.BadRequest("subnetId must be a valid subnet id")
 	}
-	s, ok, err := a.ix.Subnet(q.R.Context(), raw)
+	s, ok, err := a.src.Subnet(q.ctx, raw)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
@@ -79,41 +78,27 @@ func (a *api) getSubnet(q *req) (any, *apireq.Error) {
 	return q.subnet(s), nil
 }
 
-// enumChainID names chain c of network (mainnet, fuji, testnet) by the id
-// glacier.json's closed enum of blockchain ids allows: the P-Chain's id, or
-// that network's X- or C-Chain id. The followed network's own X- and C-Chain
-// ids are not in the enum, and the SDK rejects an answer with them.
-func enumChainID(network string, c pindex.Chain) string {
-	n := avanet.Fuji
-	if network == avanet.Mainnet.Name {
-		n = avanet.Mainnet
-	}
-	switch c {
-	case pindex.ChainX:
-		return n.XChainID
-	case pindex.ChainC:
-		return n.CChainID
-	}
-	return avanet.PChainID
-}
-
+// listChainIDs is getChainIdsForAddresses. glacier.json closes the
+// blockchain ids in an enum of mainnet's and fuji's, so each chain is named
+// by the requested network's id of it (fuji's for testnet), whatever the
+// indexed network.
 func (a *api) listChainIDs(q *req) (any, *apireq.Error) {
-	if q.Q.Get("addresses") == "" {
-		q.Fail("addresses should not be empty")
-	}
 	addrs := q.Addresses("addresses")
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	out := listChainIDsResponse{Addresses: []addressChains{}}
+	named, _ := devnet.LookupNetwork(q.Network)
+	out := glacier.ListChainIDsResponse{Addresses: []glacier.AddressChains{}}
 	for _, addr := range addrs {
-		chains, err := a.ix.ChainsOf(q.R.Context(), addr)
+		chains, err := a.src.ChainsOf(q.ctx, addr)
 		if err != nil {
 			return nil, apireq.Internal(err)
 		}
-		item := addressChains{Address: avax.FormatBech32(q.net.HRP, addr), BlockchainIDs: []string{}}
-		for _, c := range chains {
-			item.BlockchainIDs = append(item.BlockchainIDs, enumChainID(q.Network, c))
+		item := glacier.AddressChains{Address: avax.FormatBech32(q.view.hrp, addr), BlockchainIDs: []string{}}
+		for _, c := range []devnet.Chain{devnet.ChainP, devnet.ChainX, devnet.ChainC} {
+			if slices.Contains(chains, pindex.Chain(c.String())) {
+				item.BlockchainIDs = append(item.BlockchainIDs, named.ChainID(c).String())
+			}
 		}
 		out.Addresses = append(out.Addresses, item)
 	}

@@ -1,85 +1,13 @@
-package pdata
+package dataapi
 
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/avaedge/avaedge/local/apireq"
+	"github.com/avaedge/avaedge/local/glacier"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
-
-// pChainTx is PChainTransaction.
-type pChainTx struct {
-	TxHash                         string               `json:"txHash"`
-	TxType                         string               `json:"txType"`
-	BlockTimestamp                 int64                `json:"blockTimestamp"`
-	BlockNumber                    string               `json:"blockNumber"`
-	BlockHash                      string               `json:"blockHash"`
-	ConsumedUTXOs                  []pChainUTXO         `json:"consumedUtxos"`
-	EmittedUTXOs                   []pChainUTXO         `json:"emittedUtxos"`
-	SourceChain                    string               `json:"sourceChain,omitempty"`
-	DestinationChain               string               `json:"destinationChain,omitempty"`
-	Value                          []assetAmount        `json:"value"`
-	AmountBurned                   []assetAmount        `json:"amountBurned"`
-	AmountStaked                   []assetAmount        `json:"amountStaked"`
-	AmountL1ValidatorBalanceBurned []assetAmount        `json:"amountL1ValidatorBalanceBurned"`
-	StartTimestamp                 int64                `json:"startTimestamp,omitempty"`
-	EndTimestamp                   int64                `json:"endTimestamp,omitempty"`
-	NodeID                         string               `json:"nodeId,omitempty"`
-	SubnetID                       string               `json:"subnetId,omitempty"`
-	Memo                           string               `json:"memo,omitempty"`
-	SubnetOwnershipInfo            *subnetOwnershipInfo `json:"subnetOwnershipInfo,omitempty"`
-	BlockchainInfo                 *blockchainInfo      `json:"blockchainInfo,omitempty"`
-}
-
-// subnetOwnershipInfo is SubnetOwnershipInfo.
-type subnetOwnershipInfo struct {
-	Locktime  uint64   `json:"locktime"`
-	Threshold uint32   `json:"threshold"`
-	Addresses []string `json:"addresses"`
-}
-
-// blockchainInfo is BlockchainInfo.
-type blockchainInfo struct {
-	ChainName string `json:"chainName"`
-	VMID      string `json:"vmId"`
-}
-
-// xChainTx is XChainLinearTransaction.
-type xChainTx struct {
-	TxHash           string        `json:"txHash"`
-	ChainFormat      string        `json:"chainFormat"`
-	Timestamp        int64         `json:"timestamp"`
-	TxType           string        `json:"txType"`
-	Memo             string        `json:"memo"`
-	ConsumedUTXOs    []xUTXO       `json:"consumedUtxos"`
-	EmittedUTXOs     []xUTXO       `json:"emittedUtxos"`
-	AmountUnlocked   []assetAmount `json:"amountUnlocked"`
-	AmountCreated    []assetAmount `json:"amountCreated"`
-	SourceChain      string        `json:"sourceChain,omitempty"`
-	DestinationChain string        `json:"destinationChain,omitempty"`
-	AssetCreated     *assetDetails `json:"assetCreated,omitempty"`
-	BlockHeight      uint64        `json:"blockHeight"`
-	BlockHash        string        `json:"blockHash"`
-}
-
-// assetDetails is XChainAssetDetails.
-type assetDetails struct {
-	AssetID            string `json:"assetId"`
-	Name               string `json:"name"`
-	Symbol             string `json:"symbol"`
-	Denomination       int    `json:"denomination"`
-	Type               string `json:"type"`
-	CreatedAtTimestamp int64  `json:"createdAtTimestamp"`
-	Cap                string `json:"cap"`
-}
-
-type listTxsResponse[T any] struct {
-	NextPageToken string    `json:"nextPageToken,omitempty"`
-	Transactions  []T       `json:"transactions"`
-	ChainInfo     chainInfo `json:"chainInfo"`
-}
 
 // unsignedJSON is the part of the node's JSON of a transaction the answers
 // show (avalanchego's field names).
@@ -106,7 +34,8 @@ type unsignedJSON struct {
 	} `json:"validators"`
 }
 
-// listTxs is listLatestPrimaryNetworkTransactions for the P- and X-Chain.
+// listTxs is listLatestPrimaryNetworkTransactions for the P- and X-Chain,
+// read a page at a time.
 func (a *api) listTxs(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
 	if herr != nil {
@@ -114,11 +43,7 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 	}
 	f := pindex.TxFilter{BlockRange: q.timeRange(), Addrs: q.Addresses("addresses")}
 	f.Asc = !q.Desc()
-	for _, t := range q.List("txTypes") {
-		if t != "" {
-			f.Types = append(f.Types, t)
-		}
-	}
+	f.Types = q.List("txTypes")
 	size := q.PageSize(10)
 	scope := q.Scope(string(chain))
 	lo, herr := q.Offset(scope)
@@ -126,7 +51,7 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 		return nil, herr
 	}
 	f.Limit, f.Offset = size+1, lo
-	list, err := a.ix.Txs(q.R.Context(), chain, f)
+	list, err := a.src.Txs(q.ctx, chain, f)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
@@ -134,11 +59,11 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 	if more {
 		list = list[:size]
 	}
-	info := chainInfo{ChainName: alias(chain), Network: q.Network}
+	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
 	next := q.Next(scope, lo, size, more)
 	assets := a.assets(q)
 	if chain == pindex.ChainP {
-		out := listTxsResponse[pChainTx]{NextPageToken: next, Transactions: []pChainTx{}, ChainInfo: info}
+		out := glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, Transactions: []glacier.PChainTx{}, ChainInfo: info}
 		for _, t := range list {
 			item, herr := a.pTx(q, assets, t)
 			if herr != nil {
@@ -148,7 +73,7 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 		}
 		return out, nil
 	}
-	out := listTxsResponse[xChainTx]{NextPageToken: next, Transactions: []xChainTx{}, ChainInfo: info}
+	out := glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, Transactions: []glacier.XChainTx{}, ChainInfo: info}
 	for _, t := range list {
 		item, herr := a.xTx(q, assets, t)
 		if herr != nil {
@@ -166,7 +91,7 @@ func (a *api) getTx(q *req) (any, *apireq.Error) {
 		return nil, herr
 	}
 	id := q.Q.Get("txHash")
-	t, ok, err := a.ix.Tx(q.R.Context(), id)
+	t, ok, err := a.src.Tx(q.ctx, q.view.ownID(id))
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
@@ -182,10 +107,9 @@ func (a *api) getTx(q *req) (any, *apireq.Error) {
 // txParts reads what every answer of a transaction shows: its block's id,
 // its UTXOs and its unsigned JSON.
 func (a *api) txParts(q *req, t *pindex.Tx) (block string, emitted, consumed []*pindex.UTXO, u unsignedJSON, herr *apireq.Error) {
-	ctx := q.R.Context()
-	block, err := a.ix.BlockID(ctx, t.Chain, t.Height)
+	block, err := a.src.BlockID(q.ctx, t.Chain, t.Height)
 	if err == nil {
-		emitted, consumed, err = a.ix.TxUTXOs(ctx, t.ID)
+		emitted, consumed, err = a.src.TxUTXOs(q.ctx, t.ID)
 	}
 	if err != nil {
 		return "", nil, nil, u, apireq.Internal(err)
@@ -216,8 +140,8 @@ func (s *sums) add(asset string, v uint64) {
 }
 
 // list renders the sums as AssetAmounts, leaving out zeros.
-func (s *sums) list(c *assetCache) ([]assetAmount, *apireq.Error) {
-	out := []assetAmount{}
+func (s *sums) list(c *assetCache) ([]glacier.AssetAmount, *apireq.Error) {
+	out := []glacier.AssetAmount{}
 	for _, id := range s.order {
 		if s.total[id] == 0 {
 			continue
@@ -232,14 +156,15 @@ func (s *sums) list(c *assetCache) ([]assetAmount, *apireq.Error) {
 	return out, nil
 }
 
-func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (pChainTx, *apireq.Error) {
+func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *apireq.Error) {
 	block, emitted, consumed, u, herr := a.txParts(q, t)
 	if herr != nil {
-		return pChainTx{}, herr
+		return glacier.PChainTx{}, herr
 	}
-	out := pChainTx{TxHash: t.ID, TxType: t.Type, BlockTimestamp: t.Time, BlockNumber: strconv.FormatUint(t.Height, 10), BlockHash: block,
-		ConsumedUTXOs: []pChainUTXO{}, EmittedUTXOs: []pChainUTXO{}, SourceChain: u.SourceChain, DestinationChain: u.DestinationChain,
-		SubnetID: u.SubnetID, Memo: memo(u.Memo)}
+	v := q.view
+	out := glacier.PChainTx{TxHash: t.ID, TxType: t.Type, BlockTimestamp: t.Time, BlockNumber: strconv.FormatUint(t.Height, 10), BlockHash: block,
+		ConsumedUTXOs: []glacier.PChainUTXO{}, EmittedUTXOs: []glacier.PChainUTXO{}, SourceChain: v.id(u.SourceChain),
+		DestinationChain: v.id(u.DestinationChain), SubnetID: u.SubnetID, Memo: memo(u.Memo)}
 	var in, made, staked, l1 sums
 	for _, x := range consumed {
 		am, herr := assets.amount(x)
@@ -263,12 +188,12 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (pChainTx, *apireq.E
 	}
 	// The balance an L1 validator pays its fees from leaves the UTXO set.
 	var balance uint64
-	for _, v := range u.Validators {
-		balance += v.Balance
+	for _, val := range u.Validators {
+		balance += val.Balance
 	}
 	balance += u.Balance
 	if balance > 0 {
-		l1.add(a.ix.Network().Avax, balance)
+		l1.add(v.own.Avax, balance)
 	}
 	burned := sums{}
 	for _, id := range in.order {
@@ -277,7 +202,7 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (pChainTx, *apireq.E
 			burned.add(id, in.total[id]-spent)
 		}
 	}
-	var lists [4][]assetAmount
+	var lists [4][]glacier.AssetAmount
 	for i, s := range []*sums{&made, &burned, &staked, &l1} {
 		if lists[i], herr = s.list(assets); herr != nil {
 			return out, herr
@@ -287,29 +212,33 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (pChainTx, *apireq.E
 	if u.Validator != nil {
 		out.NodeID, out.StartTimestamp, out.EndTimestamp = u.Validator.NodeID, u.Validator.Start, u.Validator.End
 	}
+	owned := func() *glacier.SubnetOwnershipInfo {
+		return &glacier.SubnetOwnershipInfo{Locktime: u.Owner.Locktime, Threshold: u.Owner.Threshold, Addresses: q.rebech32("", u.Owner.Addresses)}
+	}
 	switch t.Type {
 	case pindex.TxCreateSubnet:
 		out.SubnetID = t.ID
 		if u.Owner != nil {
-			out.SubnetOwnershipInfo = &subnetOwnershipInfo{Locktime: u.Owner.Locktime, Threshold: u.Owner.Threshold, Addresses: stripChain(u.Owner.Addresses)}
+			out.SubnetOwnershipInfo = owned()
 		}
 	case pindex.TxTransferSubnetOwnership:
 		if u.Owner != nil {
-			out.SubnetOwnershipInfo = &subnetOwnershipInfo{Locktime: u.Owner.Locktime, Threshold: u.Owner.Threshold, Addresses: stripChain(u.Owner.Addresses)}
+			out.SubnetOwnershipInfo = owned()
 		}
 	case pindex.TxCreateChain:
-		out.BlockchainInfo = &blockchainInfo{ChainName: u.ChainName, VMID: u.VMID}
+		out.BlockchainInfo = &glacier.BlockchainInfo{ChainName: u.ChainName, VMID: u.VMID}
 	}
 	return out, nil
 }
 
-func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (xChainTx, *apireq.Error) {
+func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *apireq.Error) {
 	block, emitted, consumed, u, herr := a.txParts(q, t)
 	if herr != nil {
-		return xChainTx{}, herr
+		return glacier.XChainTx{}, herr
 	}
-	out := xChainTx{TxHash: t.ID, ChainFormat: "linear", Timestamp: t.Time, TxType: t.Type, Memo: memo(u.Memo),
-		ConsumedUTXOs: []xUTXO{}, EmittedUTXOs: []xUTXO{}, SourceChain: u.SourceChain, DestinationChain: u.DestinationChain,
+	v := q.view
+	out := glacier.XChainTx{TxHash: v.id(t.ID), ChainFormat: "linear", Timestamp: t.Time, TxType: t.Type, Memo: memo(u.Memo),
+		ConsumedUTXOs: []glacier.XUTXO{}, EmittedUTXOs: []glacier.XUTXO{}, SourceChain: v.id(u.SourceChain), DestinationChain: v.id(u.DestinationChain),
 		BlockHeight: t.Height, BlockHash: block}
 	if out.Memo == "" {
 		out.Memo = "0x"
@@ -344,7 +273,7 @@ func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (xChainTx, *apireq.E
 		}
 		// The index follows secp256k1 outputs only, so an asset is taken
 		// as one without minters: its supply fixed at creation.
-		out.AssetCreated = &assetDetails{AssetID: t.ID, Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1",
+		out.AssetCreated = &glacier.AssetDetails{AssetID: d.AssetID, Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1",
 			CreatedAtTimestamp: t.Time, Cap: "fixed"}
 	}
 	return out, nil
@@ -356,16 +285,4 @@ func memo(m string) string {
 		return ""
 	}
 	return m
-}
-
-// stripChain prints "P-local1..." addresses without the chain prefix.
-func stripChain(addrs []string) []string {
-	out := make([]string, len(addrs))
-	for i, s := range addrs {
-		if _, rest, ok := strings.Cut(s, "-"); ok {
-			s = rest
-		}
-		out[i] = s
-	}
-	return out
 }

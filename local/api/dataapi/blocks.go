@@ -1,0 +1,146 @@
+package dataapi
+
+import (
+	"strconv"
+
+	"github.com/avaedge/avaedge/local/apireq"
+	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/source/pindex"
+)
+
+// blockItem is b as a PrimaryNetworkBlock, with its proposer and P-Chain
+// state where they are known.
+func (a *api) blockItem(b *pindex.Block) glacier.PrimaryBlock {
+	txs := b.Txs
+	if txs == nil {
+		txs = []string{}
+	}
+	item := glacier.PrimaryBlock{BlockNumber: strconv.FormatUint(b.Height, 10), BlockHash: b.ID, ParentHash: b.Parent, BlockTimestamp: b.Time,
+		BlockType: b.Type, TxCount: len(txs), Transactions: txs, BlockSizeBytes: b.Size}
+	if p := a.opts.Proposers; p != nil {
+		if d, ok := p.Proposer(b.Chain, b.ID); ok {
+			item.ProposerDetails = &d
+		}
+		if b.Chain == pindex.ChainP {
+			if supply, n, fees, ok := p.PChainState(b.ID); ok {
+				item.CurrentSupply, item.ActiveL1Validators, item.L1ValidatorsAccruedFees = u64(supply), &n, &fees
+			}
+		}
+	}
+	return item
+}
+
+// timeRange reads startTimestamp and endTimestamp.
+func (q *req) timeRange() pindex.BlockRange {
+	var r pindex.BlockRange
+	r.Start, _ = q.Integer("startTimestamp")
+	r.End, _ = q.Integer("endTimestamp")
+	if r.Start > 0 && r.End > 0 && r.Start > r.End {
+		q.Fail("startTimestamp must be less than or equal to endTimestamp")
+	}
+	return r
+}
+
+// listBlocks is listLatestPrimaryNetworkBlocks: the chain's blocks, newest
+// first, read a page at a time.
+func (a *api) listBlocks(q *req) (any, *apireq.Error) {
+	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	if herr != nil {
+		return nil, herr
+	}
+	r := q.timeRange()
+	size := q.PageSize(10)
+	scope := q.Scope(string(chain))
+	lo, herr := q.Offset(scope)
+	if herr != nil || len(q.Errs) > 0 {
+		return nil, herr
+	}
+	r.Limit, r.Offset = size+1, lo
+	bs, err := a.src.Blocks(q.ctx, chain, r)
+	if err != nil {
+		return nil, apireq.Internal(err)
+	}
+	more := len(bs) > size
+	if more {
+		bs = bs[:size]
+	}
+	out := glacier.ListBlocksResponse{NextPageToken: q.Next(scope, lo, size, more), Blocks: []glacier.PrimaryBlock{},
+		ChainInfo: glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}}
+	for _, b := range bs {
+		out.Blocks = append(out.Blocks, a.blockItem(b))
+	}
+	return out, nil
+}
+
+// getBlock is getBlockById.
+func (a *api) getBlock(q *req) (any, *apireq.Error) {
+	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	if herr != nil {
+		return nil, herr
+	}
+	id := q.Q.Get("blockId")
+	b, ok, err := a.src.BlockByID(q.ctx, chain, id)
+	if err != nil {
+		return nil, apireq.Internal(err)
+	}
+	if !ok {
+		return nil, apireq.NotFound("Block " + apireq.Shorten(id) + " not found on the " + alias(chain))
+	}
+	return a.blockItem(b), nil
+}
+
+// listBlocksByNode is listPrimaryNetworkBlocksByNodeId: the blocks of the
+// chain a node proposed, newest first (Options.Proposers; the C-Chain's are
+// not indexed, so none).
+func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
+	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
+	if herr != nil {
+		return nil, herr
+	}
+	size := q.PageSize(10)
+	r := q.timeRange()
+	raw := q.Q.Get("nodeId")
+	node, err := avax.ParseNodeID(raw)
+	if err != nil {
+		q.Fail("nodeId must be a valid node id")
+	}
+	if len(q.Errs) > 0 {
+		return nil, nil
+	}
+	ids, ok := a.opts.Proposers.Proposed(chain, node)
+	if !ok {
+		return nil, apireq.NotFound("Node " + raw + " not found")
+	}
+	var items []*pindex.Block
+	for _, id := range ids {
+		b, found, err := a.src.BlockByID(q.ctx, chain, id)
+		if err != nil {
+			return nil, apireq.Internal(err)
+		}
+		if found && (r.Start == 0 || b.Time >= r.Start) && (r.End == 0 || b.Time <= r.End) {
+			items = append(items, b)
+		}
+	}
+	page, next, herr := apireq.Paginate(q.Req, items, size, q.Scope(string(chain), raw))
+	if herr != nil {
+		return nil, herr
+	}
+	out := glacier.ListBlocksResponse{NextPageToken: next, Blocks: []glacier.PrimaryBlock{}, ChainInfo: glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}}
+	for _, b := range page {
+		out.Blocks = append(out.Blocks, a.blockItem(b))
+	}
+	return out, nil
+}
+
+// listVertices is getVertexByHeight over an X-Chain linear from its
+// genesis (Options.LinearX): no height has a vertex.
+func (a *api) listVertices(q *req) (any, *apireq.Error) {
+	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+		return nil, herr
+	}
+	if _, _, herr := apireq.Paginate(q.Req, []struct{}{}, q.PageSize(10), q.Scope("X")); herr != nil {
+		return nil, herr
+	}
+	return glacier.ListVerticesResponse{Vertices: []glacier.Vertex{}, ChainInfo: glacier.ChainInfo{ChainName: "x-chain", Network: q.Network}}, nil
+}

@@ -167,13 +167,7 @@ func AddressID(r *http.Request, trusted []netip.Prefix) string {
 // that peer is a trusted proxy, the right-most X-Forwarded-For address that
 // is not itself a trusted proxy.
 func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	var peer netip.Addr
-	if err == nil {
-		peer = ap.Addr().Unmap()
-	} else if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
-		peer = a.Unmap()
-	}
+	peer := peers.addr(r.RemoteAddr)
 	if !isTrusted(peer, trusted) {
 		return peer
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -243,34 +242,9 @@ func (s *Server) finish(ex *exchange) {
 		s.metrics.observe(ex.service, ex.route, status, ex.source)
 	}
 	s.recordUsage(ex, status)
-	if !s.opts.AccessLog {
-		return
+	if s.opts.AccessLog != nil {
+		s.logAccess(ex, status)
 	}
-	s.log.LogAttrs(ex.r.Context(), slog.LevelInfo, "request",
-		slog.String("request_id", ex.id),
-		slog.String("method", ex.r.Method),
-		slog.String("path", ex.r.URL.Path),
-		slog.String("service", string(ex.service)),
-		slog.String("route", ex.route),
-		slog.Int("status", status),
-		slog.String("source", ex.source.String()),
-		slog.String("cache", string(ex.cache)),
-		slog.Int64("bytes", ex.w.bytes),
-		slog.Duration("duration", s.now().Sub(ex.start)),
-		slog.String("key_id", ex.keyID),
-		slog.String("client", s.clientIP(ex.r)),
-	)
-}
-
-func (s *Server) clientIP(r *http.Request) string {
-	if s.opts.ClientIP != nil {
-		return s.opts.ClientIP(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 var errBodyTooLarge = errors.New("request body too large")

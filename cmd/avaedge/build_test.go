@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestBuildFailureClosesWhatItOpened(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	a, err := build(context.Background(), &cfg, slog.New(slog.DiscardHandler))
+	a, err := build(context.Background(), &cfg, slog.New(slog.DiscardHandler), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "no-such-keys.yaml") {
 		a.Close()
 		t.Fatalf("build = %v; want the keys file's error", err)

@@ -152,7 +152,7 @@ log_level: debug
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	log := slog.New(slog.DiscardHandler)
-	a, err := build(ctx, cfg, log)
+	a, err := build(ctx, cfg, log, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ log_level: debug
 		{"replicas", w.limits.Replicas, 3},
 		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
 		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},
-		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.9"}},
+		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r), w.usage.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, netip.MustParseAddr("203.0.113.9"), "203.0.113.9"}},
 		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
 		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},
 		{"server.max_header_bytes", srvs.public.MaxHeaderBytes, 4096},
@@ -250,8 +250,8 @@ log_level: debug
 		{"usage.log_max_age", w.usage.LogMaxAge, 2 * time.Hour},
 		{"usage.retry_for", w.usage.RetryFor, 4 * time.Minute},
 		{"usage.disable", []bool{w.proxy.Usage != nil, w.usage.Redis != nil, w.usage.DataDir == dir, w.usage.Prefix == "edgetest"}, []bool{true, true, true, true}},
-		{"disable_access_log", w.proxy.AccessLog, false},
-		{"log_level", newLogger(cfg.LogLevel).Enabled(ctx, slog.LevelDebug), true},
+		{"disable_access_log", w.proxy.AccessLog == nil, true},
+		{"log_level", newLogger(cfg.LogLevel, io.Discard).Enabled(ctx, slog.LevelDebug), true},
 	}
 	covered := map[string]bool{}
 	for _, row := range rows {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/bodyrate"
+	"github.com/avaedge/avaedge/internal/lazydeadline"
 	"github.com/avaedge/avaedge/proxy"
 	"github.com/avaedge/avaedge/proxy/edgetls"
 )
@@ -26,23 +28,24 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *configPath, os.Getenv, nil); err != nil {
+	if err := run(ctx, *configPath, os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "avaedge:", err)
 		os.Exit(1)
 	}
 }
 
 // run serves until ctx is done (SIGINT/SIGTERM), then drains in-flight
-// requests. started, when set, is told the bound addresses.
-func run(ctx context.Context, configPath string, getenv func(string) string, started func(pub, admin net.Addr)) error {
+// requests and writes the access log's last lines. Logs go to stderr.
+// started, when set, is told the bound addresses.
+func run(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer, started func(pub, admin net.Addr)) error {
 	cfg, err := config.Load(configPath, getenv)
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.LogLevel)
+	log := newLogger(cfg.LogLevel, stderr)
 	slog.SetDefault(log)
 
-	app, err := build(ctx, cfg, log)
+	app, err := build(ctx, cfg, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -55,6 +58,9 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
+	// The public server's per-request deadline changes (header, idle and
+	// write timeouts) are applied lazily, with the same meaning.
+	pubLn = lazydeadline.Listen(pubLn, 0)
 	admLn, err := net.Listen("tcp", cfg.AdminListen)
 	if err != nil {
 		pubLn.Close()
@@ -167,8 +173,8 @@ func modeOf(u config.Upstream) string {
 	return u.Mode + " " + u.URL
 }
 
-func newLogger(level string) *slog.Logger {
+func newLogger(level string, w io.Writer) *slog.Logger {
 	var l slog.Level
 	l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }

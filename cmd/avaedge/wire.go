@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -59,9 +61,10 @@ func (a *app) Close() error {
 	return nil
 }
 
-// build wires config into the proxy: upstreams, local world, cache, limits.
-// What it opened is closed when a later step fails.
-func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, err error) {
+// build wires config into the proxy: upstreams, local world, cache, limits,
+// the access log (written to logOut, where log writes too). What it opened
+// is closed when a later step fails.
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.Writer) (_ *app, err error) {
 	a := &app{}
 	defer func() {
 		if err != nil {
@@ -145,6 +148,13 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
+	access, err := newAccessLog(ctx, cfg, log, logOut, reg)
+	if err != nil {
+		return nil, err
+	}
+	if access != nil {
+		a.closers = append(a.closers, func() error { return closeAccessLog(access) })
+	}
 	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
 	var meter *usage.Meter
 	if !cfg.Usage.Disable {
@@ -181,9 +191,9 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *app, e
 		// is served to every client (in proxy mode the node's is published
 		// per key).
 		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
-		ClientIP:     clientIP,
+		ClientIP:     func(r *http.Request) netip.Addr { return limits.ClientIP(r, trusted) },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
-		AccessLog:    !cfg.DisableAccessLog,
+		AccessLog:    access,
 		Logger:       log,
 		Registerer:   reg,
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -418,6 +419,18 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 			}
 		}
 	}
+}
+
+// TrustedPrefixes returns TrustedProxies parsed; Validate has refused the
+// ones that do not parse.
+func (c *Config) TrustedPrefixes() []netip.Prefix {
+	out := make([]netip.Prefix, 0, len(c.TrustedProxies))
+	for _, s := range c.TrustedProxies {
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Overrides returns the routes section as catalogue overrides, for

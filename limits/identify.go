@@ -58,11 +58,7 @@ func (l *Limiter) Lookup(r *http.Request) (c Client, ok bool) {
 // identify finds r's client, or the 401 message that refuses it.
 func (l *Limiter) identify(r *http.Request) (Client, string) {
 	ks := l.keys.Load()
-	presented := header(r.Header, "X-Glacier-Api-Key")
-	if presented == "" {
-		presented = header(r.Header, "X-Data-Api-Key")
-	}
-	if presented != "" {
+	if presented := presentedKey(r.Header); presented != "" {
 		sum := sha256.Sum256([]byte(presented))
 		want := hex.EncodeToString(sum[:])
 		k, ok := ks.byHash[want]
@@ -94,6 +90,29 @@ func (l *Limiter) unauthorized(msg string) (Client, Decision) {
 
 // header is h.Get(key) for a key already in canonical form (as servers
 // store received names), without canonicalising it again.
+// presentedKey returns the API key a request presents: X-Glacier-Api-Key,
+// else X-Data-Api-Key; "" when none.
+func presentedKey(h http.Header) string {
+	if k := header(h, "X-Glacier-Api-Key"); k != "" {
+		return k
+	}
+	return header(h, "X-Data-Api-Key")
+}
+
+// RequestIDs names the identities r counts against outside the limiter (the
+// dev chain's write allowance): its address, as AddressID names it, and,
+// when it presents an API key, "key:" and the key's sha256 (never the key
+// itself). Each identity has an allowance of its own, so fresh keys do not
+// buy fresh allowances.
+func RequestIDs(r *http.Request, trusted []netip.Prefix) []string {
+	ids := []string{AddressID(r, trusted)}
+	if key := presentedKey(r.Header); key != "" {
+		sum := sha256.Sum256([]byte(key))
+		ids = append(ids, "key:"+hex.EncodeToString(sum[:]))
+	}
+	return ids
+}
+
 func header(h http.Header, key string) string {
 	if v := h[key]; len(v) > 0 {
 		return v[0]

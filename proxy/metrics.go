@@ -29,7 +29,7 @@ type counterKey struct {
 	service catalog.Service
 	route   string
 	status  int
-	source  Source
+	source  Origin
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -62,7 +62,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-func (m *metrics) observe(svc catalog.Service, route string, status int, source Source) {
+func (m *metrics) observe(svc catalog.Service, route string, status int, source Origin) {
 	k := counterKey{svc, route, status, source}
 	c, ok := m.counters.Load(k)
 	if !ok {
@@ -113,7 +113,7 @@ type routeCounter struct {
 	c   prometheus.Counter
 }
 
-func (rm *routeMetrics) observe(status int, source Source) {
+func (rm *routeMetrics) observe(status int, source Origin) {
 	k := uint32(status)<<4 | uint32(source&15)
 	rc := rm.last.Load()
 	if rc == nil || rc.key != k {

@@ -20,7 +20,7 @@ func TestRouteMetrics(t *testing.T) {
 	rm := &routeMetrics{m: m, svc: catalog.Data, name: "getLatestBlocks"}
 	type answer struct {
 		status int
-		source Source
+		source Origin
 	}
 	seq := []answer{{200, FromCache}, {200, FromCache}, {200, FromUpstream}, {429, FromEdge}, {200, FromCache}, {200, FromUpstream | FromCache}}
 	want := map[string]float64{}
@@ -60,6 +60,6 @@ func TestRouteMetrics(t *testing.T) {
 	}
 }
 
-func labels(status int, src Source) string {
+func labels(status int, src Origin) string {
 	return map[int]string{200: "200", 429: "429"}[status] + " " + src.String()
 }

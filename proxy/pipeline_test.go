@@ -24,7 +24,7 @@ func (refuseAll) Admit(context.Context, *http.Request, limits.Charge) limits.Dec
 	return limits.Decision{Status: http.StatusUnauthorized, Message: "Invalid API key"}
 }
 
-// TestMemoOnlyAfterAdmission: refused requests never fill the remembered-plan
+// TestMemoOnlyAfterAdmission: refused requests never fill the remembered-call
 // table, and the table stops growing at its byte bound.
 func TestMemoOnlyAfterAdmission(t *testing.T) {
 	origin := newFlakyOrigin(t)

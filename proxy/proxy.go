@@ -3,12 +3,12 @@
 // to the real services behind circuit breakers, and the fallback chain
 // (upstream, stale copy, local handler, 503).
 //
-// Every request takes the same way (pipeline.go): routing and validation make
-// a plan per call (plan.go, rpc.go), then one function admits the request and
-// runs each plan's chain. The proxy uses the cache's entries and the
-// limiter's charges and decisions as they are; it depends only on the small
-// interfaces it defines here (Cache, Limiter, Local), which cmd/avaedge fills
-// with the concrete packages.
+// Every request takes the same way (pipeline.go): routing and validation
+// prepare each call (a preparedCall: prepare.go, rpc.go), then one function
+// admits the request and runs each call's chain. The proxy uses the cache's
+// entries and the limiter's charges and decisions as they are; it depends
+// only on the small interfaces it defines here (Cache, Limiter, Local), which
+// cmd/avaedge fills with the concrete packages.
 package proxy
 
 import (
@@ -59,16 +59,16 @@ var _ Identifier = (*limits.Limiter)(nil)
 
 // Local is the offline implementation of every route.
 type Local interface {
-	// Serve answers one call of rt from the local world. For REST routes v
+	// Answer answers one call of rt from the local world. For REST routes v
 	// holds the validated parameters (path, query, body; defaults filled) and
 	// r is the client's request, unchanged. For JSON-RPC routes (info.*,
 	// avm.*, evm.rpc) v is nil and r is a request built by the edge whose
 	// body is that one call (or the whole EVM body).
-	Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values)
-	// Serves reports whether the local world has a real source for a call
+	Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values)
+	// Covers reports whether the local world has a real source for a call
 	// of rt with values v: always in local mode; in proxy mode only for
 	// networks mapped to the devnet and EVM chains the indexer follows.
-	Serves(rt *catalog.Route, v catalog.Values) bool
+	Covers(rt *catalog.Route, v catalog.Values) bool
 }
 
 // Usage meters every answered request and answers the usage routes
@@ -76,7 +76,7 @@ type Local interface {
 // nor Record blocks or does I/O: they run on every request, after the
 // answer is written.
 type Usage interface {
-	// Count counts a request by its shared plan alone, when that is all the
+	// Count counts a request by its shared prepared call alone, when that is all the
 	// meter needs of it (it keeps no log line of it), and reports whether
 	// it did; if not, the edge hands it the whole record.
 	Count(c usage.Count) bool
@@ -89,20 +89,20 @@ type Usage interface {
 
 var _ Usage = (*usage.Meter)(nil)
 
-// Source names where an answer came from, as X-Avaedge-Source says. A
-// JSON-RPC batch may combine several: Source is a set of bits.
-type Source uint8
+// Origin names where an answer came from, as X-Avaedge-Source says. A
+// JSON-RPC batch may combine several: Origin is a set of bits.
+type Origin uint8
 
-// Sources.
+// Origins.
 const (
-	FromUpstream Source = 1 << iota // the real service answered
+	FromUpstream Origin = 1 << iota // the real service answered
 	FromCache                       // a stored answer (fresh or stale)
 	FromLocal                       // the local world answered
 	FromEdge                        // the edge answered or refused by itself
 )
 
-// sourceNames are the header values of every set of sources, built once.
-var sourceNames = func() (out [16][]string) {
+// originNames are the header values of every set of origins, built once.
+var originNames = func() (out [16][]string) {
 	names := []string{"upstream", "cache", "local", "edge"}
 	for set := 1; set < 16; set++ {
 		v := ""
@@ -121,11 +121,11 @@ var sourceNames = func() (out [16][]string) {
 
 // String returns the header value: "upstream", "cache", "local", "edge", or a
 // comma-separated set for a batch.
-func (s Source) String() string {
+func (s Origin) String() string {
 	if s == 0 || s >= 16 {
 		return ""
 	}
-	return sourceNames[s][0]
+	return originNames[s][0]
 }
 
 // Options configures a Server. Zero values mean the documented defaults.

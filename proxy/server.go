@@ -30,7 +30,7 @@ type Server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	idPrefix  string
-	memo      memo // plans of repeated GETs, by request URI
+	memo      memo // prepared calls of repeated GETs, by request URI
 	idCounter atomic.Uint64
 	// maxUpstreamBody is the largest answer a cache fill keeps
 	// (maxUpstreamBody; tests lower it).
@@ -130,7 +130,7 @@ func isXChainID(id string) bool {
 	return false
 }
 
-// ServeHTTP routes r: a GET whose plan is remembered goes straight to the
+// ServeHTTP routes r: a GET whose prepared call is remembered goes straight to the
 // pipeline; everything else through the mux, which parses and validates.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
@@ -169,14 +169,14 @@ type exchange struct {
 	id       string
 	start    time.Time
 	keyID    string
-	source   Source
+	source   Origin
 	cache    cache.Status
 	format   errFormat
-	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
-	admitted bool   // the limiter admitted the request
-	atOnce   bool   // answered from the in-process cache tier, at ex.start
-	plan     *plan  // the plan served, for its usage record
-	identity string // who the request is counted for (limits.Decision.Identity)
+	rpcID    []byte        // a single JSON-RPC call's raw id, for edge errors
+	admitted bool          // the limiter admitted the request
+	atOnce   bool          // answered from the in-process cache tier, at ex.start
+	prepared *preparedCall // the call served, for its usage record
+	identity string        // who the request is counted for (limits.Decision.Identity)
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client

@@ -53,8 +53,8 @@ func (s *Server) serveUsage(rt *catalog.Route, rm *routeMetrics, w http.Response
 	}
 	ex.client, ex.identified = c, true
 	vals, msgs := rt.Validate(r, r.URL.Query(), nil)
-	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, charge: limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}}
-	ex.plan = p
+	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, charge: limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}}
+	ex.prepared = p
 	if len(msgs) > 0 {
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
@@ -64,7 +64,7 @@ func (s *Server) serveUsage(rt *catalog.Route, rm *routeMetrics, w http.Response
 	}
 	ex.source = FromEdge
 	h := ex.w.Header()
-	setSource(h, FromEdge)
+	setOrigin(h, FromEdge)
 	h["X-Cache-Status"] = cacheHdr[cache.Bypass]
 	s.opts.Usage.Answer(ex.w, r, rt, vals, usage.Caller{Identity: c.Identity(), KeyID: c.KeyID()})
 }
@@ -76,22 +76,22 @@ type looker interface {
 }
 
 // recordUsage hands the request's record to the meter, which counts it in
-// one of its shards: strings and a plan the exchange already holds, so the
+// one of its shards: strings and a prepared call the exchange already holds, so the
 // hit path pays no I/O, no allocation and no second clock reading. A request answered before it was identified (a parameter
 // error) is named by its key here.
 func (s *Server) recordUsage(ex *exchange, status int) {
 	if s.opts.Usage == nil {
 		return
 	}
-	if p := ex.plan; p != nil && p.shared && ex.atOnce && ex.admitted && s.opts.Usage.Count(usage.Count{Shape: p, Identity: ex.identity,
+	if p := ex.prepared; p != nil && p.shared && ex.atOnce && ex.admitted && s.opts.Usage.Count(usage.Count{Shape: p, Identity: ex.identity,
 		Start: ex.start, Status: status, Source: ex.source.String(), CU: p.charge.Cost, RequestID: ex.id}) {
-		return // a repeated request answered from memory: counted by its plan
+		return // a repeated request answered from memory: counted by its prepared call
 	}
 	rec := usage.Record{Start: ex.start, Identity: ex.identity, KeyID: ex.keyID,
 		Route: ex.route, RequestID: ex.id, RemoteAddr: ex.r.RemoteAddr, Host: ex.r.Host, Header: ex.r.Header,
 		Status: status, Source: ex.source.String(), RPC: ex.service == catalog.Node}
 	var rt *catalog.Route
-	if p := ex.plan; p != nil {
+	if p := ex.prepared; p != nil {
 		rt, rec.Values, rec.Method = p.rt, p.vals, p.method
 		if ex.admitted {
 			rec.CU = p.charge.Cost
@@ -100,7 +100,7 @@ func (s *Server) recordUsage(ex *exchange, status int) {
 			rec.Shape = p
 		}
 	} else {
-		rt = s.routes[ex.route] // refused before its plan was made
+		rt = s.routes[ex.route] // refused before its call was prepared
 	}
 	if rt != nil {
 		rec.Path = rt.Path

@@ -20,6 +20,7 @@ import (
 	"github.com/avaedge/avaedge/internal/bodyrate"
 	"github.com/avaedge/avaedge/internal/lazydeadline"
 	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
 func main() {
@@ -68,7 +69,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	errc := make(chan error, 3)
 	var plain *http.Server
 	if cfg.TLS.Enabled() {
-		tm, err := newTLS(cfg, log, app.Redis)
+		tm, err := edgetls.New(tlsOptions(cfg, log, app.Redis))
 		if err != nil {
 			pubLn.Close()
 			admLn.Close()
@@ -81,12 +82,12 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 		}()
 		pub.TLSConfig = tm.TLSConfig()
 		plain = proxy.HTTPServer(srvs.acme, tm.HTTPHandler(), 10*time.Second, 60*time.Second, 1<<16)
-		go func() { errc <- listenServe(plain) }()
-		go func() { errc <- serveTLS(pub, pubLn) }()
+		go func() { errc <- untilClosed(plain.ListenAndServe) }()
+		go func() { errc <- untilClosed(func() error { return pub.ServeTLS(pubLn, "", "") }) }()
 	} else {
-		go func() { errc <- serve(pub, pubLn) }()
+		go func() { errc <- untilClosed(func() error { return pub.Serve(pubLn) }) }()
 	}
-	go func() { errc <- serve(adm, admLn) }()
+	go func() { errc <- untilClosed(func() error { return adm.Serve(admLn) }) }()
 	log.Info("avaedge started", "listen", pubLn.Addr().String(), "admin", admLn.Addr().String(),
 		"data", modeOf(cfg.Upstreams.Data), "metrics", modeOf(cfg.Upstreams.Metrics), "node", modeOf(cfg.Upstreams.Node))
 	app.SetReady(true)
@@ -157,23 +158,10 @@ func newServers(cfg *config.Config, a *app) servers {
 	}
 }
 
-func serve(s *http.Server, ln net.Listener) error {
-	if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+// untilClosed runs serve, a server's Serve, until the server is shut down.
+func untilClosed(serve func() error) error {
+	if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
-	}
-	return nil
-}
-
-func serveTLS(s *http.Server, ln net.Listener) error {
-	if err := s.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-func listenServe(s *http.Server) error {
-	if err := s.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("tls http listener: %w", err)
 	}
 	return nil
 }

@@ -10,14 +10,9 @@ import (
 	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
-// newTLS builds the certificate manager of the public listener.
-// With a shared Redis, certificates live there so every replica uses the
-// one certificate that any of them obtains.
-func newTLS(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) (*edgetls.Manager, error) {
-	return edgetls.New(tlsOptions(cfg, log, rdb))
-}
-
-// tlsOptions is the tls section as the certificate manager's options.
+// tlsOptions is the tls section as the public listener's certificate
+// manager's options. With a shared Redis, certificates live there so every
+// replica uses the one certificate that any of them obtains.
 func tlsOptions(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) edgetls.Options {
 	storage := ""
 	if cfg.DataDir != "" {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/pagetoken"
@@ -62,8 +63,8 @@ func LocalChain(chainID uint64, rpcURL string) ChainInfo {
 		Description:     "The local avaedge dev chain: an embedded EVM with the local C-chain's id.",
 		RPCURL:          rpcURL,
 		IsTestnet:       true,
-		PlatformChainID: "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC",
-		SubnetID:        "11111111111111111111111111111111LpoYY",
+		PlatformChainID: avanet.Local.CChainID,
+		SubnetID:        avanet.PChainID,
 		NetworkToken:    NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18, Description: "The native token of the local network."},
 	}
 }

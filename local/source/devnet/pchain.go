@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
@@ -129,7 +130,7 @@ func pOutput(o avax.Output) pOutputJSON {
 	owners := o.Owners()
 	addrs := make([]string, len(owners.Addrs))
 	for i, a := range owners.Addrs {
-		addrs[i] = avax.FormatAddress("P", avax.LocalHRP, a)
+		addrs[i] = avax.FormatAddress("P", avanet.Local.HRP, a)
 	}
 	t := transferJSON{Addresses: addrs, Amount: o.Amount(), Locktime: owners.Locktime, Threshold: owners.Threshold}
 	out.Output = t

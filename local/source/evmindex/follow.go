@@ -27,6 +27,10 @@ type follower struct {
 	dialed bool // client was dialled by us: close it
 	trace  atomic.Bool
 	http   *http.Client
+	// own carries the calls of the clients the follower made itself (the
+	// dialled RPC client over HTTP, the default http client); close closes
+	// its idle connections.
+	own *http.Transport
 	// messengers are the addresses whose Teleporter events are indexed.
 	messengers map[common.Address]bool
 	// announced holds the blockchain id each messenger announced
@@ -75,14 +79,15 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 	}
 	f := &follower{ix: ix, opts: co, id: co.ChainID, label: strconv.FormatUint(co.ChainID, 10), client: co.Client,
 		changed: make(chan struct{}), tokens: map[common.Address]knownToken{}, http: co.HTTPClient, messengers: messengerSet(co.TeleporterAddresses)}
+	f.own = http.DefaultTransport.(*http.Transport).Clone()
 	if f.http == nil {
-		f.http = &http.Client{Timeout: 5 * time.Second}
+		f.http = &http.Client{Timeout: 5 * time.Second, Transport: f.own}
 	}
 	if f.client == nil {
 		if co.RPCURL == "" {
 			return nil, fmt.Errorf("evmindex: chain %d: no RPC URL or client", co.ChainID)
 		}
-		c, err := rpc.DialContext(ctx, co.RPCURL)
+		c, err := rpc.DialOptions(ctx, co.RPCURL, rpc.WithHTTPClient(&http.Client{Transport: f.own}))
 		if err != nil {
 			return nil, fmt.Errorf("evmindex: chain %d: dial %s: %w", co.ChainID, co.RPCURL, err)
 		}
@@ -107,6 +112,9 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 func (f *follower) close() {
 	if f.dialed {
 		f.client.Close()
+	}
+	if f.own != nil { // nil for a follower without a node (WriteFixture)
+		f.own.CloseIdleConnections()
 	}
 }
 

@@ -1,35 +1,33 @@
-package main
+package redisguard
 
 import (
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/avaedge/avaedge/config"
 )
 
-// TestRedisTimeouts: both kinds of client apply context deadlines and have
+// TestDialTimeouts: both kinds of client apply context deadlines and have
 // read, write, dial and pool timeouts of the order of a call's deadline, not
 // go-redis's 5s defaults; a URL's own timeout is kept.
-func TestRedisTimeouts(t *testing.T) {
+func TestDialTimeouts(t *testing.T) {
 	type timeouts struct {
 		ctx                     bool
 		read, write, dial, pool time.Duration
 	}
-	want := timeouts{true, redisReadTimeout, redisWriteTimeout, redisDialTimeout, redisPoolTimeout}
+	want := timeouts{true, ReadTimeout, WriteTimeout, DialTimeout, PoolTimeout}
 	for _, tc := range []struct {
-		name, redis string
-		want        timeouts
+		name  string
+		addrs []string
+		want  timeouts
 	}{
-		{"url", "redis://127.0.0.1:1/0", want},
-		{"url with read_timeout", "redis://127.0.0.1:1/0?read_timeout=1s", timeouts{true, time.Second, redisWriteTimeout, redisDialTimeout, redisPoolTimeout}},
-		{"cluster", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", want},
+		{"url", []string{"redis://127.0.0.1:1/0"}, want},
+		{"url with read_timeout", []string{"redis://127.0.0.1:1/0?read_timeout=1s"}, timeouts{true, time.Second, WriteTimeout, DialTimeout, PoolTimeout}},
+		{"cluster", []string{"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"}, want},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rdb, g, err := newRedis(&config.Config{Redis: tc.redis}, slog.Default(), prometheus.NewRegistry())
+			rdb, g, err := Dial(tc.addrs, Options{}, prometheus.NewRegistry())
 			if err != nil {
 				t.Fatal(err)
 			}

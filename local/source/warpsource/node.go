@@ -1,4 +1,4 @@
-package local
+package warpsource
 
 import (
 	"context"
@@ -12,14 +12,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-// NodeWarpOptions configures NodeWarpSource.
-type NodeWarpOptions struct {
+// NodeOptions configures NewNode.
+type NodeOptions struct {
 	// Index is the followed network's index: its chains, subnets and
 	// conversions.
 	Index *pindex.Index
@@ -40,11 +41,11 @@ type NodeWarpOptions struct {
 	Now func() time.Time
 }
 
-// NodeWarp is the signature aggregator's Source over a followed avalanchego
+// Node is the signature aggregator's Source over a followed avalanchego
 // network: validator sets from the node's platform.getValidatorsAt, L1
 // messages from the index, signatures asked of each validator over the p2p
 // protocol (ACP-118). It is safe for concurrent use.
-type NodeWarp struct {
+type Node struct {
 	ix     *pindex.Index
 	node   *nodeRPC
 	client *acp118.Client
@@ -55,11 +56,11 @@ type NodeWarp struct {
 	conversions map[[32]byte][32]byte
 }
 
-var _ warp.Source = (*NodeWarp)(nil)
+var _ warp.Source = (*Node)(nil)
 
-// NodeWarpSource returns the Source over the followed network, with a fresh
+// NewNode returns the Source over the followed network, with a fresh
 // p2p identity (a non-validating peer's).
-func NodeWarpSource(opts NodeWarpOptions) (*NodeWarp, error) {
+func NewNode(opts NodeOptions) (*Node, error) {
 	id, err := acp118.NewIdentity()
 	if err != nil {
 		return nil, err
@@ -68,22 +69,25 @@ func NodeWarpSource(opts NodeWarpOptions) (*NodeWarp, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	s := &NodeWarp{ix: opts.Index, node: newNodeRPC(opts.Node, timeout), conversions: map[[32]byte][32]byte{}}
+	s := &Node{ix: opts.Index, node: &nodeRPC{jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{Timeout: timeout, MaxAnswerBytes: 16 << 20})}, conversions: map[[32]byte][32]byte{}}
 	s.client = acp118.NewClient(id, acp118.ClientOptions{Peer: s.peerOptions, Resolve: s.node.stakingAddress,
 		Backoff: opts.Backoff, MaxBackoff: opts.MaxBackoff, Now: opts.Now})
 	return s, nil
 }
 
-// Close closes the p2p connections.
-func (s *NodeWarp) Close() error { return s.client.Close() }
+// Close closes the p2p connections and the node API's.
+func (s *Node) Close() error {
+	s.node.c.Close()
+	return s.client.Close()
+}
 
 // Network answers the followed network's id for every name: the local world
 // is that one network.
-func (s *NodeWarp) Network(string) (uint32, bool) { return s.ix.Network().ID, true }
+func (s *Node) Network(string) (uint32, bool) { return s.ix.Network().ID, true }
 
 // SubnetOf maps the P-, X- and C-Chain to the primary network and every other
 // chain to the subnet its CreateChainTx named.
-func (s *NodeWarp) SubnetOf(chainID [32]byte) ([32]byte, bool) {
+func (s *Node) SubnetOf(chainID [32]byte) ([32]byte, bool) {
 	n := s.ix.Network()
 	if chainID == [32]byte{} || chainID == [32]byte(n.XChainID) || chainID == [32]byte(n.CChainID) {
 		return [32]byte{}, true
@@ -109,7 +113,7 @@ func (s *NodeWarp) SubnetOf(chainID [32]byte) ([32]byte, bool) {
 // Validators returns the subnet's validator set at a P-Chain height (0: the
 // node's current height) from platform.getValidatorsAt, which for an L1 is
 // its L1 validators.
-func (s *NodeWarp) Validators(ctx context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+func (s *Node) Validators(ctx context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
 	if subnetID != ([32]byte{}) {
 		_, ok, err := s.ix.Subnet(ctx, avax.ID(subnetID).String())
 		if err != nil {
@@ -133,7 +137,7 @@ func (s *NodeWarp) Validators(ctx context.Context, subnetID [32]byte, height uin
 
 // Sign asks the validator over the p2p protocol, on the message's source
 // chain, with the justification the P-Chain needs for a conversion message.
-func (s *NodeWarp) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
+func (s *Node) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
 	u, err := warp.ParseUnsignedMessage(msg)
 	if err != nil {
 		return nil, err
@@ -155,7 +159,7 @@ func (s *NodeWarp) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byt
 // transaction id or a converted subnet's id (the justification the P-Chain
 // takes) stands for, with the conversion id computed from the indexed
 // transaction.
-func (s *NodeWarp) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
+func (s *Node) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 	if len(ref) != 32 {
 		return nil, false
 	}
@@ -181,7 +185,7 @@ func (s *NodeWarp) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 
 // subnetOfConversion returns the subnet whose conversion id is id, looking
 // through the index's conversions when L1Message has not met it.
-func (s *NodeWarp) subnetOfConversion(ctx context.Context, id [32]byte) ([32]byte, bool) {
+func (s *Node) subnetOfConversion(ctx context.Context, id [32]byte) ([32]byte, bool) {
 	s.mu.Lock()
 	subnet, ok := s.conversions[id]
 	s.mu.Unlock()
@@ -276,7 +280,7 @@ func conversionID(body json.RawMessage) (subnet, id [32]byte, err error) {
 
 // peerOptions is what the p2p client announces: the followed network's id
 // and the followed node's own version, which its peers accept.
-func (s *NodeWarp) peerOptions(ctx context.Context) (acp118.PeerOptions, error) {
+func (s *Node) peerOptions(ctx context.Context) (acp118.PeerOptions, error) {
 	v, err := s.node.version(ctx)
 	if err != nil {
 		return acp118.PeerOptions{}, err

@@ -1,4 +1,8 @@
-package local
+// Package warpsource provides the signature aggregator's sources
+// (warp.Source): the devnet, whose validators sign with their own BLS keys,
+// and a followed avalanchego network, whose validators are asked over the p2p
+// protocol (ACP-118).
+package warpsource
 
 import (
 	"context"
@@ -9,26 +13,38 @@ import (
 	"github.com/avaedge/avaedge/local/source/devnet"
 )
 
-// WarpSource adapts the devnet world to the signature aggregator: its
+// Devnet adapts the devnet world to the signature aggregator: its
 // validators sign with their own BLS keys, and its L1 transactions are the
 // P-chain messages that justifications and transaction hashes stand for.
-func WarpSource(w *devnet.World) warp.Source { return warpSource{w} }
+func Devnet(w *devnet.World) warp.Source { return devnetSource{w} }
 
-type warpSource struct{ w *devnet.World }
+type devnetSource struct{ w *devnet.World }
 
-var _ warp.Source = warpSource{}
+var (
+	_ warp.Source          = devnetSource{}
+	_ warp.MessageNetworks = devnetSource{}
+)
 
-func (s warpSource) Network(name string) (uint32, bool) {
+func (s devnetSource) Network(name string) (uint32, bool) {
 	n, ok := s.w.Network(name)
 	return n.ID, ok
 }
 
-func (s warpSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {
+// AcceptsNetwork signs, under every network name the devnet answers for,
+// messages carrying the devnet's own network id (12345): the one its node
+// reports (info.getNetworkID), with which tools such as the ICM relayer
+// build their messages.
+func (s devnetSource) AcceptsNetwork(name string, networkID uint32) bool {
+	_, ok := s.w.Network(name)
+	return ok && networkID == devnet.NetworkID
+}
+
+func (s devnetSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {
 	id, ok := s.w.SubnetOf(avax.ID(chainID))
 	return [32]byte(id), ok
 }
 
-func (s warpSource) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+func (s devnetSource) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
 	members, err := s.w.Validators(avax.ID(subnetID), height)
 	switch {
 	case errors.Is(err, devnet.ErrUnknownSubnet):
@@ -45,7 +61,7 @@ func (s warpSource) Validators(_ context.Context, subnetID [32]byte, height uint
 	return out, nil
 }
 
-func (s warpSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
+func (s devnetSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -55,7 +71,7 @@ func (s warpSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]by
 // L1Message builds the unsigned P-chain message a 32-byte reference stands
 // for: a conversion transaction or the converted subnet's id (a
 // SubnetToL1Conversion justification), or a RegisterL1ValidatorTx.
-func (s warpSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
+func (s devnetSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 	if len(ref) != 32 {
 		return nil, false
 	}

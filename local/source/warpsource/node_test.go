@@ -1,4 +1,4 @@
-package local
+package warpsource
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
 )
@@ -100,7 +101,7 @@ func fakeNodeAPI(t *testing.T, results map[string]string) *nodeRPC {
 		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":`+res+`}`)
 	}))
 	t.Cleanup(srv.Close)
-	return newNodeRPC(srv.URL+"/", 5*time.Second)
+	return &nodeRPC{jsonrpc.NewClient(srv.URL+"/", jsonrpc.ClientOptions{Timeout: 5 * time.Second})}
 }
 
 func TestNodeRPC(t *testing.T) {

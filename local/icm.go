@@ -1,8 +1,9 @@
-package main
+package local
 
 import (
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
@@ -11,10 +12,11 @@ import (
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
-// The ICM and P-Chain metrics wiring, in one place: every indexed chain reads the events of the
-// published TeleporterMessenger and of avaedge's own messenger (the same
-// keyless deployment on every chain), with its blockchain id as the source
-// of the messages it sends; the dev chain's seeded history sends one
+// The ICM and P-Chain metrics wiring, in one place: every indexed chain
+// reads the events of the published TeleporterMessenger and of avaedge's
+// own messenger (the same keyless deployment on every chain; the dev chain,
+// which has no Warp precompile, runs it), with its blockchain id as the
+// source of the messages it sends; the dev chain's seeded history sends one
 // message to the devnet's L1, whose EVM chain id the ICM answers name.
 
 // icmChains sets the messengers and blockchain ids of chains, whose
@@ -56,7 +58,7 @@ func stakeSource(followed *pindex.Index, dev *devnet.World) (metricsapi.StakeSou
 		return followed, func(string) string { return followed.Network().HRP }
 	}
 	return dev.Index(), func(name string) string {
-		if n, ok := devnet.LookupNetwork(name); ok && name != "" {
+		if n, ok := avanet.ByName(name); ok && name != "" {
 			return n.HRP
 		}
 		return dev.Index().Network().HRP

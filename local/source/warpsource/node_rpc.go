@@ -1,17 +1,13 @@
-package local
+package warpsource
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
-	"strings"
-	"time"
 
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
@@ -23,52 +19,14 @@ var errNoAddress = errors.New("the node does not know the validator's address")
 
 // nodeRPC calls the followed node's info and platform APIs for the warp
 // Source. It is safe for concurrent use.
-type nodeRPC struct {
-	base    string
-	http    *http.Client
-	timeout time.Duration
-}
-
-func newNodeRPC(base string, timeout time.Duration) *nodeRPC {
-	return &nodeRPC{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: timeout}, timeout: timeout}
-}
+type nodeRPC struct{ c *jsonrpc.Client }
 
 // call posts one JSON-RPC request to path and decodes its result into out.
 func (n *nodeRPC) call(ctx context.Context, path, method string, params, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, n.timeout)
-	defer cancel()
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	if err != nil {
-		return err
+	if err := n.c.Call(ctx, path, method, params, out); err != nil {
+		return fmt.Errorf("node %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.base+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := n.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("node %s: %w", method, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return fmt.Errorf("node %s: %w", method, err)
-	}
-	var r struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return fmt.Errorf("node %s: HTTP %d: %w", method, resp.StatusCode, err)
-	}
-	if r.Error != nil {
-		return fmt.Errorf("node %s: %s (%d)", method, r.Error.Message, r.Error.Code)
-	}
-	return json.Unmarshal(r.Result, out)
+	return nil
 }
 
 // pHeight returns the node's P-Chain height.

@@ -13,13 +13,13 @@ import (
 	"github.com/avaedge/avaedge/limits"
 )
 
-// plan is what routing and validation concluded about one call: a REST
+// preparedCall is what routing and validation concluded about one call: a REST
 // request, one call of a JSON-RPC request, a whole EVM body, or a path the
-// catalogue does not name. The pipeline runs it; a plan is never changed
-// once built, so a remembered plan is shared by concurrent requests.
-type plan struct {
+// catalogue does not name. The pipeline runs it; a preparedCall is never
+// changed once built, so a remembered one is shared by concurrent requests.
+type preparedCall struct {
 	rt       *catalog.Route // nil for a path or method the catalogue does not name
-	rm       *routeMetrics  // rt's counters (REST plans)
+	rm       *routeMetrics  // rt's counters (REST calls)
 	service  catalog.Service
 	vals     catalog.Values // validated parameters of a REST call
 	key      string         // cache key; "" when the answer is not cached
@@ -35,13 +35,13 @@ type plan struct {
 	// method is a node call's method when no route names it (an EVM call,
 	// a method the catalogue does not know), for its usage.
 	method string
-	// shared says the memo holds the plan: requests share it, so it names
-	// their usage (usage.Record.Shape). Set before the plan is published.
+	// shared says the memo holds the call: requests share it, so it names
+	// their usage (usage.Record.Shape). Set before the call is published.
 	shared bool
 }
 
 // serveREST handles one catalogued Data or Metrics API route: it parses and
-// validates the request into a plan and runs it.
+// validates the request into a preparedCall and runs it.
 func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, rt.Service, rt.Name)
 	ex.rm = rm
@@ -69,7 +69,7 @@ func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseW
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
-	p := &plan{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, charge: charge,
+	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, charge: charge,
 		hasToken: q.Has("pageToken"), retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
 	// The upstream gets the path built from the route's pattern and the
 	// validated values, and the canonical query of the validated values:
@@ -115,14 +115,14 @@ func upstreamTarget(rt *catalog.Route, vals catalog.Values, q url.Values) (*url.
 // The admin API purges a route by it.
 func RoutePrefix(rt *catalog.Route) string { return string(rt.Service) + "|" + rt.Name + "|" }
 
-// memo remembers the plans of cacheable GETs by request URI, so that a
+// memo remembers the prepared calls of cacheable GETs by request URI, so that a
 // repeated request (the cache's hit path) skips the mux, query parsing,
-// validation and key building; the plan is the same because all of them
+// validation and key building; the preparedCall is the same because all of them
 // depend on the URI alone. It holds at most maxBytes of URIs, keys and
-// values (counted with a fixed overhead per entry), and only plans of
+// values (counted with a fixed overhead per entry), and only the calls of
 // requests that were admitted and answered. It is safe for concurrent use.
 type memo struct {
-	entries  sync.Map     // request URI -> *plan
+	entries  sync.Map     // request URI -> *preparedCall
 	n        atomic.Int64 // entries
 	bytes    atomic.Int64 // their size, as counted by put
 	maxBytes int64
@@ -131,17 +131,17 @@ type memo struct {
 // memoMaxBytes bounds the memo: 16 MiB holds about 50,000 typical URIs.
 const memoMaxBytes = 16 << 20
 
-// memoOverhead approximates a remembered plan's fixed cost in bytes.
+// memoOverhead approximates a remembered call's fixed cost in bytes.
 const memoOverhead = 256
 
-func (m *memo) get(uri string) *plan {
+func (m *memo) get(uri string) *preparedCall {
 	if v, ok := m.entries.Load(uri); ok {
-		return v.(*plan)
+		return v.(*preparedCall)
 	}
 	return nil
 }
 
-func (m *memo) put(uri string, p *plan) {
+func (m *memo) put(uri string, p *preparedCall) {
 	size := int64(len(uri) + len(p.key) + memoOverhead)
 	for k, v := range p.vals {
 		size += int64(len(k) + len(v))

@@ -5,14 +5,15 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
-// World is the network that the node methods describe, as one of its
+// View is the network that the node methods describe, as one of its
 // validators sees it. Build it once (FromDevnet, or by hand in tests) and do
 // not change it after Methods; the interfaces it holds must be safe for
 // concurrent use.
-type World struct {
+type View struct {
 	// NetworkID is the network's id: 12345 on the devnet, 1 or 5 when it
 	// impersonates mainnet or fuji. It also decides the address HRP, the
 	// network name, the default upgrade schedule and the fees.
@@ -149,11 +150,11 @@ type UTXOs interface {
 	UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO
 }
 
-func (w *World) now() time.Time {
+func (w *View) now() time.Time {
 	if w.Now == nil {
 		return time.Now()
 	}
 	return w.Now()
 }
 
-func (w *World) hrp() string { return avax.HRP(w.NetworkID) }
+func (w *View) hrp() string { return avanet.HRP(w.NetworkID) }

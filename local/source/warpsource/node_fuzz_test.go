@@ -1,4 +1,4 @@
-package local
+package warpsource
 
 import (
 	"encoding/json"

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"strings"
@@ -441,4 +442,17 @@ func (c *Config) Overrides() map[string]catalog.Override {
 		out[name] = catalog.Override{Cost: o.Cost, Cache: o.Cache, TTL: o.TTL.D()}
 	}
 	return out
+}
+
+// PublicURL is the base URL clients reach the listener at, for answers that
+// name it (the dev chain's rpcUrl).
+func (c *Config) PublicURL() string {
+	host, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return "http://" + c.Listen
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

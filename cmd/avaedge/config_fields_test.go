@@ -20,6 +20,7 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/redistest"
+	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
 // TestConfigFieldsReachComponents sets every field of the config file to a
@@ -158,7 +159,7 @@ log_level: debug
 	}
 	t.Cleanup(func() { a.Close() })
 	srvs := newServers(cfg, a)
-	tlsOpts := tlsOptions(cfg, log, a.Redis)
+	tlsOpts := edgetls.ConfigOptions(cfg, log, a.Redis)
 	w := a.wired
 	data := w.upstreams[catalog.Data]
 	if data == nil || w.upstreams[catalog.Node] == nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"log/slog"
-	"net"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,7 +28,7 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 			Client: func(r *http.Request) string { return limits.AddressID(r, trusted) }, CallGasCap: e.CallGasCap,
 			CallTimeout: e.CallTimeout.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
 		DataDir:    cfg.DataDir,
-		PublicURL:  publicURL(cfg.Listen),
+		PublicURL:  cfg.PublicURL(),
 		Registerer: reg,
 		Logger:     log,
 	}
@@ -37,17 +36,4 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 		o.EVMChains = append(o.EVMChains, local.EVMChain(c))
 	}
 	return o
-}
-
-// publicURL is the base URL clients reach the listener at, for answers that
-// name it (the dev chain's rpcUrl).
-func publicURL(listen string) string {
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return "http://" + listen
-	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
-	return "http://" + net.JoinHostPort(host, port)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/accesslog"
 	"github.com/avaedge/avaedge/internal/redisguard"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/local"
@@ -148,12 +149,16 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
-	access, err := newAccessLog(ctx, cfg, log, logOut, reg)
-	if err != nil {
-		return nil, err
-	}
-	if access != nil {
-		a.closers = append(a.closers, func() error { return closeAccessLog(access) })
+	// The access log is off when disabled or when the log level leaves out
+	// info lines (as when it was written through log).
+	var access *accesslog.Logger
+	if !cfg.DisableAccessLog && log.Enabled(ctx, slog.LevelInfo) {
+		opts := accessLogOptions
+		opts.Registerer = reg
+		if access, err = accesslog.New(logOut, opts); err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, func() error { return access.CloseWithin(accessLogFlush) })
 	}
 	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
 	var meter *usage.Meter

@@ -201,3 +201,10 @@ func (l *Logger) Close(ctx context.Context) error {
 		return fmt.Errorf("access log not written in full: %w", ctx.Err())
 	}
 }
+
+// CloseWithin is Close bounded by d.
+func (l *Logger) CloseWithin(d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return l.Close(ctx)
+}

@@ -1,4 +1,4 @@
-package main
+package edgetls
 
 import (
 	"log/slog"
@@ -7,18 +7,17 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/avaedge/avaedge/config"
-	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
-// tlsOptions is the tls section as the public listener's certificate
+// ConfigOptions is the tls section as the public listener's certificate
 // manager's options. With a shared Redis, certificates live there so every
 // replica uses the one certificate that any of them obtains.
-func tlsOptions(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) edgetls.Options {
+func ConfigOptions(cfg *config.Config, log *slog.Logger, rdb redis.UniversalClient) Options {
 	storage := ""
 	if cfg.DataDir != "" {
 		storage = filepath.Join(cfg.DataDir, "certs")
 	}
-	return edgetls.Options{
+	return Options{
 		Domains:     cfg.TLS.Domains,
 		Email:       cfg.TLS.Email,
 		CA:          cfg.TLS.CA,

@@ -202,7 +202,7 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 		b.opened("devnet", w.Close)
 		dev = w
 	}
-	if err := b.buildEVM(ctx, followed); err != nil {
+	if err := b.buildEVM(ctx, followed, dev); err != nil {
 		return nil, err
 	}
 

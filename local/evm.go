@@ -17,6 +17,7 @@ import (
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
 	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/source/pindex"
@@ -28,8 +29,9 @@ var avaxToken = evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals
 // buildEVM starts the embedded dev chain (when some service is local and no
 // node is followed), the indexer that follows it, the followed node's
 // C-Chain and Options.EVMChains, the metrics engine that the indexer feeds,
-// and the EVM Data API and Metrics API handlers over them.
-func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
+// and the EVM Data API and Metrics API handlers over them. dev is the
+// devnet, nil when a node is followed.
+func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *devnet.World) error {
 	o := b.opts
 	runDev := !o.DisableDevChain && followed == nil &&
 		(o.LocalMode[catalog.Data] || o.LocalMode[catalog.Metrics] || o.LocalMode[catalog.Node])
@@ -56,6 +58,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 		}
 	}
 	var chain *evm.Chain
+	var known map[string]uint64 // the devnet's EVM chains, beside the dev chain only
 	if runDev {
 		if err := b.step("dev chain"); err != nil {
 			return err
@@ -64,6 +67,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 		if devOpts.Now == nil {
 			devOpts.Now = time.Now
 		}
+		devOpts.BlockchainID, devOpts.ICMDestination, known = devICM(dev)
 		b.wired.devChain = &devOpts
 		var err error
 		if chain, err = evm.New(ctx, devOpts); err != nil {
@@ -95,6 +99,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 	if len(chains) == 0 {
 		return nil
 	}
+	icmChains(chains, mchains)
 	if chain != nil {
 		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: avanet.Local.CChainID}
 	}
@@ -105,27 +110,38 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 		return nil
 	}
 
-	if err := b.step("metrics"); err != nil {
-		return err
-	}
-	b.wired.metrics = metricsapi.Options{Chains: mchains, Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db"), CChain: only(catalog.Metrics)}
-	engine, err := metricsapi.New(b.wired.metrics)
-	if err != nil {
-		return fmt.Errorf("metrics engine: %w", err)
-	}
-	b.opened("metrics", engine.Close)
-
+	// The engine, fed by the index's hooks, also reads the index (ICM
+	// messages, holders): the index opens first, its hooks reach the engine
+	// before it starts following, and it closes (its followers stop) before
+	// the engine.
 	if err := b.step("evm index"); err != nil {
 		return err
 	}
-	onBlock, onRollback := metricsHooks(engine, b.log)
-	b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: chains, Registerer: o.Registerer, Logger: b.log, OnBlock: onBlock, OnRollback: onRollback}
+	var onBlock evmindex.BlockHook
+	var onRollback evmindex.RollbackHook
+	b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: chains, Registerer: o.Registerer, Logger: b.log,
+		OnBlock:    func(ctx context.Context, blk *evmindex.Block) { onBlock(ctx, blk) },
+		OnRollback: func(ctx context.Context, chainID, from uint64) { onRollback(ctx, chainID, from) }}
 	b.wired.evmInfos = infos
 	ix, err := evmindex.Open(ctx, b.wired.evmIndex)
 	if err != nil {
 		return fmt.Errorf("evm index: %w", err)
 	}
+	if err := b.step("metrics"); err != nil {
+		ix.Close()
+		return err
+	}
+	b.wired.metrics = metricsapi.Options{Chains: mchains, Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db"), CChain: only(catalog.Metrics),
+		ICM: ix, Holders: ix}
+	b.wired.metrics.Stakes, b.wired.metrics.HRP = stakeSource(followed, dev)
+	engine, err := metricsapi.New(b.wired.metrics)
+	if err != nil {
+		ix.Close()
+		return fmt.Errorf("metrics engine: %w", err)
+	}
+	b.opened("metrics", engine.Close)
 	b.opened("evm index", ix.Close)
+	onBlock, onRollback = metricsHooks(engine, b.log)
 	for _, c := range chains {
 		ih, iok := ix.Head(c.ChainID)
 		mh, mok := engine.Head(c.ChainID)
@@ -146,7 +162,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
 		}
 	}
-	b.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data)}))
+	b.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data), KnownChains: known}))
 	b.add(engine.Handlers())
 	return nil
 }

@@ -1,6 +1,10 @@
 package catalog
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/avaedge/avaedge/avanet"
+)
 
 // Enumerations of the Metrics API (popsicle.json), in its order.
 var (
@@ -35,7 +39,7 @@ func metricsRoutes() []Route {
 		rest(Metrics, "getICMSummary", get, "/v2/icm/summary", 100, metrics, icmFilters...),
 		rest(Metrics, "getStakingMetrics", get, "/v2/networks/{network}/metrics/{metric}", 100, metrics,
 			network, pathP("metric", StakingMetrics...), startTime, endTime, pageToken, pageSize(2160, "100"),
-			Param{Name: "subnetId", Default: "11111111111111111111111111111111LpoYY"}),
+			Param{Name: "subnetId", Default: avanet.PChainID}),
 		l1Series("getTotalL1ValidatorMetrics", "/v2/validators/metrics/{metric}",
 			[]string{"totalCumulativeFeesDaily", "totalValidatorFeesDaily", "totalPayingValidatorsDaily"}),
 		l1Series("getMetricsByValidationId", "/v2/validation/{l1ValidationId}/metrics/{metric}",

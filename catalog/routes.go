@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/cache"
 )
 
@@ -72,7 +73,7 @@ func (r *Route) IsRPC() bool { return r.Endpoint != "" }
 // docs/facts.md, section 2), each in its spec's order: a validation message
 // lists the values in that order, as the services' do.
 var (
-	Networks   = []string{"mainnet", "fuji", "testnet"}
+	Networks   = avanet.DataAPINames
 	SortOrders = []string{"asc", "desc"}
 	Currencies = []string{"usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"}
 	// TxTypes are glacier.json's PrimaryNetworkTxType.
@@ -83,21 +84,15 @@ var (
 	// PrimaryBlockchainID is glacier.json's BlockchainId: the P-, X- and
 	// C-Chain ids of mainnet and fuji, and their aliases.
 	PrimaryBlockchainID = []string{
-		"11111111111111111111111111111111LpoYY",
-		"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
-		"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
-		"2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5",
-		"yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp",
+		avanet.PChainID,
+		avanet.Mainnet.XChainID, avanet.Fuji.XChainID,
+		avanet.Mainnet.CChainID, avanet.Fuji.CChainID,
 		"p-chain", "x-chain", "c-chain",
 	}
 	// XBlockchainID is glacier.json's XChainId.
-	XBlockchainID = []string{
-		"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
-		"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
-		"x-chain",
-	}
+	XBlockchainID = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, "x-chain"}
 	// PBlockchainID is glacier.json's PChainId.
-	PBlockchainID      = []string{"11111111111111111111111111111111LpoYY", "p-chain"}
+	PBlockchainID      = []string{avanet.PChainID, "p-chain"}
 	ValidationStatuses = []string{"completed", "active", "pending", "removed"}
 	DelegationStatuses = []string{"completed", "active", "pending"}
 	// TxStatuses are glacier.json's TransactionStatus.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/cache"
 )
 
@@ -24,11 +25,7 @@ var NodeEndpoints = map[string][]string{
 
 // XChainIDs are the X-Chain blockchain ids the avm endpoint accepts in place
 // of the alias: mainnet, fuji and the local network (docs/facts.md, section 2).
-var XChainIDs = []string{
-	"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
-	"2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
-	"2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
-}
+var XChainIDs = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, avanet.Local.XChainID}
 
 // EndpointOf names the JSON-RPC endpoint a request path is served by
 // ("info", "avm", "evm"), or "" for any other path.

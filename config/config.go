@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -75,6 +77,10 @@ type Config struct {
 	// every path is refused with 404: the operator's upstream key never
 	// serves what the operator did not publish.
 	Publish []Publish `yaml:"publish"`
+	// Usage configures the metering of every request by key, which the
+	// usage routes (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes)
+	// and the admin API's /admin/usage read.
+	Usage Usage `yaml:"usage"`
 	// Local configures the offline world.
 	Local Local `yaml:"local"`
 	// TLS terminates HTTPS on the public listener when set.
@@ -83,6 +89,29 @@ type Config struct {
 	DisableAccessLog bool `yaml:"disable_access_log"`
 	// LogLevel is debug, info, warn or error. Default info.
 	LogLevel string `yaml:"log_level"`
+}
+
+// Usage configures the metering of requests by key. With Redis the usage
+// is shared by every replica; without, it lives in usage.db in the data
+// directory; without either, in memory.
+type Usage struct {
+	// FlushInterval is how often each replica writes the usage it
+	// aggregated (and at shutdown). Env AVAEDGE_USAGE_FLUSH_INTERVAL. Zero
+	// means the meter's default, 10s.
+	FlushInterval Duration `yaml:"flush_interval"`
+	// LogsPerKey bounds the request logs kept per key (the newest are
+	// kept). Zero means the meter's default, 10,000.
+	LogsPerKey int `yaml:"logs_per_key"`
+	// LogMaxAge bounds how long a request log is kept. Zero means the
+	// meter's default, 168h (7 days).
+	LogMaxAge Duration `yaml:"log_max_age"`
+	// RetryFor is how long a batch that could not be written (Redis down)
+	// is kept and retried before it is dropped, counted and logged. Zero
+	// means the meter's default, 15m.
+	RetryFor Duration `yaml:"retry_for"`
+	// Disable turns metering off: nothing is recorded and the usage routes
+	// answer 404 like any account-scoped route.
+	Disable bool `yaml:"disable"`
 }
 
 // Upstreams names the real services and how to reach them.
@@ -376,6 +405,13 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		}
 	}
 	set("AVAEDGE_LOCAL_NODE", &c.Local.Node)
+	if v := getenv("AVAEDGE_USAGE_FLUSH_INTERVAL"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			c.Usage.FlushInterval = Duration(d)
+		} else {
+			c.Usage.FlushInterval = -1 // rejected by Validate
+		}
+	}
 	if v := getenv("AVAEDGE_LOCAL_NETWORKS"); v != "" {
 		c.Local.Networks = nil
 		for _, n := range strings.Split(v, ",") {
@@ -386,6 +422,18 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	}
 }
 
+// TrustedPrefixes returns TrustedProxies parsed; Validate has refused the
+// ones that do not parse.
+func (c *Config) TrustedPrefixes() []netip.Prefix {
+	out := make([]netip.Prefix, 0, len(c.TrustedProxies))
+	for _, s := range c.TrustedProxies {
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Overrides returns the routes section as catalogue overrides, for
 // catalog.WithOverrides.
 func (c *Config) Overrides() map[string]catalog.Override {
@@ -394,4 +442,17 @@ func (c *Config) Overrides() map[string]catalog.Override {
 		out[name] = catalog.Override{Cost: o.Cost, Cache: o.Cache, TTL: o.TTL.D()}
 	}
 	return out
+}
+
+// PublicURL is the base URL clients reach the listener at, for answers that
+// name it (the dev chain's rpcUrl).
+func (c *Config) PublicURL() string {
+	host, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return "http://" + c.Listen
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

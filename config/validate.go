@@ -38,6 +38,12 @@ func (c *Config) Validate() error {
 	default:
 		bad("log_level", "%q is not one of debug, info, warn, error", c.LogLevel)
 	}
+	if c.Usage.FlushInterval < 0 || c.Usage.LogMaxAge < 0 || c.Usage.RetryFor < 0 {
+		bad("usage", "flush_interval, log_max_age and retry_for must be positive durations (AVAEDGE_USAGE_FLUSH_INTERVAL like 10s)")
+	}
+	if c.Usage.LogsPerKey < 0 {
+		bad("usage.logs_per_key", "must be at least 1, got %d", c.Usage.LogsPerKey)
+	}
 	if c.Replicas < 0 {
 		bad("replicas", "must be at least 1, got %d", c.Replicas)
 	}

@@ -36,13 +36,12 @@ plans:
   free: {cu_per_minute: 1000000000000, cu_per_day: 1000000000000000}
 anonymous: free
 YML
+# The default configuration: the access log on, written to a file.
 cat > "$TMP/edge.yaml" <<YML
-disable_access_log: true
 local: {disable_dev_chain: true}
-log_level: warn
 YML
 AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=$ADMIN AVAEDGE_ADMIN_TOKEN=pgo-token AVAEDGE_KEYS_FILE=$TMP/keys.yaml \
-  AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
+  AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" 2>>"$TMP/avaedge.log" & PIDS+=($!)
 
 HIT="/v1/chains/43114/blocks?pageSize=10"
 for i in $(seq 1 100); do curl -sf -o /dev/null "http://$EDGE$HIT" && break; sleep 0.1; done

@@ -28,7 +28,10 @@ type Decision struct {
 	// KeyID names the key ("anonymous" without one, "sha256:<16 hex
 	// digits>" for a key avaedge does not manage); never the key itself.
 	KeyID string
-	Plan  string
+	// Identity is who the request is counted for (Client.Identity); empty
+	// on a 401.
+	Identity string
+	Plan     string
 	// Policy is the ratelimit-policy value, e.g. "8000;w=60, 2000000;w=86400".
 	Policy           string
 	Limit, Remaining int64

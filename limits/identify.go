@@ -27,17 +27,38 @@ type Client struct {
 // KeyID names the client as Decision.KeyID does.
 func (c Client) KeyID() string { return c.keyID }
 
+// Identity is who the client's requests are counted for: "key:<id>" for a
+// key of the keys file, "hash:<hex sha256>" for a key avaedge does not
+// manage, "ip:<addr>" for an anonymous client.
+func (c Client) Identity() string { return c.id }
+
+// Keyed reports whether the client presented a key that was accepted.
+func (c Client) Keyed() bool { return c.keyed }
+
 // Identify finds the client of r: its key (X-Glacier-Api-Key, else
 // X-Data-Api-Key) or, without one, its address. It does no I/O, so a
 // request can be identified, and refused, before its body is read. A
 // Decision with a non-zero Status is a refusal (401) to answer instead.
 func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
-	ks := l.keys.Load()
-	presented := header(r.Header, "X-Glacier-Api-Key")
-	if presented == "" {
-		presented = header(r.Header, "X-Data-Api-Key")
+	c, msg := l.identify(r)
+	if msg != "" {
+		return l.unauthorized(msg)
 	}
-	if presented != "" {
+	return c, Decision{}
+}
+
+// Lookup is Identify without counting a refusal: it names the client of a
+// request answered before it was identified (a parameter error), for its
+// usage. ok is false when Identify would refuse it.
+func (l *Limiter) Lookup(r *http.Request) (c Client, ok bool) {
+	c, msg := l.identify(r)
+	return c, msg == ""
+}
+
+// identify finds r's client, or the 401 message that refuses it.
+func (l *Limiter) identify(r *http.Request) (Client, string) {
+	ks := l.keys.Load()
+	if presented := presentedKey(r.Header); presented != "" {
 		sum := sha256.Sum256([]byte(presented))
 		want := hex.EncodeToString(sum[:])
 		k, ok := ks.byHash[want]
@@ -50,16 +71,16 @@ func (l *Limiter) Identify(r *http.Request) (Client, Decision) {
 				if l.keyCap != nil {
 					c.group = l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies))
 				}
-				return c, Decision{}
+				return c, ""
 			}
-			return l.unauthorized("Invalid API key")
+			return Client{}, "Invalid API key"
 		}
-		return Client{id: "key:" + k.ID, keyID: k.ID, keyed: true, plan: ks.plans[k.Plan]}, Decision{}
+		return Client{id: "key:" + k.ID, keyID: k.ID, keyed: true, plan: ks.plans[k.Plan]}, ""
 	}
 	if ks.file.Anonymous == "" {
-		return l.unauthorized("An API key is required")
+		return Client{}, "An API key is required"
 	}
-	return Client{id: l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), keyID: "anonymous", plan: ks.plans[ks.file.Anonymous]}, Decision{}
+	return Client{id: l.anonIDs.get(ClientIP(r, l.opts.TrustedProxies)), keyID: "anonymous", plan: ks.plans[ks.file.Anonymous]}, ""
 }
 
 func (l *Limiter) unauthorized(msg string) (Client, Decision) {
@@ -69,6 +90,29 @@ func (l *Limiter) unauthorized(msg string) (Client, Decision) {
 
 // header is h.Get(key) for a key already in canonical form (as servers
 // store received names), without canonicalising it again.
+// presentedKey returns the API key a request presents: X-Glacier-Api-Key,
+// else X-Data-Api-Key; "" when none.
+func presentedKey(h http.Header) string {
+	if k := header(h, "X-Glacier-Api-Key"); k != "" {
+		return k
+	}
+	return header(h, "X-Data-Api-Key")
+}
+
+// RequestIDs names the identities r counts against outside the limiter (the
+// dev chain's write allowance): its address, as AddressID names it, and,
+// when it presents an API key, "key:" and the key's sha256 (never the key
+// itself). Each identity has an allowance of its own, so fresh keys do not
+// buy fresh allowances.
+func RequestIDs(r *http.Request, trusted []netip.Prefix) []string {
+	ids := []string{AddressID(r, trusted)}
+	if key := presentedKey(r.Header); key != "" {
+		sum := sha256.Sum256([]byte(key))
+		ids = append(ids, "key:"+hex.EncodeToString(sum[:]))
+	}
+	return ids
+}
+
 func header(h http.Header, key string) string {
 	if v := h[key]; len(v) > 0 {
 		return v[0]
@@ -123,13 +167,7 @@ func AddressID(r *http.Request, trusted []netip.Prefix) string {
 // that peer is a trusted proxy, the right-most X-Forwarded-For address that
 // is not itself a trusted proxy.
 func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	var peer netip.Addr
-	if err == nil {
-		peer = ap.Addr().Unmap()
-	} else if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
-		peer = a.Unmap()
-	}
+	peer := peers.addr(r.RemoteAddr)
 	if !isTrusted(peer, trusted) {
 		return peer
 	}

@@ -218,7 +218,7 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 		_, d := l.unauthorized("An API key is required")
 		return d
 	}
-	d := Decision{KeyID: client.keyID, Plan: plan.plan.Name, Policy: plan.policy}
+	d := Decision{KeyID: client.keyID, Identity: client.id, Plan: plan.plan.Name, Policy: plan.policy}
 	if route, ok := plan.plan.allows(c.Routes); !ok {
 		plan.forbidden.Inc()
 		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route

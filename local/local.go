@@ -1,10 +1,12 @@
 // Package local is avaedge's offline implementation of every catalogued
-// route: the devnet's primary network, the EVM index, the metrics computed
-// from it, the node's JSON-RPC methods and the signature aggregator.
-// Subpackages provide the handlers; this package dispatches a validated call
-// to them (Handler.Serve, the edge's entry), mounts them on the catalogue's
-// paths for use without the edge (Handler.ServeHTTP), and decides what it may
-// answer for in proxy mode (Handler.Serves).
+// route. Build chooses the world (the devnet, or a followed avalanchego
+// node's network) and wires its sources (local/source: devnet, pindex,
+// evmindex, warpsource) to the handlers of each API (local/api: the Data
+// API, the Metrics API, the node's JSON-RPC, the signature aggregator). The
+// Handler it returns dispatches a validated call to them (Handler.Answer, the
+// edge's entry), mounts them on the catalogue's paths for use without the
+// edge (Handler.ServeHTTP), and decides what it may answer for in proxy mode
+// (Handler.Covers).
 package local
 
 import (
@@ -12,6 +14,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"sync"
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
@@ -54,6 +57,14 @@ type Handler struct {
 	routes map[string]*catalog.Route
 	rest   map[string]catalog.Handler // by route name; missing routes answer 503
 	rpc    map[string]http.Handler    // by endpoint name: info, avm, evm
+
+	// closers are the components Build opened, closed once by Close;
+	// onClose is Build's test hook, told of each.
+	closers   []closer
+	onClose   func(name string)
+	closeOnce sync.Once
+	closeErr  error
+	wired     wiring
 }
 
 // New builds the Handler. Routes without a handler answer 503 in their
@@ -108,6 +119,14 @@ func New(opts Options) *Handler {
 	return h
 }
 
+// Close closes what Build opened (the indexes, the dev chain, the metrics
+// history, the p2p connections), last opened first. A Handler made by New
+// holds nothing to close. It is safe to call more than once.
+func (h *Handler) Close() error {
+	h.closeOnce.Do(func() { h.closeErr = closeAll(h.closers, h.onClose) })
+	return h.closeErr
+}
+
 func nullID() *json.RawMessage { n := json.RawMessage("null"); return &n }
 
 // ServeHTTP answers r from the local world without the edge: it matches the
@@ -115,12 +134,12 @@ func nullID() *json.RawMessage { n := json.RawMessage("null"); return &n }
 // in the service's format) and calls the route's handler with the values.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// Serve answers one call of rt that the edge has validated: for a REST route
+// Answer answers one call of rt that the edge has validated: for a REST route
 // v holds the validated values, and r's body is never read; for a JSON-RPC
 // route r's body is the one call (or the EVM body). A nil rt (a JSON-RPC
 // method the catalogue does not list) is answered by the endpoint of r's
 // path, as the node answers an unknown method.
-func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
+func (h *Handler) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
 	switch {
 	case rt == nil:
 		h.mux.ServeHTTP(w, r)
@@ -135,10 +154,10 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Rout
 	}
 }
 
-// Serves reports whether the local world has a real source for a call of rt
+// Covers reports whether the local world has a real source for a call of rt
 // with values v: in local mode always; in proxy mode only for networks mapped
 // to the devnet and EVM chains the indexer follows from a real node.
-func (h *Handler) Serves(rt *catalog.Route, v catalog.Values) bool {
+func (h *Handler) Covers(rt *catalog.Route, v catalog.Values) bool {
 	if rt == nil {
 		return false
 	}

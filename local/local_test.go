@@ -20,10 +20,10 @@ func route(t *testing.T, name string) *catalog.Route {
 	return nil
 }
 
-// TestServeUsesValues checks the edge's entry: a REST handler gets the
+// TestAnswerUsesValues checks the edge's entry: a REST handler gets the
 // values the edge validated and never the request's body, which the edge
 // has consumed.
-func TestServeUsesValues(t *testing.T) {
+func TestAnswerUsesValues(t *testing.T) {
 	var got catalog.Values
 	h := New(Options{Handlers: map[string]catalog.Handler{
 		"aggregateSignatures": func(w http.ResponseWriter, r *http.Request, v catalog.Values) {
@@ -34,7 +34,7 @@ func TestServeUsesValues(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/v1/signatureAggregator/fuji/aggregateSignatures", http.NoBody)
 	v := catalog.Values{"network": "fuji", "message": "0x00", "quorumPercentage": "67"}
 	w := httptest.NewRecorder()
-	h.Serve(w, r, route(t, "aggregateSignatures"), v)
+	h.Answer(w, r, route(t, "aggregateSignatures"), v)
 	if w.Code != http.StatusCreated || got["message"] != "0x00" || got["network"] != "fuji" {
 		t.Fatalf("status %d, values %v", w.Code, got)
 	}

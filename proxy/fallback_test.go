@@ -14,13 +14,13 @@ import (
 // fakeLocal answers every route and has a real source only for fuji.
 type fakeLocal struct{ calls atomic.Int64 }
 
-func (l *fakeLocal) Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
+func (l *fakeLocal) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values) {
 	l.calls.Add(1)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"local":true}`))
 }
 
-func (l *fakeLocal) Serves(rt *catalog.Route, v catalog.Values) bool {
+func (l *fakeLocal) Covers(rt *catalog.Route, v catalog.Values) bool {
 	return v["network"] == "fuji"
 }
 

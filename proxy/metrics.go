@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,7 +29,7 @@ type counterKey struct {
 	service catalog.Service
 	route   string
 	status  int
-	source  Source
+	source  Origin
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -61,7 +62,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-func (m *metrics) observe(svc catalog.Service, route string, status int, source Source) {
+func (m *metrics) observe(svc catalog.Service, route string, status int, source Origin) {
 	k := counterKey{svc, route, status, source}
 	c, ok := m.counters.Load(k)
 	if !ok {
@@ -97,19 +98,32 @@ func (s *Server) BreakerChanged(svc catalog.Service, from, to string) {
 }
 
 // routeMetrics caches one route's request counters by status and source, so
-// the hot path looks up a small integer instead of hashing label strings.
+// the hot path looks up a small integer instead of hashing label strings,
+// and remembers the last one used: a route's answers mostly share theirs.
 type routeMetrics struct {
 	m        *metrics
 	svc      catalog.Service
 	name     string
-	counters sync.Map // uint32(status<<4 | source) -> prometheus.Counter
+	last     atomic.Pointer[routeCounter]
+	counters sync.Map // uint32(status<<4 | source) -> *routeCounter
 }
 
-func (rm *routeMetrics) observe(status int, source Source) {
+type routeCounter struct {
+	key uint32
+	c   prometheus.Counter
+}
+
+func (rm *routeMetrics) observe(status int, source Origin) {
 	k := uint32(status)<<4 | uint32(source&15)
-	c, ok := rm.counters.Load(k)
-	if !ok {
-		c, _ = rm.counters.LoadOrStore(k, rm.m.requests.WithLabelValues(string(rm.svc), rm.name, strconv.Itoa(status), source.String()))
+	rc := rm.last.Load()
+	if rc == nil || rc.key != k {
+		v, ok := rm.counters.Load(k)
+		if !ok {
+			v, _ = rm.counters.LoadOrStore(k, &routeCounter{key: k,
+				c: rm.m.requests.WithLabelValues(string(rm.svc), rm.name, strconv.Itoa(status), source.String())})
+		}
+		rc = v.(*routeCounter)
+		rm.last.Store(rc)
 	}
-	c.(prometheus.Counter).Inc()
+	rc.c.Inc()
 }

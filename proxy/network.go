@@ -1,56 +1,59 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/jsonrpc"
 )
 
 // NetworkID asks a node upstream for its network id (info.getNetworkID), so
 // node methods fall back to the devnet only when that network is mapped to it.
+// The call goes as the edge's own calls do: through the breaker, with the
+// upstream's headers.
 func (u *Upstream) NetworkID(ctx context.Context) (uint32, error) {
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"info.getNetworkID"}`)
-	in, err := http.NewRequestWithContext(ctx, http.MethodPost, "/ext/info", bytes.NewReader(body))
-	if err != nil {
+	c := jsonrpc.NewClient("", jsonrpc.ClientOptions{HTTPClient: &http.Client{Transport: edgeCalls{u}}, MaxAnswerBytes: 1 << 16})
+	var r struct {
+		NetworkID string `json:"networkID"`
+	}
+	if err := c.Call(ctx, "/ext/info", "info.getNetworkID", nil, &r); err != nil {
 		return 0, err
 	}
-	in.Header.Set("Content-Type", "application/json")
-	resp, err := u.RoundTrip(u.outgoing(ctx, in, nil, body, ""), true)
+	id, err := strconv.ParseUint(r.NetworkID, 10, 32)
 	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	if err != nil {
-		return 0, err
-	}
-	var out struct {
-		Result struct {
-			NetworkID string `json:"networkID"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(b, &out); err != nil || out.Result.NetworkID == "" {
-		return 0, fmt.Errorf("info.getNetworkID: unexpected answer %d %.200s", resp.StatusCode, b)
-	}
-	id, err := strconv.ParseUint(out.Result.NetworkID, 10, 32)
-	if err != nil {
-		return 0, fmt.Errorf("info.getNetworkID: %w", err)
+		return 0, fmt.Errorf("info.getNetworkID: %q: %w", r.NetworkID, err)
 	}
 	return uint32(id), nil
 }
 
-// NetworkName names a network id as the Data API does: mainnet (1), fuji
-// (5); other ids have no Data API name.
-func NetworkName(id uint32) string {
-	switch id {
-	case 1:
-		return "mainnet"
-	case 5:
-		return "fuji"
+// edgeCalls sends a request the edge makes itself to the upstream: its path
+// under the upstream's base, through the breaker, with only the operator's
+// key and headers (outgoingShared).
+type edgeCalls struct{ u *Upstream }
+
+func (t edgeCalls) RoundTrip(r *http.Request) (*http.Response, error) {
+	return t.u.RoundTrip(t.u.outgoingShared(r.Context(), r, nil, nil), true)
+}
+
+// NodeNetwork names a node upstream's network as the Data API does
+// ("mainnet", "fuji"; "" for any other): configured when it is not zero,
+// else learned from the node (NetworkID, within 5s). A nil up has none.
+func NodeNetwork(ctx context.Context, up *Upstream, configured uint32) (string, error) {
+	if up == nil {
+		return "", nil
 	}
-	return ""
+	id := configured
+	if id == 0 {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		var err error
+		if id, err = up.NetworkID(ctx); err != nil {
+			return "", err
+		}
+	}
+	return avanet.DataAPIName(id), nil
 }

@@ -30,7 +30,7 @@ func serviceOf(path string) (svc catalog.Service, ok bool) {
 	return "", false
 }
 
-// servePassthrough plans a path the catalogue does not list. Only the
+// servePassthrough prepares a path the catalogue does not list. Only the
 // operator's own Publish entries are forwarded, to their keys only: the
 // catalogue already holds every public read of the real services, so
 // everything else (account-scoped routes, writes, other node APIs, path
@@ -68,7 +68,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	if cost == 0 {
 		cost = s.opts.PassthroughCost
 	}
-	p := &plan{service: svc,
+	p := &preparedCall{service: svc,
 		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: cost},
 		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
 	// Admitted before its body is read, and only for its keys.
@@ -105,7 +105,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 // the REST services, net/http's 404 for the node.
 func (s *Server) notFound(ex *exchange) {
 	ex.source = FromEdge
-	setSource(ex.w.Header(), FromEdge)
+	setOrigin(ex.w.Header(), FromEdge)
 	if ex.service == catalog.Node {
 		http.NotFound(ex.w, ex.r)
 		return

@@ -13,10 +13,11 @@ import (
 )
 
 // serve is the pipeline every request runs once routing and validation have
-// made its plan: admission for the plan's charge (unless the request, having
-// a body, was admitted before it was read), then the plan's chain (answer),
+// prepared its call: admission for the call's charge (unless the request, having
+// a body, was admitted before it was read), then the call's chain (answer),
 // written straight to the client.
-func (s *Server) serve(ex *exchange, p *plan) {
+func (s *Server) serve(ex *exchange, p *preparedCall) {
+	ex.prepared = p
 	if !ex.admitted && !s.admit(ex, p.charge) {
 		return
 	}
@@ -31,18 +32,18 @@ func (s *Server) serve(ex *exchange, p *plan) {
 	ex.source, ex.cache = s.answer(ex, p, ex.w)
 }
 
-// answer runs one plan's chain and writes its answer to w: an edge error of
+// answer runs one prepared call's chain and writes its answer to w: an edge error of
 // the call; the local world when the service has no upstream; else the cache
-// (fresh in the process, then the whole cache path) for cached plans, or the
+// (fresh in the process, then the whole cache path) for cached calls, or the
 // upstream directly; and the fallback when the upstream fails. It returns the
 // answer's source and cache status.
-func (s *Server) answer(ex *exchange, p *plan, w http.ResponseWriter) (Source, cache.Status) {
+func (s *Server) answer(ex *exchange, p *preparedCall, w http.ResponseWriter) (Origin, cache.Status) {
 	if p.call != nil && p.call.Err != nil {
 		return writeCallError(w, p.call), ""
 	}
 	up := s.opts.Upstreams[p.service]
 	if up == nil {
-		return s.local(ex, p, w)
+		return s.answerLocally(ex, p, w)
 	}
 	if p.key == "" || s.opts.Cache == nil {
 		return s.forward(ex, up, p, w)
@@ -50,6 +51,7 @@ func (s *Server) answer(ex *exchange, p *plan, w http.ResponseWriter) (Source, c
 	bypass := noCache(ex.r.Header)
 	if !bypass {
 		if e := s.opts.Cache.Fresh(p.key, ex.start); e != nil {
+			ex.atOnce = true
 			return s.writeEntry(ex, p, w, e, cache.Hit)
 		}
 	}
@@ -77,7 +79,7 @@ var errTooLargeToStore = errors.New("upstream answer too large to cache")
 // serve other clients too (a cache fill): it then carries none of the
 // client's headers (sharedHeaders), so the answer cannot depend on one
 // client. The caller closes the answer's body.
-func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *plan, shared bool) (*http.Response, error) {
+func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *preparedCall, shared bool) (*http.Response, error) {
 	var out *http.Request
 	if shared {
 		out = up.outgoingShared(ctx, in, p.url, p.body)
@@ -95,11 +97,11 @@ func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *pl
 	return resp, err
 }
 
-// fetch fills the cache for a cached plan: the upstream's whole answer, with
+// fetch fills the cache for a cached call: the upstream's whole answer, with
 // the windows the route's class and the answer allow. It runs once for all
 // concurrent callers of a key, so it is bounded by the upstream's timeout
 // rather than by one client's context.
-func (s *Server) fetch(ctx context.Context, up *Upstream, in *http.Request, p *plan) (*cache.Entry, error) {
+func (s *Server) fetch(ctx context.Context, up *Upstream, in *http.Request, p *preparedCall) (*cache.Entry, error) {
 	ctx, cancel := detached(ctx, up.timeout())
 	defer cancel()
 	resp, err := s.call(ctx, up, in, p, true)
@@ -157,14 +159,14 @@ func detached(ctx context.Context, d time.Duration) (context.Context, context.Ca
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
 }
 
-// forward answers an uncached plan (writes, never-cached routes, paths the
+// forward answers an uncached call (writes, never-cached routes, paths the
 // catalogue does not name) by streaming the upstream's answer, and falls
 // back when the upstream fails before answering.
-func (s *Server) forward(ex *exchange, up *Upstream, p *plan, w http.ResponseWriter) (Source, cache.Status) {
+func (s *Server) forward(ex *exchange, up *Upstream, p *preparedCall, w http.ResponseWriter) (Origin, cache.Status) {
 	ctx, cancel := context.WithTimeout(ex.r.Context(), up.timeout())
 	defer cancel()
 	resp, err := s.call(ctx, up, ex.r, p, false)
-	if err == nil && Failed(resp.StatusCode) && s.localServes(up, p) {
+	if err == nil && Failed(resp.StatusCode) && s.localCovers(up, p) {
 		resp.Body.Close()
 		err = &FailureError{Status: resp.StatusCode, Err: errUpstreamStatus}
 	}
@@ -174,30 +176,30 @@ func (s *Server) forward(ex *exchange, up *Upstream, p *plan, w http.ResponseWri
 	defer resp.Body.Close()
 	h := w.Header()
 	copyAnswerHeaders(h, resp.Header)
-	setSource(h, FromUpstream)
+	setOrigin(h, FromUpstream)
 	h["X-Cache-Status"] = cacheHdr[cache.Bypass]
 	w.WriteHeader(resp.StatusCode)
 	streamBody(w, resp.Body)
 	return FromUpstream, cache.Bypass
 }
 
-// localServes reports whether a failed call of p may be answered locally.
-func (s *Server) localServes(up *Upstream, p *plan) bool {
-	return up.LocalFallback && s.opts.Local != nil && p.rt != nil && s.opts.Local.Serves(p.rt, p.vals)
+// localCovers reports whether a failed call of p may be answered locally.
+func (s *Server) localCovers(up *Upstream, p *preparedCall) bool {
+	return up.LocalFallback && s.opts.Local != nil && p.rt != nil && s.opts.Local.Covers(p.rt, p.vals)
 }
 
 // fallback answers after the upstream (and the stale copy) failed: the local
 // world when it has a real source, else the upstream's own failure answer
 // when there was one, else 503.
-func (s *Server) fallback(ex *exchange, up *Upstream, p *plan, w http.ResponseWriter, err error) (Source, cache.Status) {
-	if s.localServes(up, p) {
-		return s.local(ex, p, w)
+func (s *Server) fallback(ex *exchange, up *Upstream, p *preparedCall, w http.ResponseWriter, err error) (Origin, cache.Status) {
+	if s.localCovers(up, p) {
+		return s.answerLocally(ex, p, w)
 	}
 	var fe *FailureError
 	if errors.As(err, &fe) && fe.Status != 0 {
 		h := w.Header()
 		copyAnswerHeaders(h, fe.Header)
-		setSource(h, FromUpstream)
+		setOrigin(h, FromUpstream)
 		w.WriteHeader(fe.Status)
 		w.Write(fe.Body)
 		return FromUpstream, ""
@@ -216,9 +218,9 @@ func reason(err error) string {
 	return "connection failed"
 }
 
-// local answers p from the local world: REST calls with their validated
+// answerLocally answers p from the local world: REST calls with their validated
 // values, JSON-RPC calls with a request that carries just that call.
-func (s *Server) local(ex *exchange, p *plan, w http.ResponseWriter) (Source, cache.Status) {
+func (s *Server) answerLocally(ex *exchange, p *preparedCall, w http.ResponseWriter) (Origin, cache.Status) {
 	rt := p.rt
 	if s.opts.Local == nil || rt == nil {
 		route := "passthrough"
@@ -229,7 +231,7 @@ func (s *Server) local(ex *exchange, p *plan, w http.ResponseWriter) (Source, ca
 		return FromEdge, ""
 	}
 	h := w.Header()
-	setSource(h, FromLocal)
+	setOrigin(h, FromLocal)
 	h["X-Cache-Status"] = cacheHdr[cache.Bypass]
 	r := ex.r
 	if rt.IsRPC() {
@@ -238,6 +240,6 @@ func (s *Server) local(ex *exchange, p *plan, w http.ResponseWriter) (Source, ca
 		r.Header.Set("Content-Type", "application/json")
 		r.RemoteAddr = ex.r.RemoteAddr
 	}
-	s.opts.Local.Serve(w, r, rt, p.vals)
+	s.opts.Local.Answer(w, r, rt, p.vals)
 	return FromLocal, cache.Bypass
 }

@@ -24,7 +24,7 @@ func (refuseAll) Admit(context.Context, *http.Request, limits.Charge) limits.Dec
 	return limits.Decision{Status: http.StatusUnauthorized, Message: "Invalid API key"}
 }
 
-// TestMemoOnlyAfterAdmission: refused requests never fill the remembered-plan
+// TestMemoOnlyAfterAdmission: refused requests never fill the remembered-call
 // table, and the table stops growing at its byte bound.
 func TestMemoOnlyAfterAdmission(t *testing.T) {
 	origin := newFlakyOrigin(t)
@@ -256,8 +256,8 @@ func TestOnlyPublishedPathsForwarded(t *testing.T) {
 		{"DELETE", "/v1/webhooks/abc", ""},
 		{"DELETE", "/v1/webhooks/abc", "other"},
 		{"GET", "/v1/webhooks:getSharedSecret", "acme"},
-		{"GET", "/v1/apiLogs", ""},
-		{"GET", "/v1/apiUsageMetrics", ""},
+		{"POST", "/v1/apiLogs", ""},
+		{"DELETE", "/v1/apiUsageMetrics", ""},
 		{"POST", "/v1/chains/43114/nfts/collections/0xa/tokens/1:reindex", ""},
 		{"POST", "/ext/admin", ""},
 		{"POST", "/ext/keystore", ""},
@@ -324,15 +324,7 @@ func (b *readSpy) Read(p []byte) (int, error) {
 // TestRefusedBeforeBodyRead: an unknown key is refused before its body is
 // read, on JSON-RPC endpoints and REST POST routes alike.
 func TestRefusedBeforeBodyRead(t *testing.T) {
-	kf, err := limits.ParseKeysFile([]byte("plans: {p: {cu_per_minute: 1000}}\nkeys: [{id: acme, key: k1, plan: p}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim, err := limits.New(limits.Options{Keys: kf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lim.Close() })
+	lim := testLimiter(t, "plans: {p: {cu_per_minute: 1000}}\nkeys: [{id: acme, key: k1, plan: p}]\n")
 	te := newTestEdge(t, Options{Limiter: lim})
 	for _, path := range []string{"/ext/info", "/ext/bc/X", "/ext/bc/C/rpc", "/v1/signatureAggregator/fuji/aggregateSignatures"} {
 		spy := &readSpy{}

@@ -3,18 +3,19 @@
 // to the real services behind circuit breakers, and the fallback chain
 // (upstream, stale copy, local handler, 503).
 //
-// Every request takes the same way (pipeline.go): routing and validation make
-// a plan per call (plan.go, rpc.go), then one function admits the request and
-// runs each plan's chain. The proxy uses the cache's entries and the
-// limiter's charges and decisions as they are; it depends only on the small
-// interfaces it defines here (Cache, Limiter, Local), which cmd/avaedge fills
-// with the concrete packages.
+// Every request takes the same way (pipeline.go): routing and validation
+// prepare each call (a preparedCall: prepare.go, rpc.go), then one function
+// admits the request and runs each call's chain. The proxy uses the cache's
+// entries and the limiter's charges and decisions as they are; it depends
+// only on the small interfaces it defines here (Cache, Limiter, Local), which
+// cmd/avaedge fills with the concrete packages.
 package proxy
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,7 +23,9 @@ import (
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/accesslog"
 	"github.com/avaedge/avaedge/limits"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // Cache is the response cache; *cache.Cache is one. Do answers key from the
@@ -56,32 +59,50 @@ var _ Identifier = (*limits.Limiter)(nil)
 
 // Local is the offline implementation of every route.
 type Local interface {
-	// Serve answers one call of rt from the local world. For REST routes v
+	// Answer answers one call of rt from the local world. For REST routes v
 	// holds the validated parameters (path, query, body; defaults filled) and
 	// r is the client's request, unchanged. For JSON-RPC routes (info.*,
 	// avm.*, evm.rpc) v is nil and r is a request built by the edge whose
 	// body is that one call (or the whole EVM body).
-	Serve(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values)
-	// Serves reports whether the local world has a real source for a call
+	Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values)
+	// Covers reports whether the local world has a real source for a call
 	// of rt with values v: always in local mode; in proxy mode only for
 	// networks mapped to the devnet and EVM chains the indexer follows.
-	Serves(rt *catalog.Route, v catalog.Values) bool
+	Covers(rt *catalog.Route, v catalog.Values) bool
 }
 
-// Source names where an answer came from, as X-Avaedge-Source says. A
-// JSON-RPC batch may combine several: Source is a set of bits.
-type Source uint8
+// Usage meters every answered request and answers the usage routes
+// (usage.Routes) from what it metered; *usage.Meter is one. Neither Count
+// nor Record blocks or does I/O: they run on every request, after the
+// answer is written.
+type Usage interface {
+	// Count counts a request by its shared prepared call alone, when that is all the
+	// meter needs of it (it keeps no log line of it), and reports whether
+	// it did; if not, the edge hands it the whole record.
+	Count(c usage.Count) bool
+	// Record takes one request's whole record.
+	Record(rec usage.Record)
+	// Answer answers a validated, admitted call of one of the usage routes
+	// for the calling key.
+	Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route, v catalog.Values, caller usage.Caller)
+}
 
-// Sources.
+var _ Usage = (*usage.Meter)(nil)
+
+// Origin names where an answer came from, as X-Avaedge-Source says. A
+// JSON-RPC batch may combine several: Origin is a set of bits.
+type Origin uint8
+
+// Origins.
 const (
-	FromUpstream Source = 1 << iota // the real service answered
+	FromUpstream Origin = 1 << iota // the real service answered
 	FromCache                       // a stored answer (fresh or stale)
 	FromLocal                       // the local world answered
 	FromEdge                        // the edge answered or refused by itself
 )
 
-// sourceNames are the header values of every set of sources, built once.
-var sourceNames = func() (out [16][]string) {
+// originNames are the header values of every set of origins, built once.
+var originNames = func() (out [16][]string) {
 	names := []string{"upstream", "cache", "local", "edge"}
 	for set := 1; set < 16; set++ {
 		v := ""
@@ -100,11 +121,11 @@ var sourceNames = func() (out [16][]string) {
 
 // String returns the header value: "upstream", "cache", "local", "edge", or a
 // comma-separated set for a batch.
-func (s Source) String() string {
+func (s Origin) String() string {
 	if s == 0 || s >= 16 {
 		return ""
 	}
-	return sourceNames[s][0]
+	return originNames[s][0]
 }
 
 // Options configures a Server. Zero values mean the documented defaults.
@@ -120,9 +141,9 @@ type Options struct {
 	Cache Cache
 	// Limiter admits requests. Nil admits everything.
 	Limiter Limiter
-	// ClientIP names the client of a request for X-Forwarded-For and logs.
-	// Nil uses the connection's remote address.
-	ClientIP func(r *http.Request) string
+	// ClientIP names the client of a request for X-Forwarded-For and the
+	// access log. Nil uses the connection's remote address.
+	ClientIP func(r *http.Request) netip.Addr
 	// MaxBodyBytes bounds request bodies; larger ones get 413. Zero means 1 MiB.
 	MaxBodyBytes int64
 	// PassthroughCost is the CU cost of a Publish entry that names none.
@@ -131,13 +152,19 @@ type Options struct {
 	// Publish are further routes, and JSON-RPC methods, forwarded to named
 	// keys only (see config.Config.Publish).
 	Publish []config.Publish
+	// Usage meters every request by key and answers the usage routes
+	// (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes) for the
+	// calling key. Nil meters nothing, and those routes answer 404 like any
+	// account-scoped route.
+	Usage Usage
 	// EVMDebug serves the debug_ namespace on the EVM endpoint to every
 	// client, at catalog.EVMDebugCost per call: the local dev chain with
 	// local.evm.debug. False leaves it to Publish.
 	EVMDebug bool
-	// AccessLog enables the per-request log line.
-	AccessLog bool
-	// Logger receives the access log and errors. Nil means slog.Default().
+	// AccessLog receives one line per request. Nil logs none. (A concrete
+	// type: the line's fields are passed without escaping to the heap.)
+	AccessLog *accesslog.Logger
+	// Logger receives errors and warnings. Nil means slog.Default().
 	Logger *slog.Logger
 	// Registerer receives the proxy's metrics. Nil registers none.
 	Registerer prometheus.Registerer

@@ -25,8 +25,8 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
-// BenchmarkRoute is a request the plan memo does not hold (local mode: no
-// upstream, nothing remembered): the mux's match, validation and the plan,
+// BenchmarkRoute is a request the memo of prepared calls does not hold (local mode: no
+// upstream, nothing remembered): the mux's match, validation and the prepared call,
 // answered by a local world that writes a constant. Each case is a route
 // deep in the catalogue, a route near its start, and a path no route names
 // (the edge's 404).

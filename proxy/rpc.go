@@ -24,15 +24,16 @@ func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
 const maxBatch = 100
 
 // serveRPC handles a node endpoint ("info", "avm", "evm"): the node's
-// envelope rules are enforced at the edge, and the body becomes a plan: one
-// call of an info or avm request (the node supports no batches: an array gets
-// its -32700, answered here), or the EVM body's allowed calls.
+// envelope rules are enforced at the edge, and the body becomes a
+// preparedCall: one call of an info or avm request (the node supports no
+// batches: an array gets its -32700, answered here), or the EVM body's
+// allowed calls.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, catalog.Node, endpoint)
 	defer s.finish(ex)
 	if status, msg := jsonrpc.HTTPError(r); status != 0 {
 		ex.source = FromEdge
-		setSource(ex.w.Header(), FromEdge)
+		setOrigin(ex.w.Header(), FromEdge)
 		jsonrpc.WriteHTTPError(ex.w, status, msg)
 		return
 	}
@@ -53,11 +54,11 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	c, errResp := jsonrpc.Decode(body)
 	if errResp != nil {
 		ex.source = FromEdge
-		setSource(ex.w.Header(), FromEdge)
+		setOrigin(ex.w.Header(), FromEdge)
 		jsonrpc.WriteResponse(ex.w, errResp)
 		return
 	}
-	p := &plan{service: catalog.Node, call: &c, body: body}
+	p := &preparedCall{service: catalog.Node, call: &c, body: body}
 	if c.ID != nil {
 		ex.rpcID = *c.ID
 	}
@@ -67,6 +68,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	}
 	rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
 	if rt == nil {
+		p.method = c.Method
 		// Not in the catalogue: forwarded (never cached) only when the
 		// operator publishes it to this key; else the node's own answer for
 		// a method it does not serve, at the edge.
@@ -94,7 +96,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 // not name.
 var passthroughRoute = []string{"passthrough"}
 
-// serveEVM plans an Ethereum JSON-RPC body (single or batch) for the node
+// serveEVM prepares an Ethereum JSON-RPC body (single or batch) for the node
 // upstream's C-Chain endpoint, or the local dev chain. Each call is allowed
 // or refused on its own: a method of catalog.EVMNamespaces, or one the
 // operator publishes to the caller's key (or the debug_ namespace with
@@ -184,7 +186,10 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if batch {
 		fwd = append(append([]byte{'['}, fwd...), ']')
 	}
-	p := &plan{rt: rt, service: catalog.Node, body: fwd, charge: charge, edgeAnswers: edge}
+	p := &preparedCall{rt: rt, service: catalog.Node, body: fwd, charge: charge, edgeAnswers: edge, method: "batch"}
+	if !batch {
+		p.method = calls[0].Method
+	}
 	s.serve(ex, p)
 }
 
@@ -238,7 +243,7 @@ func (s *Server) rpcPublished(endpoint, method, keyID string) (int64, bool) {
 func (s *Server) writeEVM(ex *exchange, body []byte) {
 	ex.source = FromEdge
 	h := ex.w.Header()
-	setSource(h, FromEdge)
+	setOrigin(h, FromEdge)
 	if body == nil {
 		ex.w.WriteHeader(http.StatusOK)
 		return

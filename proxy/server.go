@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -31,7 +30,7 @@ type Server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	idPrefix  string
-	memo      memo // plans of repeated GETs, by request URI
+	memo      memo // prepared calls of repeated GETs, by request URI
 	idCounter atomic.Uint64
 	// maxUpstreamBody is the largest answer a cache fill keeps
 	// (maxUpstreamBody; tests lower it).
@@ -75,6 +74,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	for svc, up := range opts.Upstreams {
+		if up != nil && up.Breaker != nil {
+			// Closed until a transition says otherwise, so a dashboard
+			// shows every breaker from the start.
+			m.breaker.WithLabelValues(string(svc)).Set(0)
+		}
+	}
 	for i := range opts.Routes {
 		rt := &opts.Routes[i]
 		s.routes[rt.Name] = rt
@@ -107,6 +113,7 @@ func New(opts Options) (*Server, error) {
 		w.Header()["Content-Type"] = hdrJSON
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
 	})
+	s.mountUsage()
 	catalog.Mount(s.mux, opts.Routes, func(rt *catalog.Route) http.Handler {
 		rm := s.rmetrics[rt.Name]
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
@@ -123,7 +130,7 @@ func isXChainID(id string) bool {
 	return false
 }
 
-// ServeHTTP routes r: a GET whose plan is remembered goes straight to the
+// ServeHTTP routes r: a GET whose prepared call is remembered goes straight to the
 // pipeline; everything else through the mux, which parses and validates.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
@@ -162,11 +169,14 @@ type exchange struct {
 	id       string
 	start    time.Time
 	keyID    string
-	source   Source
+	source   Origin
 	cache    cache.Status
 	format   errFormat
-	rpcID    []byte // a single JSON-RPC call's raw id, for edge errors
-	admitted bool   // the limiter admitted the request
+	rpcID    []byte        // a single JSON-RPC call's raw id, for edge errors
+	admitted bool          // the limiter admitted the request
+	atOnce   bool          // answered from the in-process cache tier, at ex.start
+	prepared *preparedCall // the call served, for its usage record
+	identity string        // who the request is counted for (limits.Decision.Identity)
 	// client is who the limiter identified before the body was read
 	// (identified says whether it did).
 	client     limits.Client
@@ -231,34 +241,10 @@ func (s *Server) finish(ex *exchange) {
 	} else {
 		s.metrics.observe(ex.service, ex.route, status, ex.source)
 	}
-	if !s.opts.AccessLog {
-		return
+	s.recordUsage(ex, status)
+	if s.opts.AccessLog != nil {
+		s.logAccess(ex, status)
 	}
-	s.log.LogAttrs(ex.r.Context(), slog.LevelInfo, "request",
-		slog.String("request_id", ex.id),
-		slog.String("method", ex.r.Method),
-		slog.String("path", ex.r.URL.Path),
-		slog.String("service", string(ex.service)),
-		slog.String("route", ex.route),
-		slog.Int("status", status),
-		slog.String("source", ex.source.String()),
-		slog.String("cache", string(ex.cache)),
-		slog.Int64("bytes", ex.w.bytes),
-		slog.Duration("duration", s.now().Sub(ex.start)),
-		slog.String("key_id", ex.keyID),
-		slog.String("client", s.clientIP(ex.r)),
-	)
-}
-
-func (s *Server) clientIP(r *http.Request) string {
-	if s.opts.ClientIP != nil {
-		return s.opts.ClientIP(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 var errBodyTooLarge = errors.New("request body too large")

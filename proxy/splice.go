@@ -72,7 +72,7 @@ func (w *spliceWriter) commit(splicing bool) {
 			h["Content-Type"] = hdrEthJSON
 		}
 		if v := h["X-Avaedge-Source"]; len(v) == 1 {
-			setSource(h, sourceOf(v[0])|FromEdge)
+			setOrigin(h, originOf(v[0])|FromEdge)
 		}
 	}
 	w.ResponseWriter.WriteHeader(w.status)
@@ -221,11 +221,11 @@ func (w *spliceWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// sourceOf reads an X-Avaedge-Source value back into its Source.
-func sourceOf(v string) Source {
-	for set := range sourceNames {
-		if set > 0 && strings.EqualFold(sourceNames[set][0], v) {
-			return Source(set)
+// originOf reads an X-Avaedge-Source value back into its Origin.
+func originOf(v string) Origin {
+	for set := range originNames {
+		if set > 0 && strings.EqualFold(originNames[set][0], v) {
+			return Origin(set)
 		}
 	}
 	return 0

@@ -40,7 +40,7 @@ func TestSpliceWriter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
 			rec.Header().Set("Content-Length", "99")
-			setSource(rec.Header(), FromUpstream)
+			setOrigin(rec.Header(), FromUpstream)
 			w := &spliceWriter{ResponseWriter: rec, extra: tt.extra}
 			w.WriteHeader(tt.status)
 			for _, s := range tt.writes {

@@ -207,8 +207,9 @@ func singleJoin(a, b string) string {
 }
 
 // FailureError is an upstream call that failed: a transport error, a timeout,
-// an open breaker, or an answer that is not one (5xx, 429). Resp is the
-// answer when there was one; its body is already read into Body.
+// an open breaker, or an answer that is not one (5xx, 429). Status is that
+// answer's status, 0 when there was none; Header and Body hold the answer
+// when the caller read it (a cache fill does); Err is what went wrong.
 type FailureError struct {
 	Status int // 0 when there was no answer
 	Header http.Header

@@ -13,60 +13,12 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/decimal"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/limits"
 )
-
-// admit asks the limiter; on refusal it answers in the request's format and
-// returns false.
-func (s *Server) admit(ex *exchange, c limits.Charge) bool {
-	if s.opts.Limiter == nil {
-		ex.admitted = true
-		return true
-	}
-	c.At = ex.start
-	var d limits.Decision
-	if ex.identified {
-		d = s.opts.Limiter.(Identifier).AdmitClient(ex.r.Context(), ex.client, c)
-	} else {
-		d = s.opts.Limiter.Admit(ex.r.Context(), ex.r, c)
-	}
-	ex.keyID = d.KeyID
-	if d.HasHeaders() {
-		d.WriteHeaders(ex.w.Header())
-	}
-	if d.Status != 0 {
-		s.refuse(ex, d.Status, d.Message)
-		return false
-	}
-	ex.admitted = true
-	return true
-}
-
-// identify refuses a request whose credentials the limiter refuses, before
-// its body is read; it answers and returns false then. A limiter that cannot
-// identify alone admits everything here and decides in admit.
-func (s *Server) identify(ex *exchange) bool {
-	id, ok := s.opts.Limiter.(Identifier)
-	if !ok {
-		return true
-	}
-	c, d := id.Identify(ex.r)
-	ex.keyID = d.KeyID
-	if d.Status != 0 {
-		if d.HasHeaders() {
-			d.WriteHeaders(ex.w.Header())
-		}
-		s.refuse(ex, d.Status, d.Message)
-		return false
-	}
-	ex.client, ex.identified, ex.keyID = c, true, c.KeyID()
-	return true
-}
 
 // refuse answers a request the edge refuses, in the service's format.
 func (s *Server) refuse(ex *exchange, status int, msg string) {
 	ex.source = FromEdge
-	setSource(ex.w.Header(), FromEdge)
+	setOrigin(ex.w.Header(), FromEdge)
 	if ex.format == rpcErrors {
 		var id *json.RawMessage
 		if ex.rpcID != nil {
@@ -85,7 +37,7 @@ func (s *Server) refuse(ex *exchange, status int, msg string) {
 func (s *Server) restError(ex *exchange, status int, msgs []string, validation bool) {
 	if ex.source == 0 {
 		ex.source = FromEdge
-		setSource(ex.w.Header(), FromEdge)
+		setOrigin(ex.w.Header(), FromEdge)
 	}
 	writeRESTError(ex.w, ex.service, status, msgs, validation)
 }
@@ -99,8 +51,8 @@ func writeRESTError(w http.ResponseWriter, svc catalog.Service, status int, msgs
 }
 
 // unavailable answers 503 for p in its service's format.
-func (s *Server) unavailable(ex *exchange, p *plan, w http.ResponseWriter, msg string) {
-	setSource(w.Header(), FromEdge)
+func (s *Server) unavailable(ex *exchange, p *preparedCall, w http.ResponseWriter, msg string) {
+	setOrigin(w.Header(), FromEdge)
 	if p.service == catalog.Node {
 		var id *json.RawMessage
 		if p.call != nil {
@@ -118,11 +70,11 @@ var (
 	cacheHdr = map[cache.Status][]string{cache.Hit: {"HIT"}, cache.Miss: {"MISS"}, cache.Stale: {"STALE"}, cache.Bypass: {"BYPASS"}}
 )
 
-func setSource(h http.Header, src Source) { h["X-Avaedge-Source"] = sourceNames[src&15] }
+func setOrigin(h http.Header, src Origin) { h["X-Avaedge-Source"] = originNames[src&15] }
 
 // writeEntry sends a cached or fetched answer; a JSON-RPC answer gets the
 // call's id. Header values live in ex.vals: no allocation on a hit.
-func (s *Server) writeEntry(ex *exchange, p *plan, w http.ResponseWriter, e *cache.Entry, cs cache.Status) (Source, cache.Status) {
+func (s *Server) writeEntry(ex *exchange, p *preparedCall, w http.ResponseWriter, e *cache.Entry, cs cache.Status) (Origin, cache.Status) {
 	h := w.Header()
 	h["X-Cache-Status"] = cacheHdr[cs]
 	src := FromUpstream
@@ -138,7 +90,7 @@ func (s *Server) writeEntry(ex *exchange, p *plan, w http.ResponseWriter, e *cac
 		ex.vals[1] = decimal.Itoa(int64(max(now.Sub(e.StoredAt), 0) / time.Second))
 		h["Age"] = ex.vals[1:2:2]
 	}
-	setSource(h, src)
+	setOrigin(h, src)
 	body := e.Body
 	if p.call != nil {
 		body = withID(body, p.call.ID)
@@ -206,8 +158,8 @@ func streamBody(w http.ResponseWriter, body io.Reader) {
 
 // writeCallError answers a JSON-RPC call the edge rejects (bad envelope); a
 // notification gets no body, except for a parse error.
-func writeCallError(w http.ResponseWriter, c *jsonrpc.Call) Source {
-	setSource(w.Header(), FromEdge)
+func writeCallError(w http.ResponseWriter, c *jsonrpc.Call) Origin {
+	setOrigin(w.Header(), FromEdge)
 	if c.IsNotification() && c.Err.Code != jsonrpc.CodeParse {
 		w.WriteHeader(http.StatusOK)
 		return FromEdge

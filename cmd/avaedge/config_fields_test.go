@@ -20,6 +20,7 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/redistest"
+	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
 // TestConfigFieldsReachComponents sets every field of the config file to a
@@ -137,6 +138,7 @@ tls:
   cert_file: ` + filepath.Join(dir, "cert.pem") + `
   key_file: ` + filepath.Join(dir, "key.pem") + `
   http_listen: 127.0.0.1:18081
+usage: {flush_interval: 3s, logs_per_key: 50, log_max_age: 2h, retry_for: 4m, disable: false}
 disable_access_log: true
 log_level: debug
 `
@@ -151,13 +153,13 @@ log_level: debug
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	log := slog.New(slog.DiscardHandler)
-	a, err := build(ctx, cfg, log)
+	a, err := build(ctx, cfg, log, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
 	srvs := newServers(cfg, a)
-	tlsOpts := tlsOptions(cfg, log, a.Redis)
+	tlsOpts := edgetls.ConfigOptions(cfg, log, a.Redis)
 	w := a.wired
 	data := w.upstreams[catalog.Data]
 	if data == nil || w.upstreams[catalog.Node] == nil {
@@ -182,10 +184,9 @@ log_level: debug
 		{"listen", srvs.public.Addr, "127.0.0.1:18080"},
 		{"admin_listen", srvs.admin.Addr, "127.0.0.1:19091"},
 		{"admin_token", w.admin.Token, "admin-tok"},
-		{"data_dir", []string{w.local.indexPath, w.local.metricsPath, tlsOpts.StoragePath},
-			[]string{filepath.Join(dir, "evmindex.db"), filepath.Join(dir, "metrics.db"), filepath.Join(dir, "certs")}},
+		{"data_dir", []string{w.local.DataDir, tlsOpts.StoragePath}, []string{dir, filepath.Join(dir, "certs")}},
 		{"upstreams.url", data.Base.String(), upstream.URL + "/data"},
-		{"upstreams.mode", []bool{data.LocalFallback, w.upstreams[catalog.Metrics] == nil, w.local.opts.LocalMode[catalog.Metrics]}, []bool{false, true, true}},
+		{"upstreams.mode", []bool{data.LocalFallback, w.upstreams[catalog.Metrics] == nil, w.local.LocalMode[catalog.Metrics]}, []bool{false, true, true}},
 		{"upstreams.connect_timeout", tr.TLSHandshakeTimeout, time.Second},
 		{"upstreams.first_byte_timeout", tr.ResponseHeaderTimeout, 2 * time.Second},
 		{"upstreams.timeout", data.Timeout, 4 * time.Second},
@@ -195,14 +196,14 @@ log_level: debug
 		{"publish.keys", w.proxy.Publish[0].Keys, []string{"k"}},
 		{"publish.cost", w.proxy.Publish[0].Cost, int64(9)},
 		{"publish.rpc_methods", w.proxy.Publish[1].RPCMethods, []string{"debug_traceTransaction", "trace_*"}},
-		{"local.evm.debug", w.local.devOpts.Debug, true},
-		{"local.node", w.local.node, upstream.URL + "/node"},
-		{"local.evm.writes_per_minute", w.local.devOpts.WritesPerMinute, 7},
-		{"local.evm.call_gas_cap", w.local.devOpts.CallGasCap, uint64(1_000_000)},
-		{"local.evm.call_timeout", w.local.devOpts.CallTimeout, 300 * time.Millisecond},
-		{"local.evm.calls_per_client", w.local.devOpts.CallsPerClient, 3},
-		{"local.evm.filters_per_client", w.local.devOpts.FiltersPerClient, 5},
-		{"local.evm.max_filters", w.local.devOpts.MaxFilters, 50},
+		{"local.evm.debug", w.local.DevChain.Debug, true},
+		{"local.node", w.local.Node, upstream.URL + "/node"},
+		{"local.evm.writes_per_minute", w.local.DevChain.WritesPerMinute, 7},
+		{"local.evm.call_gas_cap", w.local.DevChain.CallGasCap, uint64(1_000_000)},
+		{"local.evm.call_timeout", w.local.DevChain.CallTimeout, 300 * time.Millisecond},
+		{"local.evm.calls_per_client", w.local.DevChain.CallsPerClient, 3},
+		{"local.evm.filters_per_client", w.local.DevChain.FiltersPerClient, 5},
+		{"local.evm.max_filters", w.local.DevChain.MaxFilters, 50},
 		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
 		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},
 		{"upstreams.breaker.consecutive_failures", data.Breaker.Config().ConsecutiveFailures, uint32(9)},
@@ -210,7 +211,7 @@ log_level: debug
 		{"upstreams.breaker.open_for", data.Breaker.Config().OpenFor.D(), 13 * time.Second},
 		{"upstreams.breaker.half_open_probes", data.Breaker.Config().HalfOpenProbes, uint32(2)},
 		{"upstreams.retry.budget", data.RetryBudget, 0.3},
-		{"upstreams.network_id", w.local.opts.NodeNetwork, "fuji"},
+		{"upstreams.network_id", w.local.NodeNetwork, "fuji"},
 		{"upstream_api_key", data.APIKey, "operator-key"},
 		{"redis", []bool{a.Redis != nil, w.cache.Redis != nil, w.limits.Redis != nil}, []bool{true, true, true}},
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
@@ -218,7 +219,7 @@ log_level: debug
 		{"replicas", w.limits.Replicas, 3},
 		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
 		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},
-		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.9"}},
+		{"trusted_proxies", []any{w.limits.TrustedProxies, w.proxy.ClientIP(r), w.usage.ClientIP(r)}, []any{[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, netip.MustParseAddr("203.0.113.9"), "203.0.113.9"}},
 		{"server.read_header_timeout", srvs.public.ReadHeaderTimeout, 3 * time.Second},
 		{"server.idle_timeout", srvs.public.IdleTimeout, 5 * time.Second},
 		{"server.max_header_bytes", srvs.public.MaxHeaderBytes, 4096},
@@ -232,21 +233,26 @@ log_level: debug
 		{"routes.cost", subnets.Cost, int64(3)},
 		{"routes.cache", subnets.Cache, cache.Short},
 		{"routes.ttl", subnets.TTL, 7 * time.Second},
-		{"local.networks", w.local.opts.Networks, []string{"fuji"}},
-		{"local.seed", w.local.seed, int64(42)},
-		{"local.evm_chains.chain_id", w.local.evmChains[0].ChainID, uint64(99999)},
-		{"local.evm_chains.name", w.local.evmInfos[0].ChainName, "Test L1"},
-		{"local.evm_chains.rpc", w.local.evmChains[0].RPCURL, evmNode.URL},
-		{"local.evm_chains.start_block", w.local.evmChains[0].StartBlock, uint64(7)},
-		{"local.disable_dev_chain", w.local.devChain, false},
+		{"local.networks", w.local.Networks, []string{"fuji"}},
+		{"local.seed", w.local.Seed, int64(42)},
+		{"local.evm_chains.chain_id", w.local.EVMChains[0].ChainID, uint64(99999)},
+		{"local.evm_chains.name", w.local.EVMChains[0].Name, "Test L1"},
+		{"local.evm_chains.rpc", w.local.EVMChains[0].RPC, evmNode.URL},
+		{"local.evm_chains.start_block", w.local.EVMChains[0].StartBlock, uint64(7)},
+		{"local.disable_dev_chain", w.local.DisableDevChain, true},
 		{"tls.domains", tlsOpts.Domains, []string{"edge.example"}},
 		{"tls.email", tlsOpts.Email, "ops@edge.example"},
 		{"tls.ca", tlsOpts.CA, "https://ca.example/dir"},
 		{"tls.cert_file", tlsOpts.CertFile, filepath.Join(dir, "cert.pem")},
 		{"tls.key_file", tlsOpts.KeyFile, filepath.Join(dir, "key.pem")},
 		{"tls.http_listen", srvs.acme, "127.0.0.1:18081"},
-		{"disable_access_log", w.proxy.AccessLog, false},
-		{"log_level", newLogger(cfg.LogLevel).Enabled(ctx, slog.LevelDebug), true},
+		{"usage.flush_interval", w.usage.FlushInterval, 3 * time.Second},
+		{"usage.logs_per_key", w.usage.LogsPerKey, 50},
+		{"usage.log_max_age", w.usage.LogMaxAge, 2 * time.Hour},
+		{"usage.retry_for", w.usage.RetryFor, 4 * time.Minute},
+		{"usage.disable", []bool{w.proxy.Usage != nil, w.usage.Redis != nil, w.usage.DataDir == dir, w.usage.Prefix == "edgetest"}, []bool{true, true, true, true}},
+		{"disable_access_log", w.proxy.AccessLog == nil, true},
+		{"log_level", newLogger(cfg.LogLevel, io.Discard).Enabled(ctx, slog.LevelDebug), true},
 	}
 	covered := map[string]bool{}
 	for _, row := range rows {

@@ -179,6 +179,14 @@ func TestEdgeCache(t *testing.T) {
 			if n := o.calls.Load() - before; n != 1 {
 				t.Fatalf("refreshes = %d; want 1", n)
 			}
+			// The refresh has called the upstream; wait until it has stored
+			// its answer too, or a later miss could join its flight.
+			for fetchVia(t, a, subnets).Header().Get("X-Cache-Status") != "HIT" && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := o.calls.Load() - before; n != 1 {
+				t.Fatalf("refreshes = %d after it was stored; want 1", n)
+			}
 
 			// Upstream down: a stale entry within the error window serves, outside it does not.
 			o.down.Store(true)

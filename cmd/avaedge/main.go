@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,7 +18,9 @@ import (
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/bodyrate"
+	"github.com/avaedge/avaedge/internal/lazydeadline"
 	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
 func main() {
@@ -25,23 +28,24 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *configPath, os.Getenv, nil); err != nil {
+	if err := run(ctx, *configPath, os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "avaedge:", err)
 		os.Exit(1)
 	}
 }
 
 // run serves until ctx is done (SIGINT/SIGTERM), then drains in-flight
-// requests. started, when set, is told the bound addresses.
-func run(ctx context.Context, configPath string, getenv func(string) string, started func(pub, admin net.Addr)) error {
+// requests and writes the access log's last lines. Logs go to stderr.
+// started, when set, is told the bound addresses.
+func run(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer, started func(pub, admin net.Addr)) error {
 	cfg, err := config.Load(configPath, getenv)
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.LogLevel)
+	log := newLogger(cfg.LogLevel, stderr)
 	slog.SetDefault(log)
 
-	app, err := build(ctx, cfg, log)
+	app, err := build(ctx, cfg, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -54,6 +58,9 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
+	// The public server's per-request deadline changes (header, idle and
+	// write timeouts) are applied lazily, with the same meaning.
+	pubLn = lazydeadline.Listen(pubLn, 0)
 	admLn, err := net.Listen("tcp", cfg.AdminListen)
 	if err != nil {
 		pubLn.Close()
@@ -62,7 +69,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 	errc := make(chan error, 3)
 	var plain *http.Server
 	if cfg.TLS.Enabled() {
-		tm, err := newTLS(cfg, log, app.Redis)
+		tm, err := edgetls.New(edgetls.ConfigOptions(cfg, log, app.Redis))
 		if err != nil {
 			pubLn.Close()
 			admLn.Close()
@@ -75,12 +82,12 @@ func run(ctx context.Context, configPath string, getenv func(string) string, sta
 		}()
 		pub.TLSConfig = tm.TLSConfig()
 		plain = proxy.HTTPServer(srvs.acme, tm.HTTPHandler(), 10*time.Second, 60*time.Second, 1<<16)
-		go func() { errc <- listenServe(plain) }()
-		go func() { errc <- serveTLS(pub, pubLn) }()
+		go func() { errc <- untilClosed(plain.ListenAndServe) }()
+		go func() { errc <- untilClosed(func() error { return pub.ServeTLS(pubLn, "", "") }) }()
 	} else {
-		go func() { errc <- serve(pub, pubLn) }()
+		go func() { errc <- untilClosed(func() error { return pub.Serve(pubLn) }) }()
 	}
-	go func() { errc <- serve(adm, admLn) }()
+	go func() { errc <- untilClosed(func() error { return adm.Serve(admLn) }) }()
 	log.Info("avaedge started", "listen", pubLn.Addr().String(), "admin", admLn.Addr().String(),
 		"data", modeOf(cfg.Upstreams.Data), "metrics", modeOf(cfg.Upstreams.Metrics), "node", modeOf(cfg.Upstreams.Node))
 	app.SetReady(true)
@@ -151,23 +158,10 @@ func newServers(cfg *config.Config, a *app) servers {
 	}
 }
 
-func serve(s *http.Server, ln net.Listener) error {
-	if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+// untilClosed runs serve, a server's Serve, until the server is shut down.
+func untilClosed(serve func() error) error {
+	if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
-	}
-	return nil
-}
-
-func serveTLS(s *http.Server, ln net.Listener) error {
-	if err := s.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-func listenServe(s *http.Server) error {
-	if err := s.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("tls http listener: %w", err)
 	}
 	return nil
 }
@@ -179,8 +173,8 @@ func modeOf(u config.Upstream) string {
 	return u.Mode + " " + u.URL
 }
 
-func newLogger(level string) *slog.Logger {
+func newLogger(level string, w io.Writer) *slog.Logger {
 	var l slog.Level
 	l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }

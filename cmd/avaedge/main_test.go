@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -16,25 +17,28 @@ import (
 // startEdge runs avaedge with env until the test ends.
 func startEdge(t *testing.T, env map[string]string) (pub, admin string, stop func() error) {
 	t.Helper()
-	env["AVAEDGE_LISTEN"] = "127.0.0.1:0"
-	env["AVAEDGE_ADMIN_LISTEN"] = "127.0.0.1:0"
+	return runEdge(t, env, os.Stderr)
+}
+
+// runEdge runs avaedge with env, logging to w, until stop is called (or
+// the test ends).
+func runEdge(t *testing.T, env map[string]string, w io.Writer) (pub, admin string, stop func() error) {
+	t.Helper()
+	env["AVAEDGE_LISTEN"], env["AVAEDGE_ADMIN_LISTEN"] = "127.0.0.1:0", "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan [2]string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, "", func(k string) string { return env[k] }, func(p, a net.Addr) { addrs <- [2]string{p.String(), a.String()} })
+		done <- run(ctx, "", func(k string) string { return env[k] }, w, func(p, a net.Addr) { addrs <- [2]string{p.String(), a.String()} })
 	}()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() { cancel(); err = <-done })
+		return err
+	}
 	select {
 	case a := <-addrs:
-		stopped := false
-		stop = func() error {
-			if stopped {
-				return nil
-			}
-			stopped = true
-			cancel()
-			return <-done
-		}
 		t.Cleanup(func() { stop() })
 		return "http://" + a[0], "http://" + a[1], stop
 	case err := <-done:

@@ -3,21 +3,28 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
+	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/accesslog"
+	"github.com/avaedge/avaedge/internal/redisguard"
 	"github.com/avaedge/avaedge/limits"
+	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/proxy"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // app is the wired edge: its public and admin handlers and what to close.
@@ -42,7 +49,8 @@ type wiring struct {
 	cache     cache.Options
 	limits    limits.Options
 	admin     proxy.AdminOptions
-	local     localWiring
+	usage     usage.Options
+	local     local.BuildOptions
 }
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
@@ -54,9 +62,16 @@ func (a *app) Close() error {
 	return nil
 }
 
-// build wires config into the proxy: upstreams, local world, cache, limits.
-func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
+// build wires config into the proxy: upstreams, local world, cache, limits,
+// the access log (written to logOut, where log writes too). What it opened
+// is closed when a later step fails.
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.Writer) (_ *app, err error) {
 	a := &app{}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
 	if cfg.DataDir != "" {
 		// Like servers that keep state, create the directory when missing,
 		// readable by this user only (it holds keys of certificates).
@@ -69,54 +84,36 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	routes := catalog.WithOverrides(cfg.Overrides())
 
 	var srv *proxy.Server
-	ups := map[catalog.Service]*proxy.Upstream{}
-	localMode := map[catalog.Service]bool{}
-	for svc, u := range map[catalog.Service]config.Upstream{catalog.Data: cfg.Upstreams.Data, catalog.Metrics: cfg.Upstreams.Metrics, catalog.Node: cfg.Upstreams.Node} {
-		if u.URL == "" || u.Mode == "local" {
-			localMode[svc] = true
-			continue
+	ups, localMode, err := proxy.NewUpstreams(cfg.Upstreams, cfg.UpstreamAPIKey, func(svc catalog.Service, from, to string) {
+		if srv != nil {
+			srv.BreakerChanged(svc, from, to)
 		}
-		key := cfg.UpstreamAPIKey
-		if svc == catalog.Node {
-			key = "" // the Data API key is the operator's account: never sent to a node provider
-		}
-		up, err := proxy.NewUpstream(svc, u, key, func(svc catalog.Service, from, to string) {
-			if srv != nil {
-				srv.BreakerChanged(svc, from, to)
-			}
-		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	nodeNetwork, nerr := proxy.NodeNetwork(ctx, ups[catalog.Node], cfg.Upstreams.Node.NetworkID)
+	if nerr != nil {
+		log.Warn("node upstream network unknown: node methods will not fall back locally", "err", nerr)
+	}
+
+	a.wired.local = localOptions(cfg, log, reg, routes, localMode, nodeNetwork)
+	world, err := local.Build(ctx, a.wired.local)
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, world.Close)
+
+	var rdb redis.UniversalClient
+	if cfg.Redis != "" {
+		addrs, err := config.RedisAddrs(cfg.Redis)
 		if err != nil {
 			return nil, err
 		}
-		ups[svc] = up
-	}
-
-	nodeNetwork := ""
-	if up := ups[catalog.Node]; up != nil {
-		id := cfg.Upstreams.Node.NetworkID
-		if id == 0 {
-			nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			learned, err := up.NetworkID(nctx)
-			cancel()
-			if err != nil {
-				log.Warn("node upstream network unknown: node methods will not fall back locally", "err", err)
-			}
-			id = learned
+		var guard *redisguard.Guard
+		if rdb, guard, err = redisguard.Dial(addrs, redisguard.Options{Logger: log}, reg); err != nil {
+			return nil, err
 		}
-		nodeNetwork = proxy.NetworkName(id)
-	}
-
-	world, err := buildLocal(ctx, cfg, log, reg, routes, localMode, nodeNetwork)
-	if err != nil {
-		return nil, err
-	}
-	a.closers = append(a.closers, world.close...)
-
-	rdb, guard, err := newRedis(cfg, log, reg)
-	if err != nil {
-		return nil, err
-	}
-	if rdb != nil {
 		a.closers = append(a.closers, rdb.Close, guard.Close)
 		a.Redis = rdb
 	}
@@ -134,7 +131,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	}
 	a.closers = append(a.closers, c.Close)
 
-	trusted := parsePrefixes(cfg.TrustedProxies)
+	trusted := cfg.TrustedPrefixes()
 	a.wired.limits = limits.Options{
 		KeysPath:       cfg.KeysFile,
 		Redis:          rdb,
@@ -152,12 +149,46 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 	a.closers = append(a.closers, lim.Close)
 	a.Reload = lim.Reload
 
+	// The access log is off when disabled or when the log level leaves out
+	// info lines (as when it was written through log).
+	var access *accesslog.Logger
+	if !cfg.DisableAccessLog && log.Enabled(ctx, slog.LevelInfo) {
+		opts := accessLogOptions
+		opts.Registerer = reg
+		if access, err = accesslog.New(logOut, opts); err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, func() error { return access.CloseWithin(accessLogFlush) })
+	}
+	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
+	var meter *usage.Meter
+	if !cfg.Usage.Disable {
+		a.wired.usage = usage.Options{
+			Redis:         rdb,
+			Prefix:        cfg.RedisPrefix,
+			DataDir:       cfg.DataDir,
+			FlushInterval: cfg.Usage.FlushInterval.D(),
+			LogsPerKey:    cfg.Usage.LogsPerKey,
+			LogMaxAge:     cfg.Usage.LogMaxAge.D(),
+			RetryFor:      cfg.Usage.RetryFor.D(),
+			ClientIP:      clientIP,
+			EVMChainID:    evmChainID(nodeNetwork, localMode[catalog.Node]),
+			Registerer:    reg,
+			Logger:        log,
+		}
+		if meter, err = usage.New(a.wired.usage); err != nil {
+			return nil, err
+		}
+		// Closed before Redis (closers run last first): the last batch is
+		// written on the way out.
+		a.closers = append(a.closers, meter.Close)
+	}
+
 	a.wired.upstreams = ups
-	a.wired.local = world.wired
 	a.wired.proxy = proxy.Options{
 		Routes:    routes,
 		Upstreams: ups,
-		Local:     world.handler,
+		Local:     world,
 		Cache:     c,
 		Limiter:   lim,
 		Publish:   cfg.Publish,
@@ -165,11 +196,14 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 		// is served to every client (in proxy mode the node's is published
 		// per key).
 		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
-		ClientIP:     func(r *http.Request) string { return limits.ClientIP(r, trusted).String() },
+		ClientIP:     func(r *http.Request) netip.Addr { return limits.ClientIP(r, trusted) },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
-		AccessLog:    !cfg.DisableAccessLog,
+		AccessLog:    access,
 		Logger:       log,
 		Registerer:   reg,
+	}
+	if meter != nil {
+		a.wired.proxy.Usage = meter
 	}
 	srv, err = proxy.New(a.wired.proxy)
 	if err != nil {
@@ -191,6 +225,23 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, err
 			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
 		},
 	}
+	if meter != nil {
+		a.wired.admin.Usage = meter.AdminHandler(lim.UsageHandler())
+	}
 	a.Admin = proxy.AdminHandler(a.wired.admin)
 	return a, nil
+}
+
+// evmChainID is the EVM chain id of the node endpoint's C-Chain, which the
+// usage of EVM JSON-RPC calls names: the dev chain's in local mode, the node
+// upstream's network's C-Chain otherwise ("" when it is not known).
+func evmChainID(nodeNetwork string, local bool) string {
+	n, ok := avanet.ByName(nodeNetwork)
+	if local {
+		n, ok = avanet.Local, true
+	}
+	if !ok {
+		return ""
+	}
+	return strconv.FormatUint(n.EVMChainID, 10)
 }

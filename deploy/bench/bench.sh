@@ -8,20 +8,30 @@
 # cache's in-process tier on in all three, so only the limits differ).
 #
 # A shared machine drifts by more than the differences measured here, so
-# every round runs all four back to back (in reverse order every other
+# every round runs all of them back to back (in reverse order every other
 # round, so a steady drift favours none) and each ratio is the median of
 # the per-round ratios, which cancels what the round's neighbours shared.
 #
+# The accesslog mode measures avaedge as a new user starts it instead: the
+# default configuration (access log on, at the default log level) with its
+# log written to a file, against the bare server and nginx only. It fails
+# below 0.95x the bare server, and says how many lines were written and
+# dropped.
+#
 #   deploy/bench/bench.sh [rounds] [seconds]
+#   deploy/bench/bench.sh accesslog [rounds] [seconds]
 set -euo pipefail
+MODE=hit
+if [ "${1:-}" = accesslog ]; then MODE=accesslog; shift; fi
 ROUNDS=${1:-7}
 SECS=${2:-5}
 CONNS=${CONNS:-64}
 cd "$(dirname "$0")/../.."
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; $(nproc) cores)"
 need=()
 command -v nginx >/dev/null || need+=(nginx)
 command -v wrk >/dev/null || need+=(wrk)
-command -v redis-server >/dev/null || need+=(redis-server)
+[ $MODE = accesslog ] || command -v redis-server >/dev/null || need+=(redis-server)
 if ((${#need[@]})); then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
@@ -39,8 +49,10 @@ go build -o "$TMP/avaedge" ./cmd/avaedge
 ORIGIN=127.0.0.1:18081; BARE=127.0.0.1:18082; NG=127.0.0.1:18083
 EDGE=127.0.0.1:18084; EDGE_REDIS=127.0.0.1:18085; REDIS_PORT=18086
 EDGE_KR=127.0.0.1:18087; EDGE_KC=127.0.0.1:18088; CLUSTER_PORTS="18091 18092 18093"
+EDGE_LOG=127.0.0.1:18089; EDGE_LOG_ADMIN=127.0.0.1:18090
 "$TMP/origin" -listen $ORIGIN & PIDS+=($!)
 "$TMP/origin" -listen $BARE & PIDS+=($!)
+if [ $MODE = hit ]; then
 redis-server --port $REDIS_PORT --save '' --appendonly no --daemonize no >/dev/null & PIDS+=($!)
 CLUSTER=()
 for p in $CLUSTER_PORTS; do
@@ -51,6 +63,7 @@ done
 for p in $CLUSTER_PORTS; do for i in $(seq 1 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done; done
 redis-cli --cluster create "${CLUSTER[@]}" --cluster-replicas 0 --cluster-yes >/dev/null
 for i in $(seq 1 100); do redis-cli -p "${CLUSTER_PORTS%% *}" cluster info | grep -q cluster_state:ok && break; sleep 0.1; done
+fi
 
 mkdir -p "$TMP/nginx/cache"
 cat > "$TMP/nginx.conf" <<NGX
@@ -87,6 +100,71 @@ keys:
 anonymous: bench
 YML
 common=(AVAEDGE_DATA_UPSTREAM=http://$ORIGIN AVAEDGE_ADMIN_LISTEN=127.0.0.1:0 AVAEDGE_KEYS_FILE=$TMP/keys.yaml)
+PATHQ="/v1/chains/43114/blocks?pageSize=10"
+# up waits until each address answers.
+up() { for a in "$@"; do for i in $(seq 1 100); do curl -sf -o /dev/null "http://$a$PATHQ" && break; sleep 0.1; done; done; }
+# The whole answer is read before it is searched: grep -q stopping early
+# would break curl's pipe, and pipefail would call that a miss.
+hit() {
+  h=$(curl -sfi -H "x-glacier-api-key: ${3:-}" -o /dev/stdout "http://$1$PATHQ") || { echo "$2 did not answer"; exit 1; }
+  h=${h%%$'\r\n\r\n'*}
+  grep -qi '^x-cache-status: HIT' <<<"$h" || { echo "$2 did not HIT:"; echo "$h"; exit 1; }
+}
+rps() {
+  local hdr=()
+  [ -n "${2:-}" ] && hdr=(-H "x-glacier-api-key: $2")
+  out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" "${hdr[@]}" "http://$1$PATHQ")
+  if echo "$out" | grep -q "Non-2xx"; then echo "non-2xx answers from $1" >&2; echo "$out" >&2; exit 1; fi
+  echo "$out" | awk '/Requests\/sec/ {print $2}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.4f", a/b}'; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+if [ $MODE = accesslog ]; then
+  # As a new user starts it: no config beyond the upstream, the keys file
+  # (limits stay on) and the route class (every request a hit); the access
+  # log on at the default level, stderr appended to a file.
+  cat > "$TMP/edge-log.yaml" <<YML
+local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
+routes:
+  getLatestBlocks: {cache: immutable}
+YML
+  env "${common[@]}" AVAEDGE_ADMIN_LISTEN=$EDGE_LOG_ADMIN AVAEDGE_LISTEN=$EDGE_LOG \
+    "$TMP/avaedge" -config "$TMP/edge-log.yaml" 2>>"$TMP/avaedge.log" & PIDS+=($!)
+  up $ORIGIN $BARE $NG $EDGE_LOG
+  curl -sf -o /dev/null "http://$NG$PATHQ"
+  hit $EDGE_LOG "avaedge (access log on)"
+  declare -A R=([bare]="" [nginx]="" [edge]="" [eb]="" [en]="" [bn]="")
+  for round in $(seq 1 "$ROUNDS"); do
+    order="bare nginx edge"
+    ((round % 2)) || order="edge nginx bare"
+    declare -A V
+    for name in $order; do
+      case $name in bare) a=$BARE ;; nginx) a=$NG ;; edge) a=$EDGE_LOG ;; esac
+      V[$name]=$(rps $a); R[$name]="${R[$name]} ${V[$name]}"
+      echo "round $round $name ${V[$name]} req/s"
+    done
+    R[eb]="${R[eb]} $(ratio "${V[edge]}" "${V[bare]}")"
+    R[en]="${R[en]} $(ratio "${V[edge]}" "${V[nginx]}")"
+    R[bn]="${R[bn]} $(ratio "${V[bare]}" "${V[nginx]}")"
+    echo "round $round avaedge/bare $(ratio "${V[edge]}" "${V[bare]}")"
+  done
+  dropped=$(curl -sf "http://$EDGE_LOG_ADMIN/metrics" | awk '/^avaedge_access_log_dropped_total / {print $2}')
+  kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true  # SIGTERM: the queued lines are written
+  lines=$(grep -c '"msg":"request"' "$TMP/avaedge.log" || true)
+  echo
+  printf "%-40s %10s req/s\n" "bare Go net/http" "$(echo ${R[bare]} | median)" "nginx proxy_cache" "$(echo ${R[nginx]} | median)" \
+    "avaedge hit, access log on (to a file)" "$(echo ${R[edge]} | median)"
+  echo "access log: $lines lines written ($(du -h "$TMP/avaedge.log" | cut -f1)), ${dropped:-?} dropped"
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  awk -v eb="$(echo ${R[eb]} | median)" -v en="$(echo ${R[en]} | median)" -v bn="$(echo ${R[bn]} | median)" -v all="${R[eb]}" 'BEGIN {
+    printf "\nratios (median of %d rounds): avaedge-with-access-log/bare %.3f  avaedge/nginx %.2f  bare/nginx %.2f\n", split(all, x, " "), eb, en, bn
+    printf "avaedge/bare per round:%s\n", all
+    if (eb < 0.95) { print "FAIL: avaedge hit with the access log on below 0.95x the bare server"; exit 1 }
+  }'
+  exit
+fi
+
 cat > "$TMP/edge.yaml" <<YML
 disable_access_log: true
 local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
@@ -108,19 +186,9 @@ env "${common[@]}" AVAEDGE_LISTEN=$EDGE_REDIS AVAEDGE_REDIS=redis://127.0.0.1:$R
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE_KR AVAEDGE_REDIS=redis://127.0.0.1:$REDIS_PORT/1 "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE_KC AVAEDGE_REDIS="$(IFS=,; echo "${CLUSTER[*]}")" "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
 
-PATHQ="/v1/chains/43114/blocks?pageSize=10"
-for a in $ORIGIN $BARE $NG $EDGE $EDGE_REDIS $EDGE_KR $EDGE_KC; do
-  for i in $(seq 1 100); do curl -sf -o /dev/null "http://$a$PATHQ" && break; sleep 0.1; done
-done
+up $ORIGIN $BARE $NG $EDGE $EDGE_REDIS $EDGE_KR $EDGE_KC
 # Warm the caches and check the hit path really is a hit.
 for a in $NG $EDGE $EDGE_REDIS $EDGE_KR $EDGE_KC; do curl -sf -o /dev/null "http://$a$PATHQ"; done
-# The whole answer is read before it is searched: grep -q stopping early
-# would break curl's pipe, and pipefail would call that a miss.
-hit() {
-  h=$(curl -sfi -H "x-glacier-api-key: ${3:-}" -o /dev/stdout "http://$1$PATHQ") || { echo "$2 did not answer"; exit 1; }
-  h=${h%%$'\r\n\r\n'*}
-  grep -qi '^x-cache-status: HIT' <<<"$h" || { echo "$2 did not HIT:"; echo "$h"; exit 1; }
-}
 hit $EDGE avaedge; hit $EDGE_REDIS "avaedge (redis)"
 KEY=bench-key
 for a in $EDGE $EDGE_KR $EDGE_KC; do
@@ -135,13 +203,6 @@ redis_calls() { # lease calls the limits made (EVALSHA and EVAL), summed over th
   echo $n
 }
 
-rps() {
-  local hdr=()
-  [ -n "${2:-}" ] && hdr=(-H "x-glacier-api-key: $2")
-  out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" "${hdr[@]}" "http://$1$PATHQ")
-  if echo "$out" | grep -q "Non-2xx"; then echo "non-2xx answers from $1" >&2; echo "$out" >&2; exit 1; fi
-  echo "$out" | awk '/Requests\/sec/ {print $2}'
-}
 declare -A R
 for name in bare nginx edge edge_redis bn eb en erb keyed keyed_redis keyed_cluster krk kck; do R[$name]=""; done
 REQS=0; CALLS0=$(redis_calls $REDIS_PORT $CLUSTER_PORTS)
@@ -159,7 +220,6 @@ for round in $(seq 1 "$ROUNDS"); do
     case $name in keyed_redis|keyed_cluster) REQS=$(awk -v a="$REQS" -v b="${V[$name]}" -v s="$SECS" 'BEGIN {printf "%d", a + b * s}') ;; esac
     echo "round $round $name ${V[$name]} req/s"
   done
-  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.4f", a/b}'; }
   R[bn]="${R[bn]} $(ratio "${V[bare]}" "${V[nginx]}")"
   R[eb]="${R[eb]} $(ratio "${V[edge]}" "${V[bare]}")"
   R[en]="${R[en]} $(ratio "${V[edge]}" "${V[nginx]}")"
@@ -168,7 +228,6 @@ for round in $(seq 1 "$ROUNDS"); do
   R[kck]="${R[kck]} $(ratio "${V[keyed_cluster]}" "${V[keyed]}")"
   echo "round $round avaedge/bare $(ratio "${V[edge]}" "${V[bare]}")"
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 B=$(echo ${R[bare]} | median); N=$(echo ${R[nginx]} | median); E=$(echo ${R[edge]} | median); ER=$(echo ${R[edge_redis]} | median)
 echo
 printf "%-34s %10s req/s\n" "bare Go net/http" "$B" "nginx proxy_cache" "$N" "avaedge hit (in-process tier)" "$E" "avaedge hit (Redis only)" "$ER"
@@ -187,4 +246,5 @@ awk -v kr="$(echo ${R[krk]} | median)" -v kc="$(echo ${R[kck]} | median)" -v cal
   printf "limits lease calls to Redis: %d for about %d keyed requests through Redis (1 per %.0f)\n", calls, reqs, reqs / (calls > 0 ? calls : 1)
   if (kr < 0.85 || kc < 0.85) { print "FAIL: keyed hits with limits in Redis below 0.85x keyed in process"; exit 1 }
 }' || FAILED=1
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit ${FAILED:-0}

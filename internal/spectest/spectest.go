@@ -91,6 +91,9 @@ func (s *Spec) Validate(t testing.TB, name string, body []byte) error {
 	return s.Schema(t, name).Validate(inst)
 }
 
+// Raw returns the document's bytes, as published.
+func (s *Spec) Raw() []byte { return s.data }
+
 // OpenAPI30 is a fix for DataAPI: glacier.json, though it says OpenAPI 3.1,
 // marks nullable fields with OpenAPI 3.0's "nullable", which JSON Schema
 // ignores; each becomes "null or the schema", as the SDKs read it

@@ -88,7 +88,7 @@ func TestEwoq(t *testing.T) {
 	if got := addr.String(); got != ewoqShortID {
 		t.Fatalf("short id = %s; want %s", got, ewoqShortID)
 	}
-	if got := FormatAddress("X", HRP(LocalID), addr); got != ewoqXLocal {
+	if got := FormatAddress("X", "local", addr); got != ewoqXLocal {
 		t.Fatalf("address = %s; want %s", got, ewoqXLocal)
 	}
 	chain, hrp, back, err := ParseAddress(ewoqXLocal)
@@ -102,13 +102,7 @@ func TestEwoq(t *testing.T) {
 	}
 }
 
-func TestHRP(t *testing.T) {
-	tests := map[uint32]string{1: "avax", 5: "fuji", 12345: "local", 7: "custom"}
-	for id, want := range tests {
-		if got := HRP(id); got != want {
-			t.Errorf("HRP(%d) = %s; want %s", id, got, want)
-		}
-	}
+func TestAddressHRPs(t *testing.T) {
 	var a ShortID
 	for _, hrp := range []string{"avax", "fuji", "custom"} {
 		s := FormatAddress("P", hrp, a)
@@ -191,7 +185,7 @@ func sampleTx(t testing.TB) *Tx {
 	var asset, prev ID
 	asset[0], prev[1] = 1, 2
 	tx := &Tx{Unsigned: BaseTx{
-		NetworkID: LocalID, BlockchainID: chain,
+		NetworkID: 12345, BlockchainID: chain,
 		Outs: []TransferableOutput{{AssetID: asset, Out: TransferOutput{Amt: 7, OutputOwners: OutputOwners{Threshold: 1, Addrs: []ShortID{k.Address()}}}}},
 		Ins:  []TransferableInput{{TxID: prev, OutputIndex: 1, AssetID: asset, Amount: 8, SigIndices: []uint32{0}}},
 		Memo: []byte("hi"),

@@ -4,33 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/avaedge/avaedge/avanet"
 )
-
-// Network ids and the human-readable parts of their bech32 addresses
-// (avalanchego utils/constants).
-const (
-	MainnetID uint32 = 1
-	FujiID    uint32 = 5
-	LocalID   uint32 = 12345
-
-	MainnetHRP  = "avax"
-	FujiHRP     = "fuji"
-	LocalHRP    = "local"
-	FallbackHRP = "custom"
-)
-
-// HRP returns the bech32 human-readable part of networkID's addresses.
-func HRP(networkID uint32) string {
-	switch networkID {
-	case MainnetID:
-		return MainnetHRP
-	case FujiID:
-		return FujiHRP
-	case LocalID:
-		return LocalHRP
-	}
-	return FallbackHRP
-}
 
 const bech32Charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 
@@ -173,7 +149,7 @@ func FormatBech32(hrp string, addr ShortID) string {
 	s, err := Bech32Encode(hrp, addr[:])
 	if err != nil {
 		// Only a malformed hrp fails; fall back to the network-neutral one.
-		s, _ = Bech32Encode(FallbackHRP, addr[:])
+		s, _ = Bech32Encode(avanet.FallbackHRP, addr[:])
 	}
 	return s
 }

@@ -6,7 +6,11 @@
 // mode only: in proxy mode devnet data must never pass for a real network's.
 package cchain
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/avaedge/avaedge/avanet"
+)
 
 // ID is the C-Chain as one network names it.
 type ID struct {
@@ -21,10 +25,14 @@ type ID struct {
 // The C-Chain's ids on the public networks and on avalanchego's local
 // network (avalanchego's genesis configs).
 var (
-	Mainnet = ID{EVMChainID: 43114, BlockchainID: "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5", Network: "mainnet"}
-	Fuji    = ID{EVMChainID: 43113, BlockchainID: "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp", Network: "fuji"}
-	Local   = ID{EVMChainID: 43112, BlockchainID: "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC", Network: "local"}
+	Mainnet = idOf(avanet.Mainnet)
+	Fuji    = idOf(avanet.Fuji)
+	Local   = idOf(avanet.Local)
 )
+
+func idOf(n avanet.Network) ID {
+	return ID{EVMChainID: n.EVMChainID, BlockchainID: n.CChainID, Network: n.Name}
+}
 
 // Aliases resolves requested chain ids onto the local C-Chain. A nil
 // *Aliases resolves nothing. It is immutable and safe for concurrent use.

@@ -35,8 +35,8 @@ var xPaths = []string{"/ext/bc/X", "/ext/bc/avm", "/ext/X", "/ext/avm"}
 // serveNode starts an httptest server answering the node methods over the
 // devnet presented as network ("local", "mainnet", "fuji") on /ext/info and
 // the X-Chain paths (also /ext/bc/<X chain id>). It returns the server's
-// base URI, for avalanchego's clients, and the node's World.
-func serveNode(t testing.TB, network string) (string, *node.World) {
+// base URI, for avalanchego's clients, and the node's View.
+func serveNode(t testing.TB, network string) (string, *node.View) {
 	t.Helper()
 	w, err := node.FromDevnet(devnetWorld(t), network)
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"github.com/ava-labs/avalanchego/utils/crypto/bls"
 	avawarp "github.com/ava-labs/avalanchego/vms/platformvm/warp"
 
-	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/source/warpsource"
 )
 
 // TestWarpVerifiesWithAvalanchego checks the local aggregator's signed
@@ -22,7 +22,7 @@ func TestWarpVerifiesWithAvalanchego(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := local.WarpSource(dev)
+	src := warpsource.Devnet(dev)
 	agg := warp.NewAggregator(src, warp.Options{})
 	fuji, _ := dev.Network("fuji")
 	payload := (&warp.AddressedCall{SourceAddress: []byte{0xaa}, Payload: []byte("avaedge")}).Bytes()

@@ -27,9 +27,9 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/source/warpsource"
 )
 
 // aggregate calls the aggregator route at url (GET, or POST with body) and
@@ -76,7 +76,7 @@ func TestNodeWarpAggregates(t *testing.T) {
 	if err := ix.WaitFor(ctx, pindex.ChainP, pHeight); err != nil {
 		t.Fatalf("P-Chain not indexed to %d: %v", pHeight, err)
 	}
-	src, err := local.NodeWarpSource(local.NodeWarpOptions{Index: ix, Node: node.URI})
+	src, err := warpsource.NewNode(warpsource.NodeOptions{Index: ix, Node: node.URI})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestNodeWarpAggregates(t *testing.T) {
 	// The request Avalanche's builder console sends for a conversion:
 	// message, justification and signing subnet, to a fresh Source that has
 	// not met the conversion (it finds the justification in the index).
-	fresh, err := local.NodeWarpSource(local.NodeWarpOptions{Index: ix, Node: node.URI})
+	fresh, err := warpsource.NewNode(warpsource.NodeOptions{Index: ix, Node: node.URI})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func BenchmarkNodeWarpAggregate(b *testing.B) {
 	if err := ix.WaitFor(ctx, pindex.ChainP, pHeight); err != nil {
 		b.Fatal(err)
 	}
-	src, err := local.NodeWarpSource(local.NodeWarpOptions{Index: ix, Node: node.URI})
+	src, err := warpsource.NewNode(warpsource.NodeOptions{Index: ix, Node: node.URI})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,21 +18,21 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	avawarp "github.com/ava-labs/avalanchego/vms/platformvm/warp"
 
-	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/source/warpsource"
 )
 
 // countingSource is the node-mode warp Source, counting how its Sign calls
 // to one validator ended.
 type countingSource struct {
-	*local.NodeWarp
+	*warpsource.Node
 	node               ids.NodeID
 	timeouts, backoffs atomic.Int32
 }
 
 func (s *countingSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
-	sig, err := s.NodeWarp.Sign(ctx, nodeID, msg)
+	sig, err := s.Node.Sign(ctx, nodeID, msg)
 	if ids.NodeID(nodeID) == s.node {
 		switch {
 		case errors.Is(err, acp118.ErrTimeout):
@@ -99,12 +99,12 @@ func TestNodeWarpHungValidator(t *testing.T) {
 	api := httptest.NewServer(lookups)
 	defer api.Close()
 	clk := &clock{now: time.Unix(1_700_000_000, 0)}
-	nw, err := local.NodeWarpSource(local.NodeWarpOptions{Index: l.ix, Node: api.URL, Backoff: 30 * time.Second, Now: clk.Now})
+	nw, err := warpsource.NewNode(warpsource.NodeOptions{Index: l.ix, Node: api.URL, Backoff: 30 * time.Second, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nw.Close()
-	src := &countingSource{NodeWarp: nw, node: l.id2}
+	src := &countingSource{Node: nw, node: l.id2}
 	// A fresh aggregator each time: none answers from its signature cache.
 	aggregate := func(quorum uint64) ([]byte, error) {
 		return warp.NewAggregator(src, warp.Options{SignerTimeout: 2 * time.Second}).Aggregate(ctx, l.request(quorum))

@@ -28,9 +28,9 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
-	"github.com/avaedge/avaedge/local"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/source/warpsource"
 )
 
 // startPeer starts a second node of boot's network, bootstrapping from it,
@@ -185,7 +185,7 @@ func TestNodeWarpTwoValidators(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	l := startL1Pair(t, ctx)
-	src, err := local.NodeWarpSource(local.NodeWarpOptions{Index: l.ix, Node: l.node1.URI})
+	src, err := warpsource.NewNode(warpsource.NodeOptions{Index: l.ix, Node: l.node1.URI})
 	if err != nil {
 		t.Fatal(err)
 	}

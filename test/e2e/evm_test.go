@@ -65,11 +65,17 @@ func waitIndexed(t *testing.T, base string, a *evmActivity) {
 // (avacloud, chainkit or glacier) against base.
 func sdkCallsWith(t *testing.T, sdk, base string, calls []sdkCall) map[string]sdkResult {
 	t.Helper()
+	return sdkCallsAs(t, sdk, "", base, calls)
+}
+
+// sdkCallsAs is sdkCallsWith with the SDK configured with apiKey.
+func sdkCallsAs(t *testing.T, sdk, apiKey, base string, calls []sdkCall) map[string]sdkResult {
+	t.Helper()
 	spec, err := json.Marshal(calls)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, runErr := runNodeScript(t, "", "calls.mjs", "--sdk", sdk, base, string(spec))
+	out, runErr := runNodeScript(t, apiKey, "calls.mjs", "--sdk", sdk, base, string(spec))
 	res := map[string]sdkResult{}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("calls.mjs --sdk %s: %v, %v\n%.3000s", sdk, runErr, err, out)

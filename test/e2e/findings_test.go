@@ -64,6 +64,13 @@ func TestAggregateWarpSDK(t *testing.T) {
 // own stake plus delegations), at the default quorum of 67%.
 func verifyWarp(t testing.TB, e *edge, network string, unsigned []byte, signedHex string) {
 	t.Helper()
+	verifyWarpAs(t, e, network, constants.NetworkNameToNetworkID[network], unsigned, signedHex)
+}
+
+// verifyWarpAs is verifyWarp for a message carrying networkID, with the
+// validators the edge lists under network.
+func verifyWarpAs(t testing.TB, e *edge, network string, networkID uint32, unsigned []byte, signedHex string) {
+	t.Helper()
 	raw, err := hex.DecodeString(strings.TrimPrefix(signedHex, "0x"))
 	if err != nil {
 		t.Fatalf("signedMessage is not hex: %v", err)
@@ -124,7 +131,7 @@ func verifyWarp(t testing.TB, e *edge, network string, unsigned []byte, signedHe
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Signature.Verify(&m.UnsignedMessage, constants.NetworkNameToNetworkID[network], ws, 67, 100); err != nil {
+	if err := m.Signature.Verify(&m.UnsignedMessage, networkID, ws, 67, 100); err != nil {
 		t.Fatalf("avalanchego rejects the aggregated signature over the listed validators (%d, total weight %d): %v",
 			len(ws.Validators), ws.TotalWeight, err)
 	}

@@ -118,6 +118,19 @@ func startEdge(t testing.TB, env map[string]string, secrets ...string) *edge {
 // several tests (stopped by stopShared).
 func launchEdge(t testing.TB, env map[string]string, secrets ...string) *edge {
 	t.Helper()
+	return launchEdgeArgs(t, nil, env, secrets...)
+}
+
+// startEdgeArgs is startEdge with command-line arguments (-config FILE).
+func startEdgeArgs(t testing.TB, args []string, env map[string]string, secrets ...string) *edge {
+	t.Helper()
+	e := launchEdgeArgs(t, args, env, secrets...)
+	t.Cleanup(func() { e.stop(t) })
+	return e
+}
+
+func launchEdgeArgs(t testing.TB, args []string, env map[string]string, secrets ...string) *edge {
+	t.Helper()
 	e := &edge{Env: map[string]string{}, log: &syncBuffer{}, secrets: secrets, done: make(chan struct{})}
 	for k, v := range env {
 		e.Env[k] = v
@@ -127,7 +140,7 @@ func launchEdge(t testing.TB, env map[string]string, secrets ...string) *edge {
 	e.Env["AVAEDGE_ADMIN_LISTEN"] = "127.0.0.1:" + strconv.Itoa(adm)
 	e.URL = "http://" + e.Env["AVAEDGE_LISTEN"]
 	e.Admin = "http://" + e.Env["AVAEDGE_ADMIN_LISTEN"]
-	e.cmd = exec.Command(binary)
+	e.cmd = exec.Command(binary, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "AVAEDGE_") {
 			e.cmd.Env = append(e.cmd.Env, kv)

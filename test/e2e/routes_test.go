@@ -58,17 +58,8 @@ const noLocalMessage = "has no local implementation yet"
 // the sweeps check that answer, and fail once the route answers, so that
 // its issue removes it from this list.
 var noLocalYet = map[string]string{
-	// Issue 27: ICM and the Metrics API.
-	"getIcmMessage": "27", "listIcmMessages": "27", "listIcmMessagesByAddress": "27",
-	"getTeleporterMessage": "27 (legacy of getIcmMessage)", "listTeleporterMessages": "27 (legacy of listIcmMessages)",
-	"listTeleporterMessagesByAddress": "27 (legacy of listIcmMessagesByAddress)",
-	"getEvmChainRollingWindowMetrics": "27", "getStakingMetrics": "27", "getTotalL1ValidatorMetrics": "27",
-	"getMetricsByValidationId": "27", "getMetricsByNodeId": "27", "getMetricsBySubnetId": "27",
-	"getValidatorsByDateRange": "27", "getICMSummary": "27", "getICMTimeseries": "27", "getAddressesByBtcbBridged": "27",
 	// No issue yet.
 	"data-health-check": "none yet", "live-check": "none yet", "metrics-health-check": "none yet", "metrics-live-check": "none yet",
-	"getTeleporterMetricsByChain": "none yet (legacy)", "getNftHoldersByContractAddress": "none yet (legacy)",
-	"getAddressesByBalanceOverTime": "none yet (legacy)",
 }
 
 // checkAnswer verifies one answer of route r: the status want, a JSON

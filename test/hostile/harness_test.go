@@ -73,6 +73,9 @@ type Edge struct {
 	cmd  *exec.Cmd
 	log  *lockedBuf // the process's stderr (JSON log lines)
 	done chan struct{}
+	// held, while set, is a channel the stderr reader waits on before its
+	// next line (HoldLog).
+	held atomic.Pointer[chan struct{}]
 }
 
 // StartEdge starts the binary and waits until it logs its bound addresses.
@@ -121,7 +124,13 @@ func StartEdge(t *testing.T, o EdgeOptions) *Edge {
 		defer close(e.done)
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
+		for {
+			if c := e.held.Load(); c != nil {
+				<-*c
+			}
+			if !sc.Scan() {
+				break
+			}
 			line := sc.Text()
 			e.log.WriteString(line + "\n")
 			var m struct{ Msg, Listen, Admin string }
@@ -158,6 +167,23 @@ func (e *Edge) Stop(t *testing.T) {
 		<-e.done
 		t.Errorf("avaedge did not stop within 10s of SIGTERM")
 	}
+}
+
+// HoldLog stops reading the process's stderr, so its writes there block
+// once the pipe is full, until the returned release is called (at the end
+// of the test at the latest).
+func (e *Edge) HoldLog(t *testing.T) (release func()) {
+	c := make(chan struct{})
+	e.held.Store(&c)
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			e.held.Store(nil)
+			close(c)
+		})
+	}
+	t.Cleanup(release)
+	return release
 }
 
 // Log returns what the process has logged so far.

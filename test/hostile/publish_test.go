@@ -10,8 +10,9 @@ import (
 
 // TestOnlyPublishedReachesUpstream (finding 1 and 5): account-scoped routes,
 // other /ext/ paths and path variants of catalogued routes are refused at
-// the edge and never reach the operator's upstream; unknown query parameters
-// reach neither the upstream nor the cache key.
+// the edge and never reach the operator's upstream, nor do the usage routes,
+// which the edge answers itself (issue 29); unknown query parameters reach
+// neither the upstream nor the cache key.
 func TestOnlyPublishedReachesUpstream(t *testing.T) {
 	up := NewUpstream(t, nil)
 	e := StartEdge(t, EdgeOptions{Env: proxyEnv(up)})
@@ -20,8 +21,8 @@ func TestOnlyPublishedReachesUpstream(t *testing.T) {
 		{"GET", "/v1/webhooks"},
 		{"DELETE", "/v1/webhooks/abc"},
 		{"GET", "/v1/webhooks:getSharedSecret"},
-		{"GET", "/v1/apiLogs"},
-		{"GET", "/v1/apiUsageMetrics"},
+		{"POST", "/v1/apiLogs"},
+		{"DELETE", "/v1/apiUsageMetrics"},
 		{"POST", "/ext/admin"},
 		{"POST", "/ext/keystore"},
 		{"POST", "/ext/metrics"},
@@ -38,6 +39,34 @@ func TestOnlyPublishedReachesUpstream(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("X-Avaedge-Source") != "edge" {
 			t.Errorf("%s %s = %d from %q: %s; want 404 at the edge", c.method, c.path, resp.StatusCode, resp.Header.Get("X-Avaedge-Source"), body)
+		}
+	}
+	// The usage routes are the edge's own: an anonymous client, a key
+	// nobody issued (metered by its hash, so it has usage) and hostile
+	// parameters are answered at the edge.
+	for _, c := range []struct {
+		path, key string
+		status    int
+	}{
+		{"/v1/apiUsageMetrics", "", http.StatusUnauthorized},
+		{"/v1/apiLogs?pageToken=..%2F..%2Fetc", "some-client-key", http.StatusBadRequest},
+		{"/v1/apiLogs?pageSize=100000", "some-client-key", http.StatusBadRequest},
+		{"/v1/apiUsageMetrics?timeInterval=minute&startTimestamp=0&endTimestamp=99999999999", "some-client-key", http.StatusOK},
+		{"/v1/rpcUsageMetrics?apiKeyId=k0", "some-client-key", http.StatusOK},
+		{"/v1/primaryNetworkRpcUsageMetrics", "some-client-key", http.StatusBadRequest},
+	} {
+		req, _ := http.NewRequest("GET", e.URL+c.path, nil)
+		if c.key != "" {
+			req.Header.Set("x-glacier-api-key", c.key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || resp.Header.Get("X-Avaedge-Source") != "edge" {
+			t.Errorf("GET %s = %d from %q: %s; want %d at the edge", c.path, resp.StatusCode, resp.Header.Get("X-Avaedge-Source"), body, c.status)
 		}
 	}
 	if n := up.Calls() - before; n != 0 {

@@ -23,7 +23,8 @@ type seenCall struct{ method, uri, body string }
 // upstream once, with its path and body as sent and its validated query in
 // its canonical form; the closed
 // operations and the account-scoped routes only the SDKs know are refused
-// 404 at the edge and never reach it.
+// 404 at the edge and never reach it, and the usage routes are answered by
+// the edge itself.
 func TestPublicSurfaceForwarded(t *testing.T) {
 	var mu sync.Mutex // guards seen
 	var seen []seenCall
@@ -95,6 +96,21 @@ func TestPublicSurfaceForwarded(t *testing.T) {
 			t.Errorf("%s %s = %d %.200s, %d upstream calls; want 404 at the edge", method, target, status, answer, n)
 		}
 	}
+	// The usage routes are the edge's own (issue 29): an anonymous client
+	// gets 401 there, and the upstream never sees them.
+	own := func(method, target string) {
+		t.Helper()
+		mu.Lock()
+		before := len(seen)
+		mu.Unlock()
+		status, answer := send(method, target, "")
+		mu.Lock()
+		n := len(seen) - before
+		mu.Unlock()
+		if status != http.StatusUnauthorized || !strings.HasPrefix(answer, "edge ") || n != 0 {
+			t.Errorf("%s %s = %d %.200s, %d upstream calls; want 401 from the edge itself", method, target, status, answer, n)
+		}
+	}
 
 	public, closed := 0, 0
 	for _, spec := range []*spectest.Spec{spectest.DataAPI(nil), spectest.MetricsAPI(nil)} {
@@ -104,6 +120,11 @@ func TestPublicSurfaceForwarded(t *testing.T) {
 		}
 		for _, op := range ops {
 			target, body := exampleRequest(op)
+			if usageOps[op.ID] {
+				closed++
+				own(op.Method, target)
+				continue
+			}
 			if closedOps[op.ID] {
 				closed++
 				refused(op.Method, target)
@@ -124,27 +145,33 @@ func TestPublicSurfaceForwarded(t *testing.T) {
 		}
 	}
 	// Account-scoped routes the SDKs call that neither spec lists.
+	own("GET", "/v1/rpcUsageMetrics")
 	for _, c := range [][2]string{
-		{"GET", "/v1/rpcUsageMetrics"}, {"POST", "/v1/media/uploadImage"}, {"POST", "/v1/notifications/access"},
+		{"POST", "/v1/media/uploadImage"}, {"POST", "/v1/notifications/access"},
 		{"POST", "/v1/notifications/subscribe"}, {"POST", "/v1/notifications/subscriptions"},
 		{"POST", "/v1/notifications/unsubscribe"}, {"PATCH", "/v1/chains/43114/contracts/0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E"},
 	} {
 		refused(c[0], c[1])
 	}
-	if public != 79 || closed != len(closedOps) || legacy != 10 {
+	if public != 79 || closed != len(closedOps)+len(usageOps) || legacy != 10 {
 		t.Fatalf("%d public reads, %d closed operations, %d legacy reads: the specs or the catalogue shrank", public, closed, legacy)
 	}
 }
 
 // closedOps are the operations of the specs that belong to the operator's
-// account or write: webhooks, export operations, usage and logs, NFT
-// reindexing, and the Metrics API's composite query.
+// account or write: webhooks, export operations, NFT reindexing, and the
+// Metrics API's composite query.
 var closedOps = map[string]bool{
 	"reindexNft": true, "getOperationResult": true, "postTransactionExportJob": true,
-	"getApiUsageMetrics": true, "getApiLogs": true, "getSubnetRpcUsageMetrics": true, "getPrimaryNetworkRpcUsageMetrics": true,
 	"createWebhook": true, "listWebhooks": true, "getWebhook": true, "deactivateWebhook": true, "updateWebhook": true,
 	"generateOrRotateSharedSecret": true, "getSharedSecret": true, "addAddressesToWebhook": true,
 	"removeAddressesFromWebhook": true, "getAddressesFromWebhook": true, "compositeQueryV2": true,
+}
+
+// usageOps are the usage routes of the specs, which the edge answers
+// itself for the calling key.
+var usageOps = map[string]bool{
+	"getApiUsageMetrics": true, "getApiLogs": true, "getSubnetRpcUsageMetrics": true, "getPrimaryNetworkRpcUsageMetrics": true,
 }
 
 // exampleRequest builds op's request from its spec: every parameter with

@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/avaedge/avaedge/local/avax"
@@ -47,7 +48,7 @@ func (w *world) hrp(network string) string {
 		n, _ := devnet.LookupNetwork(network)
 		return n.HRP
 	}
-	return avax.LocalHRP
+	return avanet.Local.HRP
 }
 
 // avaxID is the AVAX id the world's answers print for network.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/glacier"
@@ -257,7 +258,7 @@ func TestBlockchains(t *testing.T) {
 				if fmt.Sprint(one) != fmt.Sprint(b) {
 					t.Errorf("getBlockchainById %+v; listed %+v", one, b)
 				}
-				if b.BlockchainID == w.cChain(network).String() && (b.BlockchainName != "C-Chain" || b.EVMChainID != map[bool]uint64{true: evmChainIDs[network], false: 43112}[w.devnet]) {
+				if b.BlockchainID == w.cChain(network).String() && (b.BlockchainName != "C-Chain" || b.EVMChainID != map[bool]uint64{true: evmChainID(network), false: avanet.Local.EVMChainID}[w.devnet]) {
 					t.Errorf("the C-Chain %+v", b)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/glacier"
@@ -29,9 +30,12 @@ func (q *req) subnet(s *pindex.Subnet) glacier.Subnet {
 	return out
 }
 
-// evmChainIDs are the C-Chain's EVM chain ids by network name, which the
-// devnet's C-Chain takes as it answers for each network.
-var evmChainIDs = map[string]uint64{"mainnet": 43114, "fuji": 43113, "testnet": 43113}
+// evmChainID is the C-Chain's EVM chain id of a network name (avanet),
+// which the devnet's C-Chain takes as it answers for that network.
+func evmChainID(network string) uint64 {
+	n, _ := avanet.ByName(network)
+	return n.EVMChainID
+}
 
 // blockchain is c as a Blockchain, its id as the view presents it.
 func (q *req) blockchain(c pindex.Blockchain) glacier.Blockchain {
@@ -51,7 +55,7 @@ func (q *req) blockchain(c pindex.Blockchain) glacier.Blockchain {
 	if c.ID == q.view.own.C && q.view.c != q.view.own.CChainID {
 		// The devnet's C-Chain as the named network's: its EVM chain id
 		// too, and not the dev chain's genesis.
-		b.EVMChainID, b.GenesisData = evmChainIDs[q.view.network], nil
+		b.EVMChainID, b.GenesisData = evmChainID(q.view.network), nil
 	}
 	return b
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestBalances(t *testing.T) {
-	m := Methods(fakeWorld())
+	m := Methods(fakeView())
 	aliceID := alice.Address().String()
 	aliceFuji := avax.FormatAddress("X", "fuji", alice.Address())
 	for _, tc := range []struct {
@@ -64,7 +64,7 @@ func txIDs() []avax.ID {
 
 func TestBlocksAndTxs(t *testing.T) {
 	f := newFake()
-	m := Methods(fakeWorld())
+	m := Methods(fakeView())
 	b1 := f.blocks[1]
 	id1 := avax.Hash256(b1)
 	tx := txIDs()[0]
@@ -148,7 +148,7 @@ func TestBlocksAndTxs(t *testing.T) {
 	})
 
 	t.Run("not linearized", func(t *testing.T) {
-		w := fakeWorld()
+		w := fakeView()
 		w.Blocks = nil
 		m := Methods(w)
 		for _, method := range []string{"avm.getHeight", "avm.getBlockByHeight", "avm.getBlock"} {
@@ -169,7 +169,7 @@ type utxoPage struct {
 	Encoding    string `json:"encoding"`
 }
 
-func getUTXOsPage(t *testing.T, w *World, params string) (utxoPage, error) {
+func getUTXOsPage(t *testing.T, w *View, params string) (utxoPage, error) {
 	t.Helper()
 	got, err := call(t, Methods(w), "avm.getUTXOs", params)
 	if err != nil {
@@ -183,7 +183,7 @@ func getUTXOsPage(t *testing.T, w *World, params string) (utxoPage, error) {
 }
 
 func TestGetUTXOs(t *testing.T) {
-	w := fakeWorld()
+	w := fakeView()
 	carolX := avax.FormatAddress("X", "local", carol.Address())
 	both := `"addresses":["` + aliceX + `","` + carolX + `"]`
 	// alice has 5 UTXOs, carol 2; the two-owner one is shared: 6 distinct.

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
@@ -16,7 +17,7 @@ import (
 // with a BLS key to answer as.
 var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary validator")
 
-// FromDevnet returns the World of a devnet as seen by its first current
+// FromDevnet returns the View of a devnet as seen by its first current
 // primary-network validator with a BLS key (by node id), presented as the
 // network named network ("local", or "mainnet", "fuji", "testnet" to
 // impersonate those; empty means "local"). Its X-Chain (blocks,
@@ -30,15 +31,15 @@ var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary valid
 // devnet's own (network id 12345, the devnet's chain and asset ids), since
 // their ids are hashes of those bytes; the devnet's ids are accepted as
 // aliases too.
-func FromDevnet(w *devnet.World, network string) (*World, error) {
+func FromDevnet(w *devnet.World, network string) (*View, error) {
 	if network == "" {
-		network = "local"
+		network = avanet.Local.Name
 	}
 	net, ok := devnet.LookupNetwork(network)
 	if !ok {
 		return nil, fmt.Errorf("node: unknown network %q", network)
 	}
-	out := &World{
+	out := &View{
 		NetworkID: net.ID,
 		Assets: []Asset{{ID: net.AVAX, Raw: devnet.AVAXAssetID, Alias: "AVAX",
 			Name: devnet.AVAXName, Symbol: devnet.AVAXSymbol, Denomination: devnet.AVAXDenomination}},
@@ -148,7 +149,7 @@ func FromDevnet(w *devnet.World, network string) (*World, error) {
 	ix := w.Index()
 	out.AssetLookup = assetLookup(ix)
 	out.Blocks, out.Txs = indexBlocks{ix}, indexTxs{ix}
-	if net.ID == avax.LocalID {
+	if net.ID == avanet.Local.ID {
 		out.Blocks, out.Txs = indexJSONBlocks{indexBlocks{ix}}, indexJSONTxs{indexTxs{ix}}
 	}
 	out.UTXOs = indexUTXOs{ix: ix, chains: map[avax.ID]pindex.Chain{

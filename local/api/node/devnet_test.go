@@ -10,6 +10,7 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
@@ -68,7 +69,7 @@ func TestFromDevnet(t *testing.T) {
 	m := Methods(w)
 
 	t.Run("identity", func(t *testing.T) {
-		if w.NetworkID != avax.LocalID {
+		if w.NetworkID != avanet.Local.ID {
 			t.Errorf("network %d", w.NetworkID)
 		}
 		bls, ok := dw.NodeBLS(w.Node.ID)

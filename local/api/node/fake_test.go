@@ -10,6 +10,7 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/avax"
 )
@@ -110,7 +111,7 @@ func utxo(txID avax.ID, i uint32, asset avax.ID, o avax.TransferOutput) *avax.UT
 
 // transfer returns a signed BaseTx in which from spends in and pays to.
 func transfer(in *avax.UTXO, from, to *avax.PrivateKey, amount uint64) *avax.Tx {
-	tx := &avax.Tx{Unsigned: avax.BaseTx{NetworkID: avax.LocalID, BlockchainID: fakeX,
+	tx := &avax.Tx{Unsigned: avax.BaseTx{NetworkID: avanet.Local.ID, BlockchainID: fakeX,
 		Outs: []avax.TransferableOutput{{AssetID: in.AssetID, Out: out(amount, 0, 1, to)}},
 		Ins:  []avax.TransferableInput{{TxID: in.TxID, OutputIndex: in.OutputIndex, AssetID: in.AssetID, Amount: in.Out.Amount(), SigIndices: []uint32{0}}},
 		Memo: []byte("fake")}}
@@ -145,16 +146,16 @@ func newFake() *fake {
 	return f
 }
 
-// fakeWorld returns a World over newFake with one BLS-keyed node and two
+// fakeView returns a View over newFake with one BLS-keyed node and two
 // peers.
-func fakeWorld() *World {
+func fakeView() *View {
 	f := newFake()
 	sk := blst.KeyGen(make([]byte, 32))
 	pk := new(blst.P1Affine).From(sk).Compress()
 	pop := new(blst.P2Affine).Sign(sk, pk, []byte("BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_")).Compress()
 	subnet := idOf("subnet")
-	return &World{
-		NetworkID: avax.LocalID,
+	return &View{
+		NetworkID: avanet.Local.ID,
 		Node: Node{ID: avax.NodeID{1}, PublicKey: pk, ProofOfPossession: pop,
 			IP:      netip.MustParseAddrPort("127.0.0.1:9651"),
 			Weights: map[avax.ID]uint64{avax.EmptyID: 100}},

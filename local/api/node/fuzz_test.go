@@ -21,7 +21,7 @@ func FuzzMethods(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	m := Methods(fakeWorld())
+	m := Methods(fakeView())
 	names := slices.Sorted(maps.Keys(m))
 	f.Fuzz(func(t *testing.T, params string) {
 		var p json.RawMessage

@@ -39,7 +39,7 @@ var offline = []string{"info.peers", "info.uptime"}
 // devnet never answers for a followed network.
 func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, error) {
 	n := ix.Network()
-	w := &World{
+	w := &View{
 		NetworkID: n.ID,
 		Chains: []Chain{
 			{ID: avax.EmptyID, Aliases: []string{"P", "platform"}},

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -116,21 +116,8 @@ type getNetworkNameReply struct {
 	NetworkName string `json:"networkName"`
 }
 
-// networkName is avalanchego's constants.NetworkName.
-func networkName(id uint32) string {
-	switch id {
-	case avax.MainnetID:
-		return "mainnet"
-	case avax.FujiID:
-		return "fuji"
-	case avax.LocalID:
-		return "local"
-	}
-	return "network-" + strconv.FormatUint(uint64(id), 10)
-}
-
 func (s *service) getNetworkName(context.Context, *noArgs) (*getNetworkNameReply, error) {
-	return &getNetworkNameReply{NetworkName: networkName(s.w.NetworkID)}, nil
+	return &getNetworkNameReply{NetworkName: avanet.Name(s.w.NetworkID)}, nil
 }
 
 type getBlockchainIDArgs struct {
@@ -348,7 +335,7 @@ const (
 // (avalanchego genesis params).
 func txFees(networkID uint32) (txFee, createAssetTxFee uint64) {
 	switch networkID {
-	case avax.MainnetID, avax.FujiID:
+	case avanet.Mainnet.ID, avanet.Fuji.ID:
 		return milliAVAX, 10 * milliAVAX
 	}
 	return milliAVAX, milliAVAX
@@ -363,9 +350,9 @@ func (s *service) getInfoTxFee(context.Context, *noArgs) (*infoTxFeeReply, error
 		AddSubnetDelegatorFee: milliAVAX,
 	}
 	switch s.w.NetworkID {
-	case avax.MainnetID:
+	case avanet.Mainnet.ID:
 		r.CreateSubnetTxFee, r.TransformSubnetTxFee, r.CreateBlockchainTxFee = avaxUnit, 10*avaxUnit, avaxUnit
-	case avax.FujiID:
+	case avanet.Fuji.ID:
 		r.TransformSubnetTxFee = avaxUnit
 	}
 	tx, asset := txFees(s.w.NetworkID)

@@ -9,11 +9,12 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
 func TestInfoMethods(t *testing.T) {
-	m := Methods(fakeWorld())
+	m := Methods(fakeView())
 	subnet := idOf("subnet")
 	for _, tc := range []struct {
 		name, method, params string
@@ -51,7 +52,7 @@ func TestInfoMethods(t *testing.T) {
 }
 
 func TestNodeID(t *testing.T) {
-	w := fakeWorld()
+	w := fakeView()
 	got, err := call(t, Methods(w), "info.getNodeID", "")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestNodeID(t *testing.T) {
 }
 
 func TestPeers(t *testing.T) {
-	m := Methods(fakeWorld())
+	m := Methods(fakeView())
 	p2, p3 := avax.NodeID{2}.String(), avax.NodeID{3}.String()
 	for _, tc := range []struct {
 		name, params string
@@ -135,16 +136,16 @@ func TestUpgrades(t *testing.T) {
 		network uint32
 		want    map[string]any
 	}{
-		{avax.LocalID, map[string]any{"apricotPhase1Time": "2020-12-05T05:00:00Z", "graniteTime": "2020-12-05T05:00:00Z",
+		{avanet.Local.ID, map[string]any{"apricotPhase1Time": "2020-12-05T05:00:00Z", "graniteTime": "2020-12-05T05:00:00Z",
 			"apricotPhase4MinPChainHeight": 0.0, "graniteEpochDuration": 30000000000.0, "heliconTime": "9999-12-01T00:00:00Z",
 			"cortinaXChainStopVertexID": "11111111111111111111111111111111LpoYY"}},
-		{avax.MainnetID, map[string]any{"apricotPhase1Time": "2021-03-31T14:00:00Z", "apricotPhase4MinPChainHeight": 793005.0,
+		{avanet.Mainnet.ID, map[string]any{"apricotPhase1Time": "2021-03-31T14:00:00Z", "apricotPhase4MinPChainHeight": 793005.0,
 			"graniteTime": "2025-11-19T16:00:00Z", "graniteEpochDuration": 300000000000.0, "heliconTime": "2026-09-22T15:00:00Z",
 			"cortinaXChainStopVertexID": "jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga"}},
-		{avax.FujiID, map[string]any{"apricotPhasePre6Time": "2022-09-06T20:00:00Z", "apricotPhase4MinPChainHeight": 47437.0,
+		{avanet.Fuji.ID, map[string]any{"apricotPhasePre6Time": "2022-09-06T20:00:00Z", "apricotPhase4MinPChainHeight": 47437.0,
 			"durangoTime": "2024-02-13T16:00:00Z", "heliconTime": "2026-07-28T15:00:00Z"}},
 	} {
-		w := fakeWorld()
+		w := fakeView()
 		w.NetworkID = tc.network
 		got, err := call(t, Methods(w), "info.upgrades", "")
 		if err != nil {
@@ -176,7 +177,7 @@ func TestUpgrades(t *testing.T) {
 
 func TestNetworkName(t *testing.T) {
 	for id, want := range map[uint32]string{1: "mainnet", 5: "fuji", 12345: "local", 99: "network-99"} {
-		w := fakeWorld()
+		w := fakeView()
 		w.NetworkID = id
 		if got, _ := call(t, Methods(w), "info.getNetworkName", ""); got != `{"networkName":"`+want+`"}` {
 			t.Errorf("network %d: got %s; want %s", id, got, want)

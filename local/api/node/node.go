@@ -1,5 +1,5 @@
 // Package node answers the node's Info API (info.*) and X-Chain API (avm.*)
-// JSON-RPC methods from a local World, wire-compatible with avalanchego
+// JSON-RPC methods from a local View, wire-compatible with avalanchego
 // v1.14.2's own clients: the same result shapes, quoted integers, error
 // texts, checksummed hex and real avalanchego byte encodings of blocks,
 // transactions and UTXOs.
@@ -17,10 +17,10 @@ import (
 	"github.com/avaedge/avaedge/local/avax"
 )
 
-// service holds a World with the lookups the methods need. It is read-only
+// service holds a View with the lookups the methods need. It is read-only
 // after newService and so safe for concurrent use.
 type service struct {
-	w        *World
+	w        *View
 	upgrades Upgrades
 	// aliases maps every chain alias and id string to its chain id;
 	// primary maps a chain id to its primary alias.
@@ -33,7 +33,7 @@ type service struct {
 	rawAssets map[avax.ID]*Asset
 }
 
-func newService(w *World) *service {
+func newService(w *View) *service {
 	s := &service{
 		w:         w,
 		aliases:   map[string]avax.ID{},
@@ -72,7 +72,7 @@ func newService(w *World) *service {
 // Methods returns the info.* and avm.* methods over w, keyed by their
 // documented names ("info.getNetworkID", "avm.getUTXOs"). w must not change
 // afterwards.
-func Methods(w *World) map[string]jsonrpc.Method {
+func Methods(w *View) map[string]jsonrpc.Method {
 	s := newService(w)
 	return map[string]jsonrpc.Method{
 		"info.acps":            method(s.acps),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -140,9 +141,9 @@ var (
 // Helicon unscheduled).
 func UpgradesFor(networkID uint32) Upgrades {
 	switch networkID {
-	case avax.MainnetID:
+	case avanet.Mainnet.ID:
 		return mainnetUpgrades
-	case avax.FujiID:
+	case avanet.Fuji.ID:
 		return fujiUpgrades
 	}
 	return localUpgrades

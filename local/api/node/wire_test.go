@@ -15,7 +15,7 @@ import (
 // echoed raw, integers are quoted, params may be an object or [object] with
 // case-insensitive names, and notifications get an empty body.
 func TestWire(t *testing.T) {
-	srv := httptest.NewServer(jsonrpc.NewServer(Methods(fakeWorld())))
+	srv := httptest.NewServer(jsonrpc.NewServer(Methods(fakeView())))
 	defer srv.Close()
 
 	const ct = "application/json"

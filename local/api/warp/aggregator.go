@@ -45,6 +45,19 @@ type Source interface {
 	L1Message(networkID uint32, txHashOrJustification []byte) (unsigned []byte, ok bool)
 }
 
+// MessageNetworks is an optional ability of a Source: under a network name
+// it also signs messages that carry network ids other than the name's own.
+// The devnet answers for every network name as its one network, and tools
+// build their messages with the network id its node reports
+// (info.getNetworkID), so it signs messages carrying that id under every
+// name.
+type MessageNetworks interface {
+	// AcceptsNetwork reports whether a message carrying networkID is signed
+	// under the network name, besides the messages carrying the id Network
+	// resolves the name to.
+	AcceptsNetwork(name string, networkID uint32) bool
+}
+
 // Options configures an Aggregator. Zero values mean the documented defaults.
 type Options struct {
 	// SignerTimeout bounds the Sign calls for one public key. Zero means 2s.
@@ -156,7 +169,7 @@ func (a *Aggregator) aggregate(ctx context.Context, req Request) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	if u.NetworkID != networkID {
+	if u.NetworkID != networkID && !a.accepts(req.Network, u.NetworkID) {
 		return nil, reqErr(ErrNetworkMismatch, "Message network ID %d does not match network %s (network ID %d)",
 			u.NetworkID, req.Network, networkID)
 	}
@@ -195,10 +208,17 @@ func (a *Aggregator) aggregate(ctx context.Context, req Request) ([]byte, error)
 	}
 	out := &Message{UnsignedMessage: *u, Signature: BitSetSignature{Signers: NewSigners(indices...)}}
 	copy(out.Signature.Signature[:], agg.ToAffine().Compress())
-	if err := set.Verify(out, networkID, quorum, 100); err != nil {
+	if err := set.Verify(out, u.NetworkID, quorum, 100); err != nil {
 		return nil, fmt.Errorf("verify aggregate: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// accepts reports whether the source also signs messages carrying
+// networkID under the network name (MessageNetworks).
+func (a *Aggregator) accepts(name string, networkID uint32) bool {
+	mn, ok := a.src.(MessageNetworks)
+	return ok && mn.AcceptsNetwork(name, networkID)
 }
 
 // checkPercentages returns the validation messages for a quorum and buffer,

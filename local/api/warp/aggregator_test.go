@@ -379,3 +379,68 @@ func TestAggregateCanceled(t *testing.T) {
 		t.Fatalf("err = %v; want context.Canceled", err)
 	}
 }
+
+// networksSource is a fakeSource that also signs, under every network name,
+// messages carrying the local network's id, as the devnet does.
+type networksSource struct{ *fakeSource }
+
+func (s networksSource) AcceptsNetwork(name string, id uint32) bool {
+	_, ok := s.networks[name]
+	return ok && id == localNetwork
+}
+
+var _ MessageNetworks = networksSource{}
+
+// TestAggregateMessageNetworks: a Source with MessageNetworks gets messages
+// carrying its extra network id signed under every name, verified against
+// that id; a message carrying any other id is still refused, and a Source
+// without the ability refuses the extra id.
+func TestAggregateMessageNetworks(t *testing.T) {
+	vs := newFakeValidators(0, equalWeights(4, 10)...)
+	message := func(networkID uint32) []byte {
+		call := &AddressedCall{SourceAddress: seq(0x10, 20), Payload: []byte("networks")}
+		return (&UnsignedMessage{NetworkID: networkID, SourceChainID: cChainID, Payload: call.Bytes()}).Bytes()
+	}
+	with := NewAggregator(networksSource{newFakeSource(vs)}, Options{})
+	without := NewAggregator(newFakeSource(vs), Options{})
+	tests := []struct {
+		name      string
+		a         *Aggregator
+		network   string
+		networkID uint32
+		want      error
+	}{
+		{"own id under fuji", with, "fuji", localNetwork, nil},
+		{"own id under mainnet", with, "mainnet", localNetwork, nil},
+		{"own id under testnet", with, "testnet", localNetwork, nil},
+		{"path network's id", with, "mainnet", 1, nil},
+		{"another network's id", with, "fuji", 1, ErrNetworkMismatch},
+		{"an unknown id", with, "fuji", 99, ErrNetworkMismatch},
+		{"own id without the ability", without, "fuji", localNetwork, ErrNetworkMismatch},
+	}
+	set, err := NewValidatorSet(func() []Validator {
+		out, _ := newFakeSource(vs).Validators(context.Background(), primaryID, 0)
+		return out
+	}())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			signed, err := tt.a.Aggregate(context.Background(), Request{Network: tt.network, Message: message(tt.networkID)})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v; want %v", err, tt.want)
+			}
+			if tt.want != nil {
+				return
+			}
+			m, err := ParseMessage(signed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := set.Verify(m, tt.networkID, DefaultQuorumPercentage, 100); err != nil {
+				t.Fatalf("the signed message does not verify for network %d: %v", tt.networkID, err)
+			}
+		})
+	}
+}

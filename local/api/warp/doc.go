@@ -18,8 +18,9 @@
 //
 //	201  {"signedMessage": hex without 0x}
 //	400  malformed body or field (message array); message network id is not
-//	     the route's; pChainHeight not reached; quorum not reached (the message
-//	     gives the percentage of weight that signed)
+//	     the route's (nor one the Source also accepts there, MessageNetworks);
+//	     pChainHeight not reached; quorum not reached (the message gives the
+//	     percentage of weight that signed)
 //	404  unknown network, source chain, signing subnet, or no L1 message for
 //	     the justification / txHash
 //	413  body over 1 MiB

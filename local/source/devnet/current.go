@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -75,7 +76,7 @@ func float4(f float64) string { return strconv.FormatFloat(f, 'f', 4, 32) }
 func apiOwnerOf(o Owner) *apiOwner {
 	addrs := make([]string, len(o.Addresses))
 	for i, a := range o.Addresses {
-		addrs[i] = avax.FormatAddress("P", avax.LocalHRP, a)
+		addrs[i] = avax.FormatAddress("P", avanet.Local.HRP, a)
 	}
 	return &apiOwner{Locktime: u64s(o.Locktime), Threshold: strconv.FormatUint(uint64(o.Threshold), 10), Addresses: addrs}
 }

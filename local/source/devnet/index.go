@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
@@ -19,7 +19,7 @@ func (w *World) index() error {
 		}
 	}
 	ctx := context.Background()
-	net := pindex.Network{ID: NetworkID, HRP: avax.LocalHRP, X: XChainID.String(), C: CChainID.String(), Avax: AVAXAssetID.String()}
+	net := pindex.Network{ID: NetworkID, HRP: avanet.Local.HRP, X: XChainID.String(), C: CChainID.String(), Avax: AVAXAssetID.String()}
 	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: pindex.Memory, Now: w.Now})
 	if err != nil {
 		return fmt.Errorf("devnet: %w", err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -23,18 +24,17 @@ type Network struct {
 	AVAX   avax.ID
 }
 
+// The networks the devnet presents itself as, with their ids (avanet).
 var (
-	mainnetNet = Network{Name: "mainnet", ID: avax.MainnetID, HRP: avax.MainnetHRP, PChain: PChainID,
-		XChain: mustID("2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM"),
-		CChain: mustID("2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"),
-		AVAX:   mustID("FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z")}
-	fujiNet = Network{Name: "fuji", ID: avax.FujiID, HRP: avax.FujiHRP, PChain: PChainID,
-		XChain: mustID("2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"),
-		CChain: mustID("yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"),
-		AVAX:   mustID("U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK")}
-	localNet = Network{Name: "local", ID: avax.LocalID, HRP: avax.LocalHRP, PChain: PChainID,
-		XChain: XChainID, CChain: CChainID, AVAX: AVAXAssetID}
+	mainnetNet = networkOf(avanet.Mainnet)
+	fujiNet    = networkOf(avanet.Fuji)
+	localNet   = networkOf(avanet.Local)
 )
+
+func networkOf(n avanet.Network) Network {
+	return Network{Name: n.Name, ID: n.ID, HRP: n.HRP, PChain: mustID(avanet.PChainID),
+		XChain: mustID(n.XChainID), CChain: mustID(n.CChainID), AVAX: mustID(n.AVAXAssetID)}
+}
 
 // Network resolves a network name: "mainnet", "fuji", "testnet" (fuji),
 // "local" or "network-12345". The devnet answers for all of them.
@@ -42,15 +42,16 @@ func (w *World) Network(name string) (Network, bool) { return LookupNetwork(name
 
 // LookupNetwork is World.Network without a world.
 func LookupNetwork(name string) (Network, bool) {
-	switch strings.ToLower(name) {
-	case "mainnet":
+	n, ok := avanet.ByName(name)
+	switch {
+	case !ok:
+		return Network{}, false
+	case n.ID == mainnetNet.ID:
 		return mainnetNet, true
-	case "fuji", "testnet":
+	case n.ID == fujiNet.ID:
 		return fujiNet, true
-	case "local", "network-12345":
-		return localNet, true
 	}
-	return Network{}, false
+	return localNet, true
 }
 
 // Chain names the three primary-network chains.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
@@ -129,7 +130,7 @@ func pOutput(o avax.Output) pOutputJSON {
 	owners := o.Owners()
 	addrs := make([]string, len(owners.Addrs))
 	for i, a := range owners.Addrs {
-		addrs[i] = avax.FormatAddress("P", avax.LocalHRP, a)
+		addrs[i] = avax.FormatAddress("P", avanet.Local.HRP, a)
 	}
 	t := transferJSON{Addresses: addrs, Amount: o.Amount(), Locktime: owners.Locktime, Threshold: owners.Threshold}
 	out.Output = t
@@ -259,7 +260,7 @@ func primaryChains() ([]json.RawMessage, error) {
 		genesis []byte
 	}{
 		{XChainID, AVMID, "X-Chain", []byte{}},
-		{CChainID, EVMID, "C-Chain", []byte(`{"config":{"chainId":43112}}`)},
+		{CChainID, EVMID, "C-Chain", []byte(fmt.Sprintf(`{"config":{"chainId":%d}}`, avanet.Local.EVMChainID))},
 	} {
 		u := createChainJSON{pBaseJSON: pBaseJSON{NetworkID: NetworkID, BlockchainID: PChainID.String(), Outputs: []pOutputJSON{}, Inputs: []pInputJSON{},
 			Memo: "0x"}, SubnetID: PChainID.String(), ChainName: c.name, VMID: c.vm.String(), FxIDs: []string{}, GenesisData: c.genesis,

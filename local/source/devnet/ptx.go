@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
 )
@@ -75,7 +76,7 @@ func (h *history) unsigned(tx *PTx) (any, error) {
 		}
 		stake := h.stakeOuts(tx, len(b.Outputs), v.Weight, funder)
 		val := validatorJSON{NodeID: v.NodeID.String(), Start: v.Start, End: v.End, Weight: v.Weight}
-		owner := ownerOf(Owner{Threshold: 1, Addresses: v.RewardOwner}, avax.LocalHRP)
+		owner := ownerOf(Owner{Threshold: 1, Addresses: v.RewardOwner}, avanet.Local.HRP)
 		if tx.Kind == "AddValidatorTx" {
 			return addValidatorJSON{pBaseJSON: b, Validator: val, Stake: stake, RewardsOwner: owner, Shares: v.DelegationFee}, nil
 		}
@@ -91,7 +92,7 @@ func (h *history) unsigned(tx *PTx) (any, error) {
 		}
 		return addPermissionlessDelegatorJSON{pBaseJSON: b, Validator: validatorJSON{NodeID: d.NodeID.String(), Start: d.Start, End: d.End, Weight: d.Weight},
 			SubnetID: PChainID.String(), Stake: h.stakeOuts(tx, len(b.Outputs), d.Weight, funder),
-			RewardsOwner: ownerOf(Owner{Threshold: 1, Addresses: d.RewardOwner}, avax.LocalHRP)}, nil
+			RewardsOwner: ownerOf(Owner{Threshold: 1, Addresses: d.RewardOwner}, avanet.Local.HRP)}, nil
 
 	case "RewardValidatorTx":
 		return rewardValidatorJSON{TxID: tx.rewardOf.ID.String()}, nil
@@ -118,7 +119,7 @@ func (h *history) unsigned(tx *PTx) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return createSubnetJSON{pBaseJSON: b, Owner: ownerOf(tx.subnet.Owner, avax.LocalHRP)}, nil
+		return createSubnetJSON{pBaseJSON: b, Owner: ownerOf(tx.subnet.Owner, avanet.Local.HRP)}, nil
 
 	case "CreateChainTx":
 		c := tx.chain

@@ -35,9 +35,9 @@ func (w *World) pickOwner(r interface{ IntN(int) int }) []avax.ShortID {
 	return []avax.ShortID{w.addrs[r.IntN(len(w.addrs))]}
 }
 
-// planStaking lays out the primary network's validations and delegations so
+// scheduleStaking lays out the primary network's validations and delegations so
 // that every status appears (see the package tests for the invariants).
-func (w *World) planStaking(p *schedule) {
+func (w *World) scheduleStaking(p *schedule) {
 	r := w.rng("staking")
 	G, now := w.genesis, w.now
 	n := w.cfg.Validators

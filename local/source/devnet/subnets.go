@@ -69,10 +69,10 @@ func (w *World) ewoqOwner() Owner {
 	return Owner{Threshold: 1, Addresses: []avax.ShortID{w.addrs[0]}}
 }
 
-// planSubnets creates a legacy subnet with a Subnet-EVM chain and permissioned
+// scheduleSubnets creates a legacy subnet with a Subnet-EVM chain and permissioned
 // validators (active, completed and removed), and an L1 converted with two
 // validators plus one registered later.
-func (w *World) planSubnets(p *schedule) {
+func (w *World) scheduleSubnets(p *schedule) {
 	G, now := w.genesis, w.now
 	// The legacy subnet.
 	s1 := &Subnet{CreateTime: G + 5*day, Owner: w.ewoqOwner()}

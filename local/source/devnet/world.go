@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
@@ -15,14 +16,14 @@ import (
 // Well-known constants of avalanchego's local network (network id 12345).
 var (
 	// NetworkID is the devnet's network id.
-	NetworkID = avax.LocalID
+	NetworkID = avanet.Local.ID
 	// PChainID is the P-chain's id on every network: the empty id.
-	PChainID = avax.EmptyID
+	PChainID = mustID(avanet.PChainID)
 	// XChainID and CChainID are the local network's X- and C-chain ids.
-	XChainID = mustID("2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed")
-	CChainID = mustID("2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC")
+	XChainID = mustID(avanet.Local.XChainID)
+	CChainID = mustID(avanet.Local.CChainID)
 	// AVAXAssetID is the local network's AVAX asset id.
-	AVAXAssetID = mustID("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe")
+	AVAXAssetID = mustID(avanet.Local.AVAXAssetID)
 	// SubnetEVMID is the VM id of Subnet-EVM.
 	SubnetEVMID = mustID("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy")
 	// AVMID and EVMID are the VM ids of the X- and C-Chain (avalanchego's
@@ -116,8 +117,8 @@ func New(cfg Config) (*World, error) {
 		return nil, err
 	}
 	p := newSchedule(w)
-	w.planStaking(p)
-	w.planSubnets(p)
+	w.scheduleStaking(p)
+	w.scheduleSubnets(p)
 	h := newHistory(w, p)
 	if err := h.buildXChain(); err != nil {
 		return nil, err

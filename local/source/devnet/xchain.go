@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
@@ -215,7 +216,7 @@ func (h *history) buildXChain() error {
 		out := o
 		x.receive(&avax.UTXO{TxID: AVAXAssetID, OutputIndex: uint32(i), AssetID: AVAXAssetID, Out: &out})
 	}
-	js := avax.XJSON{Alias: "X", HRP: avax.LocalHRP}
+	js := avax.XJSON{Alias: "X", HRP: avanet.Local.HRP}
 	genesisJSON, err := json.Marshal(js.Tx(genesis, AVAXAssetID))
 	if err != nil {
 		return err

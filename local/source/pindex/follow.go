@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -36,7 +37,7 @@ func (ix *Index) nodeHeight(ctx context.Context, c Chain) (uint64, error) {
 	var r struct {
 		Height string `json:"height"`
 	}
-	if err := ix.rpc.call(ctx, c.path(), c.service()+".getHeight", nil, &r); err != nil {
+	if err := ix.rpc.Call(ctx, c.path(), c.service()+".getHeight", nil, &r); err != nil {
 		return 0, err
 	}
 	h, err := parseHeight(r.Height)
@@ -68,7 +69,7 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, 
 			Block json.RawMessage `json:"block"`
 		}
 		args := map[string]string{"height": strconv.FormatUint(height, 10), "encoding": enc}
-		if err := ix.rpc.call(ctx, c.path(), c.service()+".getBlockByHeight", args, &r); err != nil {
+		if err := ix.rpc.Call(ctx, c.path(), c.service()+".getBlockByHeight", args, &r); err != nil {
 			return nil, err
 		}
 		if enc == "json" {
@@ -397,7 +398,7 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 	for ; h >= 0; h-- {
 		f, err := ix.fetch(ctx, c, uint64(h))
 		if err != nil {
-			var rpcErr *RPCError
+			var rpcErr *jsonrpc.Error
 			if errors.As(err, &rpcErr) {
 				continue // the node has no block there yet
 			}
@@ -474,7 +475,7 @@ func (ix *Index) RefreshValidators(ctx context.Context) error {
 		if s != avax.EmptyID.String() {
 			params = map[string]string{"subnetID": s}
 		}
-		if err := ix.rpc.call(ctx, pathP, "platform.getCurrentValidators", params, &r); err != nil {
+		if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentValidators", params, &r); err != nil {
 			return err
 		}
 		if s == avax.EmptyID.String() {
@@ -509,7 +510,7 @@ func (ix *Index) withDelegators(ctx context.Context, body json.RawMessage) (json
 		return body, err
 	}
 	var detail json.RawMessage
-	if err := ix.rpc.call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
+	if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
 		return nil, err
 	}
 	return mergeDelegators(body, detail)

@@ -14,32 +14,11 @@ import (
 	"github.com/avaedge/avaedge/local/avax"
 )
 
-// Fuzz targets for every decoder of the followed node's answers. Their seed
+// Fuzz targets for every decoder of the followed node's answers (the
+// JSON-RPC envelope's is jsonrpc's FuzzDecodeAnswer). Their seed
 // corpora (testdata/fuzz) are avalanchego v1.14.2's own answers: a local
 // node's after the transactions test/avalanchego issues, and the L1
 // transactions of avalanchego's vms/platformvm/txs/*_test.json in blocks.
-
-// FuzzDecodeAnswer decodes any JSON-RPC answer into the shapes the index
-// reads from it.
-func FuzzDecodeAnswer(f *testing.F) {
-	f.Add([]byte(`{"jsonrpc":"2.0","result":{"height":"42"},"id":1}`))
-	f.Add([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"not found","data":null},"id":1}`))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var result json.RawMessage
-		if err := decodeAnswer("m", raw, &result); err == nil && len(result) > 0 && !json.Valid(result) {
-			t.Fatalf("result %q is not JSON", result)
-		}
-		var height struct {
-			Height string `json:"height"`
-		}
-		decodeAnswer("m", raw, &height)
-		var block struct {
-			Block json.RawMessage `json:"block"`
-		}
-		decodeAnswer("m", raw, &block)
-		decodeAnswer("m", raw, nil)
-	})
-}
 
 // FuzzParseHeight: a height is accepted only when it fits the store's
 // integers, and then it is the number printed.

@@ -18,7 +18,7 @@ func (ix *Index) fetchPGenesis(ctx context.Context, f *RawBlock) error {
 			SubnetID string `json:"subnetID"`
 		} `json:"blockchains"`
 	}
-	if err := ix.rpc.call(ctx, pathP, "platform.getBlockchains", nil, &r); err != nil {
+	if err := ix.rpc.Call(ctx, pathP, "platform.getBlockchains", nil, &r); err != nil {
 		return err
 	}
 	for _, c := range r.Blockchains {
@@ -28,7 +28,7 @@ func (ix *Index) fetchPGenesis(ctx context.Context, f *RawBlock) error {
 		var tx struct {
 			Tx json.RawMessage `json:"tx"`
 		}
-		if err := ix.rpc.call(ctx, pathP, "platform.getTx", map[string]string{"txID": c.ID, "encoding": "json"}, &tx); err != nil {
+		if err := ix.rpc.Call(ctx, pathP, "platform.getTx", map[string]string{"txID": c.ID, "encoding": "json"}, &tx); err != nil {
 			return err
 		}
 		var t txJSON

@@ -25,6 +25,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/avax"
 )
 
@@ -52,8 +54,7 @@ type Options struct {
 	// catching up. Zero means 256.
 	CommitBlocks int
 	// HTTPClient calls the node. Nil means a client of its own that keeps a
-	// connection open for each concurrent call (http.DefaultTransport keeps
-	// two per host, so catching up would open a connection for most calls).
+	// connection open for each concurrent call (jsonrpc.ClientOptions).
 	HTTPClient *http.Client
 	// CallTimeout bounds each call to the node, whatever HTTPClient's own
 	// timeout. Zero means 30s.
@@ -121,7 +122,7 @@ func (n *Network) ChainID(c Chain) avax.ID {
 type Index struct {
 	opts    Options
 	st      *store
-	rpc     *client
+	rpc     *jsonrpc.Client
 	net     Network
 	log     *slog.Logger
 	now     func() time.Time
@@ -139,10 +140,6 @@ type Index struct {
 	// validators now (a P-Chain block may have changed them).
 	refresh chan struct{}
 	lastErr map[Chain]loggedErr
-
-	// ownClient is set when opts.HTTPClient is the index's own, whose idle
-	// connections Close closes.
-	ownClient bool
 
 	startOnce, stopOnce sync.Once
 	cancel              context.CancelFunc
@@ -165,28 +162,21 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.CommitBlocks <= 0 {
 		opts.CommitBlocks = 256
 	}
-	ownClient := opts.HTTPClient == nil
-	if ownClient {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		// Two batches' fetches, the other chain's and the validators'.
-		tr.MaxIdleConnsPerHost = 2*opts.Concurrency + 4
-		opts.HTTPClient = &http.Client{Transport: tr}
-	}
-	if opts.CallTimeout <= 0 {
-		opts.CallTimeout = 30 * time.Second
-	}
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1), lastErr: map[Chain]loggedErr{},
-		rpc: &client{base: opts.Node, http: opts.HTTPClient, timeout: opts.CallTimeout}}
+		// Idle connections for two batches' fetches, the other chain's and
+		// the validators'.
+		rpc: jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout, MaxIdleConns: 2*opts.Concurrency + 4,
+			MaxAnswerBytes: maxAnswer})}
 	if ix.log == nil {
 		ix.log = slog.Default()
 	}
 	if ix.now == nil {
 		ix.now = time.Now
 	}
-	ix.ownClient = ownClient
 	ix.log = ix.log.With("component", "pindex", "node", opts.Node)
 	st, err := openStore(opts.Path)
 	if err != nil {
+		ix.rpc.Close()
 		return nil, err
 	}
 	ix.st = st
@@ -198,6 +188,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 	} else if err := ix.loadNetwork(ctx); err != nil {
 		st.close()
+		ix.rpc.Close()
 		return nil, err
 	}
 	if err := upgrade(st.w, ix.net.Avax, ix.log); err != nil {
@@ -208,6 +199,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		h, ok, err := st.head(c)
 		if err != nil {
 			st.close()
+			ix.rpc.Close()
 			return nil, fmt.Errorf("pindex: %w", err)
 		}
 		ix.heads[c] = -1
@@ -266,14 +258,14 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	var id struct {
 		NetworkID string `json:"networkID"`
 	}
-	if err := ix.rpc.call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
+	if err := ix.rpc.Call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
 		return n, err
 	}
 	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
 		var r struct {
 			BlockchainID string `json:"blockchainID"`
 		}
-		if err := ix.rpc.call(ctx, pathInfo, "info.getBlockchainID", map[string]string{"alias": alias}, &r); err != nil {
+		if err := ix.rpc.Call(ctx, pathInfo, "info.getBlockchainID", map[string]string{"alias": alias}, &r); err != nil {
 			return n, err
 		}
 		*dst = r.BlockchainID
@@ -281,7 +273,7 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	var a struct {
 		AssetID string `json:"assetID"`
 	}
-	if err := ix.rpc.call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
+	if err := ix.rpc.Call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
 		return n, err
 	}
 	return networkOf(id.NetworkID, n.X, n.C, a.AssetID)
@@ -295,7 +287,7 @@ func networkOf(networkID, x, c, avaxID string) (Network, error) {
 	if err != nil {
 		return Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
 	}
-	n := Network{ID: uint32(v), HRP: avax.HRP(uint32(v)), X: x, C: c, Avax: avaxID}
+	n := Network{ID: uint32(v), HRP: avanet.HRP(uint32(v)), X: x, C: c, Avax: avaxID}
 	return n, n.parse()
 }
 
@@ -335,9 +327,7 @@ func (ix *Index) Close() error {
 		}
 		ix.wg.Wait()
 		ix.st.close()
-		if ix.ownClient {
-			ix.opts.HTTPClient.CloseIdleConnections()
-		}
+		ix.rpc.Close()
 	})
 	return nil
 }

@@ -11,14 +11,15 @@ import (
 )
 
 // What the index keeps so that the node's own JSON-RPC methods can be
-// answered from it while the node is down (local/node.FromIndex): the
+// answered from it while the node is down (local/api/node.IndexMethods): the
 // X-Chain's block and transaction bytes and JSON as the node encoded them,
-// and the node's answers to the info methods that take no arguments.
+// and the node's answers to the info methods that describe it.
 
 // recordedMethods are the methods whose latest answers the index records,
 // by endpoint path. Their answers describe the node itself (its id, IP,
-// version, VMs, upgrade schedule, fees, peers as last seen), which nothing
-// else in the index holds.
+// version, VMs, upgrade schedule, ACP votes, fees, network name), which
+// nothing else in the index holds. Its peers and uptime are not recorded:
+// only the running node knows them.
 var recordedMethods = map[string][]string{
 	pathInfo: {"info.acps", "info.getNodeID", "info.getNodeIP", "info.getNodeVersion", "info.getTxFee",
 		"info.getVMs", "info.upgrades", "info.getNetworkName"},
@@ -71,7 +72,7 @@ func (ix *Index) fetchXGenesis(ctx context.Context, f *RawBlock) error {
 	var r struct {
 		Tx json.RawMessage `json:"tx"`
 	}
-	if err := ix.rpc.call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
+	if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
 		return err
 	}
 	f.Genesis = []json.RawMessage{r.Tx}
@@ -94,7 +95,7 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *RawBlock) error {
 		var r struct {
 			Tx json.RawMessage `json:"tx"`
 		}
-		if err := ix.rpc.call(ctx, pathX, "avm.getTx", map[string]string{"txID": t.ID, "encoding": "hexnc"}, &r); err != nil {
+		if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": t.ID, "encoding": "hexnc"}, &r); err != nil {
 			return err
 		}
 		bs, err := signedTx(t.ID, r.Tx)
@@ -129,7 +130,7 @@ func (ix *Index) RecordNode(ctx context.Context) error {
 	for path, methods := range recordedMethods {
 		for _, m := range methods {
 			var r json.RawMessage
-			if err := ix.rpc.call(ctx, path, m, nil, &r); err != nil {
+			if err := ix.rpc.Call(ctx, path, m, nil, &r); err != nil {
 				errs = append(errs, err)
 				continue
 			}

@@ -138,7 +138,7 @@ func (ix *Index) rewardUTXOs(ctx context.Context, p pendingReward) ([]Paid, erro
 	var r struct {
 		UTXOs []string `json:"utxos"`
 	}
-	if err := ix.rpc.call(ctx, pathP, "platform.getRewardUTXOs", map[string]string{"txID": p.stakingTx, "encoding": "hex"}, &r); err != nil {
+	if err := ix.rpc.Call(ctx, pathP, "platform.getRewardUTXOs", map[string]string{"txID": p.stakingTx, "encoding": "hex"}, &r); err != nil {
 		return nil, err
 	}
 	out := make([]Paid, 0, len(r.UTXOs))

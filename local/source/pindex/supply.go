@@ -27,7 +27,7 @@ func (ix *Index) RecordSupply(ctx context.Context) error {
 		Supply string `json:"supply"`
 		Height string `json:"height"`
 	}
-	if err := ix.rpc.call(ctx, pathP, "platform.getCurrentSupply", nil, &r); err != nil {
+	if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentSupply", nil, &r); err != nil {
 		return err
 	}
 	s := Supply{Time: ix.now().Unix()}

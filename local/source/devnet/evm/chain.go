@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ethereum/go-ethereum/common"
 	"math/big"
 	"net/http"
 	"sync"
@@ -28,17 +29,17 @@ import (
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
-)
 
-// DefaultChainID is the EVM chain id of avalanchego's local C-chain.
-const DefaultChainID = 43112
+	"github.com/avaedge/avaedge/avanet"
+)
 
 // DefaultGenesisTime is the genesis timestamp when Options.GenesisTime is zero.
 var DefaultGenesisTime = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Options configures a Chain. The zero value is the default dev chain.
 type Options struct {
-	// ChainID is the EVM chain id. Zero means 43112.
+	// ChainID is the EVM chain id. Zero means avalanchego's local C-Chain's,
+	// 43112 (avanet.Local).
 	ChainID uint64
 	// GenesisTime is the genesis block's timestamp. Zero means
 	// DefaultGenesisTime (2025-01-01T00:00:00Z).
@@ -52,6 +53,13 @@ type Options struct {
 	Now func() time.Time
 	// NoSeed skips the seeded activity: the chain starts at genesis.
 	NoSeed bool
+	// BlockchainID is the chain's Avalanche blockchain id. When set, the
+	// seeded activity also deploys the ICM messenger (MessengerDeployment)
+	// and gives it this id (the chain has no Warp precompile to ask).
+	BlockchainID common.Hash
+	// ICMDestination, with BlockchainID, is the blockchain id of the chain
+	// the seeded activity's ICM message goes to. Zero means none is sent.
+	ICMDestination common.Hash
 	// NoAutoMine leaves pending transactions in the pool until Commit or
 	// SendBlock seals them.
 	NoAutoMine bool
@@ -131,7 +139,7 @@ type Chain struct {
 // returning. Close releases it.
 func New(ctx context.Context, opts Options) (*Chain, error) {
 	if opts.ChainID == 0 {
-		opts.ChainID = DefaultChainID
+		opts.ChainID = avanet.Local.EVMChainID
 	}
 	if opts.GenesisTime.IsZero() {
 		opts.GenesisTime = DefaultGenesisTime
@@ -169,6 +177,7 @@ func New(ctx context.Context, opts Options) (*Chain, error) {
 	if !opts.NoSeed {
 		s, err := c.seedActivity(ctx)
 		if err != nil {
+			close(c.done) // the auto-miner has not started
 			c.Close()
 			return nil, fmt.Errorf("evm: seed: %w", err)
 		}

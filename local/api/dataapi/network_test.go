@@ -1,6 +1,7 @@
 package dataapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -475,6 +476,10 @@ func TestRewards(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) || len(want) < 4 {
 			t.Errorf("rewards %v; the world paid %v", got, want)
+		}
+		// Newest first: each is paid as its stake ends.
+		if !slices.IsSortedFunc(times, func(a, b int64) int { return cmp.Compare(b, a) }) {
+			t.Errorf("rewards' end times %v; want the newest first", times)
 		}
 		node := ""
 		for _, d := range w.dev.Delegations() {

@@ -281,12 +281,13 @@ type Asset struct {
 
 // Asset returns an asset created on the X-Chain. AVAX, whose creation is
 // the X-Chain's genesis, is described by the network until that is
-// indexed.
+// indexed. Its time is its block's: reading the CreateAssetTx's row would
+// read its whole body (the genesis's, with every allocation: megabytes).
 func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
 	a := Asset{ID: id}
 	err := ix.st.r.QueryRowContext(ctx, `SELECT a.name, a.symbol, a.denomination, COALESCE(a.cap, 'fixed'), COALESCE(a.type, 'secp256k1'),
-			COALESCE(t.time, 0)
-		FROM assets a LEFT JOIN txs t ON t.id = a.id WHERE a.id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination, &a.Cap, &a.Type, &a.Time)
+			COALESCE(b.time, 0)
+		FROM assets a LEFT JOIN blocks b ON b.chain = a.chain AND b.height = a.height WHERE a.id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination, &a.Cap, &a.Type, &a.Time)
 	if errors.Is(err, sql.ErrNoRows) {
 		if id == ix.net.Avax {
 			return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true, nil

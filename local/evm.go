@@ -17,6 +17,7 @@ import (
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
 	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/source/pindex"
@@ -25,11 +26,12 @@ import (
 // avaxToken is the native token of the Avalanche EVM chains.
 var avaxToken = evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}
 
-// buildEVM starts the embedded dev chain (when some service is local and no
-// node is followed), the indexer that follows it, the followed node's
+// buildEVM starts the embedded dev chains (the C-Chain and every EVM chain
+// the devnet lists, when some service is local and no node is followed), the
+// indexer that follows it, the followed node's
 // C-Chain and Options.EVMChains, the metrics engine that the indexer feeds,
 // and the EVM Data API and Metrics API handlers over them.
-func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
+func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *devnet.World) error {
 	o := b.opts
 	runDev := !o.DisableDevChain && followed == nil &&
 		(o.LocalMode[catalog.Data] || o.LocalMode[catalog.Metrics] || o.LocalMode[catalog.Node])
@@ -55,28 +57,20 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 			aliases = &cchain.Aliases{Target: c.ChainID, BlockchainID: mc.BlockchainID}
 		}
 	}
-	var chain *evm.Chain
+	var devs []*evm.Chain
 	if runDev {
 		if err := b.step("dev chain"); err != nil {
 			return err
 		}
-		devOpts := o.DevChain
-		if devOpts.Now == nil {
-			devOpts.Now = time.Now
+		for _, spec := range devChains(o, dev) {
+			chain, err := b.startDevChain(ctx, spec)
+			if err != nil {
+				return err
+			}
+			devs = append(devs, chain)
+			chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: b.devClient(spec.name, chain), PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
+			infos, mchains = append(infos, spec.info), append(mchains, spec.metrics)
 		}
-		b.wired.devChain = &devOpts
-		var err error
-		if chain, err = evm.New(ctx, devOpts); err != nil {
-			return fmt.Errorf("dev chain: %w", err)
-		}
-		b.opened("dev chain", chain.Close)
-		b.evmRPC = chain.Handler()
-		rpcc := chain.Client()
-		b.opened("dev chain client", func() error { rpcc.Close(); return nil })
-		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
-		infos = append(infos, evmdata.LocalChain(chain.ChainID(), o.PublicURL+"/ext/bc/C/rpc"))
-		mchains = append(mchains, metricsapi.Chain{EVMChainID: chain.ChainID(), ChainName: "c_chain_local",
-			BlockchainID: avanet.Local.CChainID, SubnetID: avanet.PChainID, Network: avanet.TestnetName})
 	}
 	for _, c := range o.EVMChains {
 		name := c.Name
@@ -95,8 +89,8 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 	if len(chains) == 0 {
 		return nil
 	}
-	if chain != nil {
-		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: avanet.Local.CChainID}
+	if len(devs) > 0 {
+		aliases = &cchain.Aliases{Target: devs[0].ChainID(), BlockchainID: avanet.Local.CChainID}
 	}
 	only := func(s catalog.Service) *cchain.Aliases {
 		if o.LocalMode[s] {
@@ -135,15 +129,16 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index) error {
 		}
 	}
 	ix.Start(ctx)
-	if chain != nil {
+	if len(devs) > 0 {
 		if err := b.step("evm catch-up"); err != nil {
 			return err
 		}
 		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		err := ix.WaitFor(wctx, chain.ChainID(), chain.Seed().Head)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
+		defer cancel()
+		for _, chain := range devs {
+			if err := ix.WaitFor(wctx, chain.ChainID(), chain.Seed().Head); err != nil {
+				return fmt.Errorf("evm index: catching up with the dev chain %d: %w", chain.ChainID(), err)
+			}
 		}
 	}
 	b.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data)}))

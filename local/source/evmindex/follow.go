@@ -29,7 +29,7 @@ type follower struct {
 	// verified is set once the node answered eth_chainId with the chain's
 	// id (at Open, or with ChainOptions.CheckLater in run).
 	verified atomic.Bool
-	http   *http.Client
+	http     *http.Client
 	// own carries the calls of the clients the follower made itself (the
 	// dialled RPC client over HTTP, the default http client); close closes
 	// its idle connections.

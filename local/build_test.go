@@ -91,10 +91,10 @@ func TestBuildFailureClosesEverything(t *testing.T) {
 		steps []string
 	}{
 		{"devnet", BuildOptions{LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true, catalog.Node: true}},
-			[]string{"devnet", "dev chain", "metrics", "evm index", "evm catch-up", "node methods", "warp source", "handler"}},
+			[]string{"devnet", "dev chain", "evm index", "metrics", "evm catch-up", "node methods", "warp source", "handler"}},
 		{"followed node", BuildOptions{Node: node.URL, EVMChains: []EVMChain{{ChainID: 99999, RPC: evmNode.URL}},
 			LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true}},
-			[]string{"node index", "metrics", "evm index", "node methods", "warp source", "handler"}},
+			[]string{"node index", "evm index", "metrics", "node methods", "warp source", "handler"}},
 	}
 	for _, w := range worlds {
 		for _, fail := range append(slices.Clone(w.steps), "") {

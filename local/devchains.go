@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/avaedge/avaedge/avanet"
@@ -42,11 +43,15 @@ func rpcPaths(blockchainID, alias string) []string {
 // Options.DevChain's bounds (gas cap, call slots, write and filter limits)
 // and ewoq funded in its genesis. The subnet chains start at their
 // CreateChainTx's time, ewoq holding what their listed genesis gives it.
-func devChains(o BuildOptions, dev *devnet.World) []devChain {
+// Each runs the ICM messenger with its own blockchain id; the dev chain's
+// seed sends a message to the devnet's L1 (devICM). known are the devnet's
+// EVM chains by blockchain id.
+func devChains(o BuildOptions, dev *devnet.World) (specs []devChain, known map[string]uint64) {
 	c := o.DevChain
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	c.BlockchainID, c.ICMDestination, known = devICM(dev)
 	id := c.ChainID
 	if id == 0 {
 		id = avanet.Local.EVMChainID
@@ -55,12 +60,10 @@ func devChains(o BuildOptions, dev *devnet.World) []devChain {
 		info: evmdata.LocalChain(id, o.PublicURL+"/ext/bc/C/rpc"),
 		metrics: metricsapi.Chain{EVMChainID: id, ChainName: "c_chain_local",
 			BlockchainID: avanet.Local.CChainID, SubnetID: avanet.PChainID, Network: avanet.TestnetName}}}
-	if dev == nil {
-		return out
-	}
 	for _, bc := range dev.EVMChains() {
 		opts := c
 		opts.ChainID, opts.GenesisTime = bc.EVMChainID, time.Unix(bc.CreateTime, 0).UTC()
+		opts.BlockchainID, opts.ICMDestination = common.Hash(bc.ID), common.Hash{}
 		if bal, ok := bc.EwoqBalance(); ok {
 			opts.EwoqBalance = bal
 		}
@@ -74,7 +77,7 @@ func devChains(o BuildOptions, dev *devnet.World) []devChain {
 			metrics: metricsapi.Chain{EVMChainID: bc.EVMChainID, ChainName: bc.Name, BlockchainID: bc.ID.String(),
 				SubnetID: bc.SubnetID.String(), Network: avanet.TestnetName}})
 	}
-	return out
+	return out, known
 }
 
 // startDevChain starts one embedded chain and serves its JSON-RPC: the

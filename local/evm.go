@@ -30,7 +30,8 @@ var avaxToken = evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals
 // the devnet lists, when some service is local and no node is followed), the
 // indexer that follows it, the followed node's
 // C-Chain and Options.EVMChains, the metrics engine that the indexer feeds,
-// and the EVM Data API and Metrics API handlers over them.
+// and the EVM Data API and Metrics API handlers over them. dev is the
+// devnet, nil when a node is followed.
 func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *devnet.World) error {
 	o := b.opts
 	runDev := !o.DisableDevChain && followed == nil &&
@@ -60,11 +61,14 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 		}
 	}
 	var devs []*evm.Chain
+	var known map[string]uint64 // the devnet's EVM chains, for the ICM answers
 	if runDev {
 		if err := b.step("dev chain"); err != nil {
 			return err
 		}
-		for _, spec := range devChains(o, dev) {
+		var specs []devChain
+		specs, known = devChains(o, dev)
+		for _, spec := range specs {
 			chain, err := b.startDevChain(ctx, spec)
 			if err != nil {
 				return err
@@ -91,6 +95,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 	if len(chains) == 0 {
 		return nil
 	}
+	icmChains(chains, mchains)
 	if len(devs) > 0 {
 		aliases = &cchain.Aliases{Target: devs[0].ChainID(), BlockchainID: avanet.Local.CChainID}
 	}
@@ -101,27 +106,38 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 		return nil
 	}
 
-	if err := b.step("metrics"); err != nil {
-		return err
-	}
-	b.wired.metrics = metricsapi.Options{Chains: mchains, Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db"), CChain: only(catalog.Metrics)}
-	engine, err := metricsapi.New(b.wired.metrics)
-	if err != nil {
-		return fmt.Errorf("metrics engine: %w", err)
-	}
-	b.opened("metrics", engine.Close)
-
+	// The engine, fed by the index's hooks, also reads the index (ICM
+	// messages, holders): the index opens first, its hooks reach the engine
+	// before it starts following, and it closes (its followers stop) before
+	// the engine.
 	if err := b.step("evm index"); err != nil {
 		return err
 	}
-	onBlock, onRollback := metricsHooks(engine, b.log)
-	b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: chains, Registerer: o.Registerer, Logger: b.log, OnBlock: onBlock, OnRollback: onRollback}
+	var onBlock evmindex.BlockHook
+	var onRollback evmindex.RollbackHook
+	b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: chains, Registerer: o.Registerer, Logger: b.log,
+		OnBlock:    func(ctx context.Context, blk *evmindex.Block) { onBlock(ctx, blk) },
+		OnRollback: func(ctx context.Context, chainID, from uint64) { onRollback(ctx, chainID, from) }}
 	b.wired.evmInfos = infos
 	ix, err := evmindex.Open(ctx, b.wired.evmIndex)
 	if err != nil {
 		return fmt.Errorf("evm index: %w", err)
 	}
+	if err := b.step("metrics"); err != nil {
+		ix.Close()
+		return err
+	}
+	b.wired.metrics = metricsapi.Options{Chains: mchains, Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db"), CChain: only(catalog.Metrics),
+		ICM: ix, Holders: ix}
+	b.wired.metrics.Stakes, b.wired.metrics.HRP = stakeSource(followed, dev)
+	engine, err := metricsapi.New(b.wired.metrics)
+	if err != nil {
+		ix.Close()
+		return fmt.Errorf("metrics engine: %w", err)
+	}
+	b.opened("metrics", engine.Close)
 	b.opened("evm index", ix.Close)
+	onBlock, onRollback = metricsHooks(engine, b.log)
 	for _, c := range chains {
 		ih, iok := ix.Head(c.ChainID)
 		mh, mok := engine.Head(c.ChainID)
@@ -143,7 +159,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 			}
 		}
 	}
-	data, metrics := evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data)}), engine.Handlers()
+	data, metrics := evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data), KnownChains: known}), engine.Handlers()
 	if pending != nil {
 		// The followed C-Chain comes up when its node first answers; until
 		// then, with nothing of it indexed, its routes answer 503.

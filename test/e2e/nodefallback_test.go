@@ -90,7 +90,9 @@ func tracingCChain(t *testing.T) string {
 	if err := os.MkdirAll(filepath.Join(dir, "C"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	config := `{"eth-apis":["eth","eth-filter","net","web3","internal-eth","internal-blockchain","internal-transaction","debug-tracer"],"pruning-enabled":false}`
+	// allow-unprotected-txs: the TeleporterMessenger is deployed by its
+	// official keyless transaction, without a chain id (test/sdk/icm-send.mjs).
+	config := `{"eth-apis":["eth","eth-filter","net","web3","internal-eth","internal-blockchain","internal-transaction","debug-tracer"],"pruning-enabled":false,"allow-unprotected-txs":true}`
 	if err := os.WriteFile(filepath.Join(dir, "C", "config.json"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}

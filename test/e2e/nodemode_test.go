@@ -201,7 +201,10 @@ func TestNodeModeSDK(t *testing.T) {
 	n := startOwnNode(t, tracingCChain(t))
 	in := issueOnNode(t, n.URI)
 	act := makeEVMActivity(t, n.URI+"/ext/bc/C/rpc")
-	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
+	// The bulk plan: the SDK runs read every route (the Metrics API's
+	// looking-glass routes cost 500 and 1,000 CU), more than the anonymous
+	// plan's 6,000 CU a minute.
+	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir(), "AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
 	const network = "fuji"
 	r1P, _ := address.Format("P", constants.LocalHRP, in.r1.Address().Bytes())
 	r1X := "X-" + strings.TrimPrefix(r1P, "P-")
@@ -258,6 +261,37 @@ func TestNodeModeSDK(t *testing.T) {
 	waitIndexed(t, e.URL, act)
 	checkEVMListings(t, e.URL, act, "43112", "43113", "43114")
 	checkCoreWallet(t, e.URL, act, "43112", "43113", "43114")
+	// ICM: the TeleporterMessenger deployed on the C-Chain by its official
+	// transaction (its deployer funded with exactly 10 AVAX), a message sent
+	// to the L1's chain (whose EVM chain id avaedge does not know); then
+	// every Metrics route (before the answers the node-stopped run compares,
+	// which move with the clock).
+	official, err := officialTeleporter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := sendICM(t, n.URI+"/ext/bc/C/rpc", writeDeployment(t, official), in.cChainID, in.chain, act.To, act.Token, "1000")
+	if !strings.EqualFold(sent.Messenger, teleporterAddress.Hex()) || sent.DeployTx != official.hash.Hex() || !sent.WarpPrecompile {
+		t.Errorf("icm-send.mjs: %+v; want the official deployment %s of %s, and the blockchain id from the Warp precompile", sent, official.hash, teleporterAddress)
+	}
+	var code string
+	if err := rawResult(n.URI+"/ext/bc/C/rpc", "eth_getCode", fmt.Sprintf(`[%q,"latest"]`, teleporterAddress.Hex()), &code); err != nil || len(code) <= 2 {
+		t.Fatalf("the TeleporterMessenger's code at %s: %q, %v", teleporterAddress, code, err)
+	}
+	t.Logf("TeleporterMessenger deployed at %s by %s (%s gas, %d bytes of code); message %s sent (%s gas)",
+		teleporterAddress, sent.DeployTx, sent.DeployGasUsed, (len(code)-2)/2, sent.MessageID, sent.GasUsed)
+	waitFor(t, e.URL+"/v1/icm/messages/"+sent.MessageID, sent.MessageID)
+	checkICM(t, e.URL, sent, "43112", in.cChainID, "", 1, 1)
+	var l1vals struct {
+		Validators []struct {
+			ValidationID string `json:"validationId"`
+		} `json:"validators"`
+	}
+	if r := do(t, "GET", e.URL+"/v1/networks/fuji/l1Validators?subnetId="+in.subnet.String(), nil, nil); r.Status != 200 ||
+		json.Unmarshal(r.Body, &l1vals) != nil || len(l1vals.Validators) != 1 {
+		t.Fatalf("the L1's validators: %s", r)
+	}
+	checkMetricsRoutes(t, e.URL, n.URI+"/ext/bc/C/rpc", "43112", act, in.subnet.String(), in.nodeID.String(), l1vals.Validators[0].ValidationID)
 	res := sdkCalls(t, e.URL, append(slices.Clone(data), evm...))
 
 	// Subnets: exactly the one created, converted to an L1 with its chain.

@@ -58,17 +58,8 @@ var noLocalYet = map[string]string{
 	"getLastActivityTimestampByAddressesV2": "26", "listActivePrimaryNetworkStakingTransactions": "26",
 	"listLatestXChainVertices": "26", "getVertexByHash": "26", "listHistoricalPrimaryNetworkRewards": "26",
 	"getAvaxSupply": "26", "getUtxosByAddressesV2": "26",
-	// Issue 27: ICM and the Metrics API.
-	"getIcmMessage": "27", "listIcmMessages": "27", "listIcmMessagesByAddress": "27",
-	"getTeleporterMessage": "27 (legacy of getIcmMessage)", "listTeleporterMessages": "27 (legacy of listIcmMessages)",
-	"listTeleporterMessagesByAddress": "27 (legacy of listIcmMessagesByAddress)",
-	"getEvmChainRollingWindowMetrics": "27", "getStakingMetrics": "27", "getTotalL1ValidatorMetrics": "27",
-	"getMetricsByValidationId": "27", "getMetricsByNodeId": "27", "getMetricsBySubnetId": "27",
-	"getValidatorsByDateRange": "27", "getICMSummary": "27", "getICMTimeseries": "27", "getAddressesByBtcbBridged": "27",
 	// No issue yet.
 	"data-health-check": "none yet", "live-check": "none yet", "metrics-health-check": "none yet", "metrics-live-check": "none yet",
-	"getTeleporterMetricsByChain": "none yet (legacy)", "getNftHoldersByContractAddress": "none yet (legacy)",
-	"getAddressesByBalanceOverTime": "none yet (legacy)",
 }
 
 // checkAnswer verifies one answer of route r: the status want, a JSON

@@ -103,9 +103,56 @@ for (const metric of ["txCount", "activeAddresses", "gasUsed", "cumulativeTxCoun
   await check(`getEvmChainMetrics ${metric}`, () => first(m.getMetrics({ chainId: "43112", metric, timeInterval: "day" }, O)));
 }
 
+await check("getEvmChainRollingWindowMetrics", () => m.getRollingWindowMetrics({ chainId: "43112", metric: "txCount" }, O));
+await check("getEvmChainRollingWindowMetrics feesPaid", () => m.getRollingWindowMetrics({ chainId: "total", metric: "feesPaid" }, O));
+await check("getTeleporterMetricsByChain", () => m.getTeleporterMetrics({ chainId: "43112", metric: "teleporterTotalTxnCount" }, O));
+await check("getAddressesByBtcbBridged", () => first(m.listBTCbBridgersAboveThreshold({ threshold: "1" }, O)));
+if (nft) {
+  await check("getNftHoldersByContractAddress", () => first(m.listNftHolders({ chainId: "43112", address: nft.address }, O)));
+}
+const e20 = await check("listErc20Balances", () => first(evm.address.balances.listErc20({ chainId: "43112", address: ewoq }, O)));
+const token = e20?.erc20TokenBalances?.[0]?.address;
+if (token) {
+  await check("getAddressesByBalanceOverTime", () => first(m.listTokenHoldersAboveThreshold({ chainId: "43112", address: token, threshold: "1" }, O)));
+} else {
+  failed++;
+  console.log("FAIL no ERC-20 balance to drive getAddressesByBalanceOverTime");
+}
+
+// ICM: the dev chain's seeded message, through the ICM routes and their
+// legacy Teleporter twins.
+const icmList = await check("listIcmMessages", () => first(sdk.data.icm.list({ network }, O)));
+const icmMsg = icmList?.messages?.[0];
+if (icmMsg) {
+  await check("getIcmMessage", () => sdk.data.icm.get({ messageId: icmMsg.messageId }, O));
+  await check("listIcmMessagesByAddress", () => first(sdk.data.icm.listByAddress({ address: icmMsg.from, network }, O)));
+  const tp = sdk.data.teleporter;
+  await check("getTeleporterMessage", () => tp.getTeleporterMessage({ messageId: icmMsg.messageId }, O));
+  await check("listTeleporterMessages", () => first(tp.listTeleporterMessages({ network }, O)));
+  await check("listTeleporterMessagesByAddress", () => first(tp.listTeleporterMessagesByAddress({ address: icmMsg.to, network }, O)));
+} else {
+  failed++;
+  console.log("FAIL no ICM message to drive getIcmMessage and the Teleporter routes");
+}
+
 const sig = sdk.data.signatureAggregator;
 const subnets = await first(pn.listSubnets({ network }, O)).catch(() => undefined);
 const l1 = subnets?.subnets?.find((s) => s.isL1);
+// Staking and the L1 validators' fees.
+await check("getStakingMetrics", () => first(sdk.metrics.networks.getStakingMetrics({ network, metric: "validatorWeight", subnetId: "11111111111111111111111111111111LpoYY" }, O)));
+await check("getStakingMetrics delegators", () => first(sdk.metrics.networks.getStakingMetrics({ network, metric: "delegatorCount", subnetId: "11111111111111111111111111111111LpoYY" }, O)));
+await check("getValidatorsByDateRange", () => first(sdk.metrics.subnets.getValidators({ subnetId: "11111111111111111111111111111111LpoYY", network }, O)));
+const lv = sdk.metrics.l1Validators;
+await check("getTotalL1ValidatorMetrics", () => lv.listMetrics({ metric: "totalCumulativeFeesDaily" }, O));
+if (l1) {
+  await check("getMetricsBySubnetId", () => lv.getMetricsBySubnetId({ subnetId: l1.subnetId, metric: "perSubnetPayingValidators" }, O));
+  const l1v = await first(pn.listL1Validators({ network, subnetId: l1.subnetId }, O)).catch(() => undefined);
+  const v = l1v?.validators?.[0];
+  if (v) {
+    await check("getMetricsByValidationId", () => lv.getMetricsByValidationId({ l1ValidationId: v.validationId, metric: "validationFeesDaily" }, O));
+    await check("getMetricsByNodeId", () => lv.getMetricsByNodeId({ nodeId: v.nodeId, metric: "perNodeCumulativeFeesPaid" }, O));
+  }
+}
 if (l1?.l1ConversionTransactionHash) {
   await check("getAggregatedSignatures", () => sig.get({ network, txHash: l1.l1ConversionTransactionHash }, O));
 }

@@ -18,9 +18,9 @@ func toChainInfoJSON(c *ChainInfo) chainInfoJSON {
 }
 
 // localFeatures are the ApiFeature values every chain of the local world
-// has: its NFTs are indexed. It has no webhooks, and the Teleporter (ICM)
-// routes are not answered locally.
-var localFeatures = []string{"nftIndexing"}
+// has: its NFTs are indexed, and its TeleporterMessengers' events (the ICM
+// routes). It has no webhooks.
+var localFeatures = []string{"nftIndexing", "teleporter"}
 
 // supportedChains answers GET /v1/chains: every chain once under its own
 // ids, or with network the chains of that network (networkChains), with

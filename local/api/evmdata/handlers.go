@@ -86,6 +86,11 @@ type Options struct {
 	// local mode only: in proxy mode devnet data must never pass for a real
 	// network's. Nil means each chain answers only for its own ids.
 	CChain *cchain.Aliases
+	// KnownChains maps the base58 blockchain ids of EVM chains the local
+	// world knows but the index does not follow to their EVM chain ids, so
+	// that an ICM message to or from one names it (sourceEvmChainId,
+	// destinationEvmChainId). Nil means none.
+	KnownChains map[string]uint64
 }
 
 // server holds the handlers' shared state; it is immutable after Handlers.
@@ -95,6 +100,7 @@ type server struct {
 	now    func() time.Time
 	log    *slog.Logger
 	cchain *cchain.Aliases
+	known  map[string]uint64
 }
 
 // Handlers returns one handler per glacier.json operationId of the EVM
@@ -109,18 +115,20 @@ type server struct {
 // (getNativeBalance, listErc20Balances, listErc721Balances,
 // listErc1155Balances, listCollectibleBalances), contracts
 // (getContractMetadata, listContractDeployments, listTransfers) and NFTs
-// (getTokenDetails, listTokens). They read their parameters from the values
+// (getTokenDetails, listTokens), ICM messages (getIcmMessage,
+// listIcmMessages, listIcmMessagesByAddress, and the legacy Teleporter
+// routes). They read their parameters from the values
 // the catalogue validated, and check only what it does not (EVM addresses,
 // hashes, block ids, page tokens).
 func Handlers(opts Options) map[string]catalog.Handler {
-	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger, cchain: opts.CChain}
+	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger, cchain: opts.CChain, known: opts.KnownChains}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	return map[string]catalog.Handler{
+	hs := map[string]catalog.Handler{
 		"supportedChains":                 s.handle(s.supportedChains),
 		"getChainInfo":                    s.handle(s.getChainInfo),
 		"listAddressChains":               s.handle(s.listAddressChains),
@@ -155,6 +163,10 @@ func Handlers(opts Options) map[string]catalog.Handler {
 		"listAllLatestTransactions": s.handle(s.listLatestTransactionsAllChains),
 		"getAddressChains":          s.handle(s.listAddressChains),
 	}
+	for name, h := range s.icmHandlers() {
+		hs[name] = s.handle(h)
+	}
+	return hs
 }
 
 // req is one call being answered: the client's request (for its context and

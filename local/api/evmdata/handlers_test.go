@@ -67,8 +67,15 @@ var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // options before the index opens.
 func newWorld(t testing.TB, tune ...func(*evm.Chain, *evmindex.ChainOptions)) *world {
 	t.Helper()
+	return newWorldOf(t, evm.Options{}, Options{}, tune...)
+}
+
+// newWorldOf starts the world of a chain built with eo, served with the
+// handler options ho (Index, Chains and Now are set here).
+func newWorldOf(t testing.TB, eo evm.Options, ho Options, tune ...func(*evm.Chain, *evmindex.ChainOptions)) *world {
+	t.Helper()
 	ctx := context.Background()
-	c, err := evm.New(ctx, evm.Options{})
+	c, err := evm.New(ctx, eo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +100,8 @@ func newWorld(t testing.TB, tune ...func(*evm.Chain, *evmindex.ChainOptions)) *w
 	if err := ix.WaitFor(wctx, c.ChainID(), c.Seed().Head); err != nil {
 		t.Fatal(err)
 	}
-	hs := Handlers(Options{Index: ix, Chains: []ChainInfo{LocalChain(c.ChainID(), "http://127.0.0.1:8080/ext/bc/C/rpc")}, Now: func() time.Time { return fixedNow }})
+	ho.Index, ho.Chains, ho.Now = ix, []ChainInfo{LocalChain(c.ChainID(), "http://127.0.0.1:8080/ext/bc/C/rpc")}, func() time.Time { return fixedNow }
+	hs := Handlers(ho)
 	// The handlers take validated values: mount them through the catalogue.
 	mux := catalog.NewMux(catalog.Catalogue(), hs)
 	for op, pattern := range routes {

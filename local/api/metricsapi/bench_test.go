@@ -124,3 +124,25 @@ func BenchmarkApply(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkRolling answers rolling windows over 1,100,000 indexed
+// transactions: every window reads the blocks it holds, allTime all of them.
+func BenchmarkRolling(b *testing.B) {
+	e := benchWorld(b)
+	h := validating(e, "getEvmChainRollingWindowMetrics")
+	for _, bc := range []struct{ chain, metric string }{{"43114", "txCount"}, {"43114", "feesPaid"}, {"total", "deployers"}, {"total", "activeAddresses"}} {
+		b.Run(bc.chain+"/"+bc.metric, func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodGet, "/v2/x", nil)
+			r.SetPathValue("chainId", bc.chain)
+			r.SetPathValue("metric", bc.metric)
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %.200s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}

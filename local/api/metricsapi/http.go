@@ -20,16 +20,37 @@ const defaultPageSize = 100
 // Handlers returns the Metrics API handlers by operation id:
 // getEvmChainMetrics (GET /v2/chains/{chainId}/metrics/{metric}), listChains
 // (GET /v2/chains), getChain (GET /v2/chains/{chainId}) and getAvgTps
-// (GET /v1/avg_tps/{chainId}). They read their parameters from the values
+// (GET /v1/avg_tps/{chainId}), getEvmChainRollingWindowMetrics,
+// getAddressesByBtcbBridged, and with their sources (Options) the ICM
+// series, the staking and L1 validator fee series, the validators' addresses
+// and the legacy holder lists. They read their parameters from the values
 // the catalogue validated (metric names, intervals and the day-only rule
 // included). Every error body has an array message.
 func (e *Engine) Handlers() map[string]catalog.Handler {
-	return map[string]catalog.Handler{
-		"getEvmChainMetrics": e.timed("getEvmChainMetrics", e.serveMetrics),
-		"listChains":         e.timed("listChains", e.serveChains),
-		"getChain":           e.timed("getChain", e.serveChain),
-		"getAvgTps":          e.timed("getAvgTps", e.serveAvgTps),
+	hs := map[string]catalog.Handler{
+		"getEvmChainMetrics":              e.serveMetrics,
+		"listChains":                      e.serveChains,
+		"getChain":                        e.serveChain,
+		"getAvgTps":                       e.serveAvgTps,
+		"getEvmChainRollingWindowMetrics": e.serveRolling,
+		"getAddressesByBtcbBridged":       e.serveBtcbBridged,
 	}
+	if e.icm != nil {
+		hs["getICMSummary"], hs["getICMTimeseries"], hs["getTeleporterMetricsByChain"] = e.serveICMSummary, e.serveICMTimeseries, e.serveTeleporterMetrics
+	}
+	if e.stakeSrc != nil {
+		hs["getStakingMetrics"], hs["getValidatorsByDateRange"] = e.serveStaking, e.serveValidatorAddresses
+		for _, op := range []string{"getTotalL1ValidatorMetrics", "getMetricsByValidationId", "getMetricsByNodeId", "getMetricsBySubnetId"} {
+			hs[op] = e.serveL1Fees
+		}
+	}
+	if e.holders != nil {
+		hs["getNftHoldersByContractAddress"], hs["getAddressesByBalanceOverTime"] = e.serveNftHolders, e.serveBalanceHolders
+	}
+	for op, h := range hs {
+		hs[op] = e.timed(op, h)
+	}
+	return hs
 }
 
 func (e *Engine) timed(op string, f catalog.Handler) catalog.Handler {

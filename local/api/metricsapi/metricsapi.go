@@ -143,6 +143,21 @@ type Options struct {
 	// for a real network's. Nil means each chain answers only for its own
 	// ids.
 	CChain *cchain.Aliases
+	// ICM counts the ICM messages, for getICMSummary, getICMTimeseries and
+	// the legacy getTeleporterMetricsByChain. Nil means those routes are
+	// not served.
+	ICM ICMSource
+	// Stakes reads the P-Chain's stakes, for getStakingMetrics, the L1
+	// validator fee series and getValidatorsByDateRange. Nil means those
+	// routes are not served.
+	Stakes StakeSource
+	// HRP returns the HRP of the P-Chain addresses answered for a network
+	// name ("" when the request names none). Nil means "local".
+	HRP func(network string) string
+	// Holders reads token holders, for the legacy
+	// getNftHoldersByContractAddress and getAddressesByBalanceOverTime.
+	// Nil means those routes are not served.
+	Holders HolderSource
 }
 
 // Errors of Apply.
@@ -165,6 +180,11 @@ type Engine struct {
 	list   []Chain // Options.Chains, in order, for /v2/chains
 	store  *store  // nil without Options.Path
 	cchain *cchain.Aliases
+	// The sources of the routes beyond the EVM chain metrics (Options).
+	icm      ICMSource
+	stakeSrc StakeSource
+	hrp      func(string) string
+	holders  HolderSource
 
 	mu sync.RWMutex // guards ids, chains' and groups' contents, scratch
 	// ids numbers addresses for every chain.
@@ -180,10 +200,13 @@ type Engine struct {
 
 // New returns an Engine for opts.Chains.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{now: opts.Now, log: opts.Logger, cchain: opts.CChain, ids: interner{ids: map[string]uint32{}},
+	e := &Engine{now: opts.Now, log: opts.Logger, cchain: opts.CChain, icm: opts.ICM, stakeSrc: opts.Stakes, hrp: opts.HRP, holders: opts.Holders, ids: interner{ids: map[string]uint32{}},
 		chains: map[uint64]*chainState{}, scratch: map[uint32]uint8{}, groups: map[string]*group{}}
 	if e.now == nil {
 		e.now = time.Now
+	}
+	if e.hrp == nil {
+		e.hrp = func(string) string { return "local" }
 	}
 	if e.log == nil {
 		e.log = slog.Default()

@@ -4,6 +4,7 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // Event signatures of the token standards.
@@ -41,9 +42,12 @@ type decoded struct {
 	traced   bool
 	untraced string
 	teleport []TeleporterEvent
+	icm      []ICMEvent
 }
 
-func bigOf(h interface{ ToInt() *big.Int }) *big.Int {
+// bigOf copies h; absent (a frame without a value, such as a STATICCALL's)
+// is zero.
+func bigOf(h *hexutil.Big) *big.Int {
 	if h == nil {
 		return new(big.Int)
 	}
@@ -81,6 +85,7 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 			if !l.Removed {
 				d.Transfers = decodeLog(d.Transfers, t.Hash, &l)
 				d.teleport = decodeTeleporter(d.teleport, messengers, t.Hash, &l)
+				d.icm = decodeICM(d.icm, messengers, t.Hash, &l)
 			}
 		}
 	}

@@ -51,7 +51,7 @@ type FixtureNFT struct {
 func (ix *Index) WriteFixture(ctx context.Context, chainID uint64, blocks []FixtureBlock, tokens []Token, nfts []FixtureNFT) error {
 	f := ix.chains[chainID]
 	if f == nil {
-		f = &follower{ix: ix, id: chainID, changed: make(chan struct{}), tokens: map[common.Address]knownToken{}}
+		f = &follower{ix: ix, id: chainID, changed: make(chan struct{}), tokens: map[common.Address]knownToken{}, announced: map[common.Address]common.Hash{}}
 		ix.chains[chainID] = f
 		ix.order = append(ix.order, chainID)
 	}

@@ -36,6 +36,10 @@ type follower struct {
 	own *http.Transport
 	// messengers are the addresses whose Teleporter events are indexed.
 	messengers map[common.Address]bool
+	// announced holds the blockchain id each messenger announced
+	// (BlockchainIDInitialized); written under the index's write lock by
+	// this chain's store transactions only.
+	announced map[common.Address]common.Hash
 
 	// mu guards head, hasHead and changed (closed and replaced whenever the
 	// indexed head moves).
@@ -45,8 +49,9 @@ type follower struct {
 	changed chan struct{}
 
 	// Owned by the run loop.
-	cumTxs uint64
-	tokens map[common.Address]knownToken // contracts with a tokens row
+	backfilled bool // icm_backfill holds nothing of this chain
+	cumTxs     uint64
+	tokens     map[common.Address]knownToken // contracts with a tokens row
 }
 
 // knownToken is what the follower keeps of a stored token: its standard and
@@ -135,7 +140,9 @@ func (f *follower) close() {
 	if f.dialed {
 		f.client.Close()
 	}
-	f.own.CloseIdleConnections()
+	if f.own != nil { // nil for a follower without a node (WriteFixture)
+		f.own.CloseIdleConnections()
+	}
 }
 
 // load reads the resume point and known tokens from the store.
@@ -157,6 +164,9 @@ func (f *follower) load() error {
 		trace = trace && !f.opts.NoTrace
 	}
 	f.trace.Store(trace)
+	if err := f.loadBlockchainIDs(context.Background(), db); err != nil {
+		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
+	}
 	var n, cum sql.NullInt64
 	if err := db.QueryRow(`SELECT number, cum_txs FROM blocks WHERE chain_id=? ORDER BY number DESC LIMIT 1`, f.id).Scan(&n, &cum); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
@@ -298,6 +308,21 @@ func (f *follower) run(ctx context.Context) {
 // step indexes up to CommitBlocks blocks; caughtUp reports that the store
 // reached the node's head.
 func (f *follower) step(ctx context.Context) (caughtUp bool, err error) {
+	if !f.backfilled {
+		// A store of an earlier version: read the messenger events of its
+		// blocks, a chunk a step. A failure does not hold up following: it
+		// is logged and the chunk tried again next step.
+		done, err := f.backfillICM(ctx)
+		switch {
+		case err != nil:
+			f.ix.metrics.errors.WithLabelValues(f.label).Inc()
+			f.ix.log.Warn("evmindex: follow", "chain", f.id, "err", err)
+		case !done:
+			return false, nil
+		default:
+			f.backfilled = true
+		}
+	}
 	var h hexutil.Uint64
 	if err := f.client.CallContext(ctx, &h, "eth_blockNumber"); err != nil {
 		return false, fmt.Errorf("eth_blockNumber: %w", err)

@@ -111,6 +111,11 @@ type ChainOptions struct {
 	// TeleporterMessenger alone; to add a messenger, list TeleporterMessenger
 	// too.
 	TeleporterAddresses []common.Address
+	// BlockchainID is the chain's 32-byte Avalanche blockchain id: the
+	// source of the ICM messages its messengers send. Zero means the id a
+	// messenger announces (BlockchainIDInitialized, emitted before its
+	// first message); a send before any announcement has an unknown source.
+	BlockchainID common.Hash
 }
 
 // Index is the store plus one follower per chain. It is safe for
@@ -126,8 +131,10 @@ type Index struct {
 	log     *slog.Logger
 	now     func() time.Time
 
-	// writeMu serializes store transactions of all followers.
+	// writeMu serializes store transactions of all followers; it guards
+	// icmSeq, the counter of icm_messages.ord.
 	writeMu sync.Mutex
+	icmSeq  uint32
 
 	startOnce sync.Once
 	stopOnce  sync.Once
@@ -192,6 +199,9 @@ func (ix *Index) openDB(path string) error {
 	}
 	if err := ix.migrate(context.Background(), w); err != nil {
 		return fmt.Errorf("evmindex: %w", err)
+	}
+	if err := ix.loadICM(w); err != nil {
+		return err
 	}
 	if _, err := w.Exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); err != nil {
 		return fmt.Errorf("evmindex: pragmas: %w", err)

@@ -11,7 +11,7 @@ import (
 // schemaVersion is the store's version, kept in SQLite's user_version. A
 // store of an earlier version (or a new one, whose tables schema has just
 // made empty) is migrated step by step when it is opened.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // listedFrameSQL is listedFrame over an internal_txs row: the frames the
 // Data API lists as internal transactions.
@@ -126,7 +126,7 @@ func (ix *Index) migrate(ctx context.Context, db *sql.DB) error {
 	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
 		return fmt.Errorf("schema version: %w", err)
 	}
-	steps := map[int][]string{2: migrateV2}
+	steps := map[int][]string{2: migrateV2, 3: migrateV3}
 	for next := v + 1; next <= schemaVersion; next++ {
 		start := time.Now()
 		tx, err := db.BeginTx(ctx, nil)

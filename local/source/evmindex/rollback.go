@@ -74,6 +74,9 @@ func (f *follower) rollback(ctx context.Context, from uint64) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
+	if err := f.rollbackICM(ctx, tx, from); err != nil {
+		return fmt.Errorf("rollback: %w", err)
+	}
 	if err := f.rollbackListings(ctx, tx, from, addrRows); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}

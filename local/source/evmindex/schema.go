@@ -182,6 +182,43 @@ CREATE TABLE IF NOT EXISTS collection_tokens (
 	PRIMARY KEY (chain_id, contract, token_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS collection_tokens_seq ON collection_tokens (chain_id, contract, first_seq);
+CREATE TABLE IF NOT EXISTS icm_events (
+	chain_id INTEGER NOT NULL,
+	block_number INTEGER NOT NULL,
+	log_index INTEGER NOT NULL,
+	tx_hash BLOB NOT NULL,
+	messenger BLOB NOT NULL,
+	kind INTEGER NOT NULL,
+	message_id BLOB,
+	chain BLOB,
+	party BLOB,
+	data BLOB NOT NULL,
+	ts INTEGER NOT NULL,
+	src_chain BLOB,
+	dst_chain BLOB,
+	sender BLOB,
+	recipient BLOB,
+	PRIMARY KEY (chain_id, block_number, log_index)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS icm_events_message ON icm_events (message_id, kind) WHERE message_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS icm_messages (
+	message_id BLOB NOT NULL PRIMARY KEY,
+	ord INTEGER NOT NULL,
+	src_chain BLOB NOT NULL,
+	dst_chain BLOB NOT NULL,
+	sender BLOB NOT NULL,
+	recipient BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS icm_messages_ord ON icm_messages (ord);
+CREATE INDEX IF NOT EXISTS icm_messages_src ON icm_messages (src_chain, ord);
+CREATE INDEX IF NOT EXISTS icm_messages_dst ON icm_messages (dst_chain, ord);
+CREATE INDEX IF NOT EXISTS icm_messages_sender ON icm_messages (sender, ord);
+CREATE INDEX IF NOT EXISTS icm_messages_recipient ON icm_messages (recipient, ord);
+CREATE TABLE IF NOT EXISTS icm_backfill (
+	chain_id INTEGER NOT NULL PRIMARY KEY,
+	next_block INTEGER NOT NULL,
+	end_block INTEGER NOT NULL
+);
 `
 
 // The tables added by schema version 2, for the address and collection
@@ -206,3 +243,16 @@ CREATE INDEX IF NOT EXISTS collection_tokens_seq ON collection_tokens (chain_id,
 // transfer that last changed the holding), each with the index its listing
 // reads; and untraced_blocks (its own table) gets a row for every block with
 // transactions of a chain that is not traced (noTracerReason).
+
+// The tables added by schema version 3, for the ICM messages:
+//
+//   - icm_events: every event of a chain's TeleporterMessengers
+//     (ICMEventKind), with its log's data as emitted; a send or receive also
+//     carries the listing's columns (its block's time, the message's source
+//     and destination blockchain ids, sender and recipient).
+//   - icm_messages: one row per message id, from its send when the source
+//     chain is indexed, else from its receive: ord (the send's, else the
+//     receive's, block time << 32 | a counter) orders the listings newest
+//     first and is their page cursor.
+//   - icm_backfill: the blocks indexed before version 3, whose messenger
+//     events the follower reads again with eth_getLogs (icmbackfill.go).

@@ -137,6 +137,11 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 	if prepErr != nil {
 		return 0, prepErr
 	}
+	icm, err := f.newICMWriter(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	defer icm.close()
 	for _, t := range infos {
 		if _, err := insToken.Exec(f.id, t.Address.Bytes(), t.Kind, t.Name, t.Symbol, t.Decimals); err != nil {
 			return 0, err
@@ -264,6 +269,9 @@ func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos [
 			if _, err := insTeleport.Exec(f.id, e.TxHash.Bytes(), e.LogIndex, d.Number, e.MessageID.Bytes(), e.Direction, e.OtherChain.Bytes()); err != nil {
 				return 0, err
 			}
+		}
+		if err := icm.write(d.Number, d.Timestamp, d.icm); err != nil {
+			return 0, err
 		}
 	}
 	if err := f.applyDeltas(ctx, tx, deltas, seqs); err != nil {

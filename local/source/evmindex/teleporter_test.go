@@ -162,6 +162,7 @@ type fakeBlock struct {
 // eth_getBlockReceipts, in go-ethereum's wire format (receipts and logs are
 // go-ethereum's own types). It is safe for concurrent use.
 type fakeNode struct {
+	id       uint64     // the chain id; zero means fakeChainID
 	mu       sync.Mutex // guards blocks and receipts
 	blocks   []map[string]any
 	receipts [][]*types.Receipt
@@ -230,7 +231,38 @@ func (n *fakeNode) client(t testing.TB) *rpc.Client {
 // fakeEth is the "eth" namespace of a fakeNode.
 type fakeEth struct{ n *fakeNode }
 
-func (fakeEth) ChainId() hexutil.Uint64 { return fakeChainID }
+func (e fakeEth) ChainId() hexutil.Uint64 {
+	if e.n.id != 0 {
+		return hexutil.Uint64(e.n.id)
+	}
+	return fakeChainID
+}
+
+// logFilter is the eth_getLogs filter the index sends.
+type logFilter struct {
+	FromBlock hexutil.Uint64   `json:"fromBlock"`
+	ToBlock   hexutil.Uint64   `json:"toBlock"`
+	Address   []common.Address `json:"address"`
+}
+
+// GetLogs answers eth_getLogs over the block range and addresses of f.
+func (e fakeEth) GetLogs(f logFilter) []*types.Log {
+	e.n.mu.Lock()
+	defer e.n.mu.Unlock()
+	out := []*types.Log{}
+	for n := int(f.FromBlock); n <= int(f.ToBlock) && n < len(e.n.receipts); n++ {
+		for _, r := range e.n.receipts[n] {
+			for _, l := range r.Logs {
+				for _, a := range f.Address {
+					if l.Address == a {
+						out = append(out, l)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
 
 func (e fakeEth) BlockNumber() hexutil.Uint64 {
 	e.n.mu.Lock()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/prometheus/client_golang/prometheus"
@@ -115,5 +117,19 @@ func TestOversizedTrace(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "block indexed without internal transactions"); n != 2 {
 		t.Errorf("%d log lines about blocks without internal transactions; want 2:\n%s", n, logs.String())
+	}
+}
+
+// TestFrameWithoutValue decodes a trace whose inner frame has no value, as
+// go-ethereum's call tracer writes a STATICCALL: its value is zero (before,
+// a typed nil reached big.Int.Set and the follower panicked).
+func TestFrameWithoutValue(t *testing.T) {
+	tx := rpcTx{Hash: common.Hash{1}, Value: (*hexutil.Big)(big.NewInt(0)), GasPrice: (*hexutil.Big)(big.NewInt(1))}
+	f := &fetched{block: rpcBlock{Number: 1, Transactions: []rpcTx{tx}}, receipts: []rpcReceipt{{TransactionHash: tx.Hash, Status: 1}},
+		traces: []txTrace{{TxHash: tx.Hash, Result: &callFrame{Type: "CALL", Value: (*hexutil.Big)(big.NewInt(0)),
+			Calls: []callFrame{{Type: "STATICCALL", To: common.HexToAddress("0x0200000000000000000000000000000000000005")}}}}}}
+	d := decode(1, f, nil)
+	if len(d.internals) != 2 || d.internals[1].Value.Sign() != 0 || d.internals[1].Type != "STATICCALL" {
+		t.Fatalf("internals %+v; want the call and its STATICCALL of value 0", d.internals)
 	}
 }

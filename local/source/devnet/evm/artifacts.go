@@ -24,7 +24,7 @@ type Artifact struct {
 	Bytecode []byte
 }
 
-// Contract names accepted by LoadArtifact.
+// Contract names accepted by LoadArtifact (and ContractMessenger).
 const (
 	ContractToken   = "AvaToken"
 	ContractNFT     = "AvaNFT"

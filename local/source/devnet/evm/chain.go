@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ethereum/go-ethereum/common"
 	"math/big"
 	"net/http"
 	"sync"
@@ -55,6 +56,13 @@ type Options struct {
 	EwoqBalance *big.Int
 	// NoSeed skips the seeded activity: the chain starts at genesis.
 	NoSeed bool
+	// BlockchainID is the chain's Avalanche blockchain id. When set, the
+	// seeded activity also deploys the ICM messenger (MessengerDeployment)
+	// and gives it this id (the chain has no Warp precompile to ask).
+	BlockchainID common.Hash
+	// ICMDestination, with BlockchainID, is the blockchain id of the chain
+	// the seeded activity's ICM message goes to. Zero means none is sent.
+	ICMDestination common.Hash
 	// NoAutoMine leaves pending transactions in the pool until Commit or
 	// SendBlock seals them.
 	NoAutoMine bool
@@ -172,6 +180,7 @@ func New(ctx context.Context, opts Options) (*Chain, error) {
 	if !opts.NoSeed {
 		s, err := c.seedActivity(ctx)
 		if err != nil {
+			close(c.done) // the auto-miner has not started
 			c.Close()
 			return nil, fmt.Errorf("evm: seed: %w", err)
 		}

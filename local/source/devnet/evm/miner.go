@@ -36,6 +36,11 @@ func (c *Chain) Commit(ctx context.Context) (*types.Block, error) {
 func (c *Chain) SendBlock(ctx context.Context, txs ...*types.Transaction) (*types.Block, types.Receipts, error) {
 	c.sealMu.Lock()
 	defer c.sealMu.Unlock()
+	// The pool checks balances against the head it last reset to: let it
+	// catch up with the block sealed before, which may have funded a sender.
+	if err := c.eth.TxPool().Sync(); err != nil {
+		return nil, nil, err
+	}
 	for i, err := range c.eth.TxPool().Add(txs, true) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: tx %d (%s): %w", ErrTxRejected, i, txs[i].Hash(), err)

@@ -22,6 +22,11 @@ type Seed struct {
 	ChildCreate  common.Address
 	ChildCreate2 common.Address
 	Salt         common.Hash
+	// Messenger is the ICM messenger (zero unless Options.BlockchainID is
+	// set) and ICMMessage the id of the message the seed sent through it
+	// to Options.ICMDestination: 1 ADT of fee offered, from ewoq to dev1.
+	Messenger  common.Address
+	ICMMessage common.Hash
 	// Head is the last seeded block.
 	Head uint64
 }
@@ -151,6 +156,19 @@ func (c *Chain) seedActivity(ctx context.Context) (*Seed, error) {
 			call(dev1, &seed.NFT, nft, "transferFrom", dev1.Address, dev2.Address, big.NewInt(4)),
 		},
 	}
+	if c.opts.BlockchainID != (common.Hash{}) {
+		more, err := c.seedMessenger(s, seed)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range more {
+			bs := make([]build, len(st))
+			for i, f := range st {
+				bs[i] = f
+			}
+			steps = append(steps, bs)
+		}
+	}
 	for i, step := range steps {
 		txs := make([]*types.Transaction, 0, len(step))
 		for _, b := range step {
@@ -178,6 +196,61 @@ func (c *Chain) seedActivity(ctx context.Context) (*Seed, error) {
 	}
 	seed.ChildCreate2 = crypto.CreateAddress2(seed.Factory, seed.Salt, crypto.Keccak256(childCode))
 	return seed, nil
+}
+
+// seedMessenger returns the steps that deploy the ICM messenger with its
+// keyless transaction, give it the chain's blockchain id and, with a
+// destination, send one message there.
+func (c *Chain) seedMessenger(s *seeder, seed *Seed) ([][]func() (*types.Transaction, error), error) {
+	ewoq, dev1 := c.accounts[0], c.accounts[1]
+	d := MessengerDeployment()
+	keyless := new(types.Transaction)
+	if err := keyless.UnmarshalBinary(d.Raw); err != nil {
+		return nil, fmt.Errorf("messenger deployment: %w", err)
+	}
+	seed.Messenger = d.Address
+	m, tok := mustArtifact(ContractMessenger), mustArtifact(ContractToken)
+	call := func(to common.Address, a *Artifact, method string, args ...any) func() (*types.Transaction, error) {
+		return func() (*types.Transaction, error) { return s.call(ewoq, to, a, method, args...) }
+	}
+	// The token's address is known once the earlier steps ran.
+	lazy := func(f func() func() (*types.Transaction, error)) func() (*types.Transaction, error) {
+		return func() (*types.Transaction, error) { return f()() }
+	}
+	steps := [][]func() (*types.Transaction, error){
+		// The deployer is funded a block before: each transaction of a
+		// block is checked against the state before it.
+		{func() (*types.Transaction, error) { return s.tx(ewoq, &d.Deployer, d.Cost, nil, 21_000), nil }},
+		{func() (*types.Transaction, error) { return keyless, nil }},
+		{call(d.Address, m, "setBlockchainID", [32]byte(c.opts.BlockchainID))},
+	}
+	dest := c.opts.ICMDestination
+	if dest == (common.Hash{}) {
+		return steps, nil
+	}
+	type fee struct {
+		FeeTokenAddress common.Address
+		Amount          *big.Int
+	}
+	type input struct {
+		DestinationBlockchainID [32]byte
+		DestinationAddress      common.Address
+		FeeInfo                 fee
+		RequiredGasLimit        *big.Int
+		AllowedRelayerAddresses []common.Address
+		Message                 []byte
+	}
+	steps = append(steps, []func() (*types.Transaction, error){
+		lazy(func() func() (*types.Transaction, error) {
+			return call(seed.Token, tok, "approve", d.Address, ether(1))
+		}),
+		lazy(func() func() (*types.Transaction, error) {
+			return call(d.Address, m, "sendCrossChainMessage",
+				input{dest, dev1.Address, fee{seed.Token, ether(1)}, big.NewInt(100_000), []common.Address{}, []byte("hello from the dev chain")})
+		}),
+	})
+	seed.ICMMessage = crypto.Keccak256Hash(common.LeftPadBytes(d.Address.Bytes(), 32), c.opts.BlockchainID[:], dest[:], common.LeftPadBytes([]byte{1}, 32))
+	return steps, nil
 }
 
 func latestSigner(c *Chain) types.Signer { return types.LatestSignerForChainID(c.chainID) }

@@ -29,7 +29,7 @@ for (const e of out.errors || []) {
 if (failed) process.exit(1);
 const outDir = path.join(dir, '..', 'artifacts');
 fs.mkdirSync(outDir, { recursive: true });
-const want = ['AvaToken', 'AvaNFT', 'AvaMulti', 'Factory', 'Child'];
+const want = ['AvaToken', 'AvaNFT', 'AvaMulti', 'Factory', 'Child', 'IcmMessenger'];
 for (const [file, contracts] of Object.entries(out.contracts)) {
   for (const [name, c] of Object.entries(contracts)) {
     if (!want.includes(name)) continue;

@@ -60,7 +60,13 @@ func (a rpcAnswer) String() string {
 // batch's).
 func devRPC(t *testing.T, e *Edge, from, body string) (int, []rpcAnswer) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, e.URL+"/ext/bc/C/rpc", strings.NewReader(body))
+	return devRPCAt(t, e, "/ext/bc/C/rpc", from, body)
+}
+
+// devRPCAt is devRPC on the chain at path.
+func devRPCAt(t *testing.T, e *Edge, path, from, body string) (int, []rpcAnswer) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.URL+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Forwarded-For", from)
 	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
@@ -272,6 +278,37 @@ func TestDevChainFilterCap(t *testing.T) {
 		if tc.want == "" && a.Error != nil || tc.want != "" && (a.Error == nil || a.Error.Message != tc.want) {
 			t.Fatalf("install %d (%s from %s): %s; want %q", i, tc.method, tc.from, a, tc.want)
 		}
+	}
+}
+
+// TestDevnetChainsBounded (issue 27): the devnet's subnet chains, at their
+// aliases, have the dev chain's per-client bounds, each chain its own
+// filters capped per client and in all; methods outside the public
+// namespaces are refused at the edge as on /ext/bc/C/rpc.
+func TestDevnetChainsBounded(t *testing.T) {
+	e := StartEdge(t, EdgeOptions{Config: devChainConfig, Keys: keysFile(0, true)})
+	for _, chain := range []string{"devsubnet", "devl1"} {
+		t.Run(chain, func(t *testing.T) {
+			path := "/ext/bc/" + chain + "/rpc"
+			call := func(from, method string) rpcAnswer {
+				_, a := devRPCAt(t, e, path, from, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":[]}`, method))
+				return a[0]
+			}
+			for i, tc := range []struct {
+				from, method, want string
+			}{
+				{"198.51.100.1", "eth_newBlockFilter", ""},
+				{"198.51.100.1", "eth_newPendingTransactionFilter", ""},
+				{"198.51.100.1", "eth_newBlockFilter", "exceed max filters per client"},
+				{"198.51.100.2", "eth_newBlockFilter", ""},
+				{"198.51.100.3", "eth_newBlockFilter", "exceed max filters"},
+				{"198.51.100.4", "admin_peers", "the method admin_peers does not exist/is not available"},
+			} {
+				if a := call(tc.from, tc.method); tc.want == "" && a.Error != nil || tc.want != "" && (a.Error == nil || a.Error.Message != tc.want) {
+					t.Fatalf("call %d (%s from %s): %s; want %q", i, tc.method, tc.from, a, tc.want)
+				}
+			}
+		})
 	}
 }
 

@@ -163,7 +163,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 	if pending != nil {
 		// The followed C-Chain comes up when its node first answers; until
 		// then, with nothing of it indexed, its routes answer 503.
-		pending.alone, pending.ready = len(chains) == 1, func() bool { return ix.Ready(pending.evmID) }
+		pending.ready = func() bool { return ix.Ready(pending.evmID) }
 		pending.aliases = only(catalog.Data)
 		data = pending.gate(data, catalog.Data)
 		pending.aliases = only(catalog.Metrics)

@@ -21,9 +21,6 @@ type pendingChain struct {
 	evmID        uint64
 	blockchainID string
 	aliases      *cchain.Aliases
-	// alone says no other EVM chain is indexed: the routes that name no
-	// chain have nothing to answer from either.
-	alone bool
 	// ready reports that its node answered or the index holds blocks of it.
 	ready func() bool
 }
@@ -35,13 +32,14 @@ func (p *pendingChain) names(id string) bool {
 }
 
 // gate makes every handler of hs answer the 503 of pendingMessage, in the
-// service's error format, for a call about the chain while it is not ready.
+// service's error format, for a call naming the chain ({chainId}) while it
+// is not ready. Routes that name no chain (the chain lists, the staking
+// metrics) answer as ever.
 func (p *pendingChain) gate(hs map[string]catalog.Handler, svc catalog.Service) map[string]catalog.Handler {
 	out := make(map[string]catalog.Handler, len(hs))
 	for name, h := range hs {
 		out[name] = func(w http.ResponseWriter, r *http.Request, v catalog.Values) {
-			id, named := v["chainId"]
-			if !p.ready() && (named && p.names(id) || !named && p.alone) {
+			if id, named := v["chainId"]; named && !p.ready() && p.names(id) {
 				if svc == catalog.Metrics {
 					apierror.WriteList(w, http.StatusServiceUnavailable, pendingMessage)
 				} else {

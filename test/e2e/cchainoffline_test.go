@@ -91,6 +91,7 @@ func TestNodeModeCChainOffline(t *testing.T) {
 		"/v1/chains",
 		"/v2/chains",
 		"/v2/chains/43112/metrics/txCount?timeInterval=day",
+		"/v2/chains/43112/rollingWindowMetrics/txCount",
 	}
 	running := map[string]reply{}
 	for _, p := range paths {

@@ -13,8 +13,8 @@ import (
 // /ext/bc/<blockchainId>/rpc and at its alias it answers eth_chainId with the
 // listed id; ethers deploys contracts and transfers on it from ewoq; the EVM
 // routes (read through chainkit and checked against glacier.json and the
-// chain), the Data API's chain list, the Metrics API's chain list and its
-// transaction count show that activity.
+// chain), the Data API's chain list, the Metrics API's chain list, its daily
+// and rolling-window transaction counts show that activity.
 func TestDevnetChains(t *testing.T) {
 	e := startEdge(t, map[string]string{"AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
 	var list struct {
@@ -52,7 +52,7 @@ func TestDevnetChains(t *testing.T) {
 					t.Fatalf("/ext/bc/%s/rpc eth_chainId = %q, %v; want the listed %d", p, got, err, bc.EVMChainID)
 				}
 			}
-			before := txCount(t, e.URL, id)
+			before, rollBefore := txCount(t, e.URL, id), rollingTxCount(t, e.URL, id)
 			a := makeEVMActivity(t, e.URL+"/ext/bc/"+bc.BlockchainID+"/rpc")
 			if a.ChainID != id {
 				t.Fatalf("ethers saw chain %s; want %s", a.ChainID, id)
@@ -69,11 +69,37 @@ func TestDevnetChains(t *testing.T) {
 			if after := txCount(t, e.URL, id); after != before+len(a.Txs) {
 				t.Errorf("the Metrics API counts %d transactions on %s after ethers' %d; %d before", after, id, len(a.Txs), before)
 			}
+			rollAfter := rollingTxCount(t, e.URL, id)
+			if rollAfter.LastHour != rollBefore.LastHour+len(a.Txs) || rollAfter.AllTime != rollBefore.AllTime+len(a.Txs) {
+				t.Errorf("the rolling window txCount on %s after ethers' %d transactions: %+v; before %+v", id, len(a.Txs), rollAfter, rollBefore)
+			}
 		})
 	}
 	if n != 2 {
 		t.Errorf("the devnet lists %d EVM chains; want devsubnet and devl1", n)
 	}
+}
+
+// rollingWindow is getEvmChainRollingWindowMetrics' answer.
+type rollingWindow struct {
+	LastHour int `json:"lastHour"`
+	AllTime  int `json:"allTime"`
+}
+
+// rollingTxCount reads chain id's rolling-window txCount, checking the answer
+// against popsicle.json.
+func rollingTxCount(t *testing.T, base, id string) rollingWindow {
+	t.Helper()
+	path := "/v2/chains/" + id + "/rollingWindowMetrics/txCount"
+	rep := do(t, "GET", base+path, nil, nil)
+	checkAnswer(t, routeNamed(t, "getEvmChainRollingWindowMetrics"), call{Method: "GET", Path: path}, rep, 200)
+	var v struct {
+		Result rollingWindow `json:"result"`
+	}
+	if err := json.Unmarshal(rep.Body, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.Result
 }
 
 // txCount sums the Metrics API's daily txCount of chain id over the last two

@@ -93,6 +93,19 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 			metricsapi.Chain{EVMChainID: c.ChainID, ChainName: name, BlockchainID: strconv.FormatUint(c.ChainID, 10), SubnetID: avanet.PChainID, Network: network})
 	}
 	if len(chains) == 0 {
+		// No EVM chain to index: the Metrics routes of the primary network
+		// (staking, L1 validator fees, validators' addresses) still answer.
+		if err := b.step("metrics"); err != nil {
+			return err
+		}
+		b.wired.metrics = metricsapi.Options{Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db")}
+		b.wired.metrics.Stakes, b.wired.metrics.HRP = stakeSource(followed, dev)
+		engine, err := metricsapi.New(b.wired.metrics)
+		if err != nil {
+			return fmt.Errorf("metrics engine: %w", err)
+		}
+		b.opened("metrics", engine.Close)
+		b.add(engine.Handlers())
 		return nil
 	}
 	icmChains(chains, mchains)

@@ -131,12 +131,14 @@ type builder struct {
 	handlers map[string]catalog.Handler
 	methods  map[string]jsonrpc.Method
 	evmRPC   http.Handler
-	indexed  map[string]bool // EVM chain ids followed from real nodes
+	evmPaths map[string]http.Handler // the other EVM chains' JSON-RPC, by path
+	indexed  map[string]bool         // EVM chain ids followed from real nodes
 	wired    wiring
 }
 
 func build(ctx context.Context, opts BuildOptions, hooks buildHooks) (*Handler, error) {
-	b := &builder{opts: opts, log: opts.Logger, hooks: hooks, handlers: map[string]catalog.Handler{}, indexed: map[string]bool{}}
+	b := &builder{opts: opts, log: opts.Logger, hooks: hooks, handlers: map[string]catalog.Handler{}, indexed: map[string]bool{},
+		evmPaths: map[string]http.Handler{}}
 	if b.log == nil {
 		b.log = slog.Default()
 	}
@@ -266,6 +268,7 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 		Handlers:     b.handlers,
 		Methods:      b.methods,
 		EVM:          b.evmRPC,
+		EVMPaths:     b.evmPaths,
 		LocalMode:    b.opts.LocalMode,
 		Networks:     b.opts.Networks,
 		NodeNetwork:  b.opts.NodeNetwork,

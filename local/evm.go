@@ -26,8 +26,9 @@ import (
 // avaxToken is the native token of the Avalanche EVM chains.
 var avaxToken = evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}
 
-// buildEVM starts the embedded dev chain (when some service is local and no
-// node is followed), the indexer that follows it, the followed node's
+// buildEVM starts the embedded dev chains (the C-Chain and every EVM chain
+// the devnet lists, when some service is local and no node is followed), the
+// indexer that follows it, the followed node's
 // C-Chain and Options.EVMChains, the metrics engine that the indexer feeds,
 // and the EVM Data API and Metrics API handlers over them. dev is the
 // devnet, nil when a node is followed.
@@ -44,43 +45,38 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 	// resolve to the devnet or the followed network. Never in proxy mode,
 	// where devnet data must not pass for a real network's.
 	var aliases *cchain.Aliases
+	var pending *pendingChain
 	indexed := func(c evmindex.ChainOptions, info evmdata.ChainInfo, mc metricsapi.Chain) {
 		chains, infos, mchains = append(chains, c), append(infos, info), append(mchains, mc)
 		b.indexed[strconv.FormatUint(c.ChainID, 10)] = true
 	}
 	if followed != nil {
-		c, info, mc, err := nodeCChain(ctx, o.Node, followed.Network())
+		c, info, mc, err := nodeCChain(ctx, o.Node, followed.Network(), b.log)
 		if err != nil {
 			b.log.Warn("the followed node's C-Chain is not indexed", "err", err)
 		} else {
 			indexed(c, info, mc)
 			aliases = &cchain.Aliases{Target: c.ChainID, BlockchainID: mc.BlockchainID}
+			pending = &pendingChain{evmID: c.ChainID, blockchainID: mc.BlockchainID}
 		}
 	}
-	var chain *evm.Chain
-	var known map[string]uint64 // the devnet's EVM chains, beside the dev chain only
+	var devs []*evm.Chain
+	var known map[string]uint64 // the devnet's EVM chains, for the ICM answers
 	if runDev {
 		if err := b.step("dev chain"); err != nil {
 			return err
 		}
-		devOpts := o.DevChain
-		if devOpts.Now == nil {
-			devOpts.Now = time.Now
+		var specs []devChain
+		specs, known = devChains(o, dev)
+		for _, spec := range specs {
+			chain, err := b.startDevChain(ctx, spec)
+			if err != nil {
+				return err
+			}
+			devs = append(devs, chain)
+			chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: b.devClient(spec.name, chain), PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
+			infos, mchains = append(infos, spec.info), append(mchains, spec.metrics)
 		}
-		devOpts.BlockchainID, devOpts.ICMDestination, known = devICM(dev)
-		b.wired.devChain = &devOpts
-		var err error
-		if chain, err = evm.New(ctx, devOpts); err != nil {
-			return fmt.Errorf("dev chain: %w", err)
-		}
-		b.opened("dev chain", chain.Close)
-		b.evmRPC = chain.Handler()
-		rpcc := chain.Client()
-		b.opened("dev chain client", func() error { rpcc.Close(); return nil })
-		chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: rpcc, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
-		infos = append(infos, evmdata.LocalChain(chain.ChainID(), o.PublicURL+"/ext/bc/C/rpc"))
-		mchains = append(mchains, metricsapi.Chain{EVMChainID: chain.ChainID(), ChainName: "c_chain_local",
-			BlockchainID: avanet.Local.CChainID, SubnetID: avanet.PChainID, Network: avanet.TestnetName})
 	}
 	for _, c := range o.EVMChains {
 		name := c.Name
@@ -97,11 +93,24 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 			metricsapi.Chain{EVMChainID: c.ChainID, ChainName: name, BlockchainID: strconv.FormatUint(c.ChainID, 10), SubnetID: avanet.PChainID, Network: network})
 	}
 	if len(chains) == 0 {
+		// No EVM chain to index: the Metrics routes of the primary network
+		// (staking, L1 validator fees, validators' addresses) still answer.
+		if err := b.step("metrics"); err != nil {
+			return err
+		}
+		b.wired.metrics = metricsapi.Options{Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db")}
+		b.wired.metrics.Stakes, b.wired.metrics.HRP = stakeSource(followed, dev)
+		engine, err := metricsapi.New(b.wired.metrics)
+		if err != nil {
+			return fmt.Errorf("metrics engine: %w", err)
+		}
+		b.opened("metrics", engine.Close)
+		b.add(engine.Handlers())
 		return nil
 	}
 	icmChains(chains, mchains)
-	if chain != nil {
-		aliases = &cchain.Aliases{Target: chain.ChainID(), BlockchainID: avanet.Local.CChainID}
+	if len(devs) > 0 {
+		aliases = &cchain.Aliases{Target: devs[0].ChainID(), BlockchainID: avanet.Local.CChainID}
 	}
 	only := func(s catalog.Service) *cchain.Aliases {
 		if o.LocalMode[s] {
@@ -151,46 +160,68 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 		}
 	}
 	ix.Start(ctx)
-	if chain != nil {
+	if len(devs) > 0 {
 		if err := b.step("evm catch-up"); err != nil {
 			return err
 		}
 		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		err := ix.WaitFor(wctx, chain.ChainID(), chain.Seed().Head)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("evm index: catching up with the dev chain: %w", err)
+		defer cancel()
+		for _, chain := range devs {
+			if err := ix.WaitFor(wctx, chain.ChainID(), chain.Seed().Head); err != nil {
+				return fmt.Errorf("evm index: catching up with the dev chain %d: %w", chain.ChainID(), err)
+			}
 		}
 	}
-	b.add(evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data), KnownChains: known}))
-	b.add(engine.Handlers())
+	data, metrics := evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data), KnownChains: known}), engine.Handlers()
+	if pending != nil {
+		// The followed C-Chain comes up when its node first answers; until
+		// then, with nothing of it indexed, its routes answer 503.
+		pending.ready = func() bool { return ix.Ready(pending.evmID) }
+		pending.aliases = only(catalog.Data)
+		data = pending.gate(data, catalog.Data)
+		pending.aliases = only(catalog.Metrics)
+		metrics = pending.gate(metrics, catalog.Metrics)
+	}
+	b.add(data)
+	b.add(metrics)
 	return nil
 }
 
 // nodeCChain describes the followed node's C-Chain for the EVM indexer, the
-// EVM Data API and the Metrics API, with the chain id the node reports.
-func nodeCChain(ctx context.Context, node string, n pindex.Network) (evmindex.ChainOptions, evmdata.ChainInfo, metricsapi.Chain, error) {
+// EVM Data API and the Metrics API, with the chain id the node reports, or,
+// when its C-Chain does not answer yet (or any more), the one avanet knows
+// for the network: the follower then waits for the node in the background
+// (evmindex.ChainOptions.CheckLater) and the index answers meanwhile.
+func nodeCChain(ctx context.Context, node string, n pindex.Network, log *slog.Logger) (evmindex.ChainOptions, evmdata.ChainInfo, metricsapi.Chain, error) {
 	const path = "/ext/bc/C/rpc"
 	c := jsonrpc.NewClient(node, jsonrpc.ClientOptions{Timeout: 5 * time.Second, MaxAnswerBytes: 1 << 16})
 	defer c.Close()
+	url := c.Base() + path
 	var id string
+	var chainID uint64
 	if err := c.Call(ctx, path, "eth_chainId", []any{}, &id); err != nil {
-		return evmindex.ChainOptions{}, evmdata.ChainInfo{}, metricsapi.Chain{}, fmt.Errorf("the C-Chain at %s: %w", c.Base()+path, err)
-	}
-	hexID, ok := strings.CutPrefix(id, "0x")
-	chainID, err := strconv.ParseUint(hexID, 16, 64)
-	if !ok || err != nil {
-		return evmindex.ChainOptions{}, evmdata.ChainInfo{}, metricsapi.Chain{}, fmt.Errorf("the C-Chain at %s: eth_chainId %q", c.Base()+path, id)
+		known, ok := avanet.ByID(n.ID)
+		if !ok {
+			return evmindex.ChainOptions{}, evmdata.ChainInfo{}, metricsapi.Chain{}, fmt.Errorf("the C-Chain at %s (network %d, whose C-Chain id avaedge does not know): %w", url, n.ID, err)
+		}
+		log.Warn("the followed node's C-Chain does not answer; its routes answer from the index, and it is followed once it answers", "url", url, "err", err)
+		chainID = known.EVMChainID
+	} else {
+		hexID, ok := strings.CutPrefix(id, "0x")
+		v, err := strconv.ParseUint(hexID, 16, 64)
+		if !ok || err != nil {
+			return evmindex.ChainOptions{}, evmdata.ChainInfo{}, metricsapi.Chain{}, fmt.Errorf("the C-Chain at %s: eth_chainId %q", url, id)
+		}
+		chainID = v
 	}
 	network := avanet.TestnetName
 	if n.ID == avanet.Mainnet.ID {
 		network = avanet.Mainnet.Name
 	}
-	url := c.Base() + path
 	info := evmdata.ChainInfo{ChainID: chainID, ChainName: "C-Chain", Description: "the followed node's C-Chain (indexed by avaedge)", RPCURL: url,
 		IsTestnet: n.ID != avanet.Mainnet.ID, PlatformChainID: n.C, SubnetID: avanet.PChainID, NetworkToken: avaxToken}
 	mc := metricsapi.Chain{EVMChainID: chainID, ChainName: "C-Chain", BlockchainID: n.C, SubnetID: avanet.PChainID, Network: network}
-	return evmindex.ChainOptions{ChainID: chainID, RPCURL: url}, info, mc, nil
+	return evmindex.ChainOptions{ChainID: chainID, RPCURL: url, CheckLater: true}, info, mc, nil
 }
 
 // metricsHooks feed indexed blocks to the metrics engine.

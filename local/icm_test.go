@@ -17,8 +17,9 @@ import (
 
 // TestBuildICMWiring builds a devnet world and a followed node's world and
 // finds the ICM wiring in the components: every indexed chain reads the
-// published TeleporterMessenger's events, the C-Chains with their
-// blockchain ids (an extra EVM chain without one: it announces it); the dev
+// published TeleporterMessenger's events, the C-Chains and the devnet's
+// subnet chains with their blockchain ids (an extra EVM chain without one:
+// it announces it); the dev
 // chain's seed sends to the devnet's L1; the metrics engine reads the
 // index's messages and the P-Chain stakes of the world's primary network.
 func TestBuildICMWiring(t *testing.T) {
@@ -48,7 +49,14 @@ func TestBuildICMWiring(t *testing.T) {
 				t.Errorf("%s: chain %d reads the messengers %v; want the TeleporterMessenger's", name, c.ChainID, c.TeleporterAddresses)
 			}
 			want := common.BytesToHash(localC)
-			if i > 0 {
+			switch {
+			case name == "devnet" && i > 0: // the devnet's subnet chains, under their own ids
+				id, err := avax.CB58Decode(w.metrics.Chains[i].BlockchainID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = common.BytesToHash(id)
+			case i > 0:
 				want = common.Hash{}
 			}
 			if c.BlockchainID != want {

@@ -31,6 +31,9 @@ type Options struct {
 	Methods map[string]jsonrpc.Method
 	// EVM serves the embedded EVM chain's Ethereum JSON-RPC (/ext/bc/C/rpc).
 	EVM http.Handler
+	// EVMPaths serve the JSON-RPC of the local world's other EVM chains, by
+	// path (/ext/bc/<blockchainId>/rpc and its alias's).
+	EVMPaths map[string]http.Handler
 	// LocalMode says, per service, that there is no upstream: everything of
 	// that service is answered locally.
 	LocalMode map[catalog.Service]bool
@@ -116,6 +119,9 @@ func New(opts Options) *Handler {
 			h.mux.Handle(p, eh)
 		}
 	}
+	for p, eh := range opts.EVMPaths {
+		h.mux.Handle(p, eh)
+	}
 	return h
 }
 
@@ -143,6 +149,8 @@ func (h *Handler) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Rou
 	switch {
 	case rt == nil:
 		h.mux.ServeHTTP(w, r)
+	case rt.Endpoint == "evm":
+		h.evmHandler(r.URL.Path).ServeHTTP(w, r)
 	case rt.IsRPC():
 		h.rpc[rt.Endpoint].ServeHTTP(w, r)
 	default:

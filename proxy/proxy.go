@@ -71,6 +71,15 @@ type Local interface {
 	Covers(rt *catalog.Route, v catalog.Values) bool
 }
 
+// LocalEVM is the optional ability of a Local to serve EVM chains of its
+// own beyond /ext/bc/C/rpc (the devnet's subnet chains): their JSON-RPC
+// calls are admitted, charged and answered as the C-Chain's are.
+type LocalEVM interface {
+	// ServesEVM reports whether path (/ext/bc/<chain>/rpc) is one of those
+	// chains' endpoints.
+	ServesEVM(path string) bool
+}
+
 // Usage meters every answered request and answers the usage routes
 // (usage.Routes) from what it metered; *usage.Meter is one. Neither Count
 // nor Record blocks or does I/O: they run on every request, after the

@@ -108,6 +108,17 @@ func New(opts Options) (*Server, error) {
 			})
 		}
 	}
+	// The local world's other EVM chains, each at its own path; any other
+	// chain's path is a passthrough, as before.
+	if s.rpc["evm"] != nil {
+		s.mux.HandleFunc("/ext/bc/{chain}/rpc", func(w http.ResponseWriter, r *http.Request) {
+			if l, ok := s.opts.Local.(LocalEVM); ok && l.ServesEVM(r.URL.Path) {
+				s.serveRPC("evm", w, r)
+				return
+			}
+			s.servePassthrough(w, r)
+		})
+	}
 	// Liveness on the public listener too, for load balancers that only see it.
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = hdrJSON

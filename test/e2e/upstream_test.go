@@ -121,6 +121,17 @@ func (rec *recorder) count(method, uri string) int {
 	return n
 }
 
+// countURI counts the requests of method for exactly uri, query included.
+func (rec *recorder) countURI(method, uri string) int {
+	n := 0
+	for _, r := range rec.requests("") {
+		if r.Method == method && r.URI == uri {
+			n++
+		}
+	}
+	return n
+}
+
 // setHandle makes handle answer the requests it accepts (true) before
 // they are forwarded.
 func (rec *recorder) setHandle(handle func(w http.ResponseWriter, r *http.Request, body []byte) bool) {

@@ -60,7 +60,13 @@ func (a rpcAnswer) String() string {
 // batch's).
 func devRPC(t *testing.T, e *Edge, from, body string) (int, []rpcAnswer) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, e.URL+"/ext/bc/C/rpc", strings.NewReader(body))
+	return devRPCAt(t, e, "/ext/bc/C/rpc", from, body)
+}
+
+// devRPCAt is devRPC on the chain at path.
+func devRPCAt(t *testing.T, e *Edge, path, from, body string) (int, []rpcAnswer) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.URL+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Forwarded-For", from)
 	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
@@ -259,6 +265,15 @@ func TestDevChainWriteTricks(t *testing.T) {
 // and in all, with go-ethereum's kind of error.
 func TestDevChainFilterCap(t *testing.T) {
 	e := StartEdge(t, EdgeOptions{Config: devChainConfig, Keys: keysFile(0, true)})
+	checkFilterCap(t, e, "/ext/bc/C/rpc")
+}
+
+// checkFilterCap installs filters on the chain at path from three clients:
+// devChainConfig's caps (2 per client, 3 in all) refuse the third of one
+// client and the fourth in all, with go-ethereum's kind of error; a method
+// outside the public namespaces is refused at the edge.
+func checkFilterCap(t *testing.T, e *Edge, path string) {
+	t.Helper()
 	for i, tc := range []struct {
 		from, method, want string
 	}{
@@ -267,11 +282,23 @@ func TestDevChainFilterCap(t *testing.T) {
 		{"198.51.100.1", "eth_newBlockFilter", "exceed max filters per client"},
 		{"198.51.100.2", "eth_newBlockFilter", ""},
 		{"198.51.100.3", "eth_newBlockFilter", "exceed max filters"},
+		{"198.51.100.4", "admin_peers", "the method admin_peers does not exist/is not available"},
 	} {
-		a := devCall(t, e, tc.from, tc.method, "[]")
-		if tc.want == "" && a.Error != nil || tc.want != "" && (a.Error == nil || a.Error.Message != tc.want) {
-			t.Fatalf("install %d (%s from %s): %s; want %q", i, tc.method, tc.from, a, tc.want)
+		_, as := devRPCAt(t, e, path, tc.from, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":[]}`, tc.method))
+		if a := as[0]; tc.want == "" && a.Error != nil || tc.want != "" && (a.Error == nil || a.Error.Message != tc.want) {
+			t.Fatalf("%s call %d (%s from %s): %s; want %q", path, i, tc.method, tc.from, a, tc.want)
 		}
+	}
+}
+
+// TestDevnetChainsBounded (issue 27): the devnet's subnet chains, at their
+// aliases, have the dev chain's per-client bounds, each chain its own
+// filters capped per client and in all; methods outside the public
+// namespaces are refused at the edge as on /ext/bc/C/rpc.
+func TestDevnetChainsBounded(t *testing.T) {
+	e := StartEdge(t, EdgeOptions{Config: devChainConfig, Keys: keysFile(0, true)})
+	for _, chain := range []string{"devsubnet", "devl1"} {
+		t.Run(chain, func(t *testing.T) { checkFilterCap(t, e, "/ext/bc/"+chain+"/rpc") })
 	}
 }
 

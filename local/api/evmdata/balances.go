@@ -2,6 +2,7 @@ package evmdata
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -26,14 +27,20 @@ func (s *server) atBlock(r *req, chainID uint64) (*uint64, error) {
 	return &n, nil
 }
 
-func (s *server) nativeBalance(ctx context.Context, c *ChainInfo, addr common.Address, at *uint64) (nativeTokenBalance, error) {
-	bal, err := s.ix.NativeBalance(ctx, c.ChainID, addr, at)
+// nativeBalance returns addr's native balance at block at (nil means the
+// indexed head) and the block it is as of: the node's answer, or, when the
+// node does not answer, the balance the index recorded last.
+func (s *server) nativeBalance(ctx context.Context, c *ChainInfo, addr common.Address, at *uint64) (nativeTokenBalance, uint64, error) {
+	bal, asOf, err := s.ix.NativeBalance(ctx, c.ChainID, addr, at)
 	if err != nil {
-		return nativeTokenBalance{}, err
+		return nativeTokenBalance{}, 0, err
 	}
 	t := c.NetworkToken
-	return nativeTokenBalance{Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals, LogoURI: t.LogoURI, ChainID: c.answerID(), Balance: bal.String()}, nil
+	return nativeTokenBalance{Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals, LogoURI: t.LogoURI, ChainID: c.answerID(), Balance: bal.String()}, asOf, nil
 }
+
+// BalanceBlockHeader names the block a native balance is as of.
+const BalanceBlockHeader = "X-Avaedge-Balance-Block"
 
 // balanceRequest is what every balance route reads first.
 type balanceRequest struct {
@@ -115,13 +122,13 @@ func (s *server) getNativeBalance(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	nb, err := s.nativeBalance(r.Context(), b.chain, b.owner, b.at)
+	nb, asOf, err := s.nativeBalance(r.Context(), b.chain, b.owner, b.at)
 	if err != nil {
 		return nil, err
 	}
-	return struct {
+	return annotated{body: struct {
 		NativeTokenBalance nativeTokenBalance `json:"nativeTokenBalance"`
-	}{nb}, nil
+	}{nb}, header: http.Header{BalanceBlockHeader: {strconv.FormatUint(asOf, 10)}}}, nil
 }
 
 // listErc20Balances answers GET /v1/chains/{chainId}/addresses/{address}/balances:listErc20.
@@ -139,7 +146,7 @@ func (s *server) listErc20Balances(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	nb, err := s.nativeBalance(ctx, b.chain, b.owner, b.at)
+	nb, _, err := s.nativeBalance(ctx, b.chain, b.owner, b.at)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +185,7 @@ func (s *server) listErc721Balances(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	nb, err := s.nativeBalance(ctx, b.chain, b.owner, nil)
+	nb, _, err := s.nativeBalance(ctx, b.chain, b.owner, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +221,7 @@ func (s *server) listErc1155Balances(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	nb, err := s.nativeBalance(ctx, b.chain, b.owner, b.at)
+	nb, _, err := s.nativeBalance(ctx, b.chain, b.owner, b.at)
 	if err != nil {
 		return nil, err
 	}

@@ -232,6 +232,8 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		apierror.Write(w, http.StatusNotFound, string(nf))
 	case errors.Is(err, evmindex.ErrNotFound):
 		apierror.Write(w, http.StatusNotFound, "Not found")
+	case errors.Is(err, evmindex.ErrNoBalance):
+		apierror.Write(w, http.StatusServiceUnavailable, "the chain's node does not answer and the index recorded no native balance of this address")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		apierror.Write(w, http.StatusServiceUnavailable, "Request timed out")
 	default:

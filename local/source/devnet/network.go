@@ -147,6 +147,20 @@ func (w *World) Blockchain(id avax.ID) (*Blockchain, bool) {
 	return nil, false
 }
 
+// EVMChains returns the subnet chains that run an EVM (an EVM chain id in
+// their genesis), in the order they were created.
+func (w *World) EVMChains() []*Blockchain {
+	var out []*Blockchain
+	for _, s := range w.subnets {
+		for _, c := range s.Chains {
+			if c.EVMChainID != 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // Errors of Validators.
 var (
 	ErrUnknownSubnet = errors.New("devnet: unknown subnet")

@@ -3,7 +3,9 @@ package devnet
 import (
 	"bytes"
 	"fmt"
+	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/avax"
@@ -64,6 +66,18 @@ func evmGenesis(chainID uint64, ts int64, owner string) map[string]any {
 
 // ewoqEVM is the ewoq key's EVM address.
 const ewoqEVM = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC"
+
+// EwoqBalance returns ewoq's balance in the chain's genesis, in wei.
+func (c *Blockchain) EwoqBalance() (*big.Int, bool) {
+	alloc, _ := c.Genesis["alloc"].(map[string]any)
+	acct, _ := alloc[ewoqEVM[2:]].(map[string]any)
+	hex, _ := acct["balance"].(string)
+	digits, ok := strings.CutPrefix(hex, "0x")
+	if !ok {
+		return nil, false
+	}
+	return new(big.Int).SetString(digits, 16)
+}
 
 func (w *World) ewoqOwner() Owner {
 	return Owner{Threshold: 1, Addresses: []avax.ShortID{w.addrs[0]}}

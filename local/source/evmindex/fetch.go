@@ -84,6 +84,9 @@ type fetched struct {
 	// untraced says why a block the chain's tracing covers has no traces
 	// (trace.go); empty when it has them or tracing is off.
 	untraced string
+	// balances are the native balances after the block of the addresses it
+	// touched (native.go).
+	balances []nativeBalance
 }
 
 // isMethodMissing reports whether err says the node lacks the method.
@@ -145,9 +148,11 @@ func (f *follower) fetchChunk(ctx context.Context, first uint64, out []*fetched)
 		}
 	}
 	if f.trace.Load() {
-		return f.traceChunk(ctx, first, out)
+		if err := f.traceChunk(ctx, first, out); err != nil {
+			return err
+		}
 	}
-	return nil
+	return f.fetchBalances(ctx, out)
 }
 
 // fetchReceipts reads a block's receipts one transaction at a time, for

@@ -26,7 +26,10 @@ type follower struct {
 	client *rpc.Client
 	dialed bool // client was dialled by us: close it
 	trace  atomic.Bool
-	http   *http.Client
+	// verified is set once the node answered eth_chainId with the chain's
+	// id (at Open, or with ChainOptions.CheckLater in run).
+	verified atomic.Bool
+	http     *http.Client
 	// own carries the calls of the clients the follower made itself (the
 	// dialled RPC client over HTTP, the default http client); close closes
 	// its idle connections.
@@ -93,14 +96,13 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 		}
 		f.client, f.dialed = c, true
 	}
-	var id hexutil.Uint64
-	if err := f.client.CallContext(ctx, &id, "eth_chainId"); err != nil {
-		f.close()
-		return nil, fmt.Errorf("evmindex: chain %d: eth_chainId: %w", co.ChainID, err)
-	}
-	if uint64(id) != co.ChainID {
-		f.close()
-		return nil, fmt.Errorf("evmindex: chain %d: node reports chain id %d", co.ChainID, uint64(id))
+	if err := f.checkChainID(ctx); err != nil {
+		var wrong *wrongChainError
+		if !co.CheckLater || errors.As(err, &wrong) {
+			f.close()
+			return nil, err
+		}
+		ix.log.Warn("evmindex: the node does not answer; following it once it does", "chain", co.ChainID, "err", err)
 	}
 	if err := f.load(); err != nil {
 		f.close()
@@ -108,6 +110,31 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 	}
 	return f, nil
 }
+
+// wrongChainError says the node serves another chain than configured.
+type wrongChainError struct{ want, got uint64 }
+
+func (e *wrongChainError) Error() string {
+	return fmt.Sprintf("evmindex: chain %d: node reports chain id %d", e.want, e.got)
+}
+
+// checkChainID asks the node its chain id and marks the follower verified
+// when it is the configured one.
+func (f *follower) checkChainID(ctx context.Context) error {
+	var id hexutil.Uint64
+	if err := f.client.CallContext(ctx, &id, "eth_chainId"); err != nil {
+		return fmt.Errorf("evmindex: chain %d: eth_chainId: %w", f.id, err)
+	}
+	if uint64(id) != f.id {
+		return &wrongChainError{want: f.id, got: uint64(id)}
+	}
+	f.verified.Store(true)
+	return nil
+}
+
+// maxBackoff bounds the wait between a follower's retries, so that a node
+// that comes back (or answers for the first time) is followed within it.
+const maxBackoff = 5 * time.Second
 
 func (f *follower) close() {
 	if f.dialed {
@@ -188,8 +215,44 @@ func (f *follower) disableTrace(err error) {
 	}
 }
 
+// awaitNode checks the node's chain id until it answers, at most maxBackoff
+// apart, and reports whether to follow it: not when ctx ended or the node
+// serves another chain.
+func (f *follower) awaitNode(ctx context.Context) bool {
+	backoff := f.opts.PollInterval
+	for !f.verified.Load() {
+		err := f.checkChainID(ctx)
+		var wrong *wrongChainError
+		switch {
+		case ctx.Err() != nil:
+			return false
+		case errors.As(err, &wrong):
+			f.ix.log.Error("evmindex: not following the node: it serves another chain", "err", err)
+			return false
+		case err != nil:
+			f.ix.metrics.errors.WithLabelValues(f.label).Inc()
+		}
+		if f.verified.Load() {
+			f.ix.log.Info("evmindex: the node answers; following it", "chain", f.id)
+			return true
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+	return true
+}
+
 // run follows the node until ctx ends.
 func (f *follower) run(ctx context.Context) {
+	if !f.awaitNode(ctx) {
+		return
+	}
 	wake := make(chan struct{}, 1)
 	heads := make(chan map[string]any, 16)
 	if sub, err := f.client.EthSubscribe(ctx, heads, "newHeads"); err == nil {
@@ -223,7 +286,7 @@ func (f *follower) run(ctx context.Context) {
 			f.ix.metrics.errors.WithLabelValues(f.label).Inc()
 			f.ix.log.Warn("evmindex: follow", "chain", f.id, "err", err)
 			wait = backoff
-			backoff = min(backoff*2, 30*time.Second)
+			backoff = min(backoff*2, maxBackoff)
 		} else {
 			backoff = f.opts.PollInterval
 			if !caughtUp {

@@ -62,6 +62,12 @@ type ChainOptions struct {
 	// Client is an RPC client to use instead of dialling RPCURL, e.g. the
 	// embedded dev chain's in-process client. The Index does not close it.
 	Client *rpc.Client
+	// CheckLater lets Open succeed while the node does not answer
+	// eth_chainId: the follower asks again in the background, at most 5s
+	// apart, and follows the node once it answers with ChainID (a node of
+	// another chain is logged and never followed). Until then the chain
+	// answers from the store (Ready).
+	CheckLater bool
 	// StartBlock is the first block indexed when the store has none of this
 	// chain; a resumed index continues after its last block instead.
 	StartBlock uint64
@@ -188,7 +194,7 @@ func (ix *Index) openDB(path string) error {
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxLifetime(0)
 	ix.w = w
-	if _, err := w.Exec(schema); err != nil {
+	if _, err := w.Exec(schema + nativeSchema); err != nil {
 		return fmt.Errorf("evmindex: schema: %w", err)
 	}
 	if err := ix.migrate(context.Background(), w); err != nil {
@@ -265,6 +271,17 @@ func (ix *Index) Chains() []uint64 { return append([]uint64(nil), ix.order...) }
 
 // Has reports whether chainID is followed.
 func (ix *Index) Has(chainID uint64) bool { _, ok := ix.chains[chainID]; return ok }
+
+// Ready reports whether chainID has something to answer from: its node
+// answered with the chain's id, or the store holds blocks of it.
+func (ix *Index) Ready(chainID uint64) bool {
+	f := ix.chains[chainID]
+	if f == nil {
+		return false
+	}
+	_, stored := f.indexed()
+	return stored || f.verified.Load()
+}
 
 // Head returns the highest block of chainID in the store, and false when it
 // has none yet.

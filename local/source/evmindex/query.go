@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // BlockRow is a stored block.
@@ -385,22 +384,4 @@ func (ix *Index) holdingsAt(ctx context.Context, q HoldingQuery) ([]Holding, err
 		out = out[:q.Limit]
 	}
 	return out, nil
-}
-
-// NativeBalance asks the chain's node for addr's balance at block (nil means
-// latest).
-func (ix *Index) NativeBalance(ctx context.Context, chainID uint64, addr common.Address, block *uint64) (*big.Int, error) {
-	f := ix.chains[chainID]
-	if f == nil {
-		return nil, ErrUnknownChain
-	}
-	tag := "latest"
-	if block != nil {
-		tag = hexutil.EncodeUint64(*block)
-	}
-	var bal hexutil.Big
-	if err := f.client.CallContext(ctx, &bal, "eth_getBalance", addr, tag); err != nil {
-		return nil, fmt.Errorf("evmindex: eth_getBalance: %w", err)
-	}
-	return bal.ToInt(), nil
 }

@@ -99,6 +99,7 @@ func (f *follower) rollback(ctx context.Context, from uint64) error {
 		`DELETE FROM internal_txs WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM untraced_blocks WHERE chain_id=? AND number>=?`,
 		`DELETE FROM teleporter_messages WHERE chain_id=? AND block_number>=?`,
+		`DELETE FROM native_balances WHERE chain_id=? AND block>=?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, f.id, from); err != nil {
 			return fmt.Errorf("rollback: %w", err)

@@ -76,6 +76,9 @@ func (f *follower) commit(ctx context.Context, blocks []*fetched) error {
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
+	if err := f.writeBalances(ctx, tx, blocks); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}

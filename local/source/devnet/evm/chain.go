@@ -51,6 +51,9 @@ type Options struct {
 	// blocks, too, follow GenesisTime + height*BlockSpacing, which keeps
 	// every answer deterministic at the price of timestamps in the past.
 	Now func() time.Time
+	// EwoqBalance is ewoq's genesis balance, in wei. Nil means 50,000,000
+	// AVAX, as on avalanchego's local C-Chain.
+	EwoqBalance *big.Int
 	// NoSeed skips the seeded activity: the chain starts at genesis.
 	NoSeed bool
 	// BlockchainID is the chain's Avalanche blockchain id. When set, the
@@ -215,11 +218,7 @@ func (c *Chain) start() error {
 	}
 	alloc := core.SystemContractAllocs()
 	for i, a := range c.accounts {
-		bal := devBalance
-		if i == 0 {
-			bal = ewoqBalance
-		}
-		alloc[a.Address] = types.Account{Balance: bal}
+		alloc[a.Address] = types.Account{Balance: c.genesisBalance(i)}
 	}
 	ethConf := ethconfig.Defaults
 	ethConf.NetworkId = c.opts.ChainID

@@ -18,11 +18,14 @@ import (
 // signature) in a block sealed right away.
 
 // genesisBalance returns the genesis balance of the i-th dev account.
-func genesisBalance(i int) *big.Int {
-	if i == 0 {
-		return ewoqBalance
+func (c *Chain) genesisBalance(i int) *big.Int {
+	switch {
+	case i > 0:
+		return devBalance
+	case c.opts.EwoqBalance != nil:
+		return c.opts.EwoqBalance
 	}
-	return devBalance
+	return ewoqBalance
 }
 
 // restoring returns the withdrawals that bring the dev accounts left below
@@ -36,7 +39,7 @@ func (c *Chain) restoring() (types.Withdrawals, error) {
 	var ws types.Withdrawals
 	gwei := big.NewInt(params.GWei)
 	for i, a := range c.accounts {
-		want := genesisBalance(i)
+		want := c.genesisBalance(i)
 		have := st.GetBalance(a.Address).ToBig()
 		if new(big.Int).Lsh(have, 1).Cmp(want) >= 0 {
 			continue

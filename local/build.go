@@ -215,7 +215,7 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 	if followed != nil {
 		b.add(dataapi.Handlers(dataapi.Options{Source: followed, Logger: b.log}))
 	} else {
-		b.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, LinearX: true, Logger: b.log}))
+		b.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, GenesisSupply: devnet.InitialSupply, Logger: b.log}))
 	}
 
 	// The node's methods: the followed node's fall back to its index, never

@@ -41,6 +41,12 @@ func NotFound(msg string) *Error {
 	return &Error{Status: http.StatusNotFound, Msgs: []string{msg}}
 }
 
+// Unavailable is a 503: the local world cannot answer yet (or at all) what
+// msg says.
+func Unavailable(msg string) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Msgs: []string{msg}}
+}
+
 // Internal is a 500 for a failed read of the local store. The answer says
 // only that; err is for the log.
 func Internal(err error) *Error {
@@ -61,8 +67,8 @@ type Req struct {
 }
 
 // Handle makes fn a catalogue handler for operation op: it checks the
-// network name, runs fn and writes its answer, or the error fn returned or
-// the messages it collected with Fail.
+// network name (of a route that has one), runs fn and writes its answer,
+// or the error fn returned or the messages it collected with Fail.
 func Handle(op string, now func() time.Time, fn func(*Req) (any, *Error)) catalog.Handler {
 	if now == nil {
 		now = time.Now
@@ -73,7 +79,7 @@ func Handle(op string, now func() time.Time, fn func(*Req) (any, *Error)) catalo
 			body any
 			herr *Error
 		)
-		if !slices.Contains(Networks, q.Network) {
+		if _, named := v["network"]; named && !slices.Contains(Networks, q.Network) {
 			herr = BadRequest("network must be one of the following values: mainnet, fuji, testnet")
 		} else {
 			body, herr = fn(q)

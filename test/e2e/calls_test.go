@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"net/url"
 	"testing"
 )
@@ -16,6 +17,10 @@ type call struct {
 	// call gets from every world of the suite (a write the local world has
 	// no implementation of), instead of a result.
 	RPCError string
+	// Status, when set, is the status a valid call gets from every world
+	// of the suite instead of the route's success status: the spec's 404
+	// for an id that names nothing there.
+	Status int
 }
 
 // nodeParams are valid parameters for each info.* and avm.* method, given
@@ -133,7 +138,11 @@ func primaryCalls(name string, w *world) []call {
 	case "listLatestXChainVertices":
 		return []call{get(nets + "/blockchains/x-chain/vertices?pageSize=3")}
 	case "getVertexByHash":
-		return []call{get(nets + "/blockchains/x-chain/vertices/" + w.Vertex)}
+		c := get(nets + "/blockchains/x-chain/vertices/" + w.Vertex)
+		if w.Vertex == noVertex {
+			c.Status = http.StatusNotFound
+		}
+		return []call{c}
 	case "getAssetDetails":
 		return []call{get(nets + "/blockchains/x-chain/assets/" + w.AssetID)}
 	case "listAssetTransactions":

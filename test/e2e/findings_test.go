@@ -356,7 +356,7 @@ func TestCChainIDsLocal(t *testing.T) {
 				}
 				t.Run(r.Name, func(t *testing.T) {
 					for _, c := range callsFor(t, r, &w) {
-						checkAnswer(t, r, c, do(t, c.Method, local.URL+c.Path, c.Body, nil), localStatus(t, r))
+						checkAnswer(t, r, c, do(t, c.Method, local.URL+c.Path, c.Body, nil), localStatus(t, r, c))
 						if id == "43112" {
 							continue // the dev chain's own id; TestRoutesFailingUpstream covers its fallback
 						}

@@ -17,12 +17,12 @@ func TestRoutesKeysFile(t *testing.T) {
 	w := discover(t, "fuji")
 	eachCall(t, w, func(t *testing.T, r route, c call) {
 		rep := do(t, c.Method, e.URL+c.Path, c.Body, map[string]string{"x-glacier-api-key": key})
-		checkAnswer(t, r, c, rep, localStatus(t, r))
+		checkAnswer(t, r, c, rep, localStatus(t, r, c))
 		if rep.Header.Get("ratelimit-policy") == "" || rep.Header.Get("ratelimit-remaining") == "" {
 			t.Errorf("%s %s: keyed answer without ratelimit headers", c.Method, c.Path)
 		}
 		anon := do(t, c.Method, e.URL+c.Path, c.Body, nil)
-		checkAnswer(t, r, c, anon, localStatus(t, r))
+		checkAnswer(t, r, c, anon, localStatus(t, r, c))
 		bad := do(t, c.Method, e.URL+c.Path, c.Body, map[string]string{"x-glacier-api-key": "e2e-unknown-key"})
 		checkAnswer(t, r, c, bad, http.StatusUnauthorized)
 	})
@@ -60,7 +60,7 @@ func TestRoutesRedis(t *testing.T) {
 	keyed := map[string]string{"x-glacier-api-key": key}
 	eachCall(t, w, func(t *testing.T, r route, c call) {
 		first := do(t, c.Method, a.URL+c.Path, c.Body, keyed)
-		checkAnswer(t, r, c, first, proxiedStatus(t, r))
+		checkAnswer(t, r, c, first, proxiedStatus(t, r, c))
 		if r.Cache == "never" {
 			return
 		}

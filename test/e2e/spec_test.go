@@ -42,6 +42,7 @@ func (s *spec) load() {
 	}
 	dropObjectExamples(doc)
 	s.doc, _ = doc.(map[string]any)
+	discriminateBalances(s.doc)
 	s.c = jsonschema.NewCompiler()
 	s.c.DefaultDraft(jsonschema.Draft2020)
 	s.err = s.c.AddResource("file:///spec.json", doc)
@@ -136,5 +137,36 @@ func dropObjectExamples(v any) {
 		for _, c := range x {
 			dropObjectExamples(c)
 		}
+	}
+}
+
+// discriminateBalances fixes glacier.json's getBalancesByAddresses answer,
+// a oneOf of the P-, X- and C-Chain balances that no P- or X-Chain answer
+// can pass: the C-Chain's schema requires only the two atomic lists both
+// others have, so every P or X answer matches two branches. The real
+// service's answers fail it alike; the SDKs read it as a union. The answer
+// must instead match the branch its chainInfo.chainName names.
+func discriminateBalances(doc map[string]any) {
+	paths, _ := doc["paths"].(map[string]any)
+	op, _ := paths["/v1/networks/{network}/blockchains/{blockchainId}/balances"].(map[string]any)
+	get, _ := op["get"].(map[string]any)
+	resp, _ := get["responses"].(map[string]any)
+	ok, _ := resp["200"].(map[string]any)
+	content, _ := ok["content"].(map[string]any)
+	media, _ := content["application/json"].(map[string]any)
+	if media == nil {
+		return
+	}
+	branch := func(chain, name string) any {
+		return map[string]any{
+			"if":   map[string]any{"properties": map[string]any{"chainInfo": map[string]any{"properties": map[string]any{"chainName": map[string]any{"const": chain}}}}},
+			"then": map[string]any{"$ref": "#/components/schemas/" + name},
+		}
+	}
+	media["schema"] = map[string]any{
+		"required":   []any{"chainInfo"},
+		"properties": map[string]any{"chainInfo": map[string]any{"$ref": "#/components/schemas/PrimaryNetworkChainInfo"}},
+		"allOf": []any{branch("p-chain", "ListPChainBalancesResponse"), branch("x-chain", "ListXChainBalancesResponse"),
+			branch("c-chain", "ListCChainAtomicBalancesResponse")},
 	}
 }

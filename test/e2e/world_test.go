@@ -56,6 +56,10 @@ type world struct {
 	XTxID      string
 }
 
+// noVertex is a well-formed vertex hash that names no vertex of the local
+// world.
+const noVertex = "11111111111111111111111111111111LpoYY"
+
 var (
 	worldMu    sync.Mutex
 	worldCache = map[string]*world{}
@@ -172,8 +176,8 @@ func discoverMore(t testing.TB, base string, w *world) {
 	}
 	getJSON(t, nets+"/blockchains/x-chain/vertices:listByHeight?vertexHeight=1", &vs)
 	// The devnet's X-Chain is linear from its genesis: it has no vertex,
-	// and a well-formed id stands for one.
-	w.Vertex = "11111111111111111111111111111111LpoYY"
+	// and a well-formed id stands for one (404).
+	w.Vertex = noVertex
 	if len(vs.Vertices) > 0 {
 		w.Vertex = vs.Vertices[0].VertexHash
 	}

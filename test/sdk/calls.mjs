@@ -80,7 +80,10 @@ for (const c of calls) {
   for (const p of parts) obj = obj?.[p];
   try {
     if (typeof obj?.[name] !== "function") throw new Error(`no ${which} SDK method ${c.op}`);
-    const call = options ? obj[name](c.args ?? {}, options) : obj[name](c.args ?? {});
+    // A method without a request (chainkit's avaxSupply.get) takes the
+    // options alone.
+    const bare = obj[name].length <= 1 && Object.keys(c.args ?? {}).length === 0;
+    const call = !options ? obj[name](c.args ?? {}) : bare ? obj[name](options) : obj[name](c.args ?? {}, options);
     out[c.name] = { ok: true, result: await first(call) };
   } catch (e) {
     failed++;

@@ -91,8 +91,12 @@ func (a *api) getBlock(q *req) (any, *apireq.Error) {
 }
 
 // listBlocksByNode is listPrimaryNetworkBlocksByNodeId: the blocks of the
-// chain a node proposed, newest first (Options.Proposers; the C-Chain's are
-// not indexed, so none).
+// chain a node proposed, newest first. Only Options.Proposers knows
+// proposers (the devnet's); over a followed node's index the blocks of a
+// node the network knows are the ones whose proposer is known: none, since
+// the node's APIs give the inner blocks without their ProposerVM header.
+// The C-Chain's blocks are not indexed here: none either. A node the
+// network does not know is 404.
 func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
 	if herr != nil {
@@ -108,8 +112,14 @@ func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	ids, ok := a.opts.Proposers.Proposed(chain, node)
-	if !ok {
+	var ids []string
+	known := false
+	if p := a.opts.Proposers; p != nil {
+		ids, known = p.Proposed(chain, node)
+	} else if known, herr = a.knownNode(q, node); herr != nil {
+		return nil, herr
+	}
+	if !known {
 		return nil, apireq.NotFound("Node " + raw + " not found")
 	}
 	var items []*pindex.Block
@@ -133,14 +143,77 @@ func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
 	return out, nil
 }
 
-// listVertices is getVertexByHeight over an X-Chain linear from its
-// genesis (Options.LinearX): no height has a vertex.
+// knownNode reports whether node validated or validates the network: an
+// indexed stake or a current validator names it.
+func (a *api) knownNode(q *req, node avax.NodeID) (bool, *apireq.Error) {
+	all, _, herr := a.validations(q)
+	if herr != nil {
+		return false, herr
+	}
+	for _, v := range all {
+		if v.node == node.String() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// linearX reports whether the X-Chain had no vertex: its block 0's
+// parent is the empty id (the devnet's), or the stop vertex avalanchego
+// builds over an empty DAG (a network started after the linearization:
+// every network but mainnet and fuji, which name a well-known stop vertex
+// over their DAG). Otherwise the index holds none of the vertices before
+// the linearization: 503.
+func (a *api) linearX(q *req) *apireq.Error {
+	bs, err := a.src.Blocks(q.ctx, pindex.ChainX, pindex.BlockRange{Asc: true, Limit: 1})
+	if err != nil {
+		return apireq.Internal(err)
+	}
+	if len(bs) == 0 || bs[0].Height != 0 {
+		return apireq.Unavailable("the X-Chain's genesis is not indexed yet")
+	}
+	own := a.src.Network()
+	if p := bs[0].Parent; p != avax.EmptyID.String() && p != emptyStopVertex(own.ChainID(pindex.ChainX)).String() {
+		return apireq.Unavailable("the X-Chain's vertices, before its linearization, are not indexed")
+	}
+	return nil
+}
+
+// emptyStopVertex is the id of the stop vertex avalanchego (v1.10 on)
+// builds for chain when its DAG has no vertex
+// (snow/engine/avalanche/vertex.BuildStopVertex(chain, 0, nil)): the hash
+// of codec version 1, the chain id, height 0 and no parents.
+func emptyStopVertex(chain avax.ID) avax.ID {
+	b := make([]byte, 0, 2+32+8+4)
+	b = append(b, 0, 1)
+	b = append(b, chain[:]...)
+	b = append(b, make([]byte, 8+4)...)
+	return avax.Hash256(b)
+}
+
+// listVertices is listLatestXChainVertices and getVertexByHeight: an
+// X-Chain linear from its genesis has no vertex at any height.
 func (a *api) listVertices(q *req) (any, *apireq.Error) {
 	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+		return nil, herr
+	}
+	if herr := a.linearX(q); herr != nil {
 		return nil, herr
 	}
 	if _, _, herr := apireq.Paginate(q.Req, []struct{}{}, q.PageSize(10), q.Scope("X")); herr != nil {
 		return nil, herr
 	}
 	return glacier.ListVerticesResponse{Vertices: []glacier.Vertex{}, ChainInfo: glacier.ChainInfo{ChainName: "x-chain", Network: q.Network}}, nil
+}
+
+// getVertex is getVertexByHash: an X-Chain linear from its genesis has no
+// vertex, so every hash is 404.
+func (a *api) getVertex(q *req) (any, *apireq.Error) {
+	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+		return nil, herr
+	}
+	if herr := a.linearX(q); herr != nil {
+		return nil, herr
+	}
+	return nil, apireq.NotFound("Vertex " + apireq.Shorten(q.Q.Get("vertexHash")) + " not found on the x-chain")
 }

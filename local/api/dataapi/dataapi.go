@@ -38,10 +38,13 @@ import (
 type Source interface {
 	Chains
 	Subnets
+	Blockchains
 	UTXOs
+	Activity
 	Stakes
 	Blocks
 	Txs
+	Supplies
 }
 
 // Chains describes the indexed network: its ids, the clock of its stake
@@ -56,6 +59,28 @@ type Chains interface {
 type Subnets interface {
 	Subnets(ctx context.Context) ([]*pindex.Subnet, error)
 	Subnet(ctx context.Context, id string) (*pindex.Subnet, bool, error)
+}
+
+// Blockchains reads the chains CreateChainTxs made (the primary network's
+// own in the P-Chain's genesis).
+type Blockchains interface {
+	Blockchains(ctx context.Context) ([]pindex.Blockchain, error)
+	Blockchain(ctx context.Context, id string) (pindex.Blockchain, bool, error)
+}
+
+// Activity reads what happened to addresses' UTXOs: their latest activity
+// on a chain, and the rewards they were paid.
+type Activity interface {
+	LastActivity(ctx context.Context, chain pindex.Chain, addrs []avax.ShortID) (pindex.Activity, bool, error)
+	RewardUTXOs(ctx context.Context, addrs []avax.ShortID) ([]*pindex.UTXO, error)
+}
+
+// Supplies reads the AVAX supply as the network reported it (a followed
+// node's platform.getCurrentSupply), and the amounts the index totals.
+type Supplies interface {
+	Supply(ctx context.Context) (pindex.Supply, bool, error)
+	Totals(ctx context.Context) (pindex.Totals, error)
+	LockedAVAX(ctx context.Context, now int64) (uint64, error)
 }
 
 // UTXOs reads UTXOs, the chains an address used and the assets.
@@ -96,8 +121,11 @@ type Nodes interface {
 }
 
 // Proposers knows who proposed each block (snowman++) and the P-Chain's
-// state after each block: the devnet does, an index does not. Without
-// one, listPrimaryNetworkBlocksByNodeId has no local implementation.
+// state after each block: the devnet does. A followed node's index does
+// not: the node's platform.getBlockByHeight and avm.getBlockByHeight give
+// the inner block without the ProposerVM header that names its proposer
+// (in encoding json and hex alike), so without Proposers
+// listPrimaryNetworkBlocksByNodeId lists no block.
 type Proposers interface {
 	// Proposer returns the proposer of chain's block id.
 	Proposer(chain pindex.Chain, id string) (glacier.ProposerDetails, bool)
@@ -122,11 +150,11 @@ type Options struct {
 	Nodes Nodes
 	// Proposers describes blocks beyond the index. Nil means unknown.
 	Proposers Proposers
-	// LinearX says the X-Chain was linear from its genesis, as the devnet's
-	// is (and a local network avalanchego v1.14 starts): getVertexByHeight
-	// answers that no height has a vertex. False means the vertices are not
-	// known: the route has no local implementation.
-	LinearX bool
+	// GenesisSupply is the AVAX the network's genesis made, in nAVAX, for a
+	// source that does not record the network's current supply (the
+	// devnet: getAvaxSupply then totals genesis, rewards and burned fees).
+	// Zero means the source records it.
+	GenesisSupply uint64
 	// Now is the clock of page tokens. Nil means time.Now. Stake statuses
 	// follow the source's clock.
 	Now func() time.Time
@@ -147,25 +175,35 @@ func Handlers(opts Options) map[string]catalog.Handler {
 	}
 	a := &api{src: opts.Source, opts: opts, log: opts.Logger.With("component", "dataapi")}
 	hs := map[string]catalog.Handler{
-		"listSubnets":                          a.handle("listSubnets", a.listSubnets),
-		"getSubnetById":                        a.handle("getSubnetById", a.getSubnet),
-		"getUtxosByAddresses":                  a.handle("getUtxosByAddresses", a.getUTXOs),
-		"getChainIdsForAddresses":              a.handle("getChainIdsForAddresses", a.listChainIDs),
-		"listValidators":                       a.handle("listValidators", a.listValidators),
-		"getSingleValidatorDetails":            a.handle("getSingleValidatorDetails", a.getValidator),
-		"listDelegators":                       a.handle("listDelegators", a.listDelegators),
-		"listL1Validators":                     a.handle("listL1Validators", a.listL1Validators),
-		"listPendingPrimaryNetworkRewards":     a.handle("listPendingPrimaryNetworkRewards", a.listPendingRewards),
-		"listLatestPrimaryNetworkBlocks":       a.handle("listLatestPrimaryNetworkBlocks", a.listBlocks),
-		"getBlockById":                         a.handle("getBlockById", a.getBlock),
-		"listLatestPrimaryNetworkTransactions": a.handle("listLatestPrimaryNetworkTransactions", a.listTxs),
-		"getTxByHash":                          a.handle("getTxByHash", a.getTx),
-	}
-	if opts.Proposers != nil {
-		hs["listPrimaryNetworkBlocksByNodeId"] = a.handle("listPrimaryNetworkBlocksByNodeId", a.listBlocksByNode)
-	}
-	if opts.LinearX {
-		hs["getVertexByHeight"] = a.handle("getVertexByHeight", a.listVertices)
+		"listSubnets":                                 a.handle("listSubnets", a.listSubnets),
+		"getSubnetById":                               a.handle("getSubnetById", a.getSubnet),
+		"getUtxosByAddresses":                         a.handle("getUtxosByAddresses", a.getUTXOs),
+		"getChainIdsForAddresses":                     a.handle("getChainIdsForAddresses", a.listChainIDs),
+		"listValidators":                              a.handle("listValidators", a.listValidators),
+		"getSingleValidatorDetails":                   a.handle("getSingleValidatorDetails", a.getValidator),
+		"listDelegators":                              a.handle("listDelegators", a.listDelegators),
+		"listL1Validators":                            a.handle("listL1Validators", a.listL1Validators),
+		"listPendingPrimaryNetworkRewards":            a.handle("listPendingPrimaryNetworkRewards", a.listPendingRewards),
+		"listLatestPrimaryNetworkBlocks":              a.handle("listLatestPrimaryNetworkBlocks", a.listBlocks),
+		"getBlockById":                                a.handle("getBlockById", a.getBlock),
+		"listLatestPrimaryNetworkTransactions":        a.handle("listLatestPrimaryNetworkTransactions", a.listTxs),
+		"getTxByHash":                                 a.handle("getTxByHash", a.getTx),
+		"listPrimaryNetworkBlocksByNodeId":            a.handle("listPrimaryNetworkBlocksByNodeId", a.listBlocksByNode),
+		"listLatestXChainVertices":                    a.handle("listLatestXChainVertices", a.listVertices),
+		"getVertexByHash":                             a.handle("getVertexByHash", a.getVertex),
+		"getVertexByHeight":                           a.handle("getVertexByHeight", a.listVertices),
+		"getNetworkDetails":                           a.handle("getNetworkDetails", a.getNetworkDetails),
+		"listBlockchains":                             a.handle("listBlockchains", a.listBlockchains),
+		"getBlockchainById":                           a.handle("getBlockchainById", a.getBlockchain),
+		"getAvaxSupply":                               a.handle("getAvaxSupply", a.getSupply),
+		"getAssetDetails":                             a.handle("getAssetDetails", a.getAsset),
+		"listAssetTransactions":                       a.handle("listAssetTransactions", a.listAssetTxs),
+		"getBalancesByAddresses":                      a.handle("getBalancesByAddresses", a.getBalances),
+		"getUtxosByAddressesV2":                       a.handle("getUtxosByAddressesV2", a.getUTXOs),
+		"getLastActivityTimestampByAddresses":         a.handle("getLastActivityTimestampByAddresses", a.lastActivity),
+		"getLastActivityTimestampByAddressesV2":       a.handle("getLastActivityTimestampByAddressesV2", a.lastActivity),
+		"listActivePrimaryNetworkStakingTransactions": a.handle("listActivePrimaryNetworkStakingTransactions", a.listStakingTxs),
+		"listHistoricalPrimaryNetworkRewards":         a.handle("listHistoricalPrimaryNetworkRewards", a.listRewards),
 	}
 	return hs
 }

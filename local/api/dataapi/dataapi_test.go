@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,9 +29,11 @@ var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // world is one source the handlers answer from, with what the tests know
 // of it. Both worlds hold the devnet's history: "devnet" is the devnet
 // itself (its index, answering as any network, knowing its nodes and
-// blocks' proposers); "followed" is an index filled with the blocks a node
-// running that network gives a follower (no genesis stakers, which no block
-// lists, no reward UTXOs, which no block holds), answering as itself.
+// blocks' proposers); "followed" is an index filled with what a follower
+// gets from a node running that network (its blocks, the genesis's chains
+// and the reward UTXOs the node gives for each reward; not the genesis
+// stakers, which no block lists, nor the balances DisableL1ValidatorTxs
+// return, which no block holds), answering as itself.
 type world struct {
 	name   string
 	dev    *devnet.World
@@ -65,6 +69,15 @@ func (w *world) xChain(network string) avax.ID {
 	return devnet.XChainID
 }
 
+// cChain is the C-Chain id the world's answers print for network.
+func (w *world) cChain(network string) avax.ID {
+	if w.devnet {
+		n, _ := devnet.LookupNetwork(network)
+		return n.CChain
+	}
+	return devnet.CChainID
+}
+
 // named is the network a name names (the ids of the catalogue's enums).
 func named(network string) devnet.Network {
 	n, _ := devnet.LookupNetwork(network)
@@ -81,7 +94,7 @@ func newDevnet(t testing.TB) *devnet.World {
 }
 
 func devnetWorld(t testing.TB, dw *devnet.World) *world {
-	hs := Handlers(Options{Source: dw.Index(), AnyNetwork: true, Nodes: dw, Proposers: dw, LinearX: true, Now: func() time.Time { return clock }})
+	hs := Handlers(Options{Source: dw.Index(), AnyNetwork: true, Nodes: dw, Proposers: dw, GenesisSupply: devnet.InitialSupply, Now: func() time.Time { return clock }})
 	// The handlers take validated values: mount them through the catalogue,
 	// as the local world does without the edge.
 	return &world{name: "devnet", dev: dw, src: dw.Index(), mux: catalog.NewMux(catalog.Catalogue(), hs), devnet: true}
@@ -103,8 +116,23 @@ func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
 		for _, b := range dw.Blocks(c) {
 			nb := *b
 			nb.Paid = nil
+			for tx, paid := range b.Paid {
+				for _, p := range paid {
+					if p.Reward != "" {
+						if nb.Paid == nil {
+							nb.Paid = map[string][]pindex.Paid{}
+						}
+						nb.Paid[tx] = append(nb.Paid[tx], p)
+					}
+				}
+			}
 			if c == pindex.ChainP {
 				nb.Genesis = nil
+				for _, g := range b.Genesis {
+					if strings.Contains(string(g), `"chainName"`) {
+						nb.Genesis = append(nb.Genesis, g)
+					}
+				}
 			}
 			blocks = append(blocks, &nb)
 		}
@@ -130,8 +158,49 @@ func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
 
 func followedWorld(t testing.TB, dw *devnet.World) *world {
 	ix := followedIndex(t, dw)
-	hs := Handlers(Options{Source: ix, Now: func() time.Time { return clock }})
-	return &world{name: "followed", dev: dw, src: ix, mux: catalog.NewMux(catalog.Catalogue(), hs)}
+	src := reported{ix, nodeSupply(t, dw, ix)}
+	hs := Handlers(Options{Source: src, Now: func() time.Time { return clock }})
+	return &world{name: "followed", dev: dw, src: src, mux: catalog.NewMux(catalog.Catalogue(), hs)}
+}
+
+// reported is a followed node's index that has recorded the node's
+// supply.
+type reported struct {
+	*pindex.Index
+	supply pindex.Supply
+}
+
+func (r reported) Supply(context.Context) (pindex.Supply, bool, error) { return r.supply, true, nil }
+
+// nodeSupply is what platform.getCurrentSupply says on a node running dw's
+// network: the genesis supply plus the potential rewards of every staker
+// added (the completed ones' paid, the active ones' and their delegators',
+// and the fees validators accrued from ended delegations).
+func nodeSupply(t testing.TB, dw *devnet.World, ix *pindex.Index) pindex.Supply {
+	tot, err := ix.Totals(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := devnet.InitialSupply + tot.Rewards
+	now := dw.Now().Unix()
+	for _, v := range dw.Validations() {
+		if v.SubnetID.IsEmpty() && v.Status(now) == devnet.StatusActive {
+			s += v.Reward
+		}
+	}
+	for _, d := range dw.Delegations() {
+		switch d.Status(now) {
+		case devnet.StatusActive:
+			s += d.GrossReward
+		case devnet.StatusCompleted:
+			for _, v := range dw.Validations() {
+				if v.NodeID == d.NodeID && v.SubnetID.IsEmpty() && v.Status(now) == devnet.StatusActive && d.Start >= v.Start && d.End <= v.End {
+					s += d.GrossReward - d.NetReward
+				}
+			}
+		}
+	}
+	return pindex.Supply{Current: s, Height: dw.PHeight(), Time: now - 5}
 }
 
 var (
@@ -217,7 +286,10 @@ func validate(t *testing.T, name string, body []byte) {
 		t.Fatalf("%s: %v\nbody: %.2000s", name, err, body)
 	}
 	nulls := bytes.Count(body, []byte(":null"))
-	if geo := bytes.Count(body, []byte(`"geolocation":null`)); nulls != geo && name != "Subnet" && name != "ListSubnetsResponse" {
+	// A validator's geolocation is required and nullable, and so are some
+	// fields of an EVM genesis (genesisData).
+	genesis := slices.Contains([]string{"Subnet", "ListSubnetsResponse", "Blockchain", "ListBlockchainsResponse"}, name)
+	if geo := bytes.Count(body, []byte(`"geolocation":null`)); nulls != geo && !genesis {
 		t.Fatalf("%s: answer holds a null: %.500s", name, body)
 	}
 }
@@ -286,6 +358,26 @@ func cases(t testing.TB, w *world, network string) []testCase {
 		{"txs P", base + "/blockchains/p-chain/transactions?pageSize=100", "ListPChainTransactionsResponse", "transactions"},
 		{"txs X", base + "/blockchains/x-chain/transactions?pageSize=100", "ListXChainTransactionsResponse", "transactions"},
 		{"txs P of ewoq", base + "/blockchains/p-chain/transactions?addresses=" + ewoqP, "ListPChainTransactionsResponse", "transactions"},
+		{"network", base, "GetNetworkDetailsResponse", ""},
+		{"blockchains", base + "/blockchains", "ListBlockchainsResponse", "blockchains"},
+		{"blockchain X", base + "/blockchains/" + w.xChain(network).String(), "Blockchain", ""},
+		{"blockchain C", base + "/blockchains/" + w.cChain(network).String(), "Blockchain", ""},
+		{"supply", "/v1/avax/supply", "AvaxSupplyResponse", ""},
+		{"asset AVAX", base + "/blockchains/x-chain/assets/" + w.avaxID(network).String(), "XChainAssetDetails", ""},
+		{"asset txs AVAX", base + "/blockchains/x-chain/assets/" + w.avaxID(network).String() + "/transactions?pageSize=100", "ListXChainTransactionsResponse", "transactions"},
+		{"balances P", base + "/blockchains/p-chain/balances?addresses=" + ewoqP, "ListPChainBalancesResponse", ""},
+		{"balances X", base + "/blockchains/x-chain/balances?addresses=" + ewoqX, "ListXChainBalancesResponse", ""},
+		{"balances C", base + "/blockchains/c-chain/balances?addresses=" + ewoqX, "ListCChainAtomicBalancesResponse", ""},
+		{"balances P then", base + "/blockchains/p-chain/balances?blockTimestamp=" + fmt.Sprint(w.dev.GenesisTime().Unix()+20*86400) + "&addresses=" + ewoqP,
+			"ListPChainBalancesResponse", ""},
+		{"last activity X", base + "/blockchains/x-chain/lastActivityTimestampByAddresses?addresses=" + ewoqX, "LastActivityTimestamp", ""},
+		{"last activity P", base + "/blockchains/" + named(network).PChain.String() + "/lastActivityTimestampByAddresses?addresses=" + ewoqP,
+			"LastActivityTimestamp", ""},
+		{"staking txs", base + "/blockchains/p-chain/transactions:listStaking?pageSize=100", "ListPChainTransactionsResponse", "transactions"},
+		{"rewards", base + "/rewards?pageSize=100", "ListHistoricalRewardsResponse", "historicalRewards"},
+		{"vertices", base + "/blockchains/x-chain/vertices", "ListXChainVerticesResponse", ""},
+		{"vertices by height", base + "/blockchains/x-chain/vertices:listByHeight?vertexHeight=0", "ListXChainVerticesResponse", ""},
+		{"blocks of node P", base + "/blockchains/p-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", ""},
 	}
 	for _, c := range []struct {
 		chain pindex.Chain
@@ -305,12 +397,10 @@ func cases(t testing.TB, w *world, network string) []testCase {
 		cs = append(cs, testCase{"tx " + string(c.chain) + " " + c.kind,
 			base + "/blockchains/" + alias(c.chain) + "/transactions/" + w.txOf(t, c.chain, c.kind), schema, ""})
 	}
-	if w.devnet {
+	if w.devnet { // only the devnet knows its blocks' proposers
 		cs = append(cs,
-			testCase{"blocks of node P", base + "/blockchains/p-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", "blocks"},
-			testCase{"blocks of node X", base + "/blockchains/x-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", "blocks"},
-			// The devnet's X-Chain has no vertices: an empty list.
-			testCase{"vertices", base + "/blockchains/x-chain/vertices:listByHeight?vertexHeight=0", "ListXChainVerticesResponse", ""})
+			testCase{"proposed P", base + "/blockchains/p-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", "blocks"},
+			testCase{"proposed X", base + "/blockchains/x-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", "blocks"})
 	}
 	return cs
 }
@@ -338,28 +428,25 @@ func TestSchemas(t *testing.T) {
 	})
 }
 
-// TestRoutes: the devnet answers every primary-network route of the
-// catalogue; the followed index every one but those only the devnet knows.
+// TestRoutes: both worlds answer every primary-network route of the
+// catalogue (glacier.json's "Primary Network" routes and the AVAX supply).
 func TestRoutes(t *testing.T) {
+	var names []string
+	for _, rt := range catalog.Catalogue() {
+		if rt.Service == catalog.Data && (strings.HasPrefix(rt.Path, "/v1/networks/") || rt.Path == "/v1/avax/supply") {
+			names = append(names, rt.Name)
+		}
+	}
+	if len(names) != 29 {
+		t.Fatalf("the catalogue has %d primary-network routes: %v", len(names), names)
+	}
 	for _, w := range worlds(t) {
 		hs := Handlers(Options{Source: w.src, AnyNetwork: w.devnet})
-		for _, name := range []string{"listSubnets", "getSubnetById", "getUtxosByAddresses", "getChainIdsForAddresses", "listValidators",
-			"getSingleValidatorDetails", "listDelegators", "listL1Validators", "listPendingPrimaryNetworkRewards", "listLatestPrimaryNetworkBlocks",
-			"getBlockById", "listLatestPrimaryNetworkTransactions", "getTxByHash"} {
+		for _, name := range names {
 			if hs[name] == nil {
 				t.Errorf("%s: no handler for %s", w.name, name)
 			}
 		}
-		for _, name := range []string{"listPrimaryNetworkBlocksByNodeId", "getVertexByHeight"} {
-			if _, ok := hs[name]; ok {
-				t.Errorf("%s: %s without Proposers or LinearX", w.name, name)
-			}
-		}
-	}
-	dw := worlds(t)[0].dev
-	hs := Handlers(Options{Source: dw.Index(), Proposers: dw, LinearX: true})
-	if hs["listPrimaryNetworkBlocksByNodeId"] == nil || hs["getVertexByHeight"] == nil {
-		t.Error("no listPrimaryNetworkBlocksByNodeId with Proposers or getVertexByHeight with LinearX")
 	}
 }
 

@@ -31,6 +31,16 @@ func hugeIDs(t *testing.T, f *world) {
 		"/v1/networks/fuji/addresses:listChainIds?addresses=" + huge,
 		"/v1/networks/fuji/blockchains/p-chain/transactions/" + huge,
 		"/v1/networks/fuji/blockchains/x-chain/transactions?addresses=X-fuji1" + huge,
+		"/v1/networks/fuji/blockchains/p-chain/transactions?l1ValidationId=" + huge,
+		"/v1/networks/fuji/blockchains/" + huge,
+		"/v1/networks/fuji/blockchains/x-chain/assets/" + huge,
+		"/v1/networks/fuji/blockchains/x-chain/assets/" + huge + "/transactions",
+		"/v1/networks/fuji/blockchains/x-chain/vertices/" + huge,
+		"/v1/networks/fuji/blockchains/p-chain/balances?addresses=P-fuji1" + huge,
+		"/v1/networks/fuji/blockchains/x-chain/lastActivityTimestampByAddresses?addresses=X-fuji1" + huge,
+		"/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?addresses=P-fuji1" + huge,
+		"/v1/networks/fuji/rewards?nodeIds=NodeID-" + huge,
+		"/v1/networks/fuji/blockchains/p-chain/nodes/NodeID-" + huge + "/blocks",
 	} {
 		name := strings.ReplaceAll(path, huge, "<200k>")
 		t.Run(name, func(t *testing.T) {
@@ -66,6 +76,11 @@ func FuzzHandlers(f *testing.F) {
 	f.Add("/v1/networks/mainnet/blockchains/x-chain/utxos", "addresses=avax1xyz&minUtxoAmount=1e400")
 	f.Add("/v1/networks/testnet/blockchains/x-chain/transactions", "txTypes=BaseTx&startTimestamp=99999999999999999999")
 	f.Add("/v1/networks/fuji/rewards:listPending", "nodeIds=NodeID-&pageToken=%00")
+	f.Add("/v1/networks/fuji/blockchains/p-chain/balances", "addresses=fuji1xyz&blockTimestamp=-99999999999")
+	f.Add("/v1/networks/mainnet/blockchains/x-chain/assets/FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z/transactions", "txTypes=BaseTx,Nope&pageSize=0")
+	f.Add("/v1/avax/supply", "")
+	f.Add("/v1/networks/fuji/rewards", "addresses=&nodeIds=NodeID-1&sortOrder=asc&currency=usd")
+	f.Add("/v1/networks/fuji/blockchains/p-chain/transactions:listStaking", "txTypes=AddValidatorTx&startTimestamp=5&endTimestamp=4")
 	ws := worlds(f)
 	f.Fuzz(func(t *testing.T, path, query string) {
 		if !strings.HasPrefix(path, "/") {

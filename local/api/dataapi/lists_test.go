@@ -99,8 +99,7 @@ func TestValidatorFigures(t *testing.T) {
 		if w.devnet != (v.Geolocation != nil) || w.devnet != (v.AvalancheGoVersion != "") {
 			t.Errorf("geolocation %v, version %q", v.Geolocation, v.AvalancheGoVersion)
 		}
-		// Completed validations show what their RewardValidatorTx paid,
-		// when the index holds it (the devnet's reward UTXOs).
+		// Completed validations show what their RewardValidatorTx paid.
 		var done struct {
 			Validators []glacier.CompletedValidator `json:"validators"`
 		}
@@ -111,7 +110,7 @@ func TestValidatorFigures(t *testing.T) {
 		}
 		for _, c := range done.Validators {
 			paid := c.Rewards.ValidationRewardAmount != "0" && c.Rewards.RewardTxHash != ""
-			if w.devnet != paid {
+			if !paid {
 				t.Errorf("completed %s: rewards %+v", c.TxHash, c.Rewards)
 			}
 		}

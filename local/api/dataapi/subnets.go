@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/apireq"
 	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/glacier"
@@ -24,22 +25,39 @@ func (q *req) subnet(s *pindex.Subnet) glacier.Subnet {
 		out.L1ValidatorManagerDetails = &glacier.ManagerDetails{BlockchainID: c.ChainID, ContractAddress: c.Address}
 	}
 	for _, c := range s.Chains {
-		b := glacier.Blockchain{CreateBlockTimestamp: c.Time, CreateBlockNumber: strconv.FormatUint(c.Height, 10), BlockchainID: c.ID,
-			VMID: c.VMID, SubnetID: c.SubnetID, BlockchainName: c.Name}
-		// A Subnet-EVM genesis is JSON with config.chainId; other VMs'
-		// genesis bytes are not described.
-		var g map[string]any
-		if json.Unmarshal(c.Genesis, &g) == nil {
-			b.GenesisData = g
-			if cfg, ok := g["config"].(map[string]any); ok {
-				if id, ok := cfg["chainId"].(float64); ok && id > 0 {
-					b.EVMChainID = uint64(id)
-				}
-			}
-		}
-		out.Blockchains = append(out.Blockchains, b)
+		out.Blockchains = append(out.Blockchains, q.blockchain(c))
 	}
 	return out
+}
+
+// evmChainID is the C-Chain's EVM chain id of a network name (avanet),
+// which the devnet's C-Chain takes as it answers for that network.
+func evmChainID(network string) uint64 {
+	n, _ := avanet.ByName(network)
+	return n.EVMChainID
+}
+
+// blockchain is c as a Blockchain, its id as the view presents it.
+func (q *req) blockchain(c pindex.Blockchain) glacier.Blockchain {
+	b := glacier.Blockchain{CreateBlockTimestamp: c.Time, CreateBlockNumber: strconv.FormatUint(c.Height, 10), BlockchainID: q.view.id(c.ID),
+		VMID: c.VMID, SubnetID: c.SubnetID, BlockchainName: c.Name}
+	// An EVM genesis is JSON with config.chainId; other VMs' genesis
+	// bytes are not described.
+	var g map[string]any
+	if json.Unmarshal(c.Genesis, &g) == nil {
+		b.GenesisData = g
+		if cfg, ok := g["config"].(map[string]any); ok {
+			if id, ok := cfg["chainId"].(float64); ok && id > 0 {
+				b.EVMChainID = uint64(id)
+			}
+		}
+	}
+	if c.ID == q.view.own.C && q.view.c != q.view.own.CChainID {
+		// The devnet's C-Chain as the named network's: its EVM chain id
+		// too, and not the dev chain's genesis.
+		b.EVMChainID, b.GenesisData = evmChainID(q.view.network), nil
+	}
+	return b
 }
 
 func (a *api) listSubnets(q *req) (any, *apireq.Error) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/avaedge/avaedge/local/apireq"
+	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/glacier"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
@@ -41,9 +42,14 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 	if herr != nil {
 		return nil, herr
 	}
-	f := pindex.TxFilter{BlockRange: q.timeRange(), Addrs: q.Addresses("addresses")}
+	f := pindex.TxFilter{BlockRange: q.timeRange(), Addrs: q.Addresses("addresses"), L1ValidationID: q.Q.Get("l1ValidationId")}
 	f.Asc = !q.Desc()
 	f.Types = q.List("txTypes")
+	if v := f.L1ValidationID; v != "" {
+		if _, err := avax.ParseID(v); err != nil {
+			q.Fail("l1ValidationId must be a valid validation id")
+		}
+	}
 	size := q.PageSize(10)
 	scope := q.Scope(string(chain))
 	lo, herr := q.Offset(scope)
@@ -165,7 +171,7 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *
 	out := glacier.PChainTx{TxHash: t.ID, TxType: t.Type, BlockTimestamp: t.Time, BlockNumber: strconv.FormatUint(t.Height, 10), BlockHash: block,
 		ConsumedUTXOs: []glacier.PChainUTXO{}, EmittedUTXOs: []glacier.PChainUTXO{}, SourceChain: v.id(u.SourceChain),
 		DestinationChain: v.id(u.DestinationChain), SubnetID: u.SubnetID, Memo: memo(u.Memo)}
-	var in, made, staked, l1 sums
+	var in, made, staked, l1, paid sums
 	for _, x := range consumed {
 		am, herr := assets.amount(x)
 		if herr != nil {
@@ -180,9 +186,13 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *
 			return out, herr
 		}
 		out.EmittedUTXOs = append(out.EmittedUTXOs, q.pItem(x, am))
-		if x.Staked {
+		switch {
+		case x.Staked:
 			staked.add(x.AssetID, x.Amount)
-		} else {
+		case x.Paid: // a reward or a returned balance: not from the inputs
+			paid.add(x.AssetID, x.Amount)
+			made.add(x.AssetID, x.Amount)
+		default:
 			made.add(x.AssetID, x.Amount)
 		}
 	}
@@ -197,7 +207,7 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *
 	}
 	burned := sums{}
 	for _, id := range in.order {
-		spent := made.total[id] + staked.total[id] + l1.total[id]
+		spent := made.total[id] - paid.total[id] + staked.total[id] + l1.total[id]
 		if in.total[id] > spent {
 			burned.add(id, in.total[id]-spent)
 		}
@@ -267,14 +277,12 @@ func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *
 		return out, herr
 	}
 	if t.Type == pindex.TxCreateAsset {
-		d, herr := assets.asset(t.ID)
+		d, herr := assets.detail(t.ID)
 		if herr != nil {
 			return out, herr
 		}
-		// The index follows secp256k1 outputs only, so an asset is taken
-		// as one without minters: its supply fixed at creation.
-		out.AssetCreated = &glacier.AssetDetails{AssetID: d.AssetID, Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1",
-			CreatedAtTimestamp: t.Time, Cap: "fixed"}
+		out.AssetCreated = &glacier.AssetDetails{AssetID: v.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: d.Type,
+			CreatedAtTimestamp: t.Time, Cap: d.Cap}
 	}
 	return out, nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
+// getUTXOs is getUtxosByAddresses (GET, addresses in the query) and
+// getUtxosByAddressesV2 (POST, in the body).
 func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
 	if herr != nil {
@@ -32,9 +34,9 @@ func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	all, err := a.src.UTXOs(q.ctx, chain, addrs, includeSpent)
-	if err != nil {
-		return nil, apireq.Internal(err)
+	all, herr := a.utxoSet(q, chain, addrs, includeSpent)
+	if herr != nil {
+		return nil, herr
 	}
 	var items []*pindex.UTXO
 	for _, u := range all {
@@ -109,11 +111,11 @@ func (q *req) utxoBytes(u *pindex.UTXO) string {
 type assetCache struct {
 	a *api
 	q *req
-	m map[string]glacier.AssetAmount
+	m map[string]pindex.Asset
 }
 
 func (a *api) assets(q *req) *assetCache {
-	return &assetCache{a: a, q: q, m: map[string]glacier.AssetAmount{}}
+	return &assetCache{a: a, q: q, m: map[string]pindex.Asset{}}
 }
 
 // amount is u's AssetAmount.
@@ -123,21 +125,28 @@ func (c *assetCache) amount(u *pindex.UTXO) (glacier.AssetAmount, *apireq.Error)
 	return am, herr
 }
 
-// asset describes an asset of the index, without an amount.
-func (c *assetCache) asset(id string) (glacier.AssetAmount, *apireq.Error) {
-	am, ok := c.m[id]
+// detail reads an asset of the index.
+func (c *assetCache) detail(id string) (pindex.Asset, *apireq.Error) {
+	d, ok := c.m[id]
 	if !ok {
-		d, found, err := c.a.src.Asset(c.q.ctx, id)
+		var found bool
+		var err error
+		d, found, err = c.a.src.Asset(c.q.ctx, id)
 		if err != nil {
-			return am, apireq.Internal(err)
+			return d, apireq.Internal(err)
 		}
 		if !found { // an asset whose CreateAssetTx the index has not seen
-			d = pindex.Asset{ID: id}
+			d = pindex.Asset{ID: id, Type: "secp256k1"}
 		}
-		am = glacier.AssetAmount{AssetID: c.q.view.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: "secp256k1"}
-		c.m[id] = am
+		c.m[id] = d
 	}
-	return am, nil
+	return d, nil
+}
+
+// asset describes an asset of the index, without an amount.
+func (c *assetCache) asset(id string) (glacier.AssetAmount, *apireq.Error) {
+	d, herr := c.detail(id)
+	return glacier.AssetAmount{AssetID: c.q.view.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: d.Type}, herr
 }
 
 // pItem is u as a PChainUtxo.

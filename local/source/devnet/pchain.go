@@ -182,6 +182,11 @@ func (h *history) buildPChain() error {
 	genesis := &Block{ID: w.deriveID("pblock", "0"), Height: 0, Time: G, Type: "ApricotCommitBlock", Size: 4096, Supply: InitialSupply}
 	w.pBlocks = []*Block{genesis}
 	g := &pindex.RawBlock{Height: 0, Type: genesis.Type, Size: genesis.Size}
+	chains, err := primaryChains()
+	if err != nil {
+		return err
+	}
+	g.Genesis = chains
 	supply := InitialSupply
 	var raws []*pindex.RawBlock
 	newBlock := func(t int64, typ string, txs []avax.ID) *Block {
@@ -233,7 +238,6 @@ func (h *history) buildPChain() error {
 		}
 		raws = append(raws, rb)
 	}
-	var err error
 	if g.JSON, err = json.Marshal(pBlockJSON{Time: G, ParentID: avax.EmptyID.String(), Height: 0, ID: genesis.ID.String()}); err != nil {
 		return err
 	}
@@ -242,6 +246,32 @@ func (h *history) buildPChain() error {
 	w.assignProposers()
 	w.l1Fees()
 	return nil
+}
+
+// primaryChains are the CreateChainTxs of the P-Chain's genesis that made
+// the X- and C-Chain (their ids the chains'), as platform.getTx prints
+// them: the X-Chain's genesis (the AVM's bytes) is not modelled, the C-Chain's is the
+// dev chain's EVM genesis (its chain id).
+func primaryChains() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	for _, c := range []struct {
+		id, vm  avax.ID
+		name    string
+		genesis []byte
+	}{
+		{XChainID, AVMID, "X-Chain", []byte{}},
+		{CChainID, EVMID, "C-Chain", []byte(fmt.Sprintf(`{"config":{"chainId":%d}}`, avanet.Local.EVMChainID))},
+	} {
+		u := createChainJSON{pBaseJSON: pBaseJSON{NetworkID: NetworkID, BlockchainID: PChainID.String(), Outputs: []pOutputJSON{}, Inputs: []pInputJSON{},
+			Memo: "0x"}, SubnetID: PChainID.String(), ChainName: c.name, VMID: c.vm.String(), FxIDs: []string{}, GenesisData: c.genesis,
+			SubnetAuth: authJSON{SignatureIndices: []uint32{}}}
+		b, err := json.Marshal(pTxJSON{Unsigned: u, Credentials: []any{}, ID: c.id.String()})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 // rawBlock is b in the node's encoding: its txs (standard) or tx (proposal).
@@ -273,11 +303,11 @@ func (h *history) rewards(tx *PTx) []pindex.Paid {
 	switch {
 	case st.delegation != nil:
 		d := st.delegation
-		add(d.NetReward, d.RewardOwner[0], rewardDelegator)
+		add(d.NetReward, d.RewardOwner[0], pindex.RewardDelegator)
 	case st.validation != nil:
 		v := st.validation
-		add(v.Reward, v.RewardOwner[0], rewardValidator)
-		add(v.DelegationReward, v.RewardOwner[0], rewardValidatorFee)
+		add(v.Reward, v.RewardOwner[0], pindex.RewardValidator)
+		add(v.DelegationReward, v.RewardOwner[0], pindex.RewardValidatorFee)
 	}
 	return paid
 }

@@ -109,13 +109,6 @@ func (d *Delegation) Status(now int64) Status {
 	return StatusCompleted
 }
 
-// Reward kinds, as the Data API names them (pindex.Reward.Kind).
-const (
-	rewardValidator    = "VALIDATOR"
-	rewardDelegator    = "DELEGATOR"
-	rewardValidatorFee = "VALIDATOR_FEE"
-)
-
 // Owner is a threshold of addresses that controls a subnet.
 type Owner struct {
 	Locktime  uint64

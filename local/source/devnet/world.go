@@ -26,6 +26,10 @@ var (
 	AVAXAssetID = mustID(avanet.Local.AVAXAssetID)
 	// SubnetEVMID is the VM id of Subnet-EVM.
 	SubnetEVMID = mustID("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy")
+	// AVMID and EVMID are the VM ids of the X- and C-Chain (avalanchego's
+	// constants: the names' bytes).
+	AVMID = avax.ID{'a', 'v', 'm'}
+	EVMID = avax.ID{'e', 'v', 'm'}
 	// EwoqKey is the well-known local test key "ewoq" (hex).
 	EwoqKey = "56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 )

@@ -213,8 +213,9 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 			next++
 		}
 	case TxCreateAsset:
-		if err := w.exec(`INSERT INTO assets (id, chain, name, symbol, denomination, height) VALUES (?,?,?,?,?,?)`,
-			t.ID, string(w.chain), u.Name, u.Symbol, int(deref(u.Denomination)), w.height); err != nil {
+		capKind, assetType := assetKind(&u)
+		if err := w.exec(`INSERT INTO assets (id, chain, name, symbol, denomination, height, cap, type) VALUES (?,?,?,?,?,?,?,?)`,
+			t.ID, string(w.chain), u.Name, u.Symbol, int(deref(u.Denomination)), w.height, capKind, assetType); err != nil {
 			return "", err
 		}
 		for _, st := range u.InitialStates {
@@ -241,6 +242,9 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 		if err := w.applyP(typ, t.ID, txID, &u, next); err != nil {
 			return "", err
 		}
+	}
+	if err := w.derive(typ, t.ID, idx, &u); err != nil {
+		return "", err
 	}
 	for _, p := range w.paid[t.ID] {
 		if err := w.paidUTXO(t.ID, p); err != nil {

@@ -82,8 +82,12 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, 
 		}
 		f.Bytes = b
 	}
-	if c == ChainX && height == 0 {
-		if err := ix.fetchGenesis(ctx, f); err != nil {
+	if height == 0 {
+		fetchGenesis := ix.fetchXGenesis
+		if c == ChainP {
+			fetchGenesis = ix.fetchPGenesis
+		}
+		if err := fetchGenesis(ctx, f); err != nil {
 			return nil, err
 		}
 	}
@@ -126,6 +130,12 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 		}
 		ix.metrics.up.Set(1)
 		ix.metrics.node.WithLabelValues(label).Set(float64(tip))
+		if c == ChainP {
+			if err := ix.readRewards(ctx); err != nil {
+				ix.fail(ctx, c, err)
+				continue
+			}
+		}
 		head, _ := ix.headOf(c)
 		ix.metrics.lag.WithLabelValues(label).Set(float64(int64(tip) - head))
 		if int64(tip) <= head {
@@ -329,6 +339,9 @@ func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string
 		}
 		parent, prevTime = b.ID, w.time
 	}
+	if err := addBurned(tx, ix.net.Avax, c, from, from+uint64(len(blocks))-1); err != nil {
+		return fmt.Errorf("pindex: burned fees: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
@@ -407,7 +420,7 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 	ix.log.Warn("the node's chain differs from the index; rolling back", "chain", string(c), "from", cur, "to", h)
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	if err := ix.st.rollback(ctx, c, h); err != nil {
+	if err := ix.st.rollback(ctx, ix.net.Avax, c, h); err != nil {
 		return err
 	}
 	ix.setHead(c, h)
@@ -415,13 +428,16 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 }
 
 // refreshValidators stores platform.getCurrentValidators for the primary
-// network and every indexed subnet, every ValidatorsInterval and whenever
-// the index reaches the node's P-Chain tip with new blocks (new subnets, L1
-// conversions, stakes).
+// network and every indexed subnet, and platform.getCurrentSupply, every
+// ValidatorsInterval and whenever the index reaches the node's P-Chain tip
+// with new blocks (new subnets, L1 conversions, stakes).
 func (ix *Index) refreshValidators(ctx context.Context) {
 	for ctx.Err() == nil {
 		if err := ix.RefreshValidators(ctx); err != nil && ctx.Err() == nil {
 			ix.log.Debug("current validators not refreshed", "err", err)
+		}
+		if err := ix.RecordSupply(ctx); err != nil && ctx.Err() == nil {
+			ix.log.Debug("the node's supply not recorded", "err", err)
 		}
 		if err := ix.RecordNode(ctx); err != nil && ctx.Err() == nil {
 			ix.log.Debug("the node's info answers not recorded", "err", err)

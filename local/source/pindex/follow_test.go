@@ -34,6 +34,29 @@ type fakeNode struct {
 	// pHeights counts the calls.
 	pHeight  string
 	pHeights int
+	// rewardAt, when not zero, is the height of a proposal block with a
+	// RewardValidatorTx of the genesis staker stakingTx, whose commit block
+	// follows; rewardCalls counts platform.getRewardUTXOs.
+	rewardAt    uint64
+	rewardCalls int
+}
+
+// The fake network's genesis: its X- and C-Chain's CreateChainTxs, and a
+// staker that no block lists, rewarded at fakeNode.rewardAt.
+var (
+	stakingTx   = avax.Hash256([]byte("genesis staker"))
+	genesisTxID = map[string]avax.ID{"X-Chain": fakeX, "C-Chain": fakeC}
+)
+
+// rewardUTXOs are what the genesis staker's reward pays owner: the
+// validation reward, then its delegation fees.
+func rewardUTXOs() []*avax.UTXO {
+	var out []*avax.UTXO
+	for i, amount := range []uint64{700, 30} {
+		out = append(out, &avax.UTXO{TxID: stakingTx, OutputIndex: uint32(1 + i), AssetID: fakeAVAX,
+			Out: &avax.TransferOutput{Amt: amount, OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{owner}}}})
+	}
+	return out
 }
 
 var (
@@ -57,6 +80,15 @@ func (n *fakeNode) block(h uint64) map[string]any {
 		b["parentID"] = n.id("elsewhere", h-1).String()
 	}
 	if h == 0 {
+		return b
+	}
+	switch {
+	case n.rewardAt != 0 && h == n.rewardAt:
+		delete(b, "txs")
+		b["tx"] = map[string]any{"id": n.id("tx", h).String(), "credentials": []any{}, "unsignedTx": map[string]any{"txID": stakingTx.String()}}
+		return b
+	case n.rewardAt != 0 && h == n.rewardAt+1:
+		delete(b, "txs")
 		return b
 	}
 	out := map[string]any{"assetID": fakeAVAX.String(), "fxID": "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ",
@@ -93,6 +125,35 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		result = map[string]string{"height": cmp.Or(n.pHeight, strconv.FormatUint(n.height, 10))}
 	case "platform.getCurrentValidators":
 		result = map[string]any{"validators": []any{}}
+	case "platform.getCurrentSupply":
+		result = map[string]string{"supply": "360000000000000000", "height": strconv.FormatUint(n.height, 10)}
+	case "platform.getBlockchains":
+		result = map[string]any{"blockchains": []any{
+			map[string]string{"id": fakeX.String(), "name": "X-Chain", "subnetID": avax.EmptyID.String(), "vmID": "jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq"},
+			map[string]string{"id": fakeC.String(), "name": "C-Chain", "subnetID": avax.EmptyID.String(), "vmID": "mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6"},
+			map[string]string{"id": avax.Hash256([]byte("a subnet's chain")).String(), "name": "sub", "subnetID": fakeX.String(), "vmID": "x"}}}
+	case "platform.getTx":
+		for name, id := range genesisTxID {
+			if req.Params["txID"] == id.String() {
+				result = map[string]any{"encoding": "json", "tx": map[string]any{"id": id.String(), "credentials": []any{}, "unsignedTx": map[string]any{
+					"networkID": 12345, "blockchainID": avax.EmptyID.String(), "outputs": []any{}, "inputs": []any{}, "memo": "0x",
+					"subnetID": avax.EmptyID.String(), "chainName": name, "vmID": "jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq",
+					"fxIDs": []any{}, "genesisData": "eyJjb25maWciOnsiY2hhaW5JZCI6NDMxMTJ9fQ==", "subnetAuthorization": map[string]any{"signatureIndices": []any{}}}}}
+			}
+		}
+		if result == nil {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"not found"},"id":%s}`, req.ID)
+			return
+		}
+	case "platform.getRewardUTXOs":
+		n.rewardCalls++
+		utxos := []string{}
+		if n.rewardAt != 0 && n.height > n.rewardAt && req.Params["txID"] == stakingTx.String() {
+			for _, u := range rewardUTXOs() {
+				utxos = append(utxos, avax.EncodeHex(u.Bytes()))
+			}
+		}
+		result = map[string]any{"numFetched": strconv.Itoa(len(utxos)), "utxos": utxos, "encoding": "hex"}
 	case "avm.getBlockByHeight", "platform.getBlockByHeight":
 		h, _ := strconv.ParseUint(req.Params["height"], 10, 64)
 		if req.Method == "platform.getBlockByHeight" && h > n.height {
@@ -106,7 +167,14 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if req.Params["encoding"] == "json" {
 			result = map[string]any{"block": b, "encoding": "json"}
 		} else {
-			raw := binary.BigEndian.AppendUint32([]byte{0, 0}, 32) // BanffStandardBlock
+			typ := uint32(32) // BanffStandardBlock
+			switch {
+			case n.rewardAt != 0 && h == n.rewardAt:
+				typ = 29 // BanffProposalBlock
+			case n.rewardAt != 0 && h == n.rewardAt+1:
+				typ = 31 // BanffCommitBlock
+			}
+			raw := binary.BigEndian.AppendUint32([]byte{0, 0}, typ)
 			sum := sha256.Sum256([]byte(fmt.Sprint(b)))
 			result = map[string]any{"block": avax.EncodeHexNC(append(raw, sum[:]...)), "encoding": "hexnc"}
 		}

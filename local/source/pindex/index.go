@@ -191,6 +191,10 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.rpc.Close()
 		return nil, err
 	}
+	if err := upgrade(st.w, ix.net.Avax, ix.log); err != nil {
+		st.close()
+		return nil, fmt.Errorf("pindex: upgrading the store: %w", err)
+	}
 	for _, c := range []Chain{ChainP, ChainX} {
 		h, ok, err := st.head(c)
 		if err != nil {

@@ -34,6 +34,8 @@ var migrations = [][3]string{
 	{"txs", "bytes", "BLOB"},
 	{"utxos", "reward", "TEXT"},     // a reward UTXO's kind
 	{"utxos", "emitted_by", "TEXT"}, // the RewardValidatorTx that paid a reward UTXO (its tx is the staking tx)
+	{"assets", "cap", "TEXT"},       // fixed or variable (NULL before version 2: derived then)
+	{"assets", "type", "TEXT"},      // secp256k1 or nft
 }
 
 // migrate adds missing columns. Rows stored before them have NULLs there:
@@ -64,9 +66,9 @@ func migrate(db *sql.DB) error {
 	return nil
 }
 
-// fetchGenesis reads the X-Chain's genesis transaction: the AVAX asset's
+// fetchXGenesis reads the X-Chain's genesis transaction: the AVAX asset's
 // CreateAssetTx, whose id is the asset's.
-func (ix *Index) fetchGenesis(ctx context.Context, f *RawBlock) error {
+func (ix *Index) fetchXGenesis(ctx context.Context, f *RawBlock) error {
 	var r struct {
 		Tx json.RawMessage `json:"tx"`
 	}

@@ -109,21 +109,54 @@ func (ix *Index) subnets(ctx context.Context, only string) ([]*Subnet, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	chains, err := ix.st.r.QueryContext(ctx, `SELECT id, subnet, name, vm, genesis, height, time FROM blockchains ORDER BY height, id`)
+	chains, err := ix.blockchains(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	defer chains.Close()
-	for chains.Next() {
-		var b Blockchain
-		if err := chains.Scan(&b.ID, &b.SubnetID, &b.Name, &b.VMID, &b.Genesis, &b.Height, &b.Time); err != nil {
-			return nil, err
-		}
+	for _, b := range chains {
 		if s := byID[b.SubnetID]; s != nil {
 			s.Chains = append(s.Chains, b)
 		}
 	}
-	return out, chains.Err()
+	return out, nil
+}
+
+// Blockchains returns every chain a CreateChainTx made, the primary
+// network's (in the P-Chain's genesis) included, oldest first.
+func (ix *Index) Blockchains(ctx context.Context) ([]Blockchain, error) {
+	return ix.blockchains(ctx, "")
+}
+
+// Blockchain returns the chain with id; ok is false when no indexed
+// CreateChainTx made it.
+func (ix *Index) Blockchain(ctx context.Context, id string) (Blockchain, bool, error) {
+	bs, err := ix.blockchains(ctx, id)
+	if err != nil || len(bs) == 0 {
+		return Blockchain{}, false, err
+	}
+	return bs[0], true, nil
+}
+
+func (ix *Index) blockchains(ctx context.Context, only string) ([]Blockchain, error) {
+	q, args := `SELECT id, subnet, name, vm, genesis, height, time FROM blockchains`, []any{}
+	if only != "" {
+		q += ` WHERE id = ?`
+		args = append(args, only)
+	}
+	rows, err := ix.st.r.QueryContext(ctx, q+` ORDER BY height, id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Blockchain
+	for rows.Next() {
+		var b Blockchain
+		if err := rows.Scan(&b.ID, &b.SubnetID, &b.Name, &b.VMID, &b.Genesis, &b.Height, &b.Time); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }
 
 // UTXO is an output the index knows, with its spend when spent.
@@ -150,6 +183,12 @@ type UTXO struct {
 	SpentOn              Chain
 	SpentHeight          uint64
 	SpentTime            int64
+	// StakeEnded says a stake output's staking ended (its stake_ends row):
+	// the output is back in the UTXO set, unstaked.
+	StakeEnded bool
+	// Paid says a transaction made it without spending for it: a reward,
+	// or the balance a DisableL1ValidatorTx returned (RawBlock.Paid).
+	Paid bool
 }
 
 // UTXOs returns the UTXOs of chain that any of addrs may spend, oldest
@@ -176,7 +215,7 @@ func (ix *Index) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, i
 // (s, left joined).
 const utxoColumns = `u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
 			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time, COALESCE(u.reward, ''), COALESCE(u.emitted_by, u.tx),
-			s.tx, s.chain, s.height, s.time`
+			s.tx, s.chain, s.height, s.time, u.staked = 1 AND EXISTS (SELECT 1 FROM stake_ends e WHERE e.stake = u.tx), u.emitted_by IS NOT NULL`
 
 // queryUTXOs runs q, which selects utxoColumns.
 func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
@@ -192,7 +231,8 @@ func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO
 		var by, on sql.NullString
 		var sh, stime sql.NullInt64
 		if err := rows.Scan(&u.ID, &chainS, &created, &u.TxID, &u.OutputIndex, &u.AssetID, &amount, &u.Locktime, &u.Threshold, &addrs,
-			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &u.Reward, &u.EmittedBy, &by, &on, &sh, &stime); err != nil {
+			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &u.Reward, &u.EmittedBy, &by, &on, &sh, &stime,
+			&u.StakeEnded, &u.Paid); err != nil {
 			return nil, err
 		}
 		u.Chain, u.CreatedOn, u.Addresses = Chain(chainS), Chain(created), splitAddrs(addrs)
@@ -226,21 +266,32 @@ func (ix *Index) ChainsOf(ctx context.Context, addr avax.ShortID) ([]Chain, erro
 	return out, rows.Err()
 }
 
-// Asset is an X-Chain asset's description.
+// Asset is an X-Chain asset's description: its CreateAssetTx's.
 type Asset struct {
 	ID, Name, Symbol string
 	Denomination     int
+	// Cap is "fixed" when no output of its creation is a minter, else
+	// "variable"; Type "nft" when one is an nftfx output, else
+	// "secp256k1".
+	Cap, Type string
+	// Time is when its CreateAssetTx was accepted (the X-Chain's genesis
+	// for AVAX).
+	Time int64
 }
 
-// Asset returns an asset created on the X-Chain; AVAX is described by the
-// network.
+// Asset returns an asset created on the X-Chain. AVAX, whose creation is
+// the X-Chain's genesis, is described by the network until that is
+// indexed. Its time is its block's: reading the CreateAssetTx's row would
+// read its whole body (the genesis's, with every allocation: megabytes).
 func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
-	if id == ix.net.Avax {
-		return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9}, true, nil
-	}
 	a := Asset{ID: id}
-	err := ix.st.r.QueryRowContext(ctx, `SELECT name, symbol, denomination FROM assets WHERE id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination)
+	err := ix.st.r.QueryRowContext(ctx, `SELECT a.name, a.symbol, a.denomination, COALESCE(a.cap, 'fixed'), COALESCE(a.type, 'secp256k1'),
+			COALESCE(b.time, 0)
+		FROM assets a LEFT JOIN blocks b ON b.chain = a.chain AND b.height = a.height WHERE a.id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination, &a.Cap, &a.Type, &a.Time)
 	if errors.Is(err, sql.ErrNoRows) {
+		if id == ix.net.Avax {
+			return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true, nil
+		}
 		return a, false, nil
 	}
 	return a, err == nil, err

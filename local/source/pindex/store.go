@@ -68,13 +68,24 @@ CREATE TABLE IF NOT EXISTS assets (
 	height INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS current (
 	subnet TEXT PRIMARY KEY, body TEXT NOT NULL, time INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS l1_txs (
+	validation_id TEXT NOT NULL, tx TEXT NOT NULL, balance INTEGER NOT NULL, height INTEGER NOT NULL,
+	PRIMARY KEY (validation_id, tx)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS l1_txs_height ON l1_txs(height);
+CREATE TABLE IF NOT EXISTS asset_txs (
+	asset TEXT NOT NULL, height INTEGER NOT NULL, idx INTEGER NOT NULL, tx TEXT NOT NULL,
+	PRIMARY KEY (asset, height, idx)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS asset_txs_height ON asset_txs(height);
+CREATE TABLE IF NOT EXISTS burn_pending (tx TEXT PRIMARY KEY, chain TEXT NOT NULL, height INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS spends_tx ON spends(tx);
+CREATE INDEX IF NOT EXISTS txs_type ON txs(chain, type, height);
 `
 
 // heightTables are the tables a rollback trims: table and its chain column.
 var heightTables = [][2]string{
 	{"blocks", "chain"}, {"txs", "chain"}, {"utxos", "created_on"}, {"utxo_addrs", "created_on"}, {"spends", "chain"},
 	{"subnets", "'P'"}, {"subnet_owners", "'P'"}, {"conversions", "'P'"}, {"blockchains", "'P'"},
-	{"stakes", "'P'"}, {"stake_ends", "'P'"}, {"assets", "chain"},
+	{"stakes", "'P'"}, {"stake_ends", "'P'"}, {"assets", "chain"}, {"l1_txs", "'P'"}, {"asset_txs", "'X'"}, {"burn_pending", "chain"},
 }
 
 // store is the SQLite database: one writer connection, a pool of readers.
@@ -131,8 +142,13 @@ func (s *store) open(wdsn, rdsn string) (*store, error) {
 		s.close()
 		return nil, fmt.Errorf("pindex: schema: %w", err)
 	}
-	// The UTXOs a transaction emitted (TxUTXOs), on a migrated column.
-	if _, err := w.Exec(`CREATE INDEX IF NOT EXISTS utxos_emitted ON utxos(COALESCE(emitted_by, tx))`); err != nil {
+	// The UTXOs a transaction emitted (TxUTXOs), the reward UTXOs (Stakes,
+	// RewardUTXOs, Totals), those paid without a spend (Totals) and the
+	// locked ones (LockedAVAX), on migrated columns.
+	if _, err := w.Exec(`CREATE INDEX IF NOT EXISTS utxos_emitted ON utxos(COALESCE(emitted_by, tx));
+		CREATE INDEX IF NOT EXISTS utxos_reward ON utxos(tx) WHERE reward IS NOT NULL AND reward != '';
+		CREATE INDEX IF NOT EXISTS utxos_paid ON utxos(created_on) WHERE emitted_by IS NOT NULL;
+		CREATE INDEX IF NOT EXISTS utxos_locked ON utxos(locktime, stake_locktime) WHERE locktime > 0 OR stake_locktime > 0`); err != nil {
 		s.close()
 		return nil, fmt.Errorf("pindex: schema: %w", err)
 	}
@@ -190,8 +206,9 @@ func (s *store) blockID(chain Chain, height uint64) (string, error) {
 	return id, err
 }
 
-// rollback deletes every row chain's blocks above height made.
-func (s *store) rollback(ctx context.Context, chain Chain, height int64) error {
+// rollback deletes every row chain's blocks above height made, and totals
+// the chain's burned fees (of AVAX, avaxID) again.
+func (s *store) rollback(ctx context.Context, avaxID string, chain Chain, height int64) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -204,6 +221,16 @@ func (s *store) rollback(ctx context.Context, chain Chain, height int64) error {
 		if _, err := tx.Exec(`DELETE FROM `+t[0]+` WHERE `+t[1]+`=? AND height>?`, string(chain), height); err != nil {
 			return fmt.Errorf("pindex: rollback %s: %w", t[0], err)
 		}
+	}
+	if chain == ChainP {
+		// The rewards of a reward tx at height-1 or above were stored with
+		// its option block above height: they are read again.
+		if _, err := tx.Exec(`UPDATE meta SET value=CAST(MIN(CAST(value AS INTEGER), ?) AS TEXT) WHERE key='rewards_height'`, height-1); err != nil {
+			return fmt.Errorf("pindex: rollback rewards_height: %w", err)
+		}
+	}
+	if err := resetBurned(tx, avaxID, chain); err != nil {
+		return fmt.Errorf("pindex: rollback burned fees: %w", err)
 	}
 	return tx.Commit()
 }

@@ -89,22 +89,48 @@ type TxFilter struct {
 	BlockRange
 	Types []string       // the tx types to keep; none means every type
 	Addrs []avax.ShortID // keep txs that made or spent a UTXO of one of them
+	// L1ValidationID keeps the txs that made or changed that L1 validation
+	// (ConvertSubnetToL1Tx, RegisterL1ValidatorTx, SetL1ValidatorWeightTx,
+	// IncreaseL1ValidatorBalanceTx, DisableL1ValidatorTx).
+	L1ValidationID string
+	// Asset keeps the X-Chain txs that spent or made a UTXO of that asset
+	// (its CreateAssetTx included).
+	Asset string
+	// IDs keeps only these txs; nil means no such filter.
+	IDs []string
 }
 
 // Txs returns chain's transactions that f selects, in block and block
 // position order (newest first unless f.Asc).
 func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error) {
-	args := []any{string(chain)}
-	q := `SELECT id, chain, height, idx, type, time, body FROM txs WHERE chain=?` + f.where(&args)
+	// An asset's txs are read in the order of its asset_txs rows.
+	from, by := `txs t`, "t"
+	args := []any{}
+	if f.Asset != "" {
+		from, by = `asset_txs a JOIN txs t ON t.id = a.tx AND a.asset = ?`, "a"
+		args = append(args, f.Asset)
+	}
+	args = append(args, string(chain))
+	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE t.chain=?` + f.where(&args)
 	if len(f.Types) > 0 {
-		q += ` AND type IN (` + marks(len(f.Types)) + `)`
+		q += ` AND t.type IN (` + marks(len(f.Types)) + `)`
 		for _, t := range f.Types {
 			args = append(args, t)
 		}
 	}
+	if f.IDs != nil {
+		q += ` AND t.id IN (` + marks(len(f.IDs)) + `)`
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
+	}
+	if f.L1ValidationID != "" {
+		q += ` AND t.id IN (SELECT tx FROM l1_txs WHERE validation_id = ?)`
+		args = append(args, f.L1ValidationID)
+	}
 	if len(f.Addrs) > 0 {
 		m := marks(len(f.Addrs))
-		q += ` AND id IN (SELECT COALESCE(u.emitted_by, u.tx) FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
+		q += ` AND t.id IN (SELECT COALESCE(u.emitted_by, u.tx) FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
 			UNION SELECT s.tx FROM spends s JOIN utxo_addrs a ON a.utxo = s.utxo WHERE a.addr IN (` + m + `))`
 		for range 2 {
 			for _, a := range f.Addrs {
@@ -116,7 +142,7 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 	if f.Asc {
 		dir = ""
 	}
-	q = f.page(q+` ORDER BY height`+dir+`, idx`+dir, &args)
+	q = f.page(q+` ORDER BY `+by+`.height`+dir+`, `+by+`.idx`+dir, &args)
 	rows, err := ix.st.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -106,9 +106,18 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 	// An asset's txs are read in the order of its asset_txs rows.
 	from, by := `txs t`, "t"
 	args := []any{}
-	if f.Asset != "" {
+	addrs := len(f.Addrs) > 0
+	switch {
+	case f.Asset != "":
 		from, by = `asset_txs a JOIN txs t ON t.id = a.tx AND a.asset = ?`, "a"
 		args = append(args, f.Asset)
+	case addrs:
+		// The addresses' txs drive the query (CROSS JOIN keeps SQLite
+		// from walking every tx of the chain in order, looking for the
+		// few of an address: 1,000,000 rows for one that has none).
+		from = `(` + addrTxs(len(f.Addrs)) + `) x CROSS JOIN txs t ON t.id = x.id`
+		args = appendAddrs(args, f.Addrs)
+		addrs = false
 	}
 	args = append(args, string(chain))
 	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE t.chain=?` + f.where(&args)
@@ -128,15 +137,9 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		q += ` AND t.id IN (SELECT tx FROM l1_txs WHERE validation_id = ?)`
 		args = append(args, f.L1ValidationID)
 	}
-	if len(f.Addrs) > 0 {
-		m := marks(len(f.Addrs))
-		q += ` AND t.id IN (SELECT COALESCE(u.emitted_by, u.tx) FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
-			UNION SELECT s.tx FROM spends s JOIN utxo_addrs a ON a.utxo = s.utxo WHERE a.addr IN (` + m + `))`
-		for range 2 {
-			for _, a := range f.Addrs {
-				args = append(args, a.String())
-			}
-		}
+	if addrs {
+		q += ` AND t.id IN (` + addrTxs(len(f.Addrs)) + `)`
+		args = appendAddrs(args, f.Addrs)
 	}
 	dir := " DESC"
 	if f.Asc {
@@ -159,6 +162,23 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// addrTxs selects (as id) the txs that made or spent a UTXO of n
+// addresses, given twice as arguments (appendAddrs).
+func addrTxs(n int) string {
+	m := marks(n)
+	return `SELECT COALESCE(u.emitted_by, u.tx) AS id FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
+		UNION SELECT s.tx FROM spends s JOIN utxo_addrs a ON a.utxo = s.utxo WHERE a.addr IN (` + m + `)`
+}
+
+func appendAddrs(args []any, addrs []avax.ShortID) []any {
+	for range 2 {
+		for _, a := range addrs {
+			args = append(args, a.String())
+		}
+	}
+	return args
 }
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/avax"
@@ -57,8 +58,10 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	if err != nil {
 		return nil, fmt.Errorf("node: blockchains of the index: %w", err)
 	}
+	// The index lists the primary network's X- and C-Chain too (the
+	// P-Chain's genesis creates them): they keep their aliases above.
 	for _, s := range chains {
-		if id, err := avax.ParseID(s); err == nil {
+		if id, err := avax.ParseID(s); err == nil && !slices.ContainsFunc(w.Chains, func(c Chain) bool { return c.ID == id }) {
 			w.Chains = append(w.Chains, Chain{ID: id})
 		}
 	}

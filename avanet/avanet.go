@@ -2,8 +2,8 @@
 // fuji and avalanchego's local network, the network id, the names the node
 // and the services use, the bech32 HRP of addresses, the P-, X- and C-Chain
 // blockchain ids, the AVAX asset id and the C-Chain's EVM chain id
-// (avalanchego utils/constants and its genesis configs; FACTS.md,
-// "Identifiers and constants").
+// (as avalanchego's utils/constants and genesis configs define them;
+// test/avalanchego checks this table against those).
 //
 // The catalogue, the proxy and the local world read these facts here and
 // nowhere else. The package imports nothing of avaedge, so any package may

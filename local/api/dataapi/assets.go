@@ -65,15 +65,6 @@ func (a *api) listAssetTxs(q *req) (any, *apireq.Error) {
 	if more {
 		list = list[:size]
 	}
-	out := glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: q.Next(scope, lo, size, more), Transactions: []glacier.XChainTx{},
-		ChainInfo: glacier.ChainInfo{ChainName: "x-chain", Network: q.Network}}
-	assets := a.assets(q)
-	for _, t := range list {
-		item, herr := a.xTx(q, assets, t)
-		if herr != nil {
-			return nil, herr
-		}
-		out.Transactions = append(out.Transactions, item)
-	}
-	return out, nil
+	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: q.Next(scope, lo, size, more),
+		ChainInfo: glacier.ChainInfo{ChainName: "x-chain", Network: q.Network}}, a.xTx)
 }

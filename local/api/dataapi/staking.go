@@ -73,15 +73,7 @@ func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
 		list = list[:size]
 	}
 	out.NextPageToken = q.Next(scope, lo, size, more)
-	assets := a.assets(q)
-	for _, t := range list {
-		item, herr := a.pTx(q, assets, t)
-		if herr != nil {
-			return nil, herr
-		}
-		out.Transactions = append(out.Transactions, item)
-	}
-	return out, nil
+	return txPage(q, a.assets(q), list, out, a.pTx)
 }
 
 // listRewards is listHistoricalPrimaryNetworkRewards: the rewards of

@@ -67,21 +67,19 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 	}
 	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
 	next := q.Next(scope, lo, size, more)
-	assets := a.assets(q)
 	if chain == pindex.ChainP {
-		out := glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, Transactions: []glacier.PChainTx{}, ChainInfo: info}
-		for _, t := range list {
-			item, herr := a.pTx(q, assets, t)
-			if herr != nil {
-				return nil, herr
-			}
-			out.Transactions = append(out.Transactions, item)
-		}
-		return out, nil
+		return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, ChainInfo: info}, a.pTx)
 	}
-	out := glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, Transactions: []glacier.XChainTx{}, ChainInfo: info}
+	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, ChainInfo: info}, a.xTx)
+}
+
+// txPage fills out's transactions with list's, each in the Data API's
+// shape (conv: pTx or xTx).
+func txPage[T any](q *req, assets *assetCache, list []*pindex.Tx, out glacier.ListTxsResponse[T],
+	conv func(*req, *assetCache, *pindex.Tx) (T, *apireq.Error)) (any, *apireq.Error) {
+	out.Transactions = make([]T, 0, len(list))
 	for _, t := range list {
-		item, herr := a.xTx(q, assets, t)
+		item, herr := conv(q, assets, t)
 		if herr != nil {
 			return nil, herr
 		}

@@ -3,8 +3,8 @@ package pindex
 import (
 	"database/sql"
 	"encoding/binary"
-
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -82,6 +82,8 @@ type writer struct {
 	chain  Chain
 	height uint64
 	time   int64
+	// idx is the position in its block of the transaction being applied.
+	idx int
 	// paid are the UTXOs the block's txs make without listing them.
 	paid map[string][]Paid
 }
@@ -177,6 +179,7 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 	if b, ok := txBytes[t.ID]; ok {
 		signed = b
 	}
+	w.idx = idx
 	if err := w.exec(`INSERT INTO txs (id, chain, height, idx, type, time, body, bytes) VALUES (?,?,?,?,?,?,?,?)`,
 		t.ID, string(w.chain), w.height, idx, typ, w.time, string(raw), signed); err != nil {
 		return "", err
@@ -293,22 +296,88 @@ func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJS
 		inner.Locktime, inner.Threshold, joinAddrs(addrs), lock, stake != nil, start, end, u.Bytes()); err != nil {
 		return err
 	}
+	return w.owned(id, chain, addrs, txID.String(), w.height, w.idx)
+}
+
+// owned stores the address rows of UTXO id of chain, made in the block
+// being applied by tx, at txHeight and position idx of its own chain: who may spend it (utxo_addrs),
+// that it is unspent (utxo_unspent) and that tx touched their addresses
+// (addr_txs). An exported output may have been imported (spent) by the
+// other chain's follower already: then its spender touched them too, and
+// it is not unspent.
+func (w *writer) owned(id string, chain Chain, addrs []avax.ShortID, tx string, txHeight uint64, idx int) error {
+	var spender struct {
+		chain, tx string
+		height    uint64
+		idx       int
+	}
+	spent := false
+	if chain != w.chain {
+		err := w.tx.QueryRow(`SELECT t.chain, t.id, t.height, t.idx FROM spends s JOIN txs t ON t.id = s.tx WHERE s.utxo=?`, id).
+			Scan(&spender.chain, &spender.tx, &spender.height, &spender.idx)
+		switch {
+		case err == nil:
+			spent = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+	}
 	for _, a := range addrs {
+		as := a.String()
 		if err := w.exec(`INSERT OR IGNORE INTO utxo_addrs (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
-			a.String(), string(chain), id, string(w.chain), w.height); err != nil {
+			as, string(chain), id, string(w.chain), w.height); err != nil {
+			return err
+		}
+		if err := w.exec(`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx) VALUES (?,?,?,?,?)`,
+			as, string(w.chain), txHeight, idx, tx); err != nil {
+			return err
+		}
+		if spent {
+			if err := w.exec(`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx) VALUES (?,?,?,?,?)`,
+				as, spender.chain, spender.height, spender.idx, spender.tx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := w.exec(`INSERT OR IGNORE INTO utxo_unspent (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
+			as, string(chain), id, string(w.chain), w.height); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// spend records that the transaction being applied (by) spent a UTXO: it
+// touched the UTXO's addresses, which no longer hold it unspent. A UTXO
+// another chain exported and its follower has not stored yet gets those
+// rows when it is stored (owned).
 func (w *writer) spend(txStr string, index uint32, by string) error {
 	txID, err := parseID(txStr)
 	if err != nil {
 		return err
 	}
-	return w.exec(`INSERT OR REPLACE INTO spends (utxo, tx, chain, height, time) VALUES (?,?,?,?,?)`,
-		txID.Prefix(uint64(index)).String(), by, string(w.chain), w.height, w.time)
+	id := txID.Prefix(uint64(index)).String()
+	if err := w.exec(`INSERT OR REPLACE INTO spends (utxo, tx, chain, height, time) VALUES (?,?,?,?,?)`,
+		id, by, string(w.chain), w.height, w.time); err != nil {
+		return err
+	}
+	var chain, addrs string
+	switch err := w.tx.QueryRow(`SELECT chain, addresses FROM utxos WHERE id=?`, id).Scan(&chain, &addrs); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	for _, a := range storedAddrs(addrs) {
+		if err := w.exec(`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx) VALUES (?,?,?,?,?)`,
+			a, string(w.chain), w.height, w.idx, by); err != nil {
+			return err
+		}
+		if err := w.exec(`DELETE FROM utxo_unspent WHERE addr=? AND chain=? AND utxo=?`, a, chain, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func joinAddrs(addrs []avax.ShortID) string {

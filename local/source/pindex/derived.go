@@ -20,8 +20,9 @@ import (
 // derived once, at open, from the transactions it holds (schemaVersion).
 
 // schemaVersion is the version of the derived tables a store holds (meta
-// "schema"; a store without it is version 1).
-const schemaVersion = 2
+// "schema"; a store without it is version 1). Version 3 added the address
+// tables (addr_txs, utxo_unspent), filled from the UTXO rows.
+const schemaVersion = 3
 
 // derive stores the lookup rows of transaction id, of type typ, at position
 // idx of the block being applied.
@@ -160,9 +161,55 @@ func upgrade(db *sql.DB, avaxID string, log *slog.Logger) error {
 		return err
 	}
 	defer tx.Rollback()
+	n := 0
+	if v < 2 {
+		if n, err = deriveAll(tx, avaxID); err != nil {
+			return err
+		}
+	}
+	if v < 3 {
+		if err := fillAddressTables(tx); err != nil {
+			return fmt.Errorf("address tables: %w", err)
+		}
+	}
+	if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`,
+		strconv.Itoa(schemaVersion)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if v > 1 || n > 0 { // a new store has nothing to upgrade
+		log.Info("store upgraded", "from", v, "to", schemaVersion, "txs", n, "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// fillAddressTables fills addr_txs and utxo_unspent from the UTXO, spend
+// and transaction rows of a store written before them.
+func fillAddressTables(tx *sql.Tx) error {
+	for _, q := range []string{
+		`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx)
+			SELECT a.addr, t.chain, t.height, t.idx, t.id FROM utxo_addrs a JOIN utxos u ON u.id = a.utxo JOIN txs t ON t.id = COALESCE(u.emitted_by, u.tx)`,
+		`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx)
+			SELECT a.addr, t.chain, t.height, t.idx, t.id FROM utxo_addrs a JOIN spends s ON s.utxo = a.utxo JOIN txs t ON t.id = s.tx`,
+		`INSERT OR IGNORE INTO utxo_unspent (addr, chain, utxo, created_on, height)
+			SELECT a.addr, a.chain, a.utxo, a.created_on, a.height FROM utxo_addrs a WHERE NOT EXISTS (SELECT 1 FROM spends s WHERE s.utxo = a.utxo)`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deriveAll derives the version 2 tables (asset_txs, l1_txs, the assets'
+// kinds and the burned fees) from every stored transaction; it returns how
+// many it read.
+func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 	rows, err := tx.Query(`SELECT id, chain, height, idx, type, body FROM txs ORDER BY chain, height, idx`)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	type stored struct {
 		id, chain, typ string
@@ -175,13 +222,13 @@ func upgrade(db *sql.DB, avaxID string, log *slog.Logger) error {
 		var t stored
 		if err := rows.Scan(&t.id, &t.chain, &t.height, &t.idx, &t.typ, &t.body); err != nil {
 			rows.Close()
-			return err
+			return 0, err
 		}
 		all = append(all, t)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	w := &writer{tx: tx}
 	for _, t := range all {
@@ -189,33 +236,23 @@ func upgrade(db *sql.DB, avaxID string, log *slog.Logger) error {
 			Unsigned unsignedJSON `json:"unsignedTx"`
 		}
 		if err := json.Unmarshal([]byte(t.body), &body); err != nil {
-			return fmt.Errorf("tx %s: %w", t.id, err)
+			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
 		w.chain, w.height = Chain(t.chain), t.height
 		if err := w.derive(t.typ, t.id, t.idx, &body.Unsigned); err != nil {
-			return fmt.Errorf("tx %s: %w", t.id, err)
+			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
 		if t.typ == TxCreateAsset {
 			capKind, assetType := assetKind(&body.Unsigned)
 			if _, err := tx.Exec(`UPDATE assets SET cap=?, type=? WHERE id=?`, capKind, assetType, t.id); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
 	for _, c := range []Chain{ChainP, ChainX} {
 		if err := resetBurned(tx, avaxID, c); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`,
-		strconv.Itoa(schemaVersion)); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	if len(all) > 0 {
-		log.Info("store upgraded", "from", v, "to", schemaVersion, "txs", len(all), "took", time.Since(start).Round(time.Millisecond))
-	}
-	return nil
+	return len(all), nil
 }

@@ -345,6 +345,7 @@ func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	ix.version.Add(1)
 	to := from + uint64(len(blocks)) - 1
 	ix.metrics.blocks.WithLabelValues(string(c)).Add(float64(len(blocks)))
 	ix.setHead(c, int64(to))
@@ -388,6 +389,7 @@ func (ix *Index) SetCurrentValidators(ctx context.Context, subnet string, body j
 	defer ix.writeMu.Unlock()
 	_, err := ix.st.w.ExecContext(ctx, `INSERT INTO current (subnet, body, time) VALUES (?,?,?)
 		ON CONFLICT(subnet) DO UPDATE SET body=excluded.body, time=excluded.time`, subnet, string(body), ix.now().Unix())
+	ix.currentVersion.Add(1)
 	return err
 }
 
@@ -420,7 +422,9 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 	ix.log.Warn("the node's chain differs from the index; rolling back", "chain", string(c), "from", cur, "to", h)
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	if err := ix.st.rollback(ctx, ix.net.Avax, c, h); err != nil {
+	err := ix.st.rollback(ctx, ix.net.Avax, c, h)
+	ix.version.Add(1) // after a failed commit too: nothing cached may outlive it
+	if err != nil {
 		return err
 	}
 	ix.setHead(c, h)

@@ -55,6 +55,17 @@ func TestGenerated(t *testing.T) {
 	if err := ix.Append(ctx, ChainP, []*RawBlock{b0}); err != nil {
 		t.Fatal(err)
 	}
+	// Stakes and CurrentValidators keep their answers until a write: read
+	// them before the next block and list, to see that both change.
+	if stakes, err := ix.Stakes(ctx); err != nil || len(stakes) != 1 || stakes[0].EndKind != "" || stakes[0].Rewards != nil {
+		t.Fatalf("stakes before the reward %+v, %v", stakes, err)
+	}
+	if err := ix.SetCurrentValidators(ctx, PrimaryNetworkID, json.RawMessage(`{"validators":[{"nodeID":"NodeID-111111111111111111116DBWJs"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if body, _, ok, err := ix.CurrentValidators(ctx, PrimaryNetworkID); err != nil || !ok || !strings.Contains(string(body), "DBWJs") {
+		t.Fatalf("current validators %s, %v, %v", body, ok, err)
+	}
 	rewardTx := avax.Hash256([]byte("reward")).String()
 	stakeID, _ := avax.ParseID(stakeTx)
 	b1 := genBlock(1, idOfBlock(b0), map[string]any{"id": rewardTx, "unsignedTx": map[string]any{"txID": stakeTx}})

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -130,6 +131,18 @@ type Index struct {
 
 	// writeMu serializes store transactions of the followers.
 	writeMu sync.Mutex
+	// version counts the committed writes of blocks, rewards and
+	// rollbacks (after each commit): what Stakes reads changes only when
+	// it does.
+	version atomic.Uint64
+	// stakes is Stakes' answer at a version.
+	stakesMu sync.Mutex
+	stakes   stakesAt
+	// currentVersion counts the stored current validators lists (after
+	// each write); current is CurrentValidators' answers, by subnet.
+	currentVersion atomic.Uint64
+	currentMu      sync.Mutex
+	current        map[string]currentAt
 
 	// mu guards heads, changed (closed and replaced when a head moves) and
 	// lastErr.

@@ -186,8 +186,8 @@ func (ix *Index) XTx(id string) (bytes []byte, js json.RawMessage, ok bool) {
 // each accepted transaction adds its outputs in index order at the head.
 // Only ID and Bytes are set.
 func (ix *Index) XUTXOs(ctx context.Context, source Chain, addr avax.ShortID) ([]*UTXO, error) {
-	rows, err := ix.st.r.QueryContext(ctx, `SELECT u.id, u.bytes FROM utxo_addrs a
-		JOIN utxos u ON u.id = a.utxo
+	rows, err := ix.st.r.QueryContext(ctx, `SELECT u.id, u.bytes FROM utxo_unspent a
+		CROSS JOIN utxos u ON u.id = a.utxo
 		LEFT JOIN spends s ON s.utxo = u.id
 		LEFT JOIN txs t ON t.id = u.tx
 		WHERE a.addr=? AND a.chain='X' AND u.created_on=? AND s.utxo IS NULL

@@ -176,13 +176,14 @@ func (w *writer) paidUTXO(by string, p Paid) error {
 		owners.Locktime, owners.Threshold, joinAddrs(owners.Addrs), lock, false, 0, 0, u.Bytes(), p.Reward, by); err != nil {
 		return err
 	}
-	for _, a := range owners.Addrs {
-		if err := w.exec(`INSERT OR IGNORE INTO utxo_addrs (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
-			a.String(), string(w.chain), id, string(w.chain), w.height); err != nil {
-			return err
-		}
+	// The paying transaction may be in an earlier block (a reward's
+	// RewardValidatorTx is in the proposal block before its option block).
+	var height uint64
+	var idx int
+	if err := w.tx.QueryRow(`SELECT height, idx FROM txs WHERE id=? AND chain=?`, by, string(w.chain)).Scan(&height, &idx); err != nil {
+		return fmt.Errorf("the paying tx %s: %w", by, err)
 	}
-	return nil
+	return w.owned(id, w.chain, owners.Addrs, by, height, idx)
 }
 
 // owner records a subnet's (new) owner.

@@ -83,7 +83,11 @@ func (ix *Index) readRewards(ctx context.Context) error {
 		strconv.FormatUint(last, 10)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	ix.version.Add(1)
+	return nil
 }
 
 // pendingRewards returns the RewardValidatorTxs above the last read whose

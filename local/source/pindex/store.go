@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
@@ -79,13 +80,31 @@ CREATE INDEX IF NOT EXISTS asset_txs_height ON asset_txs(height);
 CREATE TABLE IF NOT EXISTS burn_pending (tx TEXT PRIMARY KEY, chain TEXT NOT NULL, height INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS spends_tx ON spends(tx);
 CREATE INDEX IF NOT EXISTS txs_type ON txs(chain, type, height);
+CREATE TABLE IF NOT EXISTS addr_txs (
+	addr TEXT NOT NULL, chain TEXT NOT NULL, height INTEGER NOT NULL, idx INTEGER NOT NULL, tx TEXT NOT NULL,
+	PRIMARY KEY (addr, chain, height, idx)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS addr_txs_height ON addr_txs(chain, height);
+CREATE TABLE IF NOT EXISTS utxo_unspent (
+	addr TEXT NOT NULL, chain TEXT NOT NULL, utxo TEXT NOT NULL, created_on TEXT NOT NULL, height INTEGER NOT NULL,
+	PRIMARY KEY (addr, chain, utxo)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS utxo_unspent_created ON utxo_unspent(created_on, height);
 `
+
+// Two tables answer an address's questions without walking its history:
+// addr_txs lists the transactions (of their own chain, at their height and
+// block position) that made or spent a UTXO the address may spend, newest
+// first by its key; utxo_unspent is utxo_addrs less the spent UTXOs. The
+// write path keeps both (output, spend, paidUTXO), a rollback restores the
+// unspent rows of the spends it deletes, and a store written before them
+// gets them at open (schemaVersion 3). A whale's balance then reads its few
+// unspent UTXOs, not the 50,000 it ever had.
 
 // heightTables are the tables a rollback trims: table and its chain column.
 var heightTables = [][2]string{
 	{"blocks", "chain"}, {"txs", "chain"}, {"utxos", "created_on"}, {"utxo_addrs", "created_on"}, {"spends", "chain"},
 	{"subnets", "'P'"}, {"subnet_owners", "'P'"}, {"conversions", "'P'"}, {"blockchains", "'P'"},
 	{"stakes", "'P'"}, {"stake_ends", "'P'"}, {"assets", "chain"}, {"l1_txs", "'P'"}, {"asset_txs", "'X'"}, {"burn_pending", "chain"},
+	{"addr_txs", "chain"}, {"utxo_unspent", "created_on"},
 }
 
 // store is the SQLite database: one writer connection, a pool of readers.
@@ -214,6 +233,9 @@ func (s *store) rollback(ctx context.Context, avaxID string, chain Chain, height
 		return err
 	}
 	defer tx.Rollback()
+	if err := unspendAbove(tx, chain, height); err != nil {
+		return fmt.Errorf("pindex: rollback unspent UTXOs: %w", err)
+	}
 	for _, t := range heightTables {
 		if t[1][0] == '\'' && t[1] != "'"+string(chain)+"'" {
 			continue
@@ -233,4 +255,50 @@ func (s *store) rollback(ctx context.Context, avaxID string, chain Chain, height
 		return fmt.Errorf("pindex: rollback burned fees: %w", err)
 	}
 	return tx.Commit()
+}
+
+// unspendAbove puts back in utxo_unspent the UTXOs that chain's spends above
+// height spent (those the rollback then deletes; a UTXO made above height
+// goes with its own rows).
+func unspendAbove(tx *sql.Tx, chain Chain, height int64) error {
+	rows, err := tx.Query(`SELECT u.id, u.chain, u.created_on, u.height, u.addresses FROM spends s JOIN utxos u ON u.id = s.utxo
+		WHERE s.chain=? AND s.height>?`, string(chain), height)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id, chain, created, addrs string
+		height                    int64
+	}
+	var back []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.chain, &r.created, &r.height, &r.addrs); err != nil {
+			rows.Close()
+			return err
+		}
+		back = append(back, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range back {
+		for _, a := range storedAddrs(r.addrs) {
+			if _, err := tx.Exec(`INSERT OR IGNORE INTO utxo_unspent (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
+				a, r.chain, r.id, r.created, r.height); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// storedAddrs splits a UTXO's stored addresses (joinAddrs) into the strings
+// utxo_addrs holds.
+func storedAddrs(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

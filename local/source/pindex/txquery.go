@@ -104,7 +104,7 @@ type TxFilter struct {
 // position order (newest first unless f.Asc).
 func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error) {
 	// An asset's txs are read in the order of its asset_txs rows.
-	from, by := `txs t`, "t"
+	from, by, chainCol := `txs t`, "t", "t.chain"
 	args := []any{}
 	addrs := len(f.Addrs) > 0
 	switch {
@@ -112,15 +112,26 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		from, by = `asset_txs a JOIN txs t ON t.id = a.tx AND a.asset = ?`, "a"
 		args = append(args, f.Asset)
 	case addrs:
-		// The addresses' txs drive the query (CROSS JOIN keeps SQLite
-		// from walking every tx of the chain in order, looking for the
-		// few of an address: 1,000,000 rows for one that has none).
-		from = `(` + addrTxs(len(f.Addrs)) + `) x CROSS JOIN txs t ON t.id = x.id`
-		args = appendAddrs(args, f.Addrs)
+		// The addresses' addr_txs rows drive the query, newest first by
+		// their key: a page of one address reads its rows and no more
+		// (CROSS JOIN keeps SQLite from walking every tx of the chain in
+		// order instead). Several addresses may share a tx: it is listed
+		// once.
+		from, by, chainCol = `addr_txs x CROSS JOIN txs t ON t.id = x.tx AND x.chain = t.chain AND x.addr = ?`, "x", "x.chain"
+		if len(f.Addrs) > 1 {
+			from = `(SELECT DISTINCT chain, height, idx, tx FROM addr_txs WHERE addr IN (` + marks(len(f.Addrs)) + `) AND chain = ?) x
+				CROSS JOIN txs t ON t.id = x.tx AND x.chain = t.chain`
+		}
+		for _, a := range f.Addrs {
+			args = append(args, a.String())
+		}
+		if len(f.Addrs) > 1 {
+			args = append(args, string(chain))
+		}
 		addrs = false
 	}
 	args = append(args, string(chain))
-	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE t.chain=?` + f.where(&args)
+	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE ` + chainCol + `=?` + f.where(&args)
 	if len(f.Types) > 0 {
 		q += ` AND t.type IN (` + marks(len(f.Types)) + `)`
 		for _, t := range f.Types {
@@ -138,8 +149,10 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		args = append(args, f.L1ValidationID)
 	}
 	if addrs {
-		q += ` AND t.id IN (` + addrTxs(len(f.Addrs)) + `)`
-		args = appendAddrs(args, f.Addrs)
+		q += ` AND t.id IN (SELECT tx FROM addr_txs WHERE addr IN (` + marks(len(f.Addrs)) + `) AND chain = t.chain)`
+		for _, a := range f.Addrs {
+			args = append(args, a.String())
+		}
 	}
 	dir := " DESC"
 	if f.Asc {
@@ -162,23 +175,6 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		out = append(out, t)
 	}
 	return out, rows.Err()
-}
-
-// addrTxs selects (as id) the txs that made or spent a UTXO of n
-// addresses, given twice as arguments (appendAddrs).
-func addrTxs(n int) string {
-	m := marks(n)
-	return `SELECT COALESCE(u.emitted_by, u.tx) AS id FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr IN (` + m + `)
-		UNION SELECT s.tx FROM spends s JOIN utxo_addrs a ON a.utxo = s.utxo WHERE a.addr IN (` + m + `)`
-}
-
-func appendAddrs(args []any, addrs []avax.ShortID) []any {
-	for range 2 {
-		for _, a := range addrs {
-			args = append(args, a.String())
-		}
-	}
-	return args
 }
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

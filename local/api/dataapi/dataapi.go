@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
@@ -212,6 +213,9 @@ type api struct {
 	src  Source
 	opts Options
 	log  *slog.Logger
+
+	currentMu sync.Mutex
+	currents  map[string]parsedCurrent // by subnet
 }
 
 // req is one request being answered, with how the world presents itself

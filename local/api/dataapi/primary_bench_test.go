@@ -24,8 +24,10 @@ import (
 
 // The primary-network benchmark's world, a synthetic follow: the P- and
 // X-Chain blocks a node would give, appended through the index's own write
-// path. Each chain's genesis gives every one of benchAddrs addresses one
-// AVAX UTXO; then benchTxs BaseTxs (PINDEX_BENCH_TXS, default 1,000,000),
+// path. Each chain's genesis gives a faucet address every AVAX, and the
+// faucet's funding transactions (benchFunding outputs each, as an exchange
+// batches its withdrawals) give every one of benchAddrs addresses one AVAX
+// UTXO; then benchTxs BaseTxs (PINDEX_BENCH_TXS, default 1,000,000),
 // four in five on the X-Chain, ten a block, each spending its sender's
 // change UTXO to pay a random recipient and itself the change, burning a
 // fee. Address 0, the whale, sends one transaction in twenty (about 50,000).
@@ -37,6 +39,7 @@ const (
 	benchPerBlock   = 10
 	benchSeed       = 26
 	benchFee        = 1_000
+	benchFunding    = 50
 )
 
 var benchStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -67,8 +70,9 @@ type benchUTXO struct {
 func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(benchSeed, benchSeed))
-	addrStr := map[pindex.Chain][]string{pindex.ChainP: make([]string, benchAddrs), pindex.ChainX: make([]string, benchAddrs)}
-	for i := range benchAddrs {
+	// Address benchAddrs is the faucet.
+	addrStr := map[pindex.Chain][]string{pindex.ChainP: make([]string, benchAddrs+1), pindex.ChainX: make([]string, benchAddrs+1)}
+	for i := range benchAddrs + 1 {
 		for c := range addrStr {
 			addrStr[c][i] = avax.FormatAddress(string(c), net.HRP, benchAddr(i))
 		}
@@ -93,32 +97,29 @@ func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 		}
 		return raw
 	}
-	const allocation = 1_000_000 * 1_000_000_000
+	const allocation = 1_000 * 1_000_000_000
 	change := map[pindex.Chain][]benchUTXO{}
 	heights := map[pindex.Chain]uint64{}
 	start := uint64(benchStart.Unix())
 
 	// The genesis: the X-Chain's AVAX CreateAssetTx and a P-Chain tx each
-	// allocating every address; the P-Chain's stakers.
+	// allocating the faucet; the P-Chain's stakers.
 	var current []apiValidatorJSON
 	for _, c := range []pindex.Chain{pindex.ChainX, pindex.ChainP} {
-		outs := make([]any, benchAddrs)
-		change[c] = make([]benchUTXO, benchAddrs)
+		change[c] = make([]benchUTXO, benchAddrs+1)
 		id := net.Avax
 		if c == pindex.ChainP {
 			id = txID(c, -1)
 		}
-		for i := range benchAddrs {
-			outs[i] = out(c, i, allocation)["output"]
-			change[c][i] = benchUTXO{tx: id, index: uint32(i), amount: allocation}
-		}
+		outs := []any{out(c, benchAddrs, allocation*(benchAddrs+1))["output"]}
+		change[c][benchAddrs] = benchUTXO{tx: id, index: 0, amount: allocation * (benchAddrs + 1)}
 		var genesis []json.RawMessage
 		if c == pindex.ChainX {
 			genesis = append(genesis, mustJSON(map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": net.ID, "blockchainID": net.X,
 				"outputs": []any{}, "inputs": []any{}, "memo": "0x", "name": "Avalanche", "symbol": "AVAX", "denomination": 9,
 				"initialStates": []any{map[string]any{"fxIndex": 0, "fxID": avax.SECP256K1FxID.String(), "outputs": outs}}}}))
 		} else {
-			wrapped := make([]any, benchAddrs)
+			wrapped := make([]any, len(outs))
 			for i := range outs {
 				wrapped[i] = map[string]any{"assetID": net.Avax, "fxID": avax.SECP256K1FxID.String(), "output": outs[i]}
 			}
@@ -181,6 +182,30 @@ func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 				b.Fatal(err)
 			}
 			pending[c] = pending[c][:0]
+		}
+	}
+	// The faucet's funding transactions, a chain of them on each chain.
+	for _, c := range []pindex.Chain{pindex.ChainX, pindex.ChainP} {
+		blockchain := net.X
+		if c == pindex.ChainP {
+			blockchain = avax.EmptyID.String()
+		}
+		for first := 0; first < benchAddrs; first += benchFunding {
+			u := change[c][benchAddrs]
+			id := txID(c, -1_000_000-first)
+			var outs []any
+			for i := first; i < min(first+benchFunding, benchAddrs); i++ {
+				change[c][i] = benchUTXO{tx: id, index: uint32(len(outs)), amount: allocation}
+				outs = append(outs, out(c, i, allocation))
+			}
+			rest := u.amount - uint64(len(outs))*allocation - benchFee
+			change[c][benchAddrs] = benchUTXO{tx: id, index: uint32(len(outs)), amount: rest}
+			outs = append(outs, out(c, benchAddrs, rest))
+			txs[c] = append(txs[c], map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": net.ID, "blockchainID": blockchain,
+				"outputs": outs, "inputs": []any{map[string]any{"txID": u.tx, "outputIndex": u.index, "assetID": net.Avax,
+					"fxID": avax.SECP256K1FxID.String(), "input": map[string]any{"amount": u.amount, "signatureIndices": []int{0}}}},
+				"memo": "0x"}, "credentials": []any{}})
+			flush(c, false)
 		}
 	}
 	for k := range n {

@@ -324,7 +324,7 @@ func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string
 	defer tx.Rollback()
 	var prevTime int64
 	if from > 0 {
-		if err := tx.QueryRow(`SELECT time FROM blocks WHERE chain=? AND height=?`, string(c), from-1).Scan(&prevTime); err != nil {
+		if err := tx.QueryRow(`SELECT time FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`, string(c), from-1).Scan(&prevTime); err != nil {
 			return err
 		}
 	}

@@ -68,7 +68,7 @@ func (ix *Index) readRewards(ctx context.Context) error {
 	for i, p := range pending {
 		// The option block may have been rolled back since it was read.
 		var id string
-		if err := tx.QueryRow(`SELECT id FROM blocks WHERE chain='P' AND height=?`, p.height).Scan(&id); err != nil {
+		if err := tx.QueryRow(`SELECT id FROM blocks INDEXED BY blocks_height WHERE chain='P' AND height=?`, p.height).Scan(&id); err != nil {
 			return fmt.Errorf("pindex: the option block after reward tx %s: %w", p.id, err)
 		}
 		w.height, w.time = p.height, p.time

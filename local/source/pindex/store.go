@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS blocks (
 	time INTEGER NOT NULL, type TEXT NOT NULL, size INTEGER NOT NULL, txs TEXT NOT NULL,
 	PRIMARY KEY (chain, height)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS blocks_id ON blocks(id);
+CREATE INDEX IF NOT EXISTS blocks_height ON blocks(chain, height, id, time);
 CREATE TABLE IF NOT EXISTS txs (
 	id TEXT PRIMARY KEY, chain TEXT NOT NULL, height INTEGER NOT NULL, idx INTEGER NOT NULL,
 	type TEXT NOT NULL, time INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
@@ -89,6 +90,13 @@ CREATE TABLE IF NOT EXISTS utxo_unspent (
 	PRIMARY KEY (addr, chain, utxo)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS utxo_unspent_created ON utxo_unspent(created_on, height);
 `
+
+// A block's row holds its JSON (tens of kilobytes on a busy X-Chain), and
+// SQLite reads the whole of an overflowing row of a WITHOUT ROWID table to
+// compare keys on the way to it: looking a block up by its primary key
+// costs about 200 us. The lookups of a block's id and time by height (one
+// per transaction listed) go through blocks_height, a covering index,
+// instead: about 8 us (INDEXED BY, since the planner prefers the key).
 
 // Two tables answer an address's questions without walking its history:
 // addr_txs lists the transactions (of their own chain, at their height and
@@ -221,7 +229,7 @@ func (s *store) head(chain Chain) (uint64, bool, error) {
 // blockID returns the stored id of chain's block at height.
 func (s *store) blockID(chain Chain, height uint64) (string, error) {
 	var id string
-	err := s.w.QueryRow(`SELECT id FROM blocks WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
+	err := s.w.QueryRow(`SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
 	return id, err
 }
 

@@ -195,7 +195,7 @@ func (ix *Index) TxUTXOs(ctx context.Context, txID string) (emitted, consumed []
 // BlockID returns the id of chain's block at height.
 func (ix *Index) BlockID(ctx context.Context, chain Chain, height uint64) (string, error) {
 	var id string
-	err := ix.st.r.QueryRowContext(ctx, `SELECT id FROM blocks WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
+	err := ix.st.r.QueryRowContext(ctx, `SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

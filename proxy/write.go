@@ -11,6 +11,7 @@ import (
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/internal/coalesce"
 	"github.com/avaedge/avaedge/internal/decimal"
 	"github.com/avaedge/avaedge/jsonrpc"
 )
@@ -104,6 +105,7 @@ func (s *Server) writeEntry(ex *exchange, p *preparedCall, w http.ResponseWriter
 	if e.Encoding != "" {
 		h["Content-Encoding"] = []string{e.Encoding}
 	}
+	coalesce.Answer(ex.r) // the whole answer is written now: in one write
 	w.WriteHeader(e.Status)
 	if ex.r.Method != http.MethodHead {
 		w.Write(body)

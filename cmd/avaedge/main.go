@@ -18,6 +18,7 @@ import (
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/bodyrate"
+	"github.com/avaedge/avaedge/internal/coalesce"
 	"github.com/avaedge/avaedge/internal/lazydeadline"
 	"github.com/avaedge/avaedge/proxy"
 	"github.com/avaedge/avaedge/proxy/edgetls"
@@ -58,9 +59,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	// The public server's per-request deadline changes (header, idle and
-	// write timeouts) are applied lazily, with the same meaning.
-	pubLn = lazydeadline.Listen(pubLn, 0)
+	pubLn = publicListener(pubLn)
 	admLn, err := net.Listen("tcp", cfg.AdminListen)
 	if err != nil {
 		pubLn.Close()
@@ -129,6 +128,14 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	return nil
 }
 
+// publicListener wraps the public listener: the server's per-request
+// deadline changes (header, idle and write timeouts) are applied lazily,
+// with the same meaning, and an answer the edge writes whole (a cached one)
+// goes out in one write (with newServers' ConnContext).
+func publicListener(ln net.Listener) net.Listener {
+	return coalesce.Listen(lazydeadline.Listen(ln, 0))
+}
+
 // servers are the public and admin listeners' servers and how long
 // shutdown drains them.
 type servers struct {
@@ -149,6 +156,7 @@ func newServers(cfg *config.Config, a *app) servers {
 	h := bodyrate.Handler(a.Handler, br)
 	pub := proxy.HTTPServer(cfg.Listen, h, cfg.Server.ReadHeaderTimeout.D(), cfg.Server.IdleTimeout.D(), cfg.Server.MaxHeaderBytes)
 	pub.WriteTimeout = cfg.Server.WriteTimeout.D()
+	pub.ConnContext = coalesce.ConnContext
 	return servers{
 		public:   pub,
 		bodyRate: br,

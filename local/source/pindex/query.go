@@ -230,6 +230,25 @@ func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO
 	if err != nil {
 		return nil, err
 	}
+	return scanUTXOs(rows)
+}
+
+// queryUTXOsPrepared runs the fixed query q, which selects utxoColumns, as
+// a prepared statement.
+func (ix *Index) queryUTXOsPrepared(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
+	st, err := ix.st.prepared(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanUTXOs(rows)
+}
+
+// scanUTXOs reads and closes rows of utxoColumns.
+func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 	defer rows.Close()
 	var out []*UTXO
 	for rows.Next() {
@@ -518,8 +537,11 @@ type Tx struct {
 func (ix *Index) Tx(ctx context.Context, id string) (*Tx, bool, error) {
 	t := &Tx{ID: id}
 	var chain, body string
-	err := ix.st.r.QueryRowContext(ctx, `SELECT chain, height, idx, type, time, body FROM txs WHERE id=?`, id).
-		Scan(&chain, &t.Height, &t.Index, &t.Type, &t.Time, &body)
+	st, err := ix.st.prepared(ctx, `SELECT chain, height, idx, type, time, body FROM txs WHERE id=?`)
+	if err != nil {
+		return nil, false, err
+	}
+	err = st.QueryRowContext(ctx, id).Scan(&chain, &t.Height, &t.Index, &t.Type, &t.Time, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

@@ -182,12 +182,12 @@ func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",
 // TxUTXOs returns the UTXOs a transaction made (in output order) and those
 // it spent.
 func (ix *Index) TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*UTXO, err error) {
-	emitted, err = ix.queryUTXOs(ctx, `SELECT `+utxoColumns+` FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
+	emitted, err = ix.queryUTXOsPrepared(ctx, `SELECT `+utxoColumns+` FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
 		WHERE COALESCE(u.emitted_by, u.tx)=? ORDER BY u.output_index`, txID)
 	if err != nil {
 		return nil, nil, err
 	}
-	consumed, err = ix.queryUTXOs(ctx, `SELECT `+utxoColumns+` FROM spends s JOIN utxos u ON u.id = s.utxo
+	consumed, err = ix.queryUTXOsPrepared(ctx, `SELECT `+utxoColumns+` FROM spends s JOIN utxos u ON u.id = s.utxo
 		WHERE s.tx=? ORDER BY u.tx, u.output_index`, txID)
 	return emitted, consumed, err
 }
@@ -195,7 +195,11 @@ func (ix *Index) TxUTXOs(ctx context.Context, txID string) (emitted, consumed []
 // BlockID returns the id of chain's block at height.
 func (ix *Index) BlockID(ctx context.Context, chain Chain, height uint64) (string, error) {
 	var id string
-	err := ix.st.r.QueryRowContext(ctx, `SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
+	st, err := ix.st.prepared(ctx, `SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`)
+	if err != nil {
+		return "", err
+	}
+	err = st.QueryRowContext(ctx, string(chain), height).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

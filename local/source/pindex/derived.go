@@ -186,13 +186,23 @@ func upgrade(db *sql.DB, avaxID string, log *slog.Logger) error {
 }
 
 // fillAddressTables fills addr_txs and utxo_unspent from the UTXO, spend
-// and transaction rows of a store written before them.
+// and transaction rows of a store written before them. The transactions
+// are walked in their covering index and each one's UTXOs found by key (its
+// rows overflow: looking them up one by one is four times slower), the
+// owners split from the UTXO's stored addresses (CB58, never quoted), and
+// the rows inserted in key order: 101 s for 1,000,000 transactions.
 func fillAddressTables(tx *sql.Tx) error {
+	const owners = `json_each('["' || replace(u.addresses, ',', '","') || '"]') j`
 	for _, q := range []string{
+		// +t.id: without affinity, as utxos_emitted's expression is.
 		`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx)
-			SELECT a.addr, t.chain, t.height, t.idx, t.id FROM utxo_addrs a JOIN utxos u ON u.id = a.utxo JOIN txs t ON t.id = COALESCE(u.emitted_by, u.tx)`,
+			SELECT j.value, t.chain, t.height, t.idx, t.id FROM txs t INDEXED BY txs_height
+			CROSS JOIN utxos u ON COALESCE(u.emitted_by, u.tx) = +t.id CROSS JOIN ` + owners + `
+			WHERE u.addresses != '' ORDER BY 1, 2, 3, 4`,
 		`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx)
-			SELECT a.addr, t.chain, t.height, t.idx, t.id FROM utxo_addrs a JOIN spends s ON s.utxo = a.utxo JOIN txs t ON t.id = s.tx`,
+			SELECT j.value, t.chain, t.height, t.idx, t.id FROM txs t INDEXED BY txs_height
+			CROSS JOIN spends s INDEXED BY spends_tx ON s.tx = t.id CROSS JOIN utxos u ON u.id = s.utxo CROSS JOIN ` + owners + `
+			WHERE u.addresses != '' ORDER BY 1, 2, 3, 4`,
 		`INSERT OR IGNORE INTO utxo_unspent (addr, chain, utxo, created_on, height)
 			SELECT a.addr, a.chain, a.utxo, a.created_on, a.height FROM utxo_addrs a WHERE NOT EXISTS (SELECT 1 FROM spends s WHERE s.utxo = a.utxo)`,
 	} {

@@ -73,11 +73,7 @@ func (a *api) stakes(q *req) (stakeFigures, *apireq.Error) {
 // gives; the stake by version counts the validators whose avalanchego
 // version is known (the devnet's nodes; a followed network's are not).
 func (a *api) getNetworkDetails(q *req) (any, *apireq.Error) {
-	f, herr := a.stakes(q)
-	if herr != nil {
-		return nil, herr
-	}
-	s, herr := a.supply(q, f)
+	f, s, herr := a.stakesAndSupply(q)
 	if herr != nil {
 		return nil, herr
 	}
@@ -141,6 +137,17 @@ func (a *api) getBlockchain(q *req) (any, *apireq.Error) {
 type supplyFigures struct {
 	genesis, total, rewards, burnedP, burnedX, locked, l1Fees uint64
 	at                                                        int64
+}
+
+// stakesAndSupply reads the active stake and the supply it is a part of,
+// which getNetworkDetails and getAvaxSupply both show.
+func (a *api) stakesAndSupply(q *req) (stakeFigures, supplyFigures, *apireq.Error) {
+	f, herr := a.stakes(q)
+	if herr != nil {
+		return f, supplyFigures{}, herr
+	}
+	s, herr := a.supply(q, f)
+	return f, s, herr
 }
 
 // supply computes the AVAX supply. A followed network's total is the
@@ -220,11 +227,7 @@ func (a *api) l1Held(q *req) (uint64, *apireq.Error) {
 // active primary-network stake, delegations included. The C-Chain's
 // burns are not indexed with the P- and X-Chain: totalCBurned is 0.
 func (a *api) getSupply(q *req) (any, *apireq.Error) {
-	f, herr := a.stakes(q)
-	if herr != nil {
-		return nil, herr
-	}
-	s, herr := a.supply(q, f)
+	f, s, herr := a.stakesAndSupply(q)
 	if herr != nil {
 		return nil, herr
 	}

@@ -230,3 +230,48 @@ func Marshal(resp *Response) []byte {
 	}
 	return buf.Bytes()
 }
+
+// Canonical returns raw (one valid JSON value) in one canonical form:
+// objects' keys sorted, a repeated key's last value kept (as encoding/json
+// reads it), numbers as written, strings re-escaped (invalid UTF-8 as
+// U+FFFD, as encoding/json reads it), no white space. Two values a reader
+// could take differently never share a canonical form, so a cache key made
+// of it names exactly what a call carrying it asks for; a nil raw stays nil.
+func Canonical(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // 9007199254740993 stays itself, not the nearest float64
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw // not valid JSON: a decoded call's members always are
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// AppendRequest appends c re-encoded as a request the node reads as c:
+// {"jsonrpc":"2.0","id":...,"method":...,"params":...}, with c's id and
+// params (the caller's form of c's params, Canonical for the edge) only when
+// present. The client's own bytes may hold members that readers take
+// differently ("Method" beside "method": encoding/json, which the node
+// uses, matches keys case-insensitively and keeps the last); the re-encoded
+// call holds each member once.
+func (c *Call) AppendRequest(b []byte, params json.RawMessage) []byte {
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if c.ID != nil {
+		b = append(b, `,"id":`...)
+		b = append(b, Canonical(*c.ID)...)
+	}
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, c.Method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, '}')
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,12 +21,15 @@ import (
 
 // Server is the edge's public http.Handler. It is safe for concurrent use.
 type Server struct {
-	opts      Options
-	mux       *http.ServeMux
-	routes    map[string]*catalog.Route // by name
-	charged   map[string][]string       // route name -> []string{name}, shared by every Charge
-	rmetrics  map[string]*routeMetrics  // route name -> its counters
-	rpc       map[string]map[string]*catalog.Route
+	opts     Options
+	mux      *http.ServeMux
+	routes   map[string]*catalog.Route // by name
+	charged  map[string][]string       // route name -> []string{name}, shared by every Charge
+	rmetrics map[string]*routeMetrics  // route name -> its counters
+	rpc      map[string]map[string]*catalog.Route
+	// endpoints are the route names a JSON-RPC endpoint's calls are
+	// charged by, one of which a plan must allow (admitEndpoint).
+	endpoints map[string][]string
 	metrics   *metrics
 	log       *slog.Logger
 	now       func() time.Time
@@ -63,6 +67,7 @@ func New(opts Options) (*Server, error) {
 		charged:         map[string][]string{},
 		rmetrics:        map[string]*routeMetrics{},
 		rpc:             map[string]map[string]*catalog.Route{},
+		endpoints:       map[string][]string{"evm": evmRoute},
 		log:             opts.Logger,
 		now:             opts.Now,
 		idPrefix:        hex.EncodeToString(b[:]) + "-",
@@ -98,6 +103,9 @@ func New(opts Options) (*Server, error) {
 		if s.rpc[endpoint] == nil {
 			continue
 		}
+		if endpoint != "evm" {
+			s.endpoints[endpoint] = s.endpointRoutes(endpoint)
+		}
 		for _, p := range paths {
 			s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 				if strings.Contains(p, "{chain}") && !isXChainID(r.PathValue("chain")) {
@@ -132,6 +140,25 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// endpointRoutes names the routes a call of a node endpoint other than the
+// EVM's (whose calls are all charged as catalog.EVMRoute) is charged by:
+// its catalogued methods', and passthrough when the operator publishes
+// methods of it.
+func (s *Server) endpointRoutes(endpoint string) []string {
+	var names []string
+	for _, rt := range s.rpc[endpoint] {
+		names = append(names, rt.Name)
+	}
+	for i := range s.opts.Publish {
+		if len(s.opts.Publish[i].RPCMethods) > 0 && catalog.EndpointOf(s.opts.Publish[i].Path) == endpoint {
+			names = append(names, passthroughRoute[0])
+			break
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 func isXChainID(id string) bool {
 	for _, x := range catalog.XChainIDs {
 		if x == id {
@@ -141,10 +168,11 @@ func isXChainID(id string) bool {
 	return false
 }
 
-// ServeHTTP routes r: a GET whose prepared call is remembered goes straight to the
-// pipeline; everything else through the mux, which parses and validates.
+// ServeHTTP routes r: a GET (or HEAD) whose prepared call is remembered goes
+// straight to the pipeline; everything else through the mux, which parses
+// and validates.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodGet {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		if p := s.memo.get(r.RequestURI); p != nil {
 			ex := s.begin(w, r, p.rt.Service, p.rt.Name)
 			ex.rm = p.rm
@@ -185,6 +213,8 @@ type exchange struct {
 	format   errFormat
 	rpcID    []byte        // a single JSON-RPC call's raw id, for edge errors
 	admitted bool          // the limiter admitted the request
+	cu       int64         // the compute units it was charged (admit, admitRest)
+	bypassOK bool          // its plan lets its Cache-Control: no-cache skip the cache's read
 	atOnce   bool          // answered from the in-process cache tier, at ex.start
 	prepared *preparedCall // the call served, for its usage record
 	identity string        // who the request is counted for (limits.Decision.Identity)

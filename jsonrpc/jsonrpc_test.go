@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -154,15 +155,25 @@ func FuzzDecode(f *testing.F) {
 		if params != nil && !bytes.Equal(Canonical(params), params) {
 			t.Fatalf("Canonical(%s) = %s, not a fixed point", params, Canonical(params))
 		}
+		// The node reads the canonical params as it reads the client's
+		// (json2 decodes them into a struct: keys case-insensitive, the last
+		// one assigned).
+		type args struct{ Alias, TxID, A, K any }
+		var fromClient, fromCanon args
+		if UnmarshalParams(c.RawParams(), &fromClient) == nil {
+			if err := UnmarshalParams(params, &fromCanon); err != nil || !reflect.DeepEqual(fromClient, fromCanon) {
+				t.Fatalf("params %s read as %+v, canonical %s as %+v (%v)", c.RawParams(), fromClient, params, fromCanon, err)
+			}
+		}
 	})
 }
 
 // TestReencodeNodeCall: a call whose members a case-folding reader (the
 // node's encoding/json) and a case-sensitive one take differently is sent
 // as the one call the edge read and keyed; params that differ only in
-// formatting or key order share a canonical form, params a reader may take
-// differently (numbers past float64's precision, a key repeated in another
-// case) do not.
+// formatting or key order share a canonical form, params the node reads
+// differently (numbers past float64's precision, the last of keys equal
+// but for case) do not, and the canonical form keeps what the node reads.
 func TestReencodeNodeCall(t *testing.T) {
 	c, errResp := Decode([]byte(`{"jsonrpc":"2.0","method":"info.getNodeVersion","Method":"info.getVMs","id":1,"ID":"two","params":{"b":1},"Params":{"a": [1, 2]}}`))
 	if errResp != nil || c.Err != nil {
@@ -180,8 +191,9 @@ func TestReencodeNodeCall(t *testing.T) {
 		{`{"a":1,"a":2}`, `{"a":2}`, true},
 		{`{"n":9007199254740993}`, `{"n":9007199254740992}`, false},
 		{`{"n":1.0}`, `{"n":1}`, false},
-		{`{"assetID":"A","AssetID":"B"}`, `{"AssetID":"B","assetID":"A"}`, true}, // one canonical order, so one reading
-		{`{"assetID":"A","AssetID":"B"}`, `{"assetID":"B"}`, false},
+		{`{"assetID":"A","AssetID":"B"}`, `{"AssetID":"B"}`, true}, // the node reads the last
+		{`{"assetID":"A","AssetID":"B"}`, `{"AssetID":"B","assetID":"A"}`, false},
+		{`{"x":{"k":1,"K":2,"\u212a":3},"y":[{"a":1,"A":2}]}`, `{"x":{"\u212a":3},"y":[{"A":2}]}`, true}, // the Kelvin sign folds to k
 	} {
 		if same := bytes.Equal(Canonical([]byte(tc.a)), Canonical([]byte(tc.b))); same != tc.same {
 			t.Errorf("Canonical(%s) = %s, Canonical(%s) = %s; want equal %v", tc.a, Canonical([]byte(tc.a)), tc.b, Canonical([]byte(tc.b)), tc.same)

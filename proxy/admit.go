@@ -11,9 +11,10 @@ import "github.com/avaedge/avaedge/limits"
 //
 // A REST route's price is known from its route alone: it is admitted
 // whole. A JSON-RPC endpoint's price is in its body, which names the call
-// (or the batch's calls): it is admitted for endpointMinimum, a request of
-// the rate and 1 CU, by a plan that allows some route of the endpoint,
-// before the body is read; once the body is parsed, admitRest charges the
+// (or the batch's calls): it is admitted for the endpoint's minimum, a
+// request of the rate and the price of its cheapest route (1 CU unless the
+// operator prices them all higher), by a plan that allows some route of the
+// endpoint, before the body is read; once the body is parsed, admitRest charges the
 // rest of its price (its calls' sum) as an extra charge, which spends
 // compute units only and checks the plan's routes for the call itself. A
 // body that names no call keeps the minimum. The alternative, pricing a
@@ -22,10 +23,6 @@ import "github.com/avaedge/avaedge/limits"
 // forwarded, and readers that disagree are what a hostile client looks
 // for; the two-step charge costs one more in-process spend, and only for
 // calls priced above the minimum.
-
-// endpointMinimum is what a JSON-RPC request is admitted for before its
-// body is read: the price of its cheapest call.
-const endpointMinimum = 1
 
 // admit asks the limiter; on refusal it answers in the request's format and
 // returns false.
@@ -53,11 +50,12 @@ func (s *Server) admit(ex *exchange, c limits.Charge) bool {
 	return true
 }
 
-// admitEndpoint admits a JSON-RPC request before its body is read: for
-// endpointMinimum, by a plan that allows one of routes. A limiter that
-// cannot identify alone is left to admit the whole price once the body is
-// parsed (serve). It answers and returns false on refusal.
-func (s *Server) admitEndpoint(ex *exchange, routes []string) bool {
+// admitEndpoint admits a JSON-RPC request before its body is read: for the
+// endpoint's minimum (endpoint.minimum), by a plan that allows one of its
+// routes. A limiter that cannot identify alone is left to admit the whole
+// price once the body is parsed (serve). It answers and returns false on
+// refusal.
+func (s *Server) admitEndpoint(ex *exchange, e endpoint) bool {
 	if s.opts.Limiter != nil {
 		if !s.identify(ex) {
 			return false
@@ -66,7 +64,7 @@ func (s *Server) admitEndpoint(ex *exchange, routes []string) bool {
 			return true
 		}
 	}
-	return s.admit(ex, limits.Charge{Routes: routes, Cost: endpointMinimum, AnyRoute: true})
+	return s.admit(ex, limits.Charge{Routes: e.routes, Cost: e.minimum, AnyRoute: true})
 }
 
 // admitRest charges a request admitted before its body was read what its
@@ -115,4 +113,14 @@ func (s *Server) identify(ex *exchange) bool {
 	}
 	ex.client, ex.identified, ex.keyID = c, true, c.KeyID()
 	return true
+}
+
+// endpoint is what admission knows of a JSON-RPC endpoint before a body
+// names its calls.
+type endpoint struct {
+	// routes are the route names its calls are charged by, one of which a
+	// plan must allow.
+	routes []string
+	// minimum is the price of its cheapest route, at least 1 CU.
+	minimum int64
 }

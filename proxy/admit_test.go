@@ -3,11 +3,14 @@ package proxy
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/config"
 )
 
 // TestAdmissionFirst: every endpoint admits (and refuses) a request before
@@ -178,5 +181,32 @@ func TestCacheDirectivesByPlan(t *testing.T) {
 	}
 	if n := te.data.count.Load(); n != 3 {
 		t.Errorf("%d upstream calls; want 3 (the fill and two bypasses)", n)
+	}
+}
+
+// TestEndpointMinimum: a JSON-RPC endpoint is admitted, before its body is
+// read, for the price of its cheapest route, by the routes a plan must
+// allow one of.
+func TestEndpointMinimum(t *testing.T) {
+	routes := catalog.Catalogue()
+	for i := range routes {
+		if routes[i].Endpoint == "evm" {
+			routes[i].Cost += 600
+		}
+	}
+	srv, err := New(Options{Routes: routes, Publish: []config.Publish{{Method: "POST", Path: "/ext/bc/X", RPCMethods: []string{"avm.x"}, Keys: []string{"k"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int64{"evm": 601, "info": 1, "avm": 1} {
+		if got := srv.endpoints[name].minimum; got != want {
+			t.Errorf("%s: minimum %d; want %d", name, got, want)
+		}
+	}
+	if r := srv.endpoints["evm"].routes; !slices.Equal(r, []string{catalog.EVMRoute}) {
+		t.Errorf("evm routes %v", r)
+	}
+	if r := srv.endpoints["avm"].routes; !slices.Contains(r, "avm.getTx") || !slices.Contains(r, "passthrough") || slices.Contains(srv.endpoints["info"].routes, "passthrough") {
+		t.Errorf("avm routes %v, info routes %v; want avm's methods and passthrough (published), info's without", r, srv.endpoints["info"].routes)
 	}
 }

@@ -27,9 +27,9 @@ type Server struct {
 	charged  map[string][]string       // route name -> []string{name}, shared by every Charge
 	rmetrics map[string]*routeMetrics  // route name -> its counters
 	rpc      map[string]map[string]*catalog.Route
-	// endpoints are the route names a JSON-RPC endpoint's calls are
-	// charged by, one of which a plan must allow (admitEndpoint).
-	endpoints map[string][]string
+	// endpoints are the JSON-RPC endpoints as admission sees them
+	// (admitEndpoint), by name.
+	endpoints map[string]endpoint
 	metrics   *metrics
 	log       *slog.Logger
 	now       func() time.Time
@@ -67,7 +67,7 @@ func New(opts Options) (*Server, error) {
 		charged:         map[string][]string{},
 		rmetrics:        map[string]*routeMetrics{},
 		rpc:             map[string]map[string]*catalog.Route{},
-		endpoints:       map[string][]string{"evm": evmRoute},
+		endpoints:       map[string]endpoint{},
 		log:             opts.Logger,
 		now:             opts.Now,
 		idPrefix:        hex.EncodeToString(b[:]) + "-",
@@ -103,9 +103,7 @@ func New(opts Options) (*Server, error) {
 		if s.rpc[endpoint] == nil {
 			continue
 		}
-		if endpoint != "evm" {
-			s.endpoints[endpoint] = s.endpointRoutes(endpoint)
-		}
+		s.endpoints[endpoint] = s.endpointOf(endpoint)
 		for _, p := range paths {
 			s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 				if strings.Contains(p, "{chain}") && !isXChainID(r.PathValue("chain")) {
@@ -140,23 +138,33 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// endpointRoutes names the routes a call of a node endpoint other than the
-// EVM's (whose calls are all charged as catalog.EVMRoute) is charged by:
-// its catalogued methods', and passthrough when the operator publishes
-// methods of it.
-func (s *Server) endpointRoutes(endpoint string) []string {
-	var names []string
-	for _, rt := range s.rpc[endpoint] {
-		names = append(names, rt.Name)
+// endpointOf describes a node endpoint for admission: the routes its calls
+// are charged by (the EVM endpoint's: catalog.EVMRoute; another's: its
+// catalogued methods', and passthrough when the operator publishes methods
+// of it) and the price of its cheapest catalogued route.
+func (s *Server) endpointOf(name string) endpoint {
+	var e endpoint
+	for _, rt := range s.rpc[name] {
+		if e.minimum == 0 || rt.Cost < e.minimum {
+			e.minimum = rt.Cost
+		}
+		if name != "evm" {
+			e.routes = append(e.routes, rt.Name)
+		}
+	}
+	e.minimum = max(e.minimum, 1)
+	if name == "evm" {
+		e.routes = evmRoute
+		return e
 	}
 	for i := range s.opts.Publish {
-		if len(s.opts.Publish[i].RPCMethods) > 0 && catalog.EndpointOf(s.opts.Publish[i].Path) == endpoint {
-			names = append(names, passthroughRoute[0])
+		if len(s.opts.Publish[i].RPCMethods) > 0 && catalog.EndpointOf(s.opts.Publish[i].Path) == name {
+			e.routes = append(e.routes, passthroughRoute[0])
 			break
 		}
 	}
-	slices.Sort(names)
-	return names
+	slices.Sort(e.routes)
+	return e
 }
 
 func isXChainID(id string) bool {

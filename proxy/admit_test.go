@@ -210,3 +210,14 @@ func TestEndpointMinimum(t *testing.T) {
 		t.Errorf("avm routes %v, info routes %v; want avm's methods and passthrough (published), info's without", r, srv.endpoints["info"].routes)
 	}
 }
+
+// TestHeadPublished: a HEAD of a path the operator publishes for GET is
+// that GET without a body, sent upstream as a GET.
+func TestHeadPublished(t *testing.T) {
+	te := newTestEdge(t, Options{Publish: []config.Publish{{Method: "GET", Path: "/v1/webhooks", Keys: []string{""}}}})
+	w := httptest.NewRecorder()
+	te.srv.ServeHTTP(w, httptest.NewRequest("HEAD", "/v1/webhooks", nil))
+	if got := te.data.last(); w.Code != 200 || w.Body.Len() != 0 || got.Method != "GET" || got.Path != "/v1/webhooks" {
+		t.Fatalf("HEAD of a published GET = %d %q; the upstream saw %s %s", w.Code, w.Body, got.Method, got.Path)
+	}
+}

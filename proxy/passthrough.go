@@ -40,7 +40,8 @@ func serviceOf(path string) (svc catalog.Service, ok bool) {
 // segment (400 otherwise), the upstream path is built from the pattern, and
 // the query is read strictly and sent re-encoded. Every request is admitted
 // first (admit.go): a published path at its entry's price, by plans that
-// allow passthrough; any other at 1 CU, by any plan, before its 404.
+// allow passthrough; any other at 1 CU, by any plan, before its 404. A
+// HEAD matches a published GET, and is sent as one (upstreamMethod).
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")
@@ -53,7 +54,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	var m catalog.PathMatch
 	best := -1
 	for i := range s.opts.Publish {
-		if !ok || s.opts.Publish[i].Method != r.Method || len(s.opts.Publish[i].RPCMethods) > 0 {
+		if !ok || s.opts.Publish[i].Method != upstreamMethod(r.Method) && s.opts.Publish[i].Method != r.Method || len(s.opts.Publish[i].RPCMethods) > 0 {
 			continue
 		}
 		if pm, match := catalog.MatchPath(s.opts.Publish[i].Path, escaped); match && pm.Literals > best {

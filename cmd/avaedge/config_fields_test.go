@@ -87,6 +87,7 @@ upstream_api_key: operator-key
 redis: ` + rds.URL() + `
 redis_prefix: edgetest
 keys_file: ` + keys + `
+page_token_secret: edge-test-page-token-secret
 replicas: 3
 unissued_keys: {per_address: 7, window: 2h}
 trusted_proxies: [10.0.0.0/8]
@@ -217,6 +218,7 @@ log_level: debug
 		{"redis", []bool{a.Redis != nil, w.cache.Redis != nil, w.limits.Redis != nil}, []bool{true, true, true}},
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
 		{"keys_file", w.limits.KeysPath, keys},
+		{"page_token_secret", []string{string(w.pageTokens.secret), w.pageTokens.source}, []string{"edge-test-page-token-secret", "config"}},
 		{"replicas", w.limits.Replicas, 3},
 		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
 		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},

@@ -49,6 +49,33 @@ func TestRejects(t *testing.T) {
 	}
 }
 
+// TestSecret: a token made with one secret is refused under another and
+// accepted again under the first (replicas sharing a secret); a short
+// secret is refused.
+func TestSecret(t *testing.T) {
+	now := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC)
+	a, b := []byte("deployment-a-secret-0123456789"), []byte("deployment-b-secret-0123456789")
+	if err := SetSecret(a); err != nil {
+		t.Fatal(err)
+	}
+	tok := Encode("s", 42, now)
+	if err := SetSecret(b); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Decode("s", tok, now); err == nil {
+		t.Fatalf("a token of secret a decoded under secret b: %d", c)
+	}
+	if err := SetSecret(a); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Decode("s", tok, now); err != nil || c != 42 {
+		t.Fatalf("Decode under the same secret = %d, %v; want 42", c, err)
+	}
+	if err := SetSecret([]byte("short")); err == nil {
+		t.Fatal("SetSecret took a 5-byte secret")
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	now := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC)
 	f.Add(Encode("s", 5, now))

@@ -179,14 +179,22 @@ YML
   exit
 fi
 
-if [ $MODE = usage ]; then
-  cat > "$TMP/edge.yaml" <<YML
+cat > "$TMP/edge.yaml" <<YML
 disable_access_log: true
 local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
 log_level: warn
 routes:
   getLatestBlocks: {cache: immutable}
 YML
+cat > "$TMP/edge-redis.yaml" <<YML
+disable_access_log: true
+local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
+log_level: warn
+cache: {max_bytes: -1}
+routes:
+  getLatestBlocks: {cache: immutable}
+YML
+if [ $MODE = usage ]; then
   # KEYS keys (64 by default) on the bench plan, each request naming the
   # next (wrk's Lua script), as a fleet's clients would.
   KEYS=${KEYS:-64}
@@ -240,21 +248,6 @@ LUA
   exit ${FAILED:-0}
 fi
 
-cat > "$TMP/edge.yaml" <<YML
-disable_access_log: true
-local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
-log_level: warn
-routes:
-  getLatestBlocks: {cache: immutable}
-YML
-cat > "$TMP/edge-redis.yaml" <<YML
-disable_access_log: true
-local: {disable_dev_chain: true}  # a proxy deployment runs no dev chain
-log_level: warn
-cache: {max_bytes: -1}
-routes:
-  getLatestBlocks: {cache: immutable}
-YML
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE_REDIS AVAEDGE_REDIS=redis://127.0.0.1:$REDIS_PORT/0 "$TMP/avaedge" -config "$TMP/edge-redis.yaml" & PIDS+=($!)
 # Keyed: limits in Redis (one node, then the cluster), cache tier in process.

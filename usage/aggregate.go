@@ -295,21 +295,24 @@ type logRec struct {
 	dur time.Duration
 }
 
-// logLine is one request's log as /v1/apiLogs answers it (glacier.json
-// LogsFormat), with the time and id it is ordered by.
+// logLine is one request's log line as the stores keep it: its time and
+// id, which order it, and the rest of its glacier.json LogsFormat object
+// (appendLog writes the whole object).
 type logLine struct {
 	At   int64 // unix milliseconds
 	ID   string
-	JSON string // the LogsFormat object
+	JSON string // the LogsFormat object from hostRegion on (logFormat's JSON)
 }
 
-// logFormat is glacier.json's LogsFormat.
+// logFormat is glacier.json's LogsFormat. Its first five fields are not
+// stored with each line: the time and id are the line's own, the key's id
+// that of the key whose log it is; appendLog writes them.
 type logFormat struct {
-	OrgID                string      `json:"orgId"`
-	LogID                string      `json:"logId"`
-	EventTimestamp       int64       `json:"eventTimestamp"`
-	APIKeyID             string      `json:"apiKeyId"`
-	APIKeyAlias          string      `json:"apiKeyAlias"`
+	OrgID                string      `json:"-"`
+	LogID                string      `json:"-"`
+	EventTimestamp       int64       `json:"-"`
+	APIKeyID             string      `json:"-"`
+	APIKeyAlias          string      `json:"-"`
 	HostRegion           string      `json:"hostRegion"`
 	RequestType          string      `json:"requestType"`
 	RequestPath          string      `json:"requestPath"`

@@ -80,7 +80,7 @@ func (u *Meter) apiLogs(ctx context.Context, v catalog.Values, c Caller) (any, e
 				out.next = token(&returned)
 				return out, nil
 			}
-			out.logs = append(out.logs, l.JSON)
+			out.logs = append(out.logs, *l)
 			returned = *l
 		}
 		if len(lines) < q.limit {
@@ -97,13 +97,13 @@ func (u *Meter) apiLogs(ctx context.Context, v catalog.Values, c Caller) (any, e
 }
 
 // logsAnswer is glacier.json's LogsResponseDTO, encoded by hand: its lines
-// are LogsFormat objects the meter encoded when it wrote them, and a page of
-// them (up to 100 KB) is copied as it is rather than checked again byte by
-// byte, which cost json.Marshal most of a page's time.
+// were encoded when they were written, and a page of them (up to 100 KB) is
+// copied as it is rather than checked again byte by byte, which cost
+// json.Marshal most of a page's time.
 type logsAnswer struct {
-	next  string   // nextPageToken: base64url, nothing to escape
-	orgID string   // orgId
-	logs  []string // LogsFormat objects
+	next  string    // nextPageToken: base64url, nothing to escape
+	orgID string    // orgId, the caller's key id
+	logs  []logLine // the caller's lines
 }
 
 // MarshalJSON encodes a as json.Marshal would, for tests; Answer writes
@@ -111,9 +111,10 @@ type logsAnswer struct {
 func (a *logsAnswer) MarshalJSON() ([]byte, error) { return a.appendJSON(nil), nil }
 
 func (a *logsAnswer) appendJSON(b []byte) []byte {
-	n := 64 + len(a.next) + len(a.orgID)
-	for _, l := range a.logs {
-		n += len(l) + 1
+	key, _ := json.Marshal(a.orgID)
+	n := 64 + len(a.next) + len(key)
+	for i := range a.logs {
+		n += len(a.logs[i].JSON) + len(a.logs[i].ID) + 3*len(key) + 100
 	}
 	b = slices.Grow(b, n)
 	b = append(b, '{')
@@ -122,17 +123,54 @@ func (a *logsAnswer) appendJSON(b []byte) []byte {
 		b = append(b, a.next...)
 		b = append(b, `",`...)
 	}
-	org, _ := json.Marshal(a.orgID)
 	b = append(b, `"orgId":`...)
-	b = append(b, org...)
+	b = append(b, key...)
 	b = append(b, `,"logs":[`...)
-	for i, l := range a.logs {
+	for i := range a.logs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, l...)
+		b = appendLog(b, key, &a.logs[i])
 	}
 	return append(b, "]}"...)
+}
+
+// appendLog appends l's whole LogsFormat object: orgId, logId,
+// eventTimestamp, apiKeyId and apiKeyAlias (key, JSON-encoded), then the
+// rest as stored. A line stored whole, as before they were split, is
+// appended as it is.
+func appendLog(b, key []byte, l *logLine) []byte {
+	if strings.HasPrefix(l.JSON, `{"orgId"`) || !strings.HasPrefix(l.JSON, "{") {
+		return append(b, l.JSON...)
+	}
+	b = append(b, `{"orgId":`...)
+	b = append(b, key...)
+	b = append(b, `,"logId":`...)
+	b = appendJSONString(b, l.ID)
+	b = append(b, `,"eventTimestamp":`...)
+	b = strconv.AppendInt(b, l.At, 10)
+	b = append(b, `,"apiKeyId":`...)
+	b = append(b, key...)
+	b = append(b, `,"apiKeyAlias":`...)
+	b = append(b, key...)
+	if len(l.JSON) > 2 {
+		b = append(b, ',')
+	}
+	return append(b, l.JSON[1:]...)
+}
+
+// appendJSONString appends s as a JSON string: as it is when it needs no
+// escape (request ids never do), else as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // logFilter is the test of apiLogs' filters (chainId, requestType,

@@ -251,3 +251,35 @@ func BenchmarkLogsPage(b *testing.B) {
 		}
 	}
 }
+
+// TestAppendLog: a line written as the meter stores it (from hostRegion on)
+// is answered as the whole LogsFormat object encoding/json writes, and a
+// line stored whole, as before, as it is.
+func TestAppendLog(t *testing.T) {
+	m, _ := New(Options{FlushInterval: time.Hour, HostRegion: "eu"})
+	defer m.Close()
+	rec := traffic[5].record(5)
+	rec.KeyID, rec.RequestID = `a"b<`, "req-5"
+	r := m.logRec(&rec, m.dimsOf(&rec))
+	l := r.line()
+	type whole struct { // logFormat with its first five fields encoded
+		OrgID          string `json:"orgId"`
+		LogID          string `json:"logId"`
+		EventTimestamp int64  `json:"eventTimestamp"`
+		APIKeyID       string `json:"apiKeyId"`
+		APIKeyAlias    string `json:"apiKeyAlias"`
+	}
+	head, _ := json.Marshal(whole{rec.KeyID, rec.RequestID, rec.Start.UnixMilli(), rec.KeyID, rec.KeyID})
+	want := string(head[:len(head)-1]) + "," + l.JSON[1:]
+	key, _ := json.Marshal(rec.KeyID)
+	if got := string(appendLog(nil, key, &l)); got != want {
+		t.Fatalf("appendLog = %s\nwant %s", got, want)
+	}
+	if !json.Valid([]byte(want)) || !strings.Contains(want, `"rpcMethod":"eth_blockNumber"`) {
+		t.Fatalf("%s is not the whole line", want)
+	}
+	old := logLine{At: 1, ID: "x", JSON: want}
+	if got := string(appendLog(nil, key, &old)); got != want {
+		t.Fatalf("a line stored whole = %s; want it as it is", got)
+	}
+}

@@ -179,7 +179,7 @@ func TestUsageLogsPageBounded(t *testing.T) {
 	if d := e.Metric(t, "avaedge_usage_logs_dropped_total"); d != 0 {
 		t.Fatalf("%v log lines dropped while filling the log; want none", d)
 	}
-	t.Logf("%d requests logged in %v", lines, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d requests logged in %v (until %s)", lines, time.Since(start).Round(time.Millisecond), time.Now().UTC().Format("15:04:05.000"))
 
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: callers}}
 	// For scale, and to open the callers' connections: the same callers

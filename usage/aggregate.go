@@ -153,8 +153,8 @@ func newPending() *pending {
 
 // keyLogs are one key's log lines held until the next flush, in arrival
 // order: those of the requests it was charged for and those of its refused
-// ones (no CU), apart, so that a flood of refusals pushes none of its real
-// traffic out, and is itself bounded (take).
+// ones (an error status and no CU), apart, so that a flood of refusals pushes none of its real
+// traffic out, and is itself bounded (keptLines).
 type keyLogs struct {
 	charged, refused []logRec
 }
@@ -212,7 +212,7 @@ func (p *pending) addLog(rec *Record, u *Meter) {
 		p.logs[rec.Identity] = k
 	}
 	l := &k.charged
-	if rec.CU == 0 {
+	if rec.CU == 0 && rec.Status >= 400 {
 		l = &k.refused
 	}
 	*l = append(*l, u.logRec(rec, u.dimsOf(rec)))

@@ -110,6 +110,10 @@ type Usage struct {
 	// LogsPerKey bounds the request logs kept per key (the newest are
 	// kept). Zero means the meter's default, 10,000.
 	LogsPerKey int `yaml:"logs_per_key"`
+	// LogBytesPerKey bounds the bytes of the request logs kept per key in
+	// Redis (the newest are kept). Zero means the meter's default, 1 KiB per
+	// line of LogsPerKey.
+	LogBytesPerKey int64 `yaml:"log_bytes_per_key"`
 	// LogMaxAge bounds how long a request log is kept. Zero means the
 	// meter's default, 168h (7 days).
 	LogMaxAge Duration `yaml:"log_max_age"`

@@ -139,7 +139,7 @@ tls:
   cert_file: ` + filepath.Join(dir, "cert.pem") + `
   key_file: ` + filepath.Join(dir, "key.pem") + `
   http_listen: 127.0.0.1:18081
-usage: {flush_interval: 3s, logs_per_key: 50, log_max_age: 2h, retry_for: 4m, disable: false}
+usage: {flush_interval: 3s, logs_per_key: 50, log_bytes_per_key: 40000, log_max_age: 2h, retry_for: 4m, disable: false}
 disable_access_log: true
 log_level: debug
 `
@@ -251,6 +251,7 @@ log_level: debug
 		{"tls.http_listen", srvs.acme, "127.0.0.1:18081"},
 		{"usage.flush_interval", w.usage.FlushInterval, 3 * time.Second},
 		{"usage.logs_per_key", w.usage.LogsPerKey, 50},
+		{"usage.log_bytes_per_key", w.usage.LogBytesPerKey, int64(40000)},
 		{"usage.log_max_age", w.usage.LogMaxAge, 2 * time.Hour},
 		{"usage.retry_for", w.usage.RetryFor, 4 * time.Minute},
 		{"usage.disable", []bool{w.proxy.Usage != nil, w.usage.Redis != nil, w.usage.DataDir == dir, w.usage.Prefix == "edgetest"}, []bool{true, true, true, true}},

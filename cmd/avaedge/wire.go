@@ -179,17 +179,18 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	var meter *usage.Meter
 	if !cfg.Usage.Disable {
 		a.wired.usage = usage.Options{
-			Redis:         rdb,
-			Prefix:        cfg.RedisPrefix,
-			DataDir:       cfg.DataDir,
-			FlushInterval: cfg.Usage.FlushInterval.D(),
-			LogsPerKey:    cfg.Usage.LogsPerKey,
-			LogMaxAge:     cfg.Usage.LogMaxAge.D(),
-			RetryFor:      cfg.Usage.RetryFor.D(),
-			ClientIP:      clientIP,
-			EVMChainID:    evmChainID(nodeNetwork, localMode[catalog.Node]),
-			Registerer:    reg,
-			Logger:        log,
+			Redis:          rdb,
+			Prefix:         cfg.RedisPrefix,
+			DataDir:        cfg.DataDir,
+			FlushInterval:  cfg.Usage.FlushInterval.D(),
+			LogsPerKey:     cfg.Usage.LogsPerKey,
+			LogBytesPerKey: cfg.Usage.LogBytesPerKey,
+			LogMaxAge:      cfg.Usage.LogMaxAge.D(),
+			RetryFor:       cfg.Usage.RetryFor.D(),
+			ClientIP:       clientIP,
+			EVMChainID:     evmChainID(nodeNetwork, localMode[catalog.Node]),
+			Registerer:     reg,
+			Logger:         log,
 		}
 		if meter, err = usage.New(a.wired.usage); err != nil {
 			return nil, err

@@ -29,9 +29,9 @@ import (
 
 	avajson "github.com/ava-labs/avalanchego/utils/json"
 
-	localavax "github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	localavax "github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // xUTXOs are addr's X-Chain UTXOs in the devnet's index, spent ones with

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // TestEveryStatus validates validators and delegators of every status

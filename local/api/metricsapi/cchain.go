@@ -1,6 +1,6 @@
 package metricsapi
 
-import "github.com/avaedge/avaedge/local/cchain"
+import "github.com/avaedge/avaedge/local/vocab/cchain"
 
 // alias returns the chain a C-Chain alias (Options.CChain) names, or nil,
 // and the C-Chain as the requested id's network names it. The chains map

@@ -10,7 +10,7 @@ import (
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/pagetoken"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
 // defaultPageSize is the page size of getAvgTps, and of getEvmChainMetrics

@@ -76,7 +76,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 )
 
 // Block is one indexed block, delivered to Apply in chain order.

@@ -11,9 +11,9 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // mustUTXOs are addr's unspent X-Chain UTXOs in the devnet's index.

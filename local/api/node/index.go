@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Index is what IndexMethods reads: the index of a followed avalanchego

@@ -12,7 +12,7 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // clientSource is a warp.Source whose validators are asked through a

@@ -11,8 +11,8 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 func newWorld(t testing.TB, cfg Config) *World {

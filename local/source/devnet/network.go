@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Network is how the devnet presents itself under one network name: the

@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // InitialSupply is the AVAX supply at genesis, in nAVAX.

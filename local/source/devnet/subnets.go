@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // ValidatorManagerAddress is the L1's validator manager contract, the usual

@@ -8,7 +8,7 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // fromManager returns the signed Warp message the L1's validator manager

@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // XTx is an X-Chain transaction with its bytes and the block that holds it.

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // addrWorld writes a random P/X history through the index's write path:

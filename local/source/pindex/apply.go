@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Chain names a chain of the primary network by its alias.

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // fakeNode answers the JSON-RPC methods the index calls with a P-Chain of

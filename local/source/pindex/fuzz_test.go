@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Fuzz targets for every decoder of the followed node's answers (the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // genBlock is a generated P-Chain block at height h with txs, after

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // What the index keeps so that the node's own JSON-RPC methods can be

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // applyP stores what a P-Chain transaction adds beyond its UTXOs: subnets

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Owner is a threshold of addresses.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Reward UTXOs. A RewardValidatorTx's block does not list the rewards it

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // waitUntil polls cond every 10ms until it holds or ctx ends.

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // BlockRange selects blocks or transactions of one chain: by time (Unix

@@ -9,8 +9,8 @@ import (
 	"errors"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Devnet adapts the devnet world to the signature aggregator: its

@@ -9,8 +9,8 @@ import (
 
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // errNoAddress means the followed node is not connected to a validator, so

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // Chain names a chain of the primary network by its alias.
@@ -416,24 +416,24 @@ func pchainOwnerRow(o pchainOwnerJSON) (string, error) {
 // l1Message reads the L1 message in a signed Warp message (0x hex): the
 // payload of its AddressedCall, which the L1's validator manager sends (its
 // source chain and address are the conversion's manager's).
-func l1Message(s string) (warp.L1Message, error) {
+func l1Message(s string) (warpmsg.L1Message, error) {
 	b, err := hexBytes(s)
 	if err != nil {
 		return nil, err
 	}
-	m, err := warp.ParseMessage(b)
+	m, err := warpmsg.ParseMessage(b)
 	if err != nil {
 		return nil, fmt.Errorf("warp message: %w", err)
 	}
-	p, err := warp.ParsePayload(m.Payload)
+	p, err := warpmsg.ParsePayload(m.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("warp message: %w", err)
 	}
-	call, ok := p.(*warp.AddressedCall)
+	call, ok := p.(*warpmsg.AddressedCall)
 	if !ok {
 		return nil, fmt.Errorf("warp message: the payload is a %T, not an AddressedCall", p)
 	}
-	return warp.ParseL1Message(call.Payload)
+	return warpmsg.ParseL1Message(call.Payload)
 }
 
 func hexID(b [32]byte) string { return avax.ID(b).String() }

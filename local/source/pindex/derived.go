@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // What a transaction adds to the lookup tables beyond its own rows: the
@@ -106,9 +106,9 @@ func l1Changes(typ string, u *unsignedJSON) ([]l1Change, error) {
 			return nil, err
 		}
 		switch m := m.(type) {
-		case *warp.RegisterL1Validator:
+		case *warpmsg.RegisterL1Validator:
 			return []l1Change{{hexID(m.ValidationID()), deref(u.Balance)}}, nil
-		case *warp.L1ValidatorWeight:
+		case *warpmsg.L1ValidatorWeight:
 			return []l1Change{{hexID(m.ValidationID), 0}}, nil
 		}
 		return nil, fmt.Errorf("%s carries a %T", typ, m)

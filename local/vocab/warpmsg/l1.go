@@ -1,4 +1,4 @@
-package warp
+package warpmsg
 
 import (
 	"crypto/sha256"

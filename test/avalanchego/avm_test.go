@@ -29,6 +29,7 @@ import (
 
 	avajson "github.com/ava-labs/avalanchego/utils/json"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	localavax "github.com/avaedge/avaedge/local/vocab/avax"
@@ -38,7 +39,7 @@ import (
 // includeSpent.
 func xUTXOs(t testing.TB, dw *devnet.World, addr localavax.ShortID, includeSpent bool) []*pindex.UTXO {
 	t.Helper()
-	us, err := dw.Index().UTXOs(context.Background(), pindex.ChainX, []localavax.ShortID{addr}, includeSpent)
+	us, err := dw.Index().UTXOs(context.Background(), avanet.ChainX, []localavax.ShortID{addr}, includeSpent)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
@@ -76,9 +77,9 @@ func (e *Engine) icmFilterOf(v catalog.Values) (*icmFilter, string) {
 	}
 	if n := v["network"]; n != "" {
 		f.chains = map[common.Hash]bool{}
-		want := "mainnet"
-		if n != "mainnet" {
-			want = "testnet"
+		want := avanet.Mainnet.Name
+		if n != avanet.Mainnet.Name {
+			want = avanet.TestnetName
 		}
 		for _, c := range e.list {
 			aliased := e.cchain != nil && c.EVMChainID == e.cchain.Target

@@ -297,7 +297,7 @@ func (h *history) buildXChain() error {
 			rb.Genesis = []json.RawMessage{genesisJSON}
 		}
 		w.xBlocks = append(w.xBlocks, blk)
-		w.raw[pindex.ChainX] = append(w.raw[pindex.ChainX], rb)
+		w.raw[avanet.ChainX] = append(w.raw[avanet.ChainX], rb)
 		parent = blk.ID
 	}
 	if !imported {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
@@ -27,7 +28,7 @@ const schemaVersion = 3
 // derive stores the lookup rows of transaction id, of type typ, at position
 // idx of the block being applied.
 func (w *writer) derive(typ, id string, idx int, u *unsignedJSON) error {
-	if w.chain == ChainX {
+	if w.chain == avanet.ChainX {
 		for _, asset := range movedAssets(typ, id, u) {
 			if err := w.exec(`INSERT OR IGNORE INTO asset_txs (asset, height, idx, tx) VALUES (?,?,?,?)`, asset, w.height, idx, id); err != nil {
 				return err
@@ -248,7 +249,7 @@ func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 		if err := json.Unmarshal([]byte(t.body), &body); err != nil {
 			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
-		w.chain, w.height = Chain(t.chain), t.height
+		w.chain, w.height = avanet.Chain(t.chain), t.height
 		if err := w.derive(t.typ, t.id, t.idx, &body.Unsigned); err != nil {
 			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
@@ -259,7 +260,7 @@ func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 			}
 		}
 	}
-	for _, c := range []Chain{ChainP, ChainX} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 		if err := resetBurned(tx, avaxID, c); err != nil {
 			return 0, err
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
@@ -67,9 +68,9 @@ func FuzzApplyBlock(f *testing.F) {
 		Expiry: 1, RemainingBalanceOwner: warpmsg.PChainOwner{Threshold: 1, Addresses: [][20]byte{{2}}}, Weight: 5}), banff, false)
 	f.Add(l1Seed(f, "set_l1_validator_weight_tx_test.json", &warpmsg.L1ValidatorWeight{ValidationID: [32]byte{3}, Nonce: 1}), banff, false)
 	f.Fuzz(func(t *testing.T, js, raw []byte, x bool) {
-		chain := ChainP
+		chain := avanet.ChainP
 		if x {
-			chain = ChainX
+			chain = avanet.ChainX
 		}
 		var h struct {
 			Height uint64 `json:"height"`
@@ -175,8 +176,13 @@ func FuzzNetworkOf(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if n.XChainID.String() != x || n.CChainID.String() != c || n.AVAX.String() != asset {
+		if n.XChainID != x || n.CChainID != c || n.AVAXAssetID != asset {
 			t.Fatalf("network %+v from %q %q %q", n, x, c, asset)
+		}
+		for _, s := range []string{x, c, asset} {
+			if id, err := avax.ParseID(s); err != nil || id.String() != s {
+				t.Fatalf("network %+v accepted the id %q (%v)", n, s, err)
+			}
 		}
 	})
 }

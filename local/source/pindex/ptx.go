@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
@@ -140,7 +141,7 @@ func (w *writer) staker(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		return err
 	}
 	for _, o := range u.Stake {
-		if err := w.output(txID, next, o.AssetID, &o.Output, ChainP, &stakeWindow{start: start, end: int64(v.End)}); err != nil {
+		if err := w.output(txID, next, o.AssetID, &o.Output, avanet.ChainP, &stakeWindow{start: start, end: int64(v.End)}); err != nil {
 			return err
 		}
 		next++

@@ -13,6 +13,7 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
@@ -30,7 +31,7 @@ func TestWarpOverDevnet(t *testing.T) {
 
 	netID, _ := src.Network("fuji")
 	cchain, _ := w.Network("fuji")
-	unsigned := &warpmsg.UnsignedMessage{NetworkID: netID, SourceChainID: [32]byte(cchain.CChain), Payload: (&warpmsg.AddressedCall{SourceAddress: []byte{1, 2}, Payload: []byte("hello")}).Bytes()}
+	unsigned := &warpmsg.UnsignedMessage{NetworkID: netID, SourceChainID: [32]byte(avax.MustParseID(cchain.CChainID)), Payload: (&warpmsg.AddressedCall{SourceAddress: []byte{1, 2}, Payload: []byte("hello")}).Bytes()}
 
 	verify := func(t *testing.T, body string, quorum uint64) {
 		t.Helper()
@@ -139,7 +140,7 @@ func TestDevnetSignsItsOwnNetworkID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d under %s", tt.networkID, tt.path), func(t *testing.T) {
-			u := &warpmsg.UnsignedMessage{NetworkID: tt.networkID, SourceChainID: [32]byte(local.CChain),
+			u := &warpmsg.UnsignedMessage{NetworkID: tt.networkID, SourceChainID: [32]byte(avax.MustParseID(local.CChainID)),
 				Payload: (&warpmsg.AddressedCall{SourceAddress: []byte{7}, Payload: []byte("relayer")}).Bytes()}
 			body := `{"message":"` + hex.EncodeToString(u.Bytes()) + `"}`
 			rec := httptest.NewRecorder()

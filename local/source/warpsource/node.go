@@ -86,8 +86,7 @@ func (s *Node) Network(string) (uint32, bool) { return s.ix.Network().ID, true }
 // SubnetOf maps the P-, X- and C-Chain to the primary network and every other
 // chain to the subnet its CreateChainTx named.
 func (s *Node) SubnetOf(chainID [32]byte) ([32]byte, bool) {
-	n := s.ix.Network()
-	if chainID == [32]byte{} || chainID == [32]byte(n.XChainID) || chainID == [32]byte(n.CChainID) {
+	if _, primary := s.ix.Network().ChainOf(avax.ID(chainID).String()); primary {
 		return [32]byte{}, true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,3 +1,8 @@
+// Package warpsource is the signature aggregator's source over a followed
+// avalanchego network: validator sets from the node's platform API, L1
+// messages from the network's index, and signatures asked of each validator
+// over the p2p protocol (ACP-118). The devnet's source is the devnet world's
+// own (local/world/devnet).
 package warpsource
 
 import (

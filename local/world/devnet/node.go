@@ -1,4 +1,4 @@
-package node
+package devnet
 
 import (
 	"errors"
@@ -8,21 +8,22 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/api/node"
+	gen "github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // ErrNoValidator means a devnet has no current primary-network validator
 // with a BLS key to answer as.
-var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary validator")
+var ErrNoValidator = errors.New("devnet: the devnet has no BLS-keyed primary validator")
 
-// FromDevnet returns the View of a devnet as seen by its first current
+// NodeView returns the node.View of a devnet as seen by its first current
 // primary-network validator with a BLS key (by node id), presented as the
 // network named network ("local", or "mainnet", "fuji", "testnet" to
 // impersonate those; empty means "local"). Its X-Chain (blocks,
-// transactions, UTXOs, assets) is the devnet's index, read as IndexMethods
-// reads a followed node's; its node, peers and validator weights are the
-// devnet's own, which no index holds.
+// transactions, UTXOs, assets) is the devnet's index, read as
+// node.IndexMethods reads a followed node's; its node, peers and validator
+// weights are the devnet's own, which no index holds.
 //
 // Impersonating a network changes what the methods print and accept: the
 // network id and name, the address HRP, the chain and AVAX asset ids, the
@@ -30,31 +31,31 @@ var ErrNoValidator = errors.New("node: the devnet has no BLS-keyed primary valid
 // devnet's own (network id 12345, the devnet's chain and asset ids), since
 // their ids are hashes of those bytes; the devnet's ids are accepted as
 // aliases too.
-func FromDevnet(w *devnet.World, network string) (*View, error) {
+func NodeView(w *gen.World, network string) (*node.View, error) {
 	if network == "" {
 		network = avanet.Local.Name
 	}
 	n, ok := avanet.ByName(network)
 	if !ok {
-		return nil, fmt.Errorf("node: unknown network %q", network)
+		return nil, fmt.Errorf("devnet: unknown network %q", network)
 	}
 	net := presentedAs{ID: n.ID, PChain: avax.EmptyID, XChain: avax.MustParseID(n.XChainID), CChain: avax.MustParseID(n.CChainID), AVAX: avax.MustParseID(n.AVAXAssetID)}
-	out := &View{
+	out := &node.View{
 		NetworkID: net.ID,
-		Assets: []Asset{{ID: net.AVAX, Raw: devnet.AVAXAssetID, Alias: "AVAX",
-			Name: devnet.AVAXName, Symbol: devnet.AVAXSymbol, Denomination: devnet.AVAXDenomination}},
+		Assets: []node.Asset{{ID: net.AVAX, Raw: gen.AVAXAssetID, Alias: "AVAX",
+			Name: gen.AVAXName, Symbol: gen.AVAXSymbol, Denomination: gen.AVAXDenomination}},
 		Now: w.Now,
 	}
 
 	xAliases := []string{"X", "avm"}
-	if net.XChain != devnet.XChainID {
-		xAliases = append(xAliases, devnet.XChainID.String())
+	if net.XChain != gen.XChainID {
+		xAliases = append(xAliases, gen.XChainID.String())
 	}
 	cAliases := []string{"C", "evm"}
-	if net.CChain != devnet.CChainID {
-		cAliases = append(cAliases, devnet.CChainID.String())
+	if net.CChain != gen.CChainID {
+		cAliases = append(cAliases, gen.CChainID.String())
 	}
-	out.Chains = []Chain{
+	out.Chains = []node.Chain{
 		{ID: net.PChain, Aliases: []string{"P", "platform"}},
 		{ID: net.XChain, Aliases: xAliases},
 		{ID: net.CChain, Aliases: cAliases},
@@ -63,7 +64,7 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 	for _, s := range w.Subnets() {
 		subnets = append(subnets, s.ID)
 		for _, c := range s.Chains {
-			out.Chains = append(out.Chains, Chain{ID: c.ID})
+			out.Chains = append(out.Chains, node.Chain{ID: c.ID})
 		}
 	}
 
@@ -72,7 +73,7 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 	for _, sub := range subnets {
 		members, err := w.Validators(sub, 0)
 		if err != nil {
-			return nil, fmt.Errorf("node: validators of %s: %w", sub, err)
+			return nil, fmt.Errorf("devnet: validators of %s: %w", sub, err)
 		}
 		for _, m := range members {
 			if weights[m.NodeID] == nil {
@@ -96,14 +97,14 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 	bls, _ := w.NodeBLS(selfID)
 	version, _ := w.NodeVersion(selfID)
 	nodes := w.Nodes()
-	out.Node = Node{ID: selfID, PublicKey: bls.PublicKey, ProofOfPossession: bls.ProofOfPossession,
+	out.Node = node.Node{ID: selfID, PublicKey: bls.PublicKey, ProofOfPossession: bls.ProofOfPossession,
 		Version: version, Weights: weights[selfID]}
 
 	// Peers observe the node's uptime near what the devnet records for its
 	// current primary validation.
 	uptime := 100.0
 	for _, v := range w.NodeValidations(selfID) {
-		if v.SubnetID.IsEmpty() && v.Status(w.Now().Unix()) == devnet.StatusActive {
+		if v.SubnetID.IsEmpty() && v.Status(w.Now().Unix()) == gen.StatusActive {
 			uptime = v.Uptime
 		}
 	}
@@ -117,7 +118,7 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 		if len(weights[id]) == 0 {
 			continue // not validating anything now: not connected
 		}
-		p := Peer{NodeID: id, IP: ip, Weights: weights[id],
+		p := node.Peer{NodeID: id, IP: ip, Weights: weights[id],
 			LastSent:       now.Add(-time.Duration(1+i%7) * time.Second),
 			LastReceived:   now.Add(-time.Duration(1+i%5) * time.Second),
 			ObservedUptime: uint32(max(0, min(100, math.Floor(uptime)-float64(i%3)))),
@@ -139,23 +140,17 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 		out.Peers = append(out.Peers, p)
 	}
 
-	up := UpgradesFor(net.ID)
+	up := node.UpgradesFor(net.ID)
 	out.Upgrades = &up
 
 	// The X-Chain's blocks, transactions and UTXOs are the devnet's index,
 	// read as a followed node's are. Presented as the local network, the
 	// index's JSON is the node's; impersonating another network, the JSON
 	// is printed from the bytes with that network's addresses.
-	ix := w.Index()
-	out.AssetLookup = assetLookup(ix)
-	out.Blocks, out.Txs = indexBlocks{ix}, indexTxs{ix}
-	if net.ID == avanet.Local.ID {
-		out.Blocks, out.Txs = indexJSONBlocks{indexBlocks{ix}}, indexJSONTxs{indexTxs{ix}}
-	}
-	out.UTXOs = indexUTXOs{ix: ix, chains: map[avax.ID]avanet.Chain{
-		net.XChain: avanet.ChainX, devnet.XChainID: avanet.ChainX, avax.EmptyID: avanet.ChainP,
-		net.CChain: avanet.ChainC, devnet.CChainID: avanet.ChainC,
-	}}
+	out.ReadIndex(w.Index(), map[avax.ID]avanet.Chain{
+		net.XChain: avanet.ChainX, gen.XChainID: avanet.ChainX, avax.EmptyID: avanet.ChainP,
+		net.CChain: avanet.ChainC, gen.CChainID: avanet.ChainC,
+	}, net.ID == avanet.Local.ID)
 	return out, nil
 }
 

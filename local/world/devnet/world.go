@@ -21,6 +21,7 @@ import (
 	gen "github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/world"
+	"github.com/avaedge/avaedge/local/world/devnet/primary"
 )
 
 // Options configures Open. Zero values mean the documented defaults.
@@ -107,10 +108,10 @@ func (w *World) Stakes() (metricsapi.StakeSource, func(string) string) {
 }
 
 // Node answers as the network named as: the devnet's first BLS-keyed
-// primary validator's node (NodeView). The methods answer for the node
+// primary validator's node (primary.NodeView). The methods answer for the node
 // upstream only where its network is mapped to the devnet.
 func (w *World) Node(_ context.Context, as string) (world.NodeMethods, error) {
-	v, err := NodeView(w.gen, as)
+	v, err := primary.NodeView(w.gen, as)
 	if err != nil {
 		return world.NodeMethods{}, err
 	}
@@ -118,7 +119,7 @@ func (w *World) Node(_ context.Context, as string) (world.NodeMethods, error) {
 }
 
 // WarpSource signs with the devnet's validators' own BLS keys.
-func (w *World) WarpSource() warp.Source { return warpSource{w.gen} }
+func (w *World) WarpSource() warp.Source { return primary.NewSigner(w.gen) }
 
 // EVMChains are the running embedded chains (none without
 // Options.Chains), the first the dev chain standing for the C-Chain, and
@@ -126,8 +127,8 @@ func (w *World) WarpSource() warp.Source { return warpSource{w.gen} }
 func (w *World) EVMChains() ([]world.Chain, map[string]uint64) { return w.chains, w.knownChains() }
 
 var (
-	_ warp.Source          = warpSource{}
-	_ warp.MessageNetworks = warpSource{}
+	_ warp.Source          = primary.Signer{}
+	_ warp.MessageNetworks = primary.Signer{}
 	_ dataapi.Nodes        = (*gen.World)(nil)
 	_ dataapi.Proposers    = (*gen.World)(nil)
 )

@@ -1,4 +1,4 @@
-package devnet
+package primary
 
 import (
 	"context"
@@ -9,14 +9,17 @@ import (
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
-// warpSource is the devnet's signature source: its validators sign with
-// their own BLS keys, and its L1 transactions are the P-chain messages that
-// justifications and transaction hashes stand for. It is safe for concurrent
-// use.
-type warpSource struct{ w *gen.World }
+// Signer is the devnet's signature source (local/api/warp's Source): its
+// validators sign with their own BLS keys, and its L1 transactions are the
+// P-chain messages that justifications and transaction hashes stand for. It
+// is safe for concurrent use.
+type Signer struct{ w *gen.World }
+
+// NewSigner returns the signature source of the devnet w.
+func NewSigner(w *gen.World) Signer { return Signer{w} }
 
 // Network resolves a network name the devnet answers for to its id.
-func (s warpSource) Network(name string) (uint32, bool) {
+func (s Signer) Network(name string) (uint32, bool) {
 	n, ok := s.w.Network(name)
 	return n.ID, ok
 }
@@ -25,20 +28,20 @@ func (s warpSource) Network(name string) (uint32, bool) {
 // messages carrying the devnet's own network id (12345): the one its node
 // reports (info.getNetworkID), with which tools such as the ICM relayer
 // build their messages.
-func (s warpSource) AcceptsNetwork(name string, networkID uint32) bool {
+func (s Signer) AcceptsNetwork(name string, networkID uint32) bool {
 	_, ok := s.w.Network(name)
 	return ok && networkID == gen.NetworkID
 }
 
 // SubnetOf returns the subnet that validates chainID.
-func (s warpSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {
+func (s Signer) SubnetOf(chainID [32]byte) ([32]byte, bool) {
 	id, ok := s.w.SubnetOf(avax.ID(chainID))
 	return [32]byte(id), ok
 }
 
 // Validators returns a subnet's validators at a P-chain height, 0 meaning
 // the current one.
-func (s warpSource) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
+func (s Signer) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
 	members, err := s.w.Validators(avax.ID(subnetID), height)
 	switch {
 	case errors.Is(err, gen.ErrUnknownSubnet):
@@ -56,7 +59,7 @@ func (s warpSource) Validators(_ context.Context, subnetID [32]byte, height uint
 }
 
 // Sign signs msg with the BLS key of the validator nodeID.
-func (s warpSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
+func (s Signer) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -66,7 +69,7 @@ func (s warpSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]by
 // L1Message builds the unsigned P-chain message a 32-byte reference stands
 // for: a conversion transaction or the converted subnet's id (a
 // SubnetToL1Conversion justification), or a RegisterL1ValidatorTx.
-func (s warpSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
+func (s Signer) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 	if len(ref) != 32 {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package devnet
+package primary
 
 import (
 	"context"

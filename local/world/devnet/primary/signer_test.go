@@ -1,4 +1,4 @@
-package devnet
+package primary
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestWarpOverDevnet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := warpSource{w}
+	src := NewSigner(w)
 	agg := warp.NewAggregator(src, warp.Options{})
 	// The handlers without the edge: catalogue patterns and validation.
 	mux := catalogMux(agg.Handlers())
@@ -113,7 +113,7 @@ func TestDevnetSignsItsOwnNetworkID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := warpSource{w}
+	src := NewSigner(w)
 	mux := catalogMux(warp.NewAggregator(src, warp.Options{}).Handlers())
 	local, _ := w.Network("local")
 	vdrs, err := src.Validators(context.Background(), [32]byte{}, 0)

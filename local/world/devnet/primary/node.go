@@ -1,4 +1,9 @@
-package devnet
+// Package primary is the devnet's primary network as its node and its
+// validators present it: the node one of its validators runs (NodeView) and
+// their signatures (Signer). It is the devnet world's (local/world/devnet),
+// apart from the embedded EVM chains so that it links without go-ethereum:
+// test/avalanchego drives it with avalanchego's own clients.
+package primary
 
 import (
 	"errors"
@@ -15,7 +20,7 @@ import (
 
 // ErrNoValidator means a devnet has no current primary-network validator
 // with a BLS key to answer as.
-var ErrNoValidator = errors.New("devnet: the devnet has no BLS-keyed primary validator")
+var ErrNoValidator = errors.New("primary: the devnet has no BLS-keyed primary validator")
 
 // NodeView returns the node.View of a devnet as seen by its first current
 // primary-network validator with a BLS key (by node id), presented as the
@@ -37,7 +42,7 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 	}
 	n, ok := avanet.ByName(network)
 	if !ok {
-		return nil, fmt.Errorf("devnet: unknown network %q", network)
+		return nil, fmt.Errorf("primary: unknown network %q", network)
 	}
 	net := presentedAs{ID: n.ID, PChain: avax.EmptyID, XChain: avax.MustParseID(n.XChainID), CChain: avax.MustParseID(n.CChainID), AVAX: avax.MustParseID(n.AVAXAssetID)}
 	out := &node.View{
@@ -73,7 +78,7 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 	for _, sub := range subnets {
 		members, err := w.Validators(sub, 0)
 		if err != nil {
-			return nil, fmt.Errorf("devnet: validators of %s: %w", sub, err)
+			return nil, fmt.Errorf("primary: validators of %s: %w", sub, err)
 		}
 		for _, m := range members {
 			if weights[m.NodeID] == nil {

@@ -25,7 +25,8 @@ func TestWarpVerifiesWithAvalanchego(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	agg := warp.NewAggregator(primary.NewSigner(dev), warp.Options{})
+	src := primary.NewSigner(dev)
+	agg := warp.NewAggregator(src, warp.Options{})
 	fuji, _ := dev.Network("fuji")
 	payload := (&warpmsg.AddressedCall{SourceAddress: []byte{0xaa}, Payload: []byte("avaedge")}).Bytes()
 	msg := &warpmsg.UnsignedMessage{NetworkID: fuji.ID, SourceChainID: [32]byte(avax.MustParseID(fuji.CChainID)), Payload: payload}

@@ -13,7 +13,6 @@ import (
 	"github.com/avaedge/avaedge/local/api/dataapi"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
-	"github.com/avaedge/avaedge/local/vocab/cchain"
 	"github.com/avaedge/avaedge/local/world"
 	"github.com/avaedge/avaedge/local/world/devnet"
 	"github.com/avaedge/avaedge/local/world/followed"
@@ -127,22 +126,7 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 	if err := b.waitFor(ctx, e.index, chains); err != nil {
 		return nil, err
 	}
-	aliases := cChainAliases(chains)
-	only := func(s catalog.Service) *cchain.Aliases {
-		if o.LocalMode[s] {
-			return aliases
-		}
-		return nil
-	}
-	data, metrics := e.handlers(only(catalog.Data), known)
-	for _, c := range chains {
-		if c.Pending {
-			// A followed chain comes up when its node first answers; until
-			// then, with nothing of it indexed, its routes answer 503.
-			p := pendingChain{evmID: c.Index.ChainID, blockchainID: c.Metrics.BlockchainID, ready: readyIn(e.index, c.Index.ChainID)}
-			data, metrics = p.gate(data, catalog.Data, only(catalog.Data)), p.gate(metrics, catalog.Metrics, only(catalog.Metrics))
-		}
-	}
+	data, metrics := e.handlers(chains, known, o.LocalMode)
 	b.add(data)
 	b.add(metrics)
 

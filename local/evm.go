@@ -125,12 +125,31 @@ func (b *builder) waitFor(ctx context.Context, ix *evmindex.Index, chains []worl
 }
 
 // handlers are the EVM Data API's handlers over the index (none without
-// one), answering for the C-Chain under aliases, and the Metrics API's.
-func (e *evmWorld) handlers(aliases *cchain.Aliases, known map[string]uint64) (data, metrics map[string]catalog.Handler) {
-	if e.index != nil {
-		data = evmdata.Handlers(evmdata.Options{Index: e.index, Chains: e.infos, Logger: e.log, CChain: aliases, KnownChains: known})
+// one) and the Metrics API's. In local mode a service answers for the
+// C-Chain under every id clients of the real services use for it (the
+// world's C-Chain: the dev chain, or the followed network's); never in proxy
+// mode, where devnet data must not pass for a real network's. A pending
+// chain's routes answer 503 until its node first answers (with nothing of
+// it indexed), each service's gate resolving the aliases of its own mode.
+func (e *evmWorld) handlers(chains []world.Chain, known map[string]uint64, localMode map[catalog.Service]bool) (data, metrics map[string]catalog.Handler) {
+	aliases := cChainAliases(chains)
+	only := func(s catalog.Service) *cchain.Aliases {
+		if localMode[s] {
+			return aliases
+		}
+		return nil
 	}
-	return data, e.engine.Handlers()
+	if e.index != nil {
+		data = evmdata.Handlers(evmdata.Options{Index: e.index, Chains: e.infos, Logger: e.log, CChain: only(catalog.Data), KnownChains: known})
+	}
+	metrics = e.engine.Handlers()
+	for _, c := range chains {
+		if c.Pending {
+			p := pendingChain{evmID: c.Index.ChainID, blockchainID: c.Metrics.BlockchainID, ready: readyIn(e.index, c.Index.ChainID)}
+			data, metrics = p.gate(data, catalog.Data, only(catalog.Data)), p.gate(metrics, catalog.Metrics, only(catalog.Metrics))
+		}
+	}
+	return data, metrics
 }
 
 // configuredChains are Options.EVMChains as the world's chains: followed

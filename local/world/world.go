@@ -96,8 +96,9 @@ type Chain struct {
 	// Pending says its node may not have answered yet: its routes answer
 	// 503 until the index is ready for it.
 	Pending bool
-	// RPC serves its JSON-RPC (an embedded chain) on Paths; the first
-	// embedded chain also serves /ext/bc/C/rpc. Nil for a followed chain.
+	// RPC serves its JSON-RPC (an embedded chain) on Paths, and, for the
+	// world's C-Chain, on the node's C-Chain endpoints (/ext/bc/C/rpc). Nil
+	// for a followed chain.
 	RPC   http.Handler
 	Paths []string
 	// Head is the height the index reaches before Build returns (an

@@ -51,7 +51,39 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 			Name: gen.AVAXName, Symbol: gen.AVAXSymbol, Denomination: gen.AVAXDenomination}},
 		Now: w.Now,
 	}
+	var subnets []avax.ID
+	out.Chains, subnets = chainsOf(w, net)
+	weights, err := weightsOf(w, subnets)
+	if err != nil {
+		return nil, err
+	}
+	selfID, err := selfOf(w)
+	if err != nil {
+		return nil, err
+	}
+	bls, _ := w.NodeBLS(selfID)
+	version, _ := w.NodeVersion(selfID)
+	out.Node = node.Node{ID: selfID, PublicKey: bls.PublicKey, ProofOfPossession: bls.ProofOfPossession,
+		Version: version, Weights: weights[selfID]}
+	out.Node.IP, out.Peers = peersOf(w, selfID, weights, subnets)
+	up := node.UpgradesFor(net.ID)
+	out.Upgrades = &up
 
+	// The X-Chain's blocks, transactions and UTXOs are the devnet's index,
+	// read as a followed node's are. Presented as the local network, the
+	// index's JSON is the node's; impersonating another network, the JSON
+	// is printed from the bytes with that network's addresses.
+	out.ReadIndex(w.Index(), map[avax.ID]avanet.Chain{
+		net.XChain: avanet.ChainX, gen.XChainID: avanet.ChainX, avax.EmptyID: avanet.ChainP,
+		net.CChain: avanet.ChainC, gen.CChainID: avanet.ChainC,
+	}, net.ID == avanet.Local.ID)
+	return out, nil
+}
+
+// chainsOf are the chains the node runs, the primary network's under net's
+// ids (the devnet's own as aliases too) and every subnet's, and the subnets,
+// the primary network first.
+func chainsOf(w *gen.World, net presentedAs) ([]node.Chain, []avax.ID) {
 	xAliases := []string{"X", "avm"}
 	if net.XChain != gen.XChainID {
 		xAliases = append(xAliases, gen.XChainID.String())
@@ -60,7 +92,7 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 	if net.CChain != gen.CChainID {
 		cAliases = append(cAliases, gen.CChainID.String())
 	}
-	out.Chains = []node.Chain{
+	chains := []node.Chain{
 		{ID: net.PChain, Aliases: []string{"P", "platform"}},
 		{ID: net.XChain, Aliases: xAliases},
 		{ID: net.CChain, Aliases: cAliases},
@@ -69,11 +101,14 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 	for _, s := range w.Subnets() {
 		subnets = append(subnets, s.ID)
 		for _, c := range s.Chains {
-			out.Chains = append(out.Chains, node.Chain{ID: c.ID})
+			chains = append(chains, node.Chain{ID: c.ID})
 		}
 	}
+	return chains, subnets
+}
 
-	// Current weights of every node on every subnet.
+// weightsOf are the current weights of every node on every subnet.
+func weightsOf(w *gen.World, subnets []avax.ID) (map[avax.NodeID]map[avax.ID]uint64, error) {
 	weights := map[avax.NodeID]map[avax.ID]uint64{}
 	for _, sub := range subnets {
 		members, err := w.Validators(sub, 0)
@@ -87,37 +122,38 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 			weights[m.NodeID][sub] = m.Weight
 		}
 	}
+	return weights, nil
+}
+
+// selfOf is the node that answers: the first current primary-network
+// validator with a BLS key, by node id.
+func selfOf(w *gen.World) (avax.NodeID, error) {
 	primary, _ := w.Validators(avax.EmptyID, 0)
-	self := -1
-	for i, m := range primary {
+	for _, m := range primary {
 		if m.PublicKey != nil {
-			self = i
-			break
+			return m.NodeID, nil
 		}
 	}
-	if self < 0 {
-		return nil, ErrNoValidator
-	}
-	selfID := primary[self].NodeID
-	bls, _ := w.NodeBLS(selfID)
-	version, _ := w.NodeVersion(selfID)
-	nodes := w.Nodes()
-	out.Node = node.Node{ID: selfID, PublicKey: bls.PublicKey, ProofOfPossession: bls.ProofOfPossession,
-		Version: version, Weights: weights[selfID]}
+	return avax.NodeID{}, ErrNoValidator
+}
 
-	// Peers observe the node's uptime near what the devnet records for its
-	// current primary validation.
+// peersOf are self's staking address and its connected peers: the devnet's
+// nodes validating something now. Peers observe self's uptime near what the
+// devnet records for its current primary validation.
+func peersOf(w *gen.World, self avax.NodeID, weights map[avax.NodeID]map[avax.ID]uint64, subnets []avax.ID) (netip.AddrPort, []node.Peer) {
 	uptime := 100.0
-	for _, v := range w.NodeValidations(selfID) {
+	for _, v := range w.NodeValidations(self) {
 		if v.SubnetID.IsEmpty() && v.Status(w.Now().Unix()) == gen.StatusActive {
 			uptime = v.Uptime
 		}
 	}
 	now := w.Now()
-	for i, id := range nodes {
+	var selfIP netip.AddrPort
+	var peers []node.Peer
+	for i, id := range w.Nodes() {
 		ip := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(9651+2*i))
-		if id == selfID {
-			out.Node.IP = ip
+		if id == self {
+			selfIP = ip
 			continue
 		}
 		if len(weights[id]) == 0 {
@@ -142,21 +178,9 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 		case i%2 == 0:
 			p.SupportedACPs = []uint32{194}
 		}
-		out.Peers = append(out.Peers, p)
+		peers = append(peers, p)
 	}
-
-	up := node.UpgradesFor(net.ID)
-	out.Upgrades = &up
-
-	// The X-Chain's blocks, transactions and UTXOs are the devnet's index,
-	// read as a followed node's are. Presented as the local network, the
-	// index's JSON is the node's; impersonating another network, the JSON
-	// is printed from the bytes with that network's addresses.
-	out.ReadIndex(w.Index(), map[avax.ID]avanet.Chain{
-		net.XChain: avanet.ChainX, gen.XChainID: avanet.ChainX, avax.EmptyID: avanet.ChainP,
-		net.CChain: avanet.ChainC, gen.CChainID: avanet.ChainC,
-	}, net.ID == avanet.Local.ID)
-	return out, nil
+	return selfIP, peers
 }
 
 // presentedAs are the ids of the network the devnet presents itself as.

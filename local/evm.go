@@ -35,7 +35,7 @@ type evmWorld struct {
 // world's primary network. The engine reads the index too (ICM messages,
 // holders): the index opens first, its hooks reach the engine before it
 // starts following, and it closes (its followers stop) before the engine.
-func (b *builder) openEVM(ctx context.Context, chains []world.Chain, p world.Primary) (*evmWorld, error) {
+func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.Primary) (*evmWorld, error) {
 	o := b.opts
 	e := &evmWorld{log: b.log}
 	b.wired.metrics = metricsapi.Options{Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db")}
@@ -104,8 +104,8 @@ func (b *builder) openMetrics() (*metricsapi.Engine, error) {
 
 // waitFor waits, at most 60s, until the index holds every chain's Head (an
 // embedded chain's seeded history).
-func (b *builder) waitFor(ctx context.Context, ix *evmindex.Index, chains []world.Chain) error {
-	if ix == nil || !slices.ContainsFunc(chains, func(c world.Chain) bool { return c.Head > 0 }) {
+func (b *builder) waitFor(ctx context.Context, ix *evmindex.Index, chains []world.EVMChain) error {
+	if ix == nil || !slices.ContainsFunc(chains, func(c world.EVMChain) bool { return c.Head > 0 }) {
 		return nil
 	}
 	if err := b.step("evm catch-up"); err != nil {
@@ -131,7 +131,7 @@ func (b *builder) waitFor(ctx context.Context, ix *evmindex.Index, chains []worl
 // mode, where devnet data must not pass for a real network's. A pending
 // chain's routes answer 503 until its node first answers (with nothing of
 // it indexed), each service's gate resolving the aliases of its own mode.
-func (e *evmWorld) handlers(chains []world.Chain, known map[string]uint64, localMode map[catalog.Service]bool) (data, metrics map[string]catalog.Handler) {
+func (e *evmWorld) handlers(chains []world.EVMChain, known map[string]uint64, localMode map[catalog.Service]bool) (data, metrics map[string]catalog.Handler) {
 	aliases := cChainAliases(chains)
 	only := func(s catalog.Service) *cchain.Aliases {
 		if localMode[s] {
@@ -155,8 +155,8 @@ func (e *evmWorld) handlers(chains []world.Chain, known map[string]uint64, local
 // configuredChains are Options.EVMChains as the world's chains: followed
 // from real nodes, on mainnet when the chain id is the C-Chain's there, on
 // the test networks otherwise.
-func configuredChains(cs []EVMChain) []world.Chain {
-	out := make([]world.Chain, 0, len(cs))
+func configuredChains(cs []EVMChain) []world.EVMChain {
+	out := make([]world.EVMChain, 0, len(cs))
 	for _, c := range cs {
 		name := c.Name
 		if name == "" {
@@ -166,7 +166,7 @@ func configuredChains(cs []EVMChain) []world.Chain {
 		if c.ChainID == avanet.Mainnet.EVMChainID {
 			network = avanet.Mainnet.Name
 		}
-		out = append(out, world.Chain{
+		out = append(out, world.EVMChain{
 			Index: evmindex.ChainOptions{ChainID: c.ChainID, RPCURL: c.RPC, StartBlock: c.StartBlock},
 			Info: evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
 				IsTestnet: c.ChainID != avanet.Mainnet.EVMChainID, NetworkToken: evmdata.AVAXToken},
@@ -180,7 +180,7 @@ func configuredChains(cs []EVMChain) []world.Chain {
 // cChainAliases are the ids clients of the real services use for the
 // C-Chain (mainnet's, fuji's, the local network's), resolving to the
 // world's C-Chain; nil when the world has none.
-func cChainAliases(chains []world.Chain) *cchain.Aliases {
+func cChainAliases(chains []world.EVMChain) *cchain.Aliases {
 	for _, c := range chains {
 		if c.CChain {
 			return &cchain.Aliases{Target: c.Index.ChainID, BlockchainID: c.Metrics.BlockchainID}
@@ -191,7 +191,7 @@ func cChainAliases(chains []world.Chain) *cchain.Aliases {
 
 // indexedChains reports whether an EVM chain id is one of chains followed
 // from a real node.
-func indexedChains(chains []world.Chain) func(string) bool {
+func indexedChains(chains []world.EVMChain) func(string) bool {
 	fromNodes := map[string]bool{}
 	for _, c := range chains {
 		if c.Real {
@@ -203,7 +203,7 @@ func indexedChains(chains []world.Chain) func(string) bool {
 
 // evmRPC are the embedded chains' JSON-RPC handlers: the C-Chain's for the
 // node's C-Chain endpoints, and every chain's by its paths.
-func evmRPC(chains []world.Chain) (http.Handler, map[string]http.Handler) {
+func evmRPC(chains []world.EVMChain) (http.Handler, map[string]http.Handler) {
 	var c http.Handler
 	paths := map[string]http.Handler{}
 	for _, ch := range chains {

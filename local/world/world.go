@@ -75,12 +75,12 @@ type Warp interface {
 type EVM interface {
 	// EVMChains returns the world's EVM chains, and the EVM chains it knows
 	// by blockchain id (the EVM chain id an ICM answer names for them).
-	EVMChains() (chains []Chain, known map[string]uint64)
+	EVMChains() (chains []EVMChain, known map[string]uint64)
 }
 
-// Chain is one EVM chain of a world: how the EVM index follows it, how the
+// EVMChain is one EVM chain of a world: how the EVM index follows it, how the
 // EVM Data API and the Metrics API describe it, and how it is served.
-type Chain struct {
+type EVMChain struct {
 	// Index is how the EVM index follows it. The wiring adds the ICM
 	// messengers and the blockchain id (from Metrics.BlockchainID).
 	Index evmindex.ChainOptions

@@ -117,7 +117,7 @@ func (w *World) startChains(ctx context.Context) error {
 		w.opened(chain.Close)
 		client := chain.Client()
 		w.opened(func() error { client.Close(); return nil })
-		w.chains = append(w.chains, world.Chain{
+		w.chains = append(w.chains, world.EVMChain{
 			Index:   evmindex.ChainOptions{ChainID: chain.ChainID(), Client: client, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer},
 			Info:    spec.info,
 			Metrics: spec.metrics,

@@ -45,7 +45,7 @@ type Options struct {
 type World struct {
 	opts    Options
 	gen     *gen.World
-	chains  []world.Chain
+	chains  []world.EVMChain
 	closers []func() error // what Open opened, in order
 }
 
@@ -124,7 +124,7 @@ func (w *World) WarpSource() warp.Source { return primary.NewSigner(w.gen) }
 // EVMChains are the running embedded chains (none without
 // Options.Chains), the first the dev chain standing for the C-Chain, and
 // the devnet's EVM chains by blockchain id.
-func (w *World) EVMChains() ([]world.Chain, map[string]uint64) { return w.chains, w.knownChains() }
+func (w *World) EVMChains() ([]world.EVMChain, map[string]uint64) { return w.chains, w.knownChains() }
 
 var (
 	_ warp.Source          = primary.Signer{}

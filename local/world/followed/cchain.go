@@ -21,7 +21,7 @@ import (
 // when its C-Chain does not answer yet (or any more), the one avanet knows
 // for the network: the follower then waits for the node in the background
 // (evmindex.ChainOptions.CheckLater) and the index answers meanwhile.
-func cChain(ctx context.Context, node string, n avanet.Network, log *slog.Logger) (world.Chain, error) {
+func cChain(ctx context.Context, node string, n avanet.Network, log *slog.Logger) (world.EVMChain, error) {
 	const path = "/ext/bc/C/rpc"
 	c := jsonrpc.NewClient(node, jsonrpc.ClientOptions{Timeout: 5 * time.Second, MaxAnswerBytes: 1 << 16})
 	defer c.Close()
@@ -31,7 +31,7 @@ func cChain(ctx context.Context, node string, n avanet.Network, log *slog.Logger
 	if err := c.Call(ctx, path, "eth_chainId", []any{}, &id); err != nil {
 		known, ok := avanet.ByID(n.ID)
 		if !ok {
-			return world.Chain{}, fmt.Errorf("the C-Chain at %s (network %d, whose C-Chain id avaedge does not know): %w", url, n.ID, err)
+			return world.EVMChain{}, fmt.Errorf("the C-Chain at %s (network %d, whose C-Chain id avaedge does not know): %w", url, n.ID, err)
 		}
 		log.Warn("the followed node's C-Chain does not answer; its routes answer from the index, and it is followed once it answers", "url", url, "err", err)
 		chainID = known.EVMChainID
@@ -39,7 +39,7 @@ func cChain(ctx context.Context, node string, n avanet.Network, log *slog.Logger
 		hexID, ok := strings.CutPrefix(id, "0x")
 		v, err := strconv.ParseUint(hexID, 16, 64)
 		if !ok || err != nil {
-			return world.Chain{}, fmt.Errorf("the C-Chain at %s: eth_chainId %q", url, id)
+			return world.EVMChain{}, fmt.Errorf("the C-Chain at %s: eth_chainId %q", url, id)
 		}
 		chainID = v
 	}
@@ -47,7 +47,7 @@ func cChain(ctx context.Context, node string, n avanet.Network, log *slog.Logger
 	if n.ID == avanet.Mainnet.ID {
 		network = avanet.Mainnet.Name
 	}
-	return world.Chain{
+	return world.EVMChain{
 		Index: evmindex.ChainOptions{ChainID: chainID, RPCURL: url, CheckLater: true},
 		Info: evmdata.ChainInfo{ChainID: chainID, ChainName: "C-Chain", Description: "the followed node's C-Chain (indexed by avaedge)", RPCURL: url,
 			IsTestnet: n.ID != avanet.Mainnet.ID, PlatformChainID: n.CChainID, SubnetID: avanet.PChainID, NetworkToken: evmdata.AVAXToken},

@@ -44,7 +44,7 @@ type Options struct {
 type World struct {
 	ix     *pindex.Index
 	signer *warpsource.Node
-	chains []world.Chain
+	chains []world.EVMChain
 }
 
 var (
@@ -116,4 +116,4 @@ func (w *World) WarpSource() warp.Source { return w.signer }
 
 // EVMChains is the node's C-Chain, when its id is known; the world knows no
 // other EVM chain by id.
-func (w *World) EVMChains() ([]world.Chain, map[string]uint64) { return w.chains, nil }
+func (w *World) EVMChains() ([]world.EVMChain, map[string]uint64) { return w.chains, nil }

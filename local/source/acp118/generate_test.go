@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"testing"
 )
 
@@ -27,8 +26,12 @@ func TestGenerated(t *testing.T) {
 		}
 		t.Skip("protoc is not on PATH (apt install protobuf-compiler; AVAEDGE_TEST_PROTOC=required makes this a failure)")
 	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
 	bin := t.TempDir()
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(bin, "protoc-gen-go"), "google.golang.org/protobuf/cmd/protoc-gen-go")
+	build := exec.Command(goTool, "build", "-o", filepath.Join(bin, "protoc-gen-go"), "google.golang.org/protobuf/cmd/protoc-gen-go")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building protoc-gen-go: %v\n%s", err, out)
 	}

@@ -28,10 +28,11 @@ var (
 // decoding is quadratic in its input, so a decoder must never see a string
 // longer than the type it reads can be.
 const (
-	// MaxBase58Len bounds every string CB58Decode accepts:
-	// 1,024 characters, about 750 bytes, far more than any id the local
-	// world prints (at most 36 bytes with the checksum).
-	MaxBase58Len = 1024
+	// MaxBase58Len bounds every string CB58Decode accepts: 128 characters,
+	// about 90 bytes, more than twice the longest id the local world reads
+	// (36 bytes with the checksum). The library's decoder is quadratic: about
+	// 0.4-1 ms for 1,024 characters on this 2-core machine, 5-16 us for 128.
+	MaxBase58Len = 128
 	// MaxIDLen is the longest cb58 form of a 32-byte ID: 36 bytes with the
 	// checksum are at most 50 base58 digits (288 bits / log2(58) < 50).
 	MaxIDLen = 50

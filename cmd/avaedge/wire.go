@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -36,8 +37,9 @@ type app struct {
 	// Redis is the shared Redis, or nil.
 	Redis redis.UniversalClient
 	// Reload re-reads the keys file (on SIGHUP).
-	Reload  func() error
-	closers []func() error
+	Reload func() error
+	// closers are what build opened, closed last first.
+	closers []closer
 	// wired records what build handed each component.
 	wired wiring
 }
@@ -61,11 +63,48 @@ type wiring struct {
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
 
-func (a *app) Close() error {
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		a.closers[i]()
+// closer is one thing build opened, named for the error that says it did
+// not close in time.
+type closer struct {
+	name  string
+	close func() error
+}
+
+// onClose adds what Close closes (before what was added earlier).
+func (a *app) onClose(name string, fn func() error) {
+	a.closers = append(a.closers, closer{name, fn})
+}
+
+// Close closes what build opened, last first, within closeTimeout.
+func (a *app) Close() error { return a.CloseWithin(closeTimeout) }
+
+// CloseWithin closes what build opened, last first, waiting at most d: a
+// closer still running then is left behind (the process is on its way out)
+// and named in the error, so shutdown stays bounded whatever hangs.
+func (a *app) CloseWithin(d time.Duration) error {
+	var running atomic.Pointer[closer]
+	done := make(chan struct{})
+	// Owned by CloseWithin; it stops when the last closer returns, or never
+	// when one hangs, which is what d bounds.
+	go func() {
+		defer close(done)
+		for i := len(a.closers) - 1; i >= 0; i-- {
+			running.Store(&a.closers[i])
+			a.closers[i].close()
+		}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-t.C:
+		name := "?"
+		if c := running.Load(); c != nil {
+			name = c.name
+		}
+		return fmt.Errorf("closing: %s did not close within %v", name, d)
 	}
-	return nil
 }
 
 // build wires config into the proxy: upstreams, local world, cache, limits,
@@ -108,7 +147,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, world.Close)
+	a.onClose("the local world", world.Close)
 
 	var rdb redis.UniversalClient
 	if cfg.Redis != "" {
@@ -120,7 +159,8 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		if rdb, guard, err = redisguard.Dial(addrs, redisguard.Options{Logger: log}, reg); err != nil {
 			return nil, err
 		}
-		a.closers = append(a.closers, rdb.Close, guard.Close)
+		a.onClose("redis", rdb.Close)
+		a.onClose("the redis guard", guard.Close)
 		a.Redis = rdb
 	}
 	secret, source, err := pageTokenSecret(ctx, cfg, rdb, log)
@@ -144,7 +184,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, c.Close)
+	a.onClose("the cache", c.Close)
 
 	trusted := cfg.TrustedPrefixes()
 	a.wired.limits = limits.Options{
@@ -161,7 +201,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, lim.Close)
+	a.onClose("the limiter", lim.Close)
 	a.Reload = lim.Reload
 
 	// The access log is off when disabled or when the log level leaves out
@@ -173,7 +213,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		if access, err = accesslog.New(logOut, opts); err != nil {
 			return nil, err
 		}
-		a.closers = append(a.closers, func() error { return access.CloseWithin(accessLogFlush) })
+		a.onClose("the access log", func() error { return access.CloseWithin(accessLogFlush) })
 	}
 	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
 	var meter *usage.Meter
@@ -197,7 +237,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		}
 		// Closed before Redis (closers run last first): the last batch is
 		// written on the way out.
-		a.closers = append(a.closers, meter.Close)
+		a.onClose("the usage meter", meter.Close)
 	}
 
 	a.wired.upstreams = ups

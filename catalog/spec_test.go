@@ -240,11 +240,7 @@ func TestUnpublishedNamed(t *testing.T) {
 // table names, with their paths and successors, and each names the SDKs (or
 // the seed) that call it.
 func TestLegacyNamed(t *testing.T) {
-	p, err := markdown.Read("docs/routes.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := p.Table("route", "path", "called by", "successor")
+	tb, err := markdown.ReadTable("docs/routes.md", "route", "path", "called by", "successor")
 	if err != nil {
 		t.Fatal(err)
 	}

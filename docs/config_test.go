@@ -162,11 +162,7 @@ func yamlPaths(typ reflect.Type, prefix string) []string {
 // table reads the one table of page with the given header.
 func table(t *testing.T, page string, header ...string) markdown.Table {
 	t.Helper()
-	p, err := markdown.Read(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := p.Table(header...)
+	tb, err := markdown.ReadTable(page, header...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,7 @@ import (
 // TestRoutesDocumented: docs/usage.md's table of the usage routes names
 // exactly the routes Routes registers.
 func TestRoutesDocumented(t *testing.T) {
-	p, err := markdown.Read("docs/usage.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := p.Table("route", "answers")
+	tb, err := markdown.ReadTable("docs/usage.md", "route", "answers")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -231,6 +231,16 @@ func (p *Page) Table(header ...string) (Table, error) {
 	return found[0], nil
 }
 
+// ReadTable reads the page at rel and returns its one table whose header
+// row is header.
+func ReadTable(rel string, header ...string) (Table, error) {
+	p, err := Read(rel)
+	if err != nil {
+		return Table{}, err
+	}
+	return p.Table(header...)
+}
+
 // Column returns the cells of the column named name, in row order.
 func (t Table) Column(name string) ([]string, error) {
 	for c, h := range t.Header {

@@ -11,11 +11,7 @@ import (
 // TestLimitsDocumented: docs/local-world.md's table of the dev chain's
 // limits gives each setting this package's default.
 func TestLimitsDocumented(t *testing.T) {
-	p, err := markdown.Read("docs/local-world.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := p.Table("limit", "setting", "default")
+	tb, err := markdown.ReadTable("docs/local-world.md", "limit", "setting", "default")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,8 +158,8 @@ func rest(svc Service, name, method, path string, cost int64, class cache.Class,
 // costs are the services' published ones (doc.go has the table and the few
 // avaedge decides); node costs are avaedge's own (rpc.go).
 // Operations of the specs that are not here belong to the operator's account
-// or write (and the Metrics API's composite query): never published (the
-// README lists them).
+// or write (and the Metrics API's composite query): never published
+// (docs/routes.md lists them).
 func Catalogue() []Route {
 	routes := slices.Concat(dataPrimary(), dataEVM(), dataICM(), metricsRoutes(), healthRoutes(), legacyRoutes())
 	return append(routes, rpcRoutes()...)

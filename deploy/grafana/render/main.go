@@ -1,6 +1,6 @@
 // Command render draws deploy/grafana/avaedge.json's panels as an HTML page,
-// for the README's screenshot on a machine without Grafana (none of the
-// package registries this project reaches ships it). It is not Grafana: it
+// for the screenshot in docs/operations.md on a machine without Grafana (none
+// of the package registries this project reaches ships it). It is not Grafana: it
 // loads a series of /metrics scrapes (files named <unix ms>-<instance>.prom,
 // as test/e2e's usage test saves them with AVAEDGE_E2E_SCRAPE=DIR) into a
 // Prometheus TSDB, evaluates every panel's queries with the Prometheus

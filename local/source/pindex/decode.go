@@ -288,16 +288,6 @@ func parseNodeID(s string) (avax.NodeID, error) {
 	return avax.ParseNodeID(s)
 }
 
-// hexAnswer reads the bytes of an answer in encoding hexnc: a JSON string
-// of 0x-prefixed hex.
-func hexAnswer(raw json.RawMessage) ([]byte, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	return hexBytes(s)
-}
-
 // hexBytes reads 0x-prefixed hex.
 func hexBytes(s string) ([]byte, error) {
 	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))

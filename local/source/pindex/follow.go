@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -18,69 +16,31 @@ import (
 // progressEvery is how often catching up is logged.
 const progressEvery = 5 * time.Second
 
-func (c Chain) path() string {
+// api returns the node's API of chain (P or X).
+func (ix *Index) api(c Chain) chainAPI {
 	if c == ChainX {
-		return pathX
+		return ix.node.X()
 	}
-	return pathP
+	return ix.node.P()
 }
 
-func (c Chain) service() string {
-	if c == ChainX {
-		return "avm"
-	}
-	return "platform"
-}
-
-// nodeHeight asks the node for chain's last accepted height.
-func (ix *Index) nodeHeight(ctx context.Context, c Chain) (uint64, error) {
-	var r struct {
-		Height string `json:"height"`
-	}
-	if err := ix.rpc.Call(ctx, c.path(), c.service()+".getHeight", nil, &r); err != nil {
-		return 0, err
-	}
-	h, err := parseHeight(r.Height)
-	if err != nil {
-		return 0, fmt.Errorf("%s.getHeight: %w", c.service(), err)
-	}
-	return h, nil
-}
-
-// parseHeight reads a height the node printed. The index keeps heights as
-// SQLite integers (int64), so a larger one is not a height: taken as one it
-// would read as negative, below the index's head, and roll it all back.
-func parseHeight(s string) (uint64, error) {
-	h, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("height %q: %w", s, err)
-	}
-	if h > math.MaxInt64 {
-		return 0, fmt.Errorf("height %s is beyond any chain's", s)
-	}
-	return h, nil
+// chainAPI is what the follower reads of a chain at the node: nodeclient's
+// Platform (P) or AVM (X).
+type chainAPI interface {
+	Height(ctx context.Context) (uint64, error)
+	BlockJSON(ctx context.Context, height uint64) (json.RawMessage, error)
+	BlockBytes(ctx context.Context, height uint64) ([]byte, error)
 }
 
 // fetch reads chain's block at height in both encodings.
 func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, error) {
 	f := &RawBlock{Height: height}
-	for _, enc := range []string{"json", "hexnc"} {
-		var r struct {
-			Block json.RawMessage `json:"block"`
-		}
-		args := map[string]string{"height": strconv.FormatUint(height, 10), "encoding": enc}
-		if err := ix.rpc.Call(ctx, c.path(), c.service()+".getBlockByHeight", args, &r); err != nil {
-			return nil, err
-		}
-		if enc == "json" {
-			f.JSON = r.Block
-			continue
-		}
-		b, err := hexAnswer(r.Block)
-		if err != nil {
-			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", c.service(), err)
-		}
-		f.Bytes = b
+	var err error
+	if f.JSON, err = ix.api(c).BlockJSON(ctx, height); err != nil {
+		return nil, err
+	}
+	if f.Bytes, err = ix.api(c).BlockBytes(ctx, height); err != nil {
+		return nil, err
 	}
 	if height == 0 {
 		fetchGenesis := ix.fetchXGenesis
@@ -111,7 +71,7 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 	)
 	defer func() { next.stop() }()
 	for ctx.Err() == nil {
-		tip, err := ix.nodeHeight(ctx, c)
+		tip, err := ix.api(c).Height(ctx)
 		if err != nil {
 			ix.metrics.up.Set(0)
 			if ctx.Err() == nil {
@@ -474,19 +434,16 @@ func (ix *Index) RefreshValidators(ctx context.Context) error {
 	}
 	rows.Close()
 	for _, s := range subnets {
-		var r json.RawMessage
-		var params any
-		if s != avax.EmptyID.String() {
-			params = map[string]string{"subnetID": s}
-		}
-		if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentValidators", params, &r); err != nil {
-			return err
-		}
+		id := s
 		if s == avax.EmptyID.String() {
-			var err error
-			if r, err = ix.withDelegators(ctx, r); err != nil {
-				return err
-			}
+			id = "" // the primary network
+		}
+		r, err := ix.node.P().CurrentValidators(ctx, id)
+		if id == "" && err == nil {
+			r, err = ix.node.P().WithDelegators(ctx, r)
+		}
+		if err != nil {
+			return err
 		}
 		if err := ix.SetCurrentValidators(ctx, s, r); err != nil {
 			return err
@@ -502,75 +459,4 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-}
-
-// withDelegators puts the delegators, with their potential rewards, into a
-// primary-network getCurrentValidators answer: the node lists them only
-// for the validators a call names, so those with delegators are asked for
-// again, by node id, in one call.
-func (ix *Index) withDelegators(ctx context.Context, body json.RawMessage) (json.RawMessage, error) {
-	nodes, err := delegated(body)
-	if err != nil || len(nodes) == 0 {
-		return body, err
-	}
-	var detail json.RawMessage
-	if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentValidators", map[string]any{"nodeIDs": nodes}, &detail); err != nil {
-		return nil, err
-	}
-	return mergeDelegators(body, detail)
-}
-
-// delegated returns the node ids of a getCurrentValidators answer's
-// validators that have delegators.
-func delegated(body json.RawMessage) ([]string, error) {
-	var all struct {
-		Validators []json.RawMessage `json:"validators"`
-	}
-	if err := json.Unmarshal(body, &all); err != nil {
-		return nil, fmt.Errorf("platform.getCurrentValidators: %w", err)
-	}
-	var nodes []string
-	for _, v := range all.Validators {
-		var c struct {
-			NodeID         string `json:"nodeID"`
-			DelegatorCount string `json:"delegatorCount"`
-		}
-		if json.Unmarshal(v, &c) == nil && c.DelegatorCount != "" && c.DelegatorCount != "0" {
-			nodes = append(nodes, c.NodeID)
-		}
-	}
-	return nodes, nil
-}
-
-// mergeDelegators replaces the validators of body, a getCurrentValidators
-// answer, by those of detail (the answer for their node ids, which lists
-// their delegators) with the same staking tx.
-func mergeDelegators(body, detail json.RawMessage) (json.RawMessage, error) {
-	var all, more struct {
-		Validators []json.RawMessage `json:"validators"`
-	}
-	if err := json.Unmarshal(body, &all); err != nil {
-		return nil, fmt.Errorf("platform.getCurrentValidators: %w", err)
-	}
-	if err := json.Unmarshal(detail, &more); err != nil {
-		return nil, fmt.Errorf("platform.getCurrentValidators by node id: %w", err)
-	}
-	byTx := map[string]json.RawMessage{}
-	for _, v := range more.Validators {
-		var c struct {
-			TxID string `json:"txID"`
-		}
-		if json.Unmarshal(v, &c) == nil {
-			byTx[c.TxID] = v
-		}
-	}
-	for i, v := range all.Validators {
-		var c struct {
-			TxID string `json:"txID"`
-		}
-		if json.Unmarshal(v, &c) == nil && byTx[c.TxID] != nil {
-			all.Validators[i] = byTx[c.TxID]
-		}
-	}
-	return json.Marshal(all)
 }

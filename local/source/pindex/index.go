@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +28,7 @@ import (
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/nodeclient"
 )
 
 // Options configures an Index.
@@ -123,7 +123,7 @@ func (n *Network) ChainID(c Chain) avax.ID {
 type Index struct {
 	opts    Options
 	st      *store
-	rpc     *jsonrpc.Client
+	node    *nodeclient.Client
 	net     Network
 	log     *slog.Logger
 	now     func() time.Time
@@ -178,7 +178,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1), lastErr: map[Chain]loggedErr{},
 		// Idle connections for two batches' fetches, the other chain's and
 		// the validators'.
-		rpc: jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout, MaxIdleConns: 2*opts.Concurrency + 4,
+		node: nodeclient.New(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout, MaxIdleConns: 2*opts.Concurrency + 4,
 			MaxAnswerBytes: maxAnswer})}
 	if ix.log == nil {
 		ix.log = slog.Default()
@@ -189,7 +189,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix.log = ix.log.With("component", "pindex", "node", opts.Node)
 	st, err := openStore(opts.Path)
 	if err != nil {
-		ix.rpc.Close()
+		ix.node.Close()
 		return nil, err
 	}
 	ix.st = st
@@ -201,7 +201,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 	} else if err := ix.loadNetwork(ctx); err != nil {
 		st.close()
-		ix.rpc.Close()
+		ix.node.Close()
 		return nil, err
 	}
 	if err := upgrade(st.w, ix.net.Avax, ix.log); err != nil {
@@ -212,7 +212,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		h, ok, err := st.head(c)
 		if err != nil {
 			st.close()
-			ix.rpc.Close()
+			ix.node.Close()
 			return nil, fmt.Errorf("pindex: %w", err)
 		}
 		ix.heads[c] = -1
@@ -267,40 +267,28 @@ func (ix *Index) loadNetwork(ctx context.Context) error {
 }
 
 func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
-	var n Network
-	var id struct {
-		NetworkID string `json:"networkID"`
+	id, err := ix.node.Info().NetworkID(ctx)
+	if err != nil {
+		return Network{}, err
 	}
-	if err := ix.rpc.Call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
-		return n, err
-	}
-	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
-		var r struct {
-			BlockchainID string `json:"blockchainID"`
+	var x, c string
+	for alias, dst := range map[string]*string{"X": &x, "C": &c} {
+		if *dst, err = ix.node.Info().BlockchainID(ctx, alias); err != nil {
+			return Network{}, err
 		}
-		if err := ix.rpc.Call(ctx, pathInfo, "info.getBlockchainID", map[string]string{"alias": alias}, &r); err != nil {
-			return n, err
-		}
-		*dst = r.BlockchainID
 	}
-	var a struct {
-		AssetID string `json:"assetID"`
+	a, err := ix.node.X().AssetDescription(ctx, "AVAX")
+	if err != nil {
+		return Network{}, err
 	}
-	if err := ix.rpc.Call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
-		return n, err
-	}
-	return networkOf(id.NetworkID, n.X, n.C, a.AssetID)
+	return networkOf(id, x, c, a.ID)
 }
 
 // networkOf reads the network from the node's answers: info.getNetworkID,
 // the X- and C-Chain's info.getBlockchainID and AVAX's
 // avm.getAssetDescription.
-func networkOf(networkID, x, c, avaxID string) (Network, error) {
-	v, err := strconv.ParseUint(networkID, 10, 32)
-	if err != nil {
-		return Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
-	}
-	n := Network{ID: uint32(v), HRP: avanet.HRP(uint32(v)), X: x, C: c, Avax: avaxID}
+func networkOf(id uint32, x, c, avaxID string) (Network, error) {
+	n := Network{ID: id, HRP: avanet.HRP(id), X: x, C: c, Avax: avaxID}
 	return n, n.parse()
 }
 
@@ -340,7 +328,7 @@ func (ix *Index) Close() error {
 		}
 		ix.wg.Wait()
 		ix.st.close()
-		ix.rpc.Close()
+		ix.node.Close()
 	})
 	return nil
 }

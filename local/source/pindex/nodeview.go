@@ -15,16 +15,12 @@ import (
 // X-Chain's block and transaction bytes and JSON as the node encoded them,
 // and the node's answers to the info methods that describe it.
 
-// recordedMethods are the methods whose latest answers the index records,
-// by endpoint path. Their answers describe the node itself (its id, IP,
+// recordedMethods are the methods whose latest answers the index records. Their answers describe the node itself (its id, IP,
 // version, VMs, upgrade schedule, ACP votes, fees, network name), which
 // nothing else in the index holds. Its peers and uptime are not recorded:
 // only the running node knows them.
-var recordedMethods = map[string][]string{
-	pathInfo: {"info.acps", "info.getNodeID", "info.getNodeIP", "info.getNodeVersion", "info.getTxFee",
-		"info.getVMs", "info.upgrades", "info.getNetworkName"},
-	pathX: {"avm.getTxFee"},
-}
+var recordedMethods = []string{"info.acps", "info.getNodeID", "info.getNodeIP", "info.getNodeVersion", "info.getTxFee",
+	"info.getVMs", "info.upgrades", "info.getNetworkName", "avm.getTxFee"}
 
 // migrations add the columns of later versions to a store an earlier one
 // made: table, column, type.
@@ -69,13 +65,11 @@ func migrate(db *sql.DB) error {
 // fetchXGenesis reads the X-Chain's genesis transaction: the AVAX asset's
 // CreateAssetTx, whose id is the asset's.
 func (ix *Index) fetchXGenesis(ctx context.Context, f *RawBlock) error {
-	var r struct {
-		Tx json.RawMessage `json:"tx"`
-	}
-	if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
+	tx, err := ix.node.X().TxJSON(ctx, ix.net.Avax)
+	if err != nil {
 		return err
 	}
-	f.Genesis = []json.RawMessage{r.Tx}
+	f.Genesis = []json.RawMessage{tx}
 	return nil
 }
 
@@ -92,13 +86,7 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *RawBlock) error {
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return err
 		}
-		var r struct {
-			Tx json.RawMessage `json:"tx"`
-		}
-		if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": t.ID, "encoding": "hexnc"}, &r); err != nil {
-			return err
-		}
-		bs, err := signedTx(t.ID, r.Tx)
+		bs, err := ix.node.X().TxBytes(ctx, t.ID)
 		if err != nil {
 			return err
 		}
@@ -110,36 +98,21 @@ func (ix *Index) fetchTxBytes(ctx context.Context, f *RawBlock) error {
 	return nil
 }
 
-// signedTx reads avm.getTx's tx in encoding hexnc, the signed bytes of the
-// transaction id, which they must hash to.
-func signedTx(id string, raw json.RawMessage) ([]byte, error) {
-	b, err := hexAnswer(raw)
-	if err != nil {
-		return nil, fmt.Errorf("avm.getTx %s: %w", id, err)
-	}
-	if avax.Hash256(b).String() != id {
-		return nil, fmt.Errorf("avm.getTx %s: the bytes hash to another id", id)
-	}
-	return b, nil
-}
-
 // RecordNode stores the node's current answers to the recorded methods.
 // A method the node does not answer keeps its last recorded answer.
 func (ix *Index) RecordNode(ctx context.Context) error {
 	var errs []error
-	for path, methods := range recordedMethods {
-		for _, m := range methods {
-			var r json.RawMessage
-			if err := ix.rpc.Call(ctx, path, m, nil, &r); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			ix.writeMu.Lock()
-			err := ix.st.setMeta("rpc:"+m, string(r))
-			ix.writeMu.Unlock()
-			if err != nil {
-				return err
-			}
+	for _, m := range recordedMethods {
+		r, err := ix.node.Answer(ctx, m)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ix.writeMu.Lock()
+		err = ix.st.setMeta("rpc:"+m, string(r))
+		ix.writeMu.Unlock()
+		if err != nil {
+			return err
 		}
 	}
 	return errors.Join(errs...)

@@ -139,15 +139,13 @@ func (ix *Index) pendingRewards(ctx context.Context) ([]pendingReward, error) {
 // reward is zero pays none, and its fees would read as the reward: the
 // reward of a real validation is never zero.)
 func (ix *Index) rewardUTXOs(ctx context.Context, p pendingReward) ([]Paid, error) {
-	var r struct {
-		UTXOs []string `json:"utxos"`
-	}
-	if err := ix.rpc.Call(ctx, pathP, "platform.getRewardUTXOs", map[string]string{"txID": p.stakingTx, "encoding": "hex"}, &r); err != nil {
+	utxos, err := ix.node.P().RewardUTXOs(ctx, p.stakingTx)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]Paid, 0, len(r.UTXOs))
-	for _, s := range r.UTXOs {
-		u, err := parseRewardUTXO(s, p.stakingTx)
+	out := make([]Paid, 0, len(utxos))
+	for _, b := range utxos {
+		u, err := parseRewardUTXO(b, p.stakingTx)
 		if err != nil {
 			return nil, fmt.Errorf("platform.getRewardUTXOs %s: %w", p.stakingTx, err)
 		}
@@ -167,13 +165,9 @@ func (ix *Index) rewardUTXOs(ctx context.Context, p pendingReward) ([]Paid, erro
 	return out, nil
 }
 
-// parseRewardUTXO reads one UTXO of platform.getRewardUTXOs (encoding hex,
-// checksummed), which must be an output of the staking tx.
-func parseRewardUTXO(s, stakingTx string) (*avax.UTXO, error) {
-	b, err := avax.DecodeHex(s)
-	if err != nil {
-		return nil, err
-	}
+// parseRewardUTXO reads one UTXO of platform.getRewardUTXOs, which must be
+// an output of the staking tx.
+func parseRewardUTXO(b []byte, stakingTx string) (*avax.UTXO, error) {
 	u, err := avax.ParseUTXO(b)
 	if err != nil {
 		return nil, err

@@ -23,22 +23,11 @@ type Supply struct {
 
 // RecordSupply stores the node's platform.getCurrentSupply now.
 func (ix *Index) RecordSupply(ctx context.Context) error {
-	var r struct {
-		Supply string `json:"supply"`
-		Height string `json:"height"`
-	}
-	if err := ix.rpc.Call(ctx, pathP, "platform.getCurrentSupply", nil, &r); err != nil {
+	r, err := ix.node.P().CurrentSupply(ctx)
+	if err != nil {
 		return err
 	}
-	s := Supply{Time: ix.now().Unix()}
-	var err error
-	if s.Current, err = strconv.ParseUint(r.Supply, 10, 64); err != nil {
-		return fmt.Errorf("platform.getCurrentSupply: supply %q: %w", r.Supply, err)
-	}
-	if s.Height, err = parseHeight(r.Height); err != nil {
-		return fmt.Errorf("platform.getCurrentSupply: %w", err)
-	}
-	b, _ := json.Marshal(s)
+	b, _ := json.Marshal(Supply{Current: r.Supply, Height: r.Height, Time: ix.now().Unix()})
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	return ix.st.setMeta("supply", string(b))

@@ -23,11 +23,11 @@ import (
 // block), with its bytes (hexnc, decoded), to a real store in a transaction
 // that is rolled back.
 func FuzzApplyBlock(f *testing.F) {
-	st, err := openStore(filepath.Join(f.TempDir(), "fuzz.db"))
+	st, err := openSQLite(filepath.Join(f.TempDir(), "fuzz.db"))
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(st.close)
+	f.Cleanup(func() { st.Close() })
 	// The local network's ids, which the seeds' exports and assets name.
 	net, err := networkOf(12345, "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
 		"2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC", "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe")
@@ -59,7 +59,7 @@ func FuzzApplyBlock(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		w := &writer{tx: tx, net: &net}
+		w := &writer{b: &sqliteBatch{tx: tx}, net: &net}
 		b, err := w.apply(chain, &RawBlock{Height: h.Height, JSON: js, Bytes: raw}, 0)
 		if err != nil {
 			return

@@ -98,7 +98,7 @@ func TestFollowerRewards(t *testing.T) {
 	// never made; opening it derives them, and the follower reads the
 	// rewards.
 	ix.Close()
-	st, err := openStore(path)
+	st, err := openSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestFollowerRewards(t *testing.T) {
 		DELETE FROM meta WHERE key IN ('schema', 'rewards_height', 'burned:P', 'burned:X')`); err != nil {
 		t.Fatal(err)
 	}
-	st.close()
+	st.Close()
 	ix = open()
 	defer func() { ix.Close() }()
 	waitUntil(t, ctx, "the reward UTXOs of an upgraded store", func() bool { return len(rewardsOf(t, ix)) == 2 })

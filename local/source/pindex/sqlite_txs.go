@@ -6,21 +6,47 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-
-	"github.com/avaedge/avaedge/local/avax"
 )
 
-// BlockRange selects blocks or transactions of one chain: by time (Unix
-// seconds, 0 for no bound), newest first unless Asc, at most Limit (0 for
-// all) after skipping Offset.
-type BlockRange struct {
-	Start, End    int64
-	Asc           bool
-	Limit, Offset int
+// Block returns chain's block at height.
+func (st *sqliteStore) Block(ctx context.Context, chain Chain, height uint64) (*Block, bool, error) {
+	b := &Block{Chain: chain, Height: height}
+	var txs string
+	err := st.r.QueryRowContext(ctx, `SELECT id, parent, time, type, size, txs FROM blocks WHERE chain=? AND height=?`, string(chain), height).
+		Scan(&b.ID, &b.Parent, &b.Time, &b.Type, &b.Size, &txs)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if err := json.Unmarshal([]byte(txs), &b.Txs); err != nil {
+		return nil, false, err
+	}
+	return b, true, nil
 }
 
-// page appends LIMIT and OFFSET.
-func (r BlockRange) page(q string, args *[]any) string {
+// Tx returns a transaction by id.
+func (st *sqliteStore) Tx(ctx context.Context, id string) (*Tx, bool, error) {
+	t := &Tx{ID: id}
+	var chain, body string
+	stmt, err := st.prepared(ctx, `SELECT chain, height, idx, type, time, body FROM txs WHERE id=?`)
+	if err != nil {
+		return nil, false, err
+	}
+	err = stmt.QueryRowContext(ctx, id).Scan(&chain, &t.Height, &t.Index, &t.Type, &t.Time, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	t.Chain, t.Body = Chain(chain), json.RawMessage(body)
+	return t, true, nil
+}
+
+// limitOffset appends r's LIMIT and OFFSET to q.
+func limitOffset(r BlockRange, q string, args *[]any) string {
 	if r.Limit > 0 {
 		q += ` LIMIT ? OFFSET ?`
 		*args = append(*args, r.Limit, r.Offset)
@@ -28,7 +54,7 @@ func (r BlockRange) page(q string, args *[]any) string {
 	return q
 }
 
-func (r BlockRange) where(args *[]any) string {
+func timeWhere(r BlockRange, args *[]any) string {
 	var w []string
 	if r.Start > 0 {
 		w = append(w, "time >= ?")
@@ -45,26 +71,26 @@ func (r BlockRange) where(args *[]any) string {
 }
 
 // Blocks returns chain's blocks in r.
-func (ix *Index) Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Block, error) {
+func (st *sqliteStore) Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Block, error) {
 	args := []any{string(chain)}
-	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + r.where(&args) + ` ORDER BY height`
+	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + timeWhere(r, &args) + ` ORDER BY height`
 	if !r.Asc {
 		q += ` DESC`
 	}
-	return ix.queryBlocks(ctx, chain, r.page(q, &args), args...)
+	return st.queryBlocks(ctx, chain, limitOffset(r, q, &args), args...)
 }
 
 // BlockByID returns chain's block with id.
-func (ix *Index) BlockByID(ctx context.Context, chain Chain, id string) (*Block, bool, error) {
-	bs, err := ix.queryBlocks(ctx, chain, `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=? AND id=?`, string(chain), id)
+func (st *sqliteStore) BlockByID(ctx context.Context, chain Chain, id string) (*Block, bool, error) {
+	bs, err := st.queryBlocks(ctx, chain, `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=? AND id=?`, string(chain), id)
 	if err != nil || len(bs) == 0 {
 		return nil, false, err
 	}
 	return bs[0], true, nil
 }
 
-func (ix *Index) queryBlocks(ctx context.Context, chain Chain, q string, args ...any) ([]*Block, error) {
-	rows, err := ix.st.r.QueryContext(ctx, q, args...)
+func (st *sqliteStore) queryBlocks(ctx context.Context, chain Chain, q string, args ...any) ([]*Block, error) {
+	rows, err := st.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -84,25 +110,9 @@ func (ix *Index) queryBlocks(ctx context.Context, chain Chain, q string, args ..
 	return out, rows.Err()
 }
 
-// TxFilter selects transactions of one chain.
-type TxFilter struct {
-	BlockRange
-	Types []string       // the tx types to keep; none means every type
-	Addrs []avax.ShortID // keep txs that made or spent a UTXO of one of them
-	// L1ValidationID keeps the txs that made or changed that L1 validation
-	// (ConvertSubnetToL1Tx, RegisterL1ValidatorTx, SetL1ValidatorWeightTx,
-	// IncreaseL1ValidatorBalanceTx, DisableL1ValidatorTx).
-	L1ValidationID string
-	// Asset keeps the X-Chain txs that spent or made a UTXO of that asset
-	// (its CreateAssetTx included).
-	Asset string
-	// IDs keeps only these txs; nil means no such filter.
-	IDs []string
-}
-
 // Txs returns chain's transactions that f selects, in block and block
 // position order (newest first unless f.Asc).
-func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error) {
+func (st *sqliteStore) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error) {
 	// An asset's txs are read in the order of its asset_txs rows.
 	from, by, chainCol := `txs t`, "t", "t.chain"
 	args := []any{}
@@ -131,7 +141,7 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		addrs = false
 	}
 	args = append(args, string(chain))
-	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE ` + chainCol + `=?` + f.where(&args)
+	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE ` + chainCol + `=?` + timeWhere(f.BlockRange, &args)
 	if len(f.Types) > 0 {
 		q += ` AND t.type IN (` + marks(len(f.Types)) + `)`
 		for _, t := range f.Types {
@@ -158,8 +168,8 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 	if f.Asc {
 		dir = ""
 	}
-	q = f.page(q+` ORDER BY `+by+`.height`+dir+`, `+by+`.idx`+dir, &args)
-	rows, err := ix.st.r.QueryContext(ctx, q, args...)
+	q = limitOffset(f.BlockRange, q+` ORDER BY `+by+`.height`+dir+`, `+by+`.idx`+dir, &args)
+	rows, err := st.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -179,27 +189,14 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
-// TxUTXOs returns the UTXOs a transaction made (in output order) and those
-// it spent.
-func (ix *Index) TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*UTXO, err error) {
-	emitted, err = ix.queryUTXOsPrepared(ctx, `SELECT `+utxoColumns+` FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
-		WHERE COALESCE(u.emitted_by, u.tx)=? ORDER BY u.output_index`, txID)
-	if err != nil {
-		return nil, nil, err
-	}
-	consumed, err = ix.queryUTXOsPrepared(ctx, `SELECT `+utxoColumns+` FROM spends s JOIN utxos u ON u.id = s.utxo
-		WHERE s.tx=? ORDER BY u.tx, u.output_index`, txID)
-	return emitted, consumed, err
-}
-
 // BlockID returns the id of chain's block at height.
-func (ix *Index) BlockID(ctx context.Context, chain Chain, height uint64) (string, error) {
+func (st *sqliteStore) BlockID(ctx context.Context, chain Chain, height uint64) (string, error) {
 	var id string
-	st, err := ix.st.prepared(ctx, `SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`)
+	stmt, err := st.prepared(ctx, blockIDQuery)
 	if err != nil {
 		return "", err
 	}
-	err = st.QueryRowContext(ctx, string(chain), height).Scan(&id)
+	err = stmt.QueryRowContext(ctx, string(chain), height).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

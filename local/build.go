@@ -105,6 +105,13 @@ type buildHooks struct {
 	opened, closed func(name string)
 }
 
+// The signature sources of the two worlds.
+var (
+	_ warp.Source          = warpsource.DevnetSource{}
+	_ warp.MessageNetworks = warpsource.DevnetSource{}
+	_ warp.Source          = (*warpsource.Node)(nil)
+)
+
 // closer is a component Build opened.
 type closer struct {
 	name  string

@@ -16,11 +16,11 @@ import (
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
-	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 )
 
 // avaxToken is the native token of the Avalanche EVM chains.
@@ -192,7 +192,7 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 // when its C-Chain does not answer yet (or any more), the one avanet knows
 // for the network: the follower then waits for the node in the background
 // (evmindex.ChainOptions.CheckLater) and the index answers meanwhile.
-func nodeCChain(ctx context.Context, node string, n pindex.Network, log *slog.Logger) (evmindex.ChainOptions, evmdata.ChainInfo, metricsapi.Chain, error) {
+func nodeCChain(ctx context.Context, node string, n avanet.Network, log *slog.Logger) (evmindex.ChainOptions, evmdata.ChainInfo, metricsapi.Chain, error) {
 	const path = "/ext/bc/C/rpc"
 	c := jsonrpc.NewClient(node, jsonrpc.ClientOptions{Timeout: 5 * time.Second, MaxAnswerBytes: 1 << 16})
 	defer c.Close()
@@ -219,8 +219,8 @@ func nodeCChain(ctx context.Context, node string, n pindex.Network, log *slog.Lo
 		network = avanet.Mainnet.Name
 	}
 	info := evmdata.ChainInfo{ChainID: chainID, ChainName: "C-Chain", Description: "the followed node's C-Chain (indexed by avaedge)", RPCURL: url,
-		IsTestnet: n.ID != avanet.Mainnet.ID, PlatformChainID: n.C, SubnetID: avanet.PChainID, NetworkToken: avaxToken}
-	mc := metricsapi.Chain{EVMChainID: chainID, ChainName: "C-Chain", BlockchainID: n.C, SubnetID: avanet.PChainID, Network: network}
+		IsTestnet: n.ID != avanet.Mainnet.ID, PlatformChainID: n.CChainID, SubnetID: avanet.PChainID, NetworkToken: avaxToken}
+	mc := metricsapi.Chain{EVMChainID: chainID, ChainName: "C-Chain", BlockchainID: n.CChainID, SubnetID: avanet.PChainID, Network: network}
 	return evmindex.ChainOptions{ChainID: chainID, RPCURL: url, CheckLater: true}, info, mc, nil
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 )
 
 // pendingMessage is the 503 of a followed chain's routes before its node

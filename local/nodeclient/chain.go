@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // chain holds the calls the P- and X-Chain answer alike, under their

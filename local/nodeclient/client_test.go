@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // received is one JSON-RPC call as the fake node received it.

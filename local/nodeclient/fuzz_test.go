@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Fuzz targets for every decoder of a node's answers (the JSON-RPC

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Platform is the P-Chain's API (platform.*). Its methods are safe for

@@ -12,6 +12,7 @@ import (
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/warpsource"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // TestWarpVerifiesWithAvalanchego checks the local aggregator's signed
@@ -25,8 +26,8 @@ func TestWarpVerifiesWithAvalanchego(t *testing.T) {
 	src := warpsource.Devnet(dev)
 	agg := warp.NewAggregator(src, warp.Options{})
 	fuji, _ := dev.Network("fuji")
-	payload := (&warp.AddressedCall{SourceAddress: []byte{0xaa}, Payload: []byte("avaedge")}).Bytes()
-	msg := &warp.UnsignedMessage{NetworkID: fuji.ID, SourceChainID: [32]byte(fuji.CChain), Payload: payload}
+	payload := (&warpmsg.AddressedCall{SourceAddress: []byte{0xaa}, Payload: []byte("avaedge")}).Bytes()
+	msg := &warpmsg.UnsignedMessage{NetworkID: fuji.ID, SourceChainID: [32]byte(fuji.CChain), Payload: payload}
 
 	var l1Subnet [32]byte
 	for _, s := range dev.Subnets() {

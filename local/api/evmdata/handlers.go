@@ -18,9 +18,9 @@ import (
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/cchain"
-	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 	"github.com/ethereum/go-ethereum/common"
 )
 

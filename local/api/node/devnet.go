@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
-	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // ErrNoValidator means a devnet has no current primary-network validator
@@ -35,10 +34,11 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 	if network == "" {
 		network = avanet.Local.Name
 	}
-	net, ok := devnet.LookupNetwork(network)
+	n, ok := avanet.ByName(network)
 	if !ok {
 		return nil, fmt.Errorf("node: unknown network %q", network)
 	}
+	net := presentedAs{ID: n.ID, PChain: avax.EmptyID, XChain: avax.MustParseID(n.XChainID), CChain: avax.MustParseID(n.CChainID), AVAX: avax.MustParseID(n.AVAXAssetID)}
 	out := &View{
 		NetworkID: net.ID,
 		Assets: []Asset{{ID: net.AVAX, Raw: devnet.AVAXAssetID, Alias: "AVAX",
@@ -152,9 +152,15 @@ func FromDevnet(w *devnet.World, network string) (*View, error) {
 	if net.ID == avanet.Local.ID {
 		out.Blocks, out.Txs = indexJSONBlocks{indexBlocks{ix}}, indexJSONTxs{indexTxs{ix}}
 	}
-	out.UTXOs = indexUTXOs{ix: ix, chains: map[avax.ID]pindex.Chain{
-		net.XChain: pindex.ChainX, devnet.XChainID: pindex.ChainX, avax.EmptyID: pindex.ChainP,
-		net.CChain: pindex.ChainC, devnet.CChainID: pindex.ChainC,
+	out.UTXOs = indexUTXOs{ix: ix, chains: map[avax.ID]avanet.Chain{
+		net.XChain: avanet.ChainX, devnet.XChainID: avanet.ChainX, avax.EmptyID: avanet.ChainP,
+		net.CChain: avanet.ChainC, devnet.CChainID: avanet.ChainC,
 	}}
 	return out, nil
+}
+
+// presentedAs are the ids of the network the devnet presents itself as.
+type presentedAs struct {
+	ID                           uint32
+	PChain, XChain, CChain, AVAX avax.ID
 }

@@ -11,15 +11,15 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // mustUTXOs are addr's unspent X-Chain UTXOs in the devnet's index.
 func mustUTXOs(t testing.TB, dw *devnet.World, addr avax.ShortID) []*pindex.UTXO {
 	t.Helper()
-	us, err := dw.Index().UTXOs(context.Background(), pindex.ChainX, []avax.ShortID{addr}, false)
+	us, err := dw.Index().UTXOs(context.Background(), avanet.ChainX, []avax.ShortID{addr}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func benchDevnet(t testing.TB) *devnet.World {
 // xBalance is addr's AVAX on the X-Chain as the devnet's index holds it.
 func xBalance(t testing.TB, dw *devnet.World, addr avax.ShortID) uint64 {
 	t.Helper()
-	us, err := dw.Index().UTXOs(context.Background(), pindex.ChainX, []avax.ShortID{addr}, false)
+	us, err := dw.Index().UTXOs(context.Background(), avanet.ChainX, []avax.ShortID{addr}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestFromDevnetImpersonating(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			net, _ := devnet.LookupNetwork(tc.network)
+			net, _ := avanet.ByName(tc.network)
 			m := Methods(w)
 			if got, _ := call(t, m, "info.getNetworkName", ""); got != `{"networkName":"`+tc.name+`"}` {
 				t.Errorf("name: got %s", got)
@@ -221,12 +221,12 @@ func TestFromDevnetImpersonating(t *testing.T) {
 				t.Errorf("id: got %s", got)
 			}
 			got, err := call(t, m, "avm.getAssetDescription", `{"assetID":"AVAX"}`)
-			if err != nil || !strings.Contains(got, net.AVAX.String()) {
-				t.Errorf("AVAX: got %s, %v; want id %s", got, err, net.AVAX)
+			if err != nil || !strings.Contains(got, net.AVAXAssetID) {
+				t.Errorf("AVAX: got %s, %v; want id %s", got, err, net.AVAXAssetID)
 			}
 			ewoq := avax.FormatAddress("X", tc.hrp, dw.Ewoq())
 			want := fmt.Sprintf(`"balance":"%d"`, xBalance(t, dw, dw.Ewoq()))
-			for _, asset := range []string{"AVAX", net.AVAX.String(), devnet.AVAXAssetID.String()} {
+			for _, asset := range []string{"AVAX", net.AVAXAssetID, devnet.AVAXAssetID.String()} {
 				got, err := call(t, m, "avm.getBalance", `{"address":"`+ewoq+`","assetID":"`+asset+`"}`)
 				if err != nil || !strings.Contains(got, want) {
 					t.Errorf("balance of %s in %s: got %s, %v; want %s", ewoq, asset, got, err, want)

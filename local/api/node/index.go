@@ -6,20 +6,21 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Index is what IndexMethods reads: the index of a followed avalanchego
 // node (local/source/pindex); *pindex.Index is one.
 type Index interface {
-	Network() pindex.Network
-	Head(c pindex.Chain) (uint64, bool)
+	Network() avanet.Network
+	Head(c avanet.Chain) (uint64, bool)
 	Recorded(method string) (json.RawMessage, bool)
 	XBlock(id string, height uint64) ([]byte, json.RawMessage, bool)
 	XTx(id string) ([]byte, json.RawMessage, bool)
-	XUTXOs(ctx context.Context, source pindex.Chain, addr avax.ShortID) ([]*pindex.UTXO, error)
+	XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*pindex.UTXO, error)
 	Asset(ctx context.Context, id string) (pindex.Asset, bool, error)
 	BlockchainIDs(ctx context.Context) ([]string, error)
 }
@@ -40,19 +41,20 @@ var offline = []string{"info.peers", "info.uptime"}
 // devnet never answers for a followed network.
 func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, error) {
 	n := ix.Network()
+	x, c, avaxID := avax.MustParseID(n.XChainID), avax.MustParseID(n.CChainID), avax.MustParseID(n.AVAXAssetID)
 	w := &View{
 		NetworkID: n.ID,
 		Chains: []Chain{
 			{ID: avax.EmptyID, Aliases: []string{"P", "platform"}},
-			{ID: n.XChainID, Aliases: []string{"X", "avm"}},
-			{ID: n.CChainID, Aliases: []string{"C", "evm"}},
+			{ID: x, Aliases: []string{"X", "avm"}},
+			{ID: c, Aliases: []string{"C", "evm"}},
 		},
-		Assets:      []Asset{{ID: n.AVAX, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
+		Assets:      []Asset{{ID: avaxID, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
 		AssetLookup: assetLookup(ix),
 		Blocks:      indexJSONBlocks{indexBlocks{ix}},
 		Txs:         indexJSONTxs{indexTxs{ix}},
-		UTXOs: indexUTXOs{ix: ix, chains: map[avax.ID]pindex.Chain{
-			n.XChainID: pindex.ChainX, avax.EmptyID: pindex.ChainP, n.CChainID: pindex.ChainC}},
+		UTXOs: indexUTXOs{ix: ix, chains: map[avax.ID]avanet.Chain{
+			x: avanet.ChainX, avax.EmptyID: avanet.ChainP, c: avanet.ChainC}},
 	}
 	chains, err := ix.BlockchainIDs(ctx)
 	if err != nil {
@@ -119,7 +121,7 @@ func (b indexBlocks) BlockAt(height uint64) ([]byte, bool) {
 	return bs, ok
 }
 
-func (b indexBlocks) Height() (uint64, bool) { return b.ix.Head(pindex.ChainX) }
+func (b indexBlocks) Height() (uint64, bool) { return b.ix.Head(avanet.ChainX) }
 
 type indexJSONBlocks struct{ indexBlocks }
 
@@ -150,7 +152,7 @@ func (t indexJSONTxs) TxJSON(id avax.ID) (json.RawMessage, bool) {
 // primary network's chains by the ids a caller may give as a source.
 type indexUTXOs struct {
 	ix     Index
-	chains map[avax.ID]pindex.Chain
+	chains map[avax.ID]avanet.Chain
 }
 
 func (u indexUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {

@@ -5,18 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
-)
-
-// Chain names a chain of the primary network by its alias.
-type Chain string
-
-// The chains the index follows (P, X) or holds atomic UTXOs of (C).
-const (
-	ChainP Chain = "P"
-	ChainX Chain = "X"
-	ChainC Chain = "C"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // RawBlock is one block as the node returns it (platform.getBlockByHeight,
@@ -26,15 +17,15 @@ type RawBlock struct {
 	Height uint64
 	JSON   json.RawMessage
 	// Bytes are the block's bytes (encoding "hexnc"): its size and, on the
-	// P-Chain, its type. A generated P-Chain block without bytes sets Type
+	// P-avanet.Chain, its type. A generated P-avanet.Chain block without bytes sets Type
 	// and Size instead.
 	Bytes []byte
 	Type  string
 	Size  int
-	// TxBytes are an X-Chain block's transactions' signed bytes, by id.
+	// TxBytes are an X-avanet.Chain block's transactions' signed bytes, by id.
 	TxBytes map[string][]byte
 	// Genesis are the transactions a chain accepted at its genesis, which
-	// no block lists (the X-Chain's AVAX CreateAssetTx, whose initial states
+	// no block lists (the X-avanet.Chain's AVAX CreateAssetTx, whose initial states
 	// are the genesis allocations; the devnet's genesis stakers), stored
 	// with the block at height 0.
 	Genesis []json.RawMessage
@@ -73,9 +64,9 @@ const (
 // used by one follower at a time.
 type writer struct {
 	b   Batch
-	net *Network
+	net *avanet.Network
 	// height and time of the block being applied.
-	chain  Chain
+	chain  avanet.Chain
 	height uint64
 	time   int64
 	// idx is the position in its block of the transaction being applied.
@@ -85,7 +76,7 @@ type writer struct {
 }
 
 // apply stores one block and everything its transactions make.
-func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, error) {
+func (w *writer) apply(chain avanet.Chain, f *RawBlock, prevTime int64) (*blockJSON, error) {
 	var b blockJSON
 	if err := json.Unmarshal(f.JSON, &b); err != nil {
 		return nil, fmt.Errorf("pindex: %s block %d: %w", chain, f.Height, err)
@@ -94,7 +85,7 @@ func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, er
 		return nil, fmt.Errorf("pindex: %s block at height %d says height %d", chain, f.Height, b.Height)
 	}
 	typ, size := "StandardBlock", len(f.Bytes)
-	if chain == ChainP {
+	if chain == avanet.ChainP {
 		typ = pBlockType(f.Bytes)
 	}
 	if f.Bytes == nil && f.Type != "" {
@@ -121,9 +112,9 @@ func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, er
 		}
 		ids = append(ids, id)
 	}
-	var raw []byte // kept for the node methods (X-Chain only)
+	var raw []byte // kept for the node methods (X-avanet.Chain only)
 	var js json.RawMessage
-	if chain == ChainX {
+	if chain == avanet.ChainX {
 		raw, js = f.Bytes, f.JSON
 	}
 	row := &Block{Chain: chain, Height: b.Height, ID: b.ID, Parent: b.ParentID, Time: w.time, Type: typ, Size: size, Txs: ids}
@@ -133,7 +124,7 @@ func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, er
 	return &b, nil
 }
 
-// pBlockType names a P-Chain block by its codec type id, after the codec
+// pBlockType names a P-avanet.Chain block by its codec type id, after the codec
 // version; UNKNOWN when the bytes are too short or the id is not a block's.
 func pBlockType(b []byte) string {
 	if len(b) >= 6 {
@@ -165,7 +156,7 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 		return "", err
 	}
 	typ := classifyX(keys)
-	if w.chain == ChainP {
+	if w.chain == avanet.ChainP {
 		typ = classifyP(keys)
 	}
 	w.idx = idx
@@ -179,7 +170,7 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 	if err != nil {
 		return "", err
 	}
-	if w.chain == ChainP {
+	if w.chain == avanet.ChainP {
 		if err := w.applyP(typ, t.ID, txID, &u, next); err != nil {
 			return "", err
 		}
@@ -216,11 +207,11 @@ func (w *writer) spends(id string, u *unsignedJSON) error {
 // outputs stores the outputs transaction id (of type typ) lists, in output
 // index order: its outputs, then those it exported, the initial states of
 // the asset it created (and the asset), or its operations' outputs. It
-// returns the next output index (where a P-Chain staker's stake outputs
+// returns the next output index (where a P-avanet.Chain staker's stake outputs
 // begin).
 func (w *writer) outputs(typ, id string, txID avax.ID, u *unsignedJSON) (uint32, error) {
 	next := uint32(0)
-	put := func(assetID string, o *outputJSON, chain Chain) error {
+	put := func(assetID string, o *outputJSON, chain avanet.Chain) error {
 		err := w.output(txID, next, assetID, o, chain, nil)
 		next++
 		return err
@@ -232,7 +223,7 @@ func (w *writer) outputs(typ, id string, txID avax.ID, u *unsignedJSON) (uint32,
 	}
 	switch typ {
 	case TxExport:
-		dest, err := w.net.alias(u.DestinationChain)
+		dest, err := chainOf(w.net, u.DestinationChain)
 		if err != nil {
 			return 0, err
 		}
@@ -275,7 +266,7 @@ type stakeWindow struct{ start, end int64 }
 // shared memory, holds it). Outputs other than secp256k1fx transfer outputs
 // (mint and NFT outputs) count for the output indexes but are not UTXOs the
 // Data API lists.
-func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJSON, chain Chain, stake *stakeWindow) error {
+func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJSON, chain avanet.Chain, stake *stakeWindow) error {
 	inner, lock := o, uint64(0)
 	if o.Output != nil {
 		inner, lock = o.Output, o.Locktime
@@ -334,24 +325,24 @@ func ownerAddrs(o *ownerJSON) ([]avax.ShortID, error) {
 // l1Message reads the L1 message in a signed Warp message (0x hex): the
 // payload of its AddressedCall, which the L1's validator manager sends (its
 // source chain and address are the conversion's manager's).
-func l1Message(s string) (warp.L1Message, error) {
+func l1Message(s string) (warpmsg.L1Message, error) {
 	b, err := hexBytes(s)
 	if err != nil {
 		return nil, err
 	}
-	m, err := warp.ParseMessage(b)
+	m, err := warpmsg.ParseMessage(b)
 	if err != nil {
 		return nil, fmt.Errorf("warp message: %w", err)
 	}
-	p, err := warp.ParsePayload(m.Payload)
+	p, err := warpmsg.ParsePayload(m.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("warp message: %w", err)
 	}
-	call, ok := p.(*warp.AddressedCall)
+	call, ok := p.(*warpmsg.AddressedCall)
 	if !ok {
 		return nil, fmt.Errorf("warp message: the payload is a %T, not an AddressedCall", p)
 	}
-	return warp.ParseL1Message(call.Payload)
+	return warpmsg.ParseL1Message(call.Payload)
 }
 
 func hexID(b [32]byte) string { return avax.ID(b).String() }

@@ -3,12 +3,13 @@ package pindex
 import (
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // What a transaction adds to the lookup tables beyond its own rows: the
-// assets an X-Chain transaction moved (asset_txs, which listAssetTransactions
-// reads in block order) and the L1 validations a P-Chain transaction made or
+// assets an X-avanet.Chain transaction moved (asset_txs, which listAssetTransactions
+// reads in block order) and the L1 validations a P-avanet.Chain transaction made or
 // changed, with the balance it gave each (l1_txs, for the transactions list's
 // l1ValidationId filter and the L1 validators' fees). The write path derives
 // them from each transaction's JSON; a store written before they existed is
@@ -17,7 +18,7 @@ import (
 // derive stores the lookup rows of transaction id, of type typ, at position
 // idx of the block being applied.
 func (w *writer) derive(typ, id string, idx int, u *unsignedJSON) error {
-	if w.chain == ChainX {
+	if w.chain == avanet.ChainX {
 		for _, asset := range movedAssets(typ, id, u) {
 			if err := w.b.AssetTx(asset, w.height, idx, id); err != nil {
 				return err
@@ -37,7 +38,7 @@ func (w *writer) derive(typ, id string, idx int, u *unsignedJSON) error {
 	return nil
 }
 
-// movedAssets are the assets an X-Chain transaction spent or made, in the
+// movedAssets are the assets an X-avanet.Chain transaction spent or made, in the
 // order they first appear; a CreateAssetTx's own asset first.
 func movedAssets(typ, id string, u *unsignedJSON) []string {
 	var out []string
@@ -75,7 +76,7 @@ type l1Change struct {
 	balance      uint64
 }
 
-// l1Changes are the L1 validations a P-Chain transaction of type typ made
+// l1Changes are the L1 validations a P-avanet.Chain transaction of type typ made
 // or changed.
 func l1Changes(typ string, u *unsignedJSON) ([]l1Change, error) {
 	switch typ {
@@ -95,9 +96,9 @@ func l1Changes(typ string, u *unsignedJSON) ([]l1Change, error) {
 			return nil, err
 		}
 		switch m := m.(type) {
-		case *warp.RegisterL1Validator:
+		case *warpmsg.RegisterL1Validator:
 			return []l1Change{{hexID(m.ValidationID()), deref(u.Balance)}}, nil
-		case *warp.L1ValidatorWeight:
+		case *warpmsg.L1ValidatorWeight:
 			return []l1Change{{hexID(m.ValidationID), 0}}, nil
 		}
 		return nil, fmt.Errorf("%s carries a %T", typ, m)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // api returns the node's API of chain (P or X).
-func (ix *Index) api(c Chain) chainAPI {
-	if c == ChainX {
+func (ix *Index) api(c avanet.Chain) chainAPI {
+	if c == avanet.ChainX {
 		return ix.node.X()
 	}
 	return ix.node.P()
@@ -24,7 +26,7 @@ type chainAPI interface {
 
 // fetch reads the chain's block at height in both encodings, with the
 // genesis transactions no block lists at height 0 and the signed bytes of
-// an X-Chain block's transactions.
+// an X-avanet.Chain block's transactions.
 func (f *follower) fetch(ctx context.Context, height uint64) (*RawBlock, error) {
 	b := &RawBlock{Height: height}
 	var err error
@@ -36,14 +38,14 @@ func (f *follower) fetch(ctx context.Context, height uint64) (*RawBlock, error) 
 	}
 	if height == 0 {
 		fetchGenesis := f.ix.fetchXGenesis
-		if f.chain == ChainP {
+		if f.chain == avanet.ChainP {
 			fetchGenesis = f.ix.fetchPGenesis
 		}
 		if err := fetchGenesis(ctx, b); err != nil {
 			return nil, err
 		}
 	}
-	if f.chain == ChainX {
+	if f.chain == avanet.ChainX {
 		if err := f.ix.fetchTxBytes(ctx, b); err != nil {
 			return nil, err
 		}
@@ -51,10 +53,10 @@ func (f *follower) fetch(ctx context.Context, height uint64) (*RawBlock, error) 
 	return b, nil
 }
 
-// fetchPGenesis reads the transactions of the P-Chain's genesis that made
-// the primary network's chains (the X- and C-Chain's CreateChainTxs, which
+// fetchPGenesis reads the transactions of the P-avanet.Chain's genesis that made
+// the primary network's chains (the X- and C-avanet.Chain's CreateChainTxs, which
 // no block lists): platform.getBlockchains names them, platform.getTx gives
-// each. They are stored with the P-Chain's block 0, as a generated
+// each. They are stored with the P-avanet.Chain's block 0, as a generated
 // network's genesis transactions are.
 func (ix *Index) fetchPGenesis(ctx context.Context, f *RawBlock) error {
 	chains, err := ix.node.P().Blockchains(ctx)
@@ -78,10 +80,10 @@ func (ix *Index) fetchPGenesis(ctx context.Context, f *RawBlock) error {
 	return nil
 }
 
-// fetchXGenesis reads the X-Chain's genesis transaction: the AVAX asset's
+// fetchXGenesis reads the X-avanet.Chain's genesis transaction: the AVAX asset's
 // CreateAssetTx, whose id is the asset's.
 func (ix *Index) fetchXGenesis(ctx context.Context, f *RawBlock) error {
-	tx, err := ix.node.X().TxJSON(ctx, ix.net.Avax)
+	tx, err := ix.node.X().TxJSON(ctx, ix.net.AVAXAssetID)
 	if err != nil {
 		return err
 	}
@@ -89,7 +91,7 @@ func (ix *Index) fetchXGenesis(ctx context.Context, f *RawBlock) error {
 	return nil
 }
 
-// fetchTxBytes reads the signed bytes of an X-Chain block's transactions
+// fetchTxBytes reads the signed bytes of an X-avanet.Chain block's transactions
 // (avm.getTx, hexnc): the block bytes hold them, but only a parser of every
 // tx type could cut them apart.
 func (ix *Index) fetchTxBytes(ctx context.Context, f *RawBlock) error {

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
 )
 
@@ -22,7 +23,7 @@ const progressEvery = 5 * time.Second
 // writer.
 type follower struct {
 	ix    *Index
-	chain Chain
+	chain avanet.Chain
 	api   chainAPI
 	label string
 
@@ -41,7 +42,7 @@ type loggedErr struct {
 	at  time.Time
 }
 
-func newFollower(ix *Index, c Chain) *follower {
+func newFollower(ix *Index, c avanet.Chain) *follower {
 	return &follower{ix: ix, chain: c, api: ix.api(c), label: string(c)}
 }
 
@@ -53,7 +54,7 @@ func (f *follower) run(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		if f.chain == ChainP {
+		if f.chain == avanet.ChainP {
 			if err := f.ix.readRewards(ctx); err != nil {
 				f.fail(ctx, err)
 				continue
@@ -144,8 +145,8 @@ func (f *follower) step(ctx context.Context, from, tip uint64) error {
 		f.next = nil
 		return err
 	}
-	if f.chain == ChainP && cur.to >= tip {
-		// Caught up with new P-Chain blocks: their stakes, subnets and
+	if f.chain == avanet.ChainP && cur.to >= tip {
+		// Caught up with new P-avanet.Chain blocks: their stakes, subnets and
 		// conversions change the current validators. (Not while catching
 		// up: a large network's validators are a heavy read.)
 		select {

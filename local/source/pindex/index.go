@@ -1,4 +1,4 @@
-// Package pindex follows an avalanchego node's P-Chain and X-Chain into a
+// Package pindex follows an avalanchego node's P-avanet.Chain and X-avanet.Chain into a
 // store (embedded SQLite by default): blocks and transactions (every type, classified from
 // the node's JSON encoding), UTXOs with their spends (atomic ones exported to
 // and imported from the other chains included), subnets with their owners,
@@ -28,8 +28,8 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/nodeclient"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Options configures an Index.
@@ -39,7 +39,7 @@ type Options struct {
 	// Network is the network of an index no node fills: a generated one
 	// (the devnet), whose blocks Append stores. With it, Node is not used
 	// and Start is not called.
-	Network *Network
+	Network *avanet.Network
 	// Store is where the index is kept. Nil means the embedded SQLite
 	// store at Path. Close closes it.
 	Store Store
@@ -76,57 +76,7 @@ type Options struct {
 // memory before decoding it.
 const maxAnswer = 64 << 20
 
-// Network describes the followed network, learned from the node once and
-// kept in the store.
-type Network struct {
-	ID       uint32  `json:"networkID"`
-	HRP      string  `json:"hrp"`
-	XChainID avax.ID `json:"-"`
-	CChainID avax.ID `json:"-"`
-	AVAX     avax.ID `json:"-"`
-	// The ids above in cb58, for the store.
-	X    string `json:"xChainID"`
-	C    string `json:"cChainID"`
-	Avax string `json:"avaxAssetID"`
-}
-
-func (n *Network) parse() error {
-	var err error
-	if n.XChainID, err = avax.ParseID(n.X); err != nil {
-		return err
-	}
-	if n.CChainID, err = avax.ParseID(n.C); err != nil {
-		return err
-	}
-	n.AVAX, err = avax.ParseID(n.Avax)
-	return err
-}
-
-// alias names the chain of a blockchain id of the primary network.
-func (n *Network) alias(id string) (Chain, error) {
-	switch id {
-	case avax.EmptyID.String():
-		return ChainP, nil
-	case n.X:
-		return ChainX, nil
-	case n.C:
-		return ChainC, nil
-	}
-	return "", fmt.Errorf("blockchain %s is not a primary network chain", id)
-}
-
-// ChainID returns the blockchain id of a primary network chain.
-func (n *Network) ChainID(c Chain) avax.ID {
-	switch c {
-	case ChainX:
-		return n.XChainID
-	case ChainC:
-		return n.CChainID
-	}
-	return avax.EmptyID
-}
-
-// Index is the store, the followers of the P- and X-Chain and the queries
+// Index is the store, the followers of the P- and X-avanet.Chain and the queries
 // over them. It is safe for concurrent use.
 type Index struct {
 	// reader answers the queries the Index answers as the store does; the
@@ -136,7 +86,7 @@ type Index struct {
 	st      Store
 	opts    Options
 	node    *nodeclient.Client // nil for a generated network (Options.Network)
-	net     Network
+	net     avanet.Network
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
@@ -159,10 +109,10 @@ type Index struct {
 
 	// mu guards heads and changed (closed and replaced when a head moves).
 	mu      sync.Mutex
-	heads   map[Chain]int64 // -1: nothing indexed
+	heads   map[avanet.Chain]int64 // -1: nothing indexed
 	changed chan struct{}
 	// refresh asks the validators refresher to read the node's current
-	// validators now (a P-Chain block may have changed them).
+	// validators now (a P-avanet.Chain block may have changed them).
 	refresh chan struct{}
 
 	startOnce, stopOnce sync.Once
@@ -189,7 +139,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.CommitBlocks <= 0 {
 		opts.CommitBlocks = 256
 	}
-	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1)}
+	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[avanet.Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1)}
 	if ix.log == nil {
 		ix.log = slog.Default()
 	}
@@ -235,16 +185,16 @@ func (ix *Index) open(ctx context.Context) error {
 	ix.reader = ix.st
 	if ix.opts.Network != nil {
 		ix.net = *ix.opts.Network
-		if err := ix.net.parse(); err != nil {
+		if err := checkNetwork(ix.net); err != nil {
 			return fmt.Errorf("pindex: network: %w", err)
 		}
 	} else if err := ix.loadNetwork(ctx); err != nil {
 		return err
 	}
-	if err := ix.st.Upgrade(ctx, ix.net.Avax, ix.log); err != nil {
+	if err := ix.st.Upgrade(ctx, ix.net.AVAXAssetID, ix.log); err != nil {
 		return fmt.Errorf("pindex: upgrading the store: %w", err)
 	}
-	for _, c := range []Chain{ChainP, ChainX} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 		h, ok, err := ix.st.Head(c)
 		if err != nil {
 			return fmt.Errorf("pindex: %w", err)
@@ -267,12 +217,14 @@ func (ix *Index) loadNetwork(ctx context.Context) error {
 	live, lerr := ix.learnNetwork(ctx)
 	switch {
 	case ok:
-		if err := json.Unmarshal([]byte(stored), &ix.net); err != nil {
+		var sn storedNetwork
+		if err := json.Unmarshal([]byte(stored), &sn); err != nil {
 			return fmt.Errorf("pindex: stored network: %w", err)
 		}
-		if lerr == nil && (live.ID != ix.net.ID || live.X != ix.net.X) {
+		ix.net = sn.network()
+		if lerr == nil && (live.ID != ix.net.ID || live.XChainID != ix.net.XChainID) {
 			return fmt.Errorf("pindex: the node at %s is on network %d (X-Chain %s) but the index holds network %d (X-Chain %s); use another data directory",
-				ix.opts.Node, live.ID, live.X, ix.net.ID, ix.net.X)
+				ix.opts.Node, live.ID, live.XChainID, ix.net.ID, ix.net.XChainID)
 		}
 		if lerr != nil {
 			ix.log.Warn("node unreachable; answering from the index", "err", lerr)
@@ -281,28 +233,28 @@ func (ix *Index) loadNetwork(ctx context.Context) error {
 		return fmt.Errorf("pindex: learning the network from %s: %w", ix.opts.Node, lerr)
 	default:
 		ix.net = live
-		b, _ := json.Marshal(live)
+		b, _ := json.Marshal(storedOf(live))
 		if err := ix.st.SetMeta("network", string(b)); err != nil {
 			return fmt.Errorf("pindex: %w", err)
 		}
 	}
-	return ix.net.parse()
+	return checkNetwork(ix.net)
 }
 
-func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
+func (ix *Index) learnNetwork(ctx context.Context) (avanet.Network, error) {
 	id, err := ix.node.Info().NetworkID(ctx)
 	if err != nil {
-		return Network{}, err
+		return avanet.Network{}, err
 	}
 	var x, c string
 	for alias, dst := range map[string]*string{"X": &x, "C": &c} {
 		if *dst, err = ix.node.Info().BlockchainID(ctx, alias); err != nil {
-			return Network{}, err
+			return avanet.Network{}, err
 		}
 	}
 	a, err := ix.node.X().AssetDescription(ctx, "AVAX")
 	if err != nil {
-		return Network{}, err
+		return avanet.Network{}, err
 	}
 	return networkOf(id, x, c, a.ID)
 }
@@ -310,13 +262,15 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 // networkOf reads the network from the node's answers: info.getNetworkID,
 // the X- and C-Chain's info.getBlockchainID and AVAX's
 // avm.getAssetDescription.
-func networkOf(id uint32, x, c, avaxID string) (Network, error) {
-	n := Network{ID: id, HRP: avanet.HRP(id), X: x, C: c, Avax: avaxID}
-	return n, n.parse()
+func networkOf(id uint32, x, c, avaxID string) (avanet.Network, error) {
+	n := storedNetwork{ID: id, HRP: avanet.HRP(id), X: x, C: c, Avax: avaxID}.network()
+	return n, checkNetwork(n)
 }
 
-// Network returns the followed network.
-func (ix *Index) Network() Network { return ix.net }
+// Network returns the followed network: its id, name and HRP, its X- and
+// C-Chain and AVAX ids as the node reported them, and the C-Chain's EVM
+// chain id when avanet knows the network (zero otherwise).
+func (ix *Index) Network() avanet.Network { return ix.net }
 
 // Now returns the clock of stake statuses (Options.Now).
 func (ix *Index) Now() time.Time { return ix.now() }
@@ -327,7 +281,7 @@ func (ix *Index) Start(ctx context.Context) {
 	ix.startOnce.Do(func() {
 		ctx, cancel := context.WithCancel(ctx)
 		ix.cancel = cancel
-		for _, c := range []Chain{ChainP, ChainX} {
+		for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 			f := newFollower(ix, c)
 			ix.wg.Add(1)
 			go func() {
@@ -362,7 +316,7 @@ func (ix *Index) Close() error {
 }
 
 // Head returns the highest indexed height of chain, and false when none is.
-func (ix *Index) Head(c Chain) (uint64, bool) {
+func (ix *Index) Head(c avanet.Chain) (uint64, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	h, ok := ix.heads[c]
@@ -376,8 +330,8 @@ var PrimaryNetworkID = avax.EmptyID.String()
 var ErrUnknownChain = errors.New("pindex: unknown chain")
 
 // WaitFor blocks until chain's index holds height, or ctx ends.
-func (ix *Index) WaitFor(ctx context.Context, c Chain, height uint64) error {
-	if c != ChainP && c != ChainX {
+func (ix *Index) WaitFor(ctx context.Context, c avanet.Chain, height uint64) error {
+	if c != avanet.ChainP && c != avanet.ChainX {
 		return ErrUnknownChain
 	}
 	for {

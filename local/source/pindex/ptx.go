@@ -4,11 +4,12 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
-// applyP stores what a P-Chain transaction adds beyond its UTXOs: subnets
+// applyP stores what a P-avanet.Chain transaction adds beyond its UTXOs: subnets
 // and their owners, chains, L1 conversions, stakes and their ends. next is
 // the first output index after the tx's own outputs (where stake outputs
 // begin).
@@ -33,7 +34,7 @@ func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		if err != nil {
 			return err
 		}
-		if wm, ok := m.(*warp.L1ValidatorWeight); ok && wm.Weight == 0 {
+		if wm, ok := m.(*warpmsg.L1ValidatorWeight); ok && wm.Weight == 0 {
 			return w.end(hexID(wm.ValidationID), id, "removed")
 		}
 	case TxDisableL1Validator:
@@ -88,7 +89,7 @@ func (w *writer) registerL1(id string, u *unsignedJSON) error {
 	if err != nil {
 		return err
 	}
-	reg, ok := m.(*warp.RegisterL1Validator)
+	reg, ok := m.(*warpmsg.RegisterL1Validator)
 	if !ok {
 		return fmt.Errorf("RegisterL1ValidatorTx carries a %T", m)
 	}
@@ -152,7 +153,7 @@ func (w *writer) staker(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		return err
 	}
 	for _, o := range u.Stake {
-		if err := w.output(txID, next, o.AssetID, &o.Output, ChainP, &stakeWindow{start: start, end: int64(v.End)}); err != nil {
+		if err := w.output(txID, next, o.AssetID, &o.Output, avanet.ChainP, &stakeWindow{start: start, end: int64(v.End)}); err != nil {
 			return err
 		}
 		next++

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Owner is a threshold of addresses.
@@ -41,9 +42,9 @@ type Subnet struct {
 	Conversion *Conversion
 }
 
-// Block is a stored P- or X-Chain block.
+// Block is a stored P- or X-avanet.Chain block.
 type Block struct {
-	Chain      Chain
+	Chain      avanet.Chain
 	Height     uint64
 	ID, Parent string
 	Time       int64
@@ -55,7 +56,7 @@ type Block struct {
 // Tx is a stored transaction: its type and the node's JSON of it.
 type Tx struct {
 	ID     string
-	Chain  Chain
+	Chain  avanet.Chain
 	Height uint64
 	Index  int
 	Type   string
@@ -66,7 +67,7 @@ type Tx struct {
 // UTXO is an output the index knows, with its spend when spent.
 type UTXO struct {
 	ID                   string
-	Chain, CreatedOn     Chain // the chain whose UTXO set holds it; the chain of the tx that made it
+	Chain, CreatedOn     avanet.Chain // the chain whose UTXO set holds it; the chain of the tx that made it
 	TxID                 string
 	OutputIndex          uint32
 	AssetID              string
@@ -84,7 +85,7 @@ type UTXO struct {
 	Time                 int64
 	Spent                bool
 	SpentBy              string
-	SpentOn              Chain
+	SpentOn              avanet.Chain
 	SpentHeight          uint64
 	SpentTime            int64
 	// StakeEnded says a stake output's staking ended (its stake_ends row):
@@ -95,7 +96,7 @@ type UTXO struct {
 	Paid bool
 }
 
-// Asset is an X-Chain asset's description: its CreateAssetTx's.
+// Asset is an X-avanet.Chain asset's description: its CreateAssetTx's.
 type Asset struct {
 	ID, Name, Symbol string
 	Denomination     int
@@ -103,17 +104,17 @@ type Asset struct {
 	// "variable"; Type "nft" when one is an nftfx output, else
 	// "secp256k1".
 	Cap, Type string
-	// Time is when its CreateAssetTx was accepted (the X-Chain's genesis
+	// Time is when its CreateAssetTx was accepted (the X-avanet.Chain's genesis
 	// for AVAX).
 	Time int64
 }
 
-// Asset returns an asset created on the X-Chain (Reader.Asset). AVAX,
-// whose creation is the X-Chain's genesis, is described by the network
+// Asset returns an asset created on the X-avanet.Chain (Reader.Asset). AVAX,
+// whose creation is the X-avanet.Chain's genesis, is described by the network
 // until that is indexed.
 func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
 	a, ok, err := ix.reader.Asset(ctx, id)
-	if err == nil && !ok && id == ix.net.Avax {
+	if err == nil && !ok && id == ix.net.AVAXAssetID {
 		return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true, nil
 	}
 	return a, ok, err
@@ -238,7 +239,7 @@ type TxFilter struct {
 	// (ConvertSubnetToL1Tx, RegisterL1ValidatorTx, SetL1ValidatorWeightTx,
 	// IncreaseL1ValidatorBalanceTx, DisableL1ValidatorTx).
 	L1ValidationID string
-	// Asset keeps the X-Chain txs that spent or made a UTXO of that asset
+	// Asset keeps the X-avanet.Chain txs that spent or made a UTXO of that asset
 	// (its CreateAssetTx included).
 	Asset string
 	// IDs keeps only these txs; nil means no such filter.
@@ -257,8 +258,8 @@ type Activity struct {
 
 // Supply is the primary network's AVAX supply as the followed node last
 // reported it (platform.getCurrentSupply): the genesis supply plus the
-// potential rewards of every staker the P-Chain added (less those of
-// stakes that ended without their reward), in nAVAX, at P-Chain height
+// potential rewards of every staker the P-avanet.Chain added (less those of
+// stakes that ended without their reward), in nAVAX, at P-avanet.Chain height
 // Height, read at Time (Unix seconds).
 type Supply struct {
 	Current uint64 `json:"supply"`
@@ -268,11 +269,11 @@ type Supply struct {
 
 // Totals are AVAX amounts of the whole index, in nAVAX.
 type Totals struct {
-	// BurnedP and BurnedX are the transaction fees the P- and X-Chain
+	// BurnedP and BurnedX are the transaction fees the P- and X-avanet.Chain
 	// burned: what each transaction spent beyond what it made (its
-	// outputs, exported and staked ones included) and, on the P-Chain,
+	// outputs, exported and staked ones included) and, on the P-avanet.Chain,
 	// the balances it gave L1 validators. A transaction that spent a UTXO
-	// the index does not hold (a P-Chain genesis allocation of a followed
+	// the index does not hold (a P-avanet.Chain genesis allocation of a followed
 	// network, which no block lists) is not counted.
 	BurnedP, BurnedX uint64
 	// Rewards are the staking rewards paid (the reward UTXOs).
@@ -282,9 +283,9 @@ type Totals struct {
 	L1Given, L1Returned uint64
 }
 
-// LockedAVAX sums the unspent AVAX UTXOs of the P- and X-Chain (shared
+// LockedAVAX sums the unspent AVAX UTXOs of the P- and X-avanet.Chain (shared
 // memory included) that are locked at now (Unix seconds): time-locked, or
 // stakeable-locked and not staked.
 func (ix *Index) LockedAVAX(ctx context.Context, now int64) (uint64, error) {
-	return ix.reader.LockedAVAX(ctx, ix.net.Avax, now)
+	return ix.reader.LockedAVAX(ctx, ix.net.AVAXAssetID, now)
 }

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Reward UTXOs. A RewardValidatorTx's block does not list the rewards it
@@ -60,10 +61,10 @@ func (ix *Index) readRewards(ctx context.Context) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	err = ix.st.Write(ctx, func(b Batch) error {
-		w := &writer{b: b, net: &ix.net, chain: ChainP}
+		w := &writer{b: b, net: &ix.net, chain: avanet.ChainP}
 		for i, p := range pending {
 			// The option block may have been rolled back since it was read.
-			if _, err := b.BlockID(ChainP, p.height); err != nil {
+			if _, err := b.BlockID(avanet.ChainP, p.height); err != nil {
 				return fmt.Errorf("pindex: the option block after reward tx %s: %w", p.id, err)
 			}
 			w.height, w.time = p.height, p.time

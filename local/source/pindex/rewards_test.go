@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // waitUntil polls cond every 10ms until it holds or ctx ends.
@@ -36,7 +37,7 @@ func rewardsOf(t *testing.T, ix *Index) []*UTXO {
 // is indexed, stores what it pays as UTXOs of that block, emitted by the
 // reward tx, with their kinds, and asks again only for reward txs a
 // rollback removed. It also stores the primary network's chains from the
-// P-Chain's genesis and the node's current supply.
+// P-avanet.Chain's genesis and the node's current supply.
 func TestFollowerRewards(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -53,7 +54,7 @@ func TestFollowerRewards(t *testing.T) {
 		return ix
 	}
 	ix := open()
-	if err := ix.WaitFor(ctx, ChainP, 6); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, 6); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, ctx, "the reward UTXOs", func() bool { return len(rewardsOf(t, ix)) == 2 })
@@ -85,7 +86,7 @@ func TestFollowerRewards(t *testing.T) {
 
 	chains, err := ix.Blockchains(ctx)
 	if err != nil || len(chains) != 2 {
-		t.Fatalf("blockchains %+v, %v; want the X- and C-Chain of the genesis", chains, err)
+		t.Fatalf("blockchains %+v, %v; want the X- and C-avanet.Chain of the genesis", chains, err)
 	}
 	for _, c := range chains {
 		if id := genesisTxID[c.Name]; c.ID != id.String() || c.SubnetID != PrimaryNetworkID || c.Height != 0 || string(c.Genesis) != `{"config":{"chainId":43112}}` {
@@ -111,7 +112,7 @@ func TestFollowerRewards(t *testing.T) {
 	defer func() { ix.Close() }()
 	waitUntil(t, ctx, "the reward UTXOs of an upgraded store", func() bool { return len(rewardsOf(t, ix)) == 2 })
 	check("upgraded")
-	if txs, err := ix.Txs(ctx, ChainX, TxFilter{Asset: fakeAVAX.String()}); err != nil || len(txs) != 1 || txs[0].ID != fakeAVAX.String() {
+	if txs, err := ix.Txs(ctx, avanet.ChainX, TxFilter{Asset: fakeAVAX.String()}); err != nil || len(txs) != 1 || txs[0].ID != fakeAVAX.String() {
 		t.Errorf("AVAX's txs after the upgrade: %+v, %v; want its genesis CreateAssetTx", txs, err)
 	}
 
@@ -121,8 +122,8 @@ func TestFollowerRewards(t *testing.T) {
 	node.fork, node.gen, node.height = 4, 2, 5
 	node.mu.Unlock()
 	waitUntil(t, ctx, "the rollback", func() bool {
-		b, ok, _ := ix.Block(ctx, ChainP, 4)
-		_, still, _ := ix.Block(ctx, ChainP, 6)
+		b, ok, _ := ix.Block(ctx, avanet.ChainP, 4)
+		_, still, _ := ix.Block(ctx, avanet.ChainP, 6)
 		return ok && b.ID == node.id("block", 4).String() && !still
 	})
 	waitUntil(t, ctx, "the reward UTXOs after the rollback", func() bool { return len(rewardsOf(t, ix)) == 2 })

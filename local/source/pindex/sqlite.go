@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // sqliteStore is the embedded Store: one SQLite database, one writer
@@ -183,7 +185,7 @@ func (st *sqliteStore) Recorded(method string) (json.RawMessage, bool) {
 }
 
 // Head returns the highest stored height of chain.
-func (st *sqliteStore) Head(chain Chain) (uint64, bool, error) {
+func (st *sqliteStore) Head(chain avanet.Chain) (uint64, bool, error) {
 	var h sql.NullInt64
 	if err := st.w.QueryRow(`SELECT MAX(height) FROM blocks WHERE chain=?`, string(chain)).Scan(&h); err != nil {
 		return 0, false, err
@@ -196,7 +198,7 @@ func (st *sqliteStore) Head(chain Chain) (uint64, bool, error) {
 const blockIDQuery = `SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`
 
 // BlockIDAt returns the stored id of chain's block at height.
-func (st *sqliteStore) BlockIDAt(chain Chain, height uint64) (string, error) {
+func (st *sqliteStore) BlockIDAt(chain avanet.Chain, height uint64) (string, error) {
 	var id string
 	err := st.w.QueryRow(blockIDQuery, string(chain), height).Scan(&id)
 	return id, err
@@ -224,7 +226,7 @@ func (st *sqliteStore) SetCurrentValidators(ctx context.Context, subnet string, 
 
 // Rollback deletes every row chain's blocks above height made, and totals
 // the chain's burned fees (of AVAX, avaxID) again.
-func (st *sqliteStore) Rollback(ctx context.Context, avaxID string, chain Chain, height int64) error {
+func (st *sqliteStore) Rollback(ctx context.Context, avaxID string, chain avanet.Chain, height int64) error {
 	tx, err := st.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -241,7 +243,7 @@ func (st *sqliteStore) Rollback(ctx context.Context, avaxID string, chain Chain,
 			return fmt.Errorf("pindex: rollback %s: %w", t[0], err)
 		}
 	}
-	if chain == ChainP {
+	if chain == avanet.ChainP {
 		// The rewards of a reward tx at height-1 or above were stored with
 		// its option block above height: they are read again.
 		if _, err := tx.Exec(`UPDATE meta SET value=CAST(MIN(CAST(value AS INTEGER), ?) AS TEXT) WHERE key='rewards_height'`, height-1); err != nil {
@@ -257,7 +259,7 @@ func (st *sqliteStore) Rollback(ctx context.Context, avaxID string, chain Chain,
 // unspendAbove puts back in utxo_unspent the UTXOs that chain's spends above
 // height spent (those the rollback then deletes; a UTXO made above height
 // goes with its own rows).
-func unspendAbove(tx *sql.Tx, chain Chain, height int64) error {
+func unspendAbove(tx *sql.Tx, chain avanet.Chain, height int64) error {
 	rows, err := tx.Query(`SELECT u.id, u.chain, u.created_on, u.height, u.addresses FROM spends s JOIN utxos u ON u.id = s.utxo
 		WHERE s.chain=? AND s.height>?`, string(chain), height)
 	if err != nil {

@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // sqliteBatch is the SQLite store's Batch: one transaction of the writer.
@@ -20,13 +21,13 @@ func (b *sqliteBatch) exec(q string, args ...any) error {
 }
 
 // BlockTime reads a block's time through blocks_height (see schema).
-func (b *sqliteBatch) BlockTime(chain Chain, height uint64) (int64, error) {
+func (b *sqliteBatch) BlockTime(chain avanet.Chain, height uint64) (int64, error) {
 	var t int64
 	err := b.tx.QueryRow(`SELECT time FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`, string(chain), height).Scan(&t)
 	return t, err
 }
 
-func (b *sqliteBatch) BlockID(chain Chain, height uint64) (string, error) {
+func (b *sqliteBatch) BlockID(chain avanet.Chain, height uint64) (string, error) {
 	var id string
 	err := b.tx.QueryRow(blockIDQuery, string(chain), height).Scan(&id)
 	return id, err
@@ -35,7 +36,7 @@ func (b *sqliteBatch) BlockID(chain Chain, height uint64) (string, error) {
 // Block stores a block, its transactions' ids as a JSON array.
 func (b *sqliteBatch) Block(bl *Block, bytes []byte, js json.RawMessage) error {
 	txs, _ := json.Marshal(bl.Txs)
-	var raw, jsText any // NULL unless kept (X-Chain blocks)
+	var raw, jsText any // NULL unless kept (X-avanet.Chain blocks)
 	if bytes != nil {
 		raw = bytes
 	}
@@ -167,7 +168,7 @@ func joinAddrs(addrs []avax.ShortID) string {
 	return strings.Join(s, ",")
 }
 
-func (b *sqliteBatch) Asset(a *Asset, chain Chain, height uint64) error {
+func (b *sqliteBatch) Asset(a *Asset, chain avanet.Chain, height uint64) error {
 	return b.exec(`INSERT INTO assets (id, chain, name, symbol, denomination, height, cap, type) VALUES (?,?,?,?,?,?,?,?)`,
 		a.ID, string(chain), a.Name, a.Symbol, a.Denomination, height, a.Cap, a.Type)
 }
@@ -215,7 +216,7 @@ func (b *sqliteBatch) L1Tx(validationID, tx string, balance, height uint64) erro
 	return b.exec(`INSERT OR REPLACE INTO l1_txs (validation_id, tx, balance, height) VALUES (?,?,?,?)`, validationID, tx, int64(balance), height)
 }
 
-func (b *sqliteBatch) AddBurned(avaxID string, chain Chain, from, to uint64) error {
+func (b *sqliteBatch) AddBurned(avaxID string, chain avanet.Chain, from, to uint64) error {
 	return addBurned(b.tx, avaxID, chain, from, to)
 }
 

@@ -5,19 +5,21 @@ import (
 	"errors"
 	"math"
 	"strconv"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // Burned fees are totalled per transaction as blocks are stored. A
 // transaction that spent a UTXO the index does not hold yet (an import
 // whose export the other chain's follower has not stored) waits in
 // burn_pending and is totalled once the UTXO is stored; one whose UTXO
-// never will be (a P-Chain genesis allocation of a followed network, which
+// never will be (a P-avanet.Chain genesis allocation of a followed network, which
 // no block lists) waits for ever and is never totalled.
 
 // addBurned totals the fees of chain's blocks from..to, and of the pending
 // transactions (of either chain) whose UTXOs are all stored now, within
 // the store transaction tx of those blocks.
-func addBurned(tx *sql.Tx, avaxID string, chain Chain, from, to uint64) error {
+func addBurned(tx *sql.Tx, avaxID string, chain avanet.Chain, from, to uint64) error {
 	fresh, err := burnedBy(tx, avaxID, `s.chain = ? AND s.height BETWEEN ? AND ?`, string(chain), int64(from), int64(min(to, math.MaxInt64)))
 	if err != nil {
 		return err
@@ -31,7 +33,7 @@ func addBurned(tx *sql.Tx, avaxID string, chain Chain, from, to uint64) error {
 
 // resetBurned totals chain's burned fees afresh (after a rollback, or for a
 // store written before they were kept).
-func resetBurned(tx *sql.Tx, avaxID string, chain Chain) error {
+func resetBurned(tx *sql.Tx, avaxID string, chain avanet.Chain) error {
 	if _, err := tx.Exec(`DELETE FROM burn_pending WHERE chain = ?`, string(chain)); err != nil {
 		return err
 	}
@@ -53,7 +55,7 @@ type txBurn struct {
 
 // totalBurned adds the complete transactions' fees to their chains'
 // totals (reset's set afresh), and keeps the others pending.
-func totalBurned(tx *sql.Tx, burns []txBurn, reset Chain) error {
+func totalBurned(tx *sql.Tx, burns []txBurn, reset avanet.Chain) error {
 	add := map[string]uint64{}
 	for _, b := range burns {
 		if b.missing {
@@ -67,7 +69,7 @@ func totalBurned(tx *sql.Tx, burns []txBurn, reset Chain) error {
 			return err
 		}
 	}
-	for _, c := range []string{string(ChainP), string(ChainX)} {
+	for _, c := range []string{string(avanet.ChainP), string(avanet.ChainX)} {
 		if _, ok := add[c]; !ok && c != string(reset) {
 			continue
 		}

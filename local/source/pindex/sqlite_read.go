@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 func splitAddrs(s string) []avax.ShortID {
@@ -89,7 +89,7 @@ func (st *sqliteStore) subnets(ctx context.Context, only string) ([]*Subnet, err
 }
 
 // Blockchains returns every chain a CreateChainTx made, the primary
-// network's (in the P-Chain's genesis) included, oldest first.
+// network's (in the P-avanet.Chain's genesis) included, oldest first.
 func (st *sqliteStore) Blockchains(ctx context.Context) ([]Blockchain, error) {
 	return st.blockchains(ctx, "")
 }
@@ -189,7 +189,7 @@ func (st *sqliteStore) stakeRewards(ctx context.Context, stakes []*Stake) error 
 	return rows.Err()
 }
 
-// XBlock returns the bytes and the node's JSON of the X-Chain block with
+// XBlock returns the bytes and the node's JSON of the X-avanet.Chain block with
 // id, or at height when id is "".
 func (st *sqliteStore) XBlock(id string, height uint64) (bytes []byte, js json.RawMessage, ok bool) {
 	q, arg := `SELECT bytes, json FROM blocks WHERE chain='X' AND height=?`, any(height)
@@ -203,7 +203,7 @@ func (st *sqliteStore) XBlock(id string, height uint64) (bytes []byte, js json.R
 	return bytes, json.RawMessage(j.String), true
 }
 
-// XTx returns the signed bytes and the node's JSON of an X-Chain
+// XTx returns the signed bytes and the node's JSON of an X-avanet.Chain
 // transaction.
 func (st *sqliteStore) XTx(id string) (bytes []byte, js json.RawMessage, ok bool) {
 	var body string
@@ -213,7 +213,7 @@ func (st *sqliteStore) XTx(id string) (bytes []byte, js json.RawMessage, ok bool
 	return bytes, json.RawMessage(body), true
 }
 
-// BlockchainIDs returns the ids of the chains created on the P-Chain.
+// BlockchainIDs returns the ids of the chains created on the P-avanet.Chain.
 func (st *sqliteStore) BlockchainIDs(ctx context.Context) ([]string, error) {
 	return st.strings(ctx, `SELECT id FROM blockchains ORDER BY height, id`)
 }
@@ -247,7 +247,7 @@ func (st *sqliteStore) Totals(ctx context.Context) (Totals, error) {
 	return t, err
 }
 
-// LockedAVAX sums the unspent AVAX UTXOs of the P- and X-Chain (shared
+// LockedAVAX sums the unspent AVAX UTXOs of the P- and X-avanet.Chain (shared
 // memory included) that are locked at now (Unix seconds): time-locked, or
 // stakeable-locked and not staked.
 func (st *sqliteStore) LockedAVAX(ctx context.Context, avaxID string, now int64) (uint64, error) {

@@ -9,8 +9,8 @@ import (
 // height of the block that made it, so a rollback to height h deletes the
 // rows above h and nothing else. Facts that later blocks add to earlier rows
 // (a UTXO spent, a stake ended, a subnet converted or given a new owner) are
-// rows of their own, joined at query time; that also lets the P-Chain import
-// a UTXO whose export the X-Chain follower has not stored yet.
+// rows of their own, joined at query time; that also lets the P-avanet.Chain import
+// a UTXO whose export the X-avanet.Chain follower has not stored yet.
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS blocks (
@@ -83,7 +83,7 @@ CREATE TABLE IF NOT EXISTS utxo_unspent (
 CREATE INDEX IF NOT EXISTS utxo_unspent_created ON utxo_unspent(created_on, height);
 `
 
-// A block's row holds its JSON (tens of kilobytes on a busy X-Chain), and
+// A block's row holds its JSON (tens of kilobytes on a busy X-avanet.Chain), and
 // SQLite reads the whole of an overflowing row of a WITHOUT ROWID table to
 // compare keys on the way to it: looking a block up by its primary key
 // costs about 200 us. The lookups of a block's id and time by height (one

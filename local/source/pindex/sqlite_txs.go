@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // Block returns chain's block at height.
-func (st *sqliteStore) Block(ctx context.Context, chain Chain, height uint64) (*Block, bool, error) {
+func (st *sqliteStore) Block(ctx context.Context, chain avanet.Chain, height uint64) (*Block, bool, error) {
 	b := &Block{Chain: chain, Height: height}
 	var txs string
 	err := st.r.QueryRowContext(ctx, `SELECT id, parent, time, type, size, txs FROM blocks WHERE chain=? AND height=?`, string(chain), height).
@@ -41,7 +43,7 @@ func (st *sqliteStore) Tx(ctx context.Context, id string) (*Tx, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	t.Chain, t.Body = Chain(chain), json.RawMessage(body)
+	t.Chain, t.Body = avanet.Chain(chain), json.RawMessage(body)
 	return t, true, nil
 }
 
@@ -71,7 +73,7 @@ func timeWhere(r BlockRange, args *[]any) string {
 }
 
 // Blocks returns chain's blocks in r.
-func (st *sqliteStore) Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Block, error) {
+func (st *sqliteStore) Blocks(ctx context.Context, chain avanet.Chain, r BlockRange) ([]*Block, error) {
 	args := []any{string(chain)}
 	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + timeWhere(r, &args) + ` ORDER BY height`
 	if !r.Asc {
@@ -81,7 +83,7 @@ func (st *sqliteStore) Blocks(ctx context.Context, chain Chain, r BlockRange) ([
 }
 
 // BlockByID returns chain's block with id.
-func (st *sqliteStore) BlockByID(ctx context.Context, chain Chain, id string) (*Block, bool, error) {
+func (st *sqliteStore) BlockByID(ctx context.Context, chain avanet.Chain, id string) (*Block, bool, error) {
 	bs, err := st.queryBlocks(ctx, chain, `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=? AND id=?`, string(chain), id)
 	if err != nil || len(bs) == 0 {
 		return nil, false, err
@@ -89,7 +91,7 @@ func (st *sqliteStore) BlockByID(ctx context.Context, chain Chain, id string) (*
 	return bs[0], true, nil
 }
 
-func (st *sqliteStore) queryBlocks(ctx context.Context, chain Chain, q string, args ...any) ([]*Block, error) {
+func (st *sqliteStore) queryBlocks(ctx context.Context, chain avanet.Chain, q string, args ...any) ([]*Block, error) {
 	rows, err := st.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -112,7 +114,7 @@ func (st *sqliteStore) queryBlocks(ctx context.Context, chain Chain, q string, a
 
 // Txs returns chain's transactions that f selects, in block and block
 // position order (newest first unless f.Asc).
-func (st *sqliteStore) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error) {
+func (st *sqliteStore) Txs(ctx context.Context, chain avanet.Chain, f TxFilter) ([]*Tx, error) {
 	// An asset's txs are read in the order of its asset_txs rows.
 	from, by, chainCol := `txs t`, "t", "t.chain"
 	args := []any{}
@@ -181,7 +183,7 @@ func (st *sqliteStore) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx,
 		if err := rows.Scan(&t.ID, &c, &t.Height, &t.Index, &t.Type, &t.Time, &body); err != nil {
 			return nil, err
 		}
-		t.Chain, t.Body = Chain(c), json.RawMessage(body)
+		t.Chain, t.Body = avanet.Chain(c), json.RawMessage(body)
 		out = append(out, t)
 	}
 	return out, rows.Err()
@@ -190,7 +192,7 @@ func (st *sqliteStore) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx,
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 // BlockID returns the id of chain's block at height.
-func (st *sqliteStore) BlockID(ctx context.Context, chain Chain, height uint64) (string, error) {
+func (st *sqliteStore) BlockID(ctx context.Context, chain avanet.Chain, height uint64) (string, error) {
 	var id string
 	stmt, err := st.prepared(ctx, blockIDQuery)
 	if err != nil {

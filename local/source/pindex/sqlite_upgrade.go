@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // schemaVersion is the version of the derived tables a store holds (meta
@@ -123,7 +125,7 @@ func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 		if err := json.Unmarshal([]byte(t.body), &body); err != nil {
 			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
-		w.chain, w.height = Chain(t.chain), t.height
+		w.chain, w.height = avanet.Chain(t.chain), t.height
 		if err := w.derive(t.typ, t.id, t.idx, &body.Unsigned); err != nil {
 			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
@@ -134,7 +136,7 @@ func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 			}
 		}
 	}
-	for _, c := range []Chain{ChainP, ChainX} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 		if err := resetBurned(tx, avaxID, c); err != nil {
 			return 0, err
 		}

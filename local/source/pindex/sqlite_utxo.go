@@ -8,12 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // UTXOs returns the UTXOs of chain that any of addrs may spend, oldest
 // first; spent ones too when includeSpent.
-func (st *sqliteStore) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error) {
+func (st *sqliteStore) UTXOs(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error) {
 	if len(addrs) == 0 {
 		return nil, nil
 	}
@@ -80,13 +81,13 @@ func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 			&u.StakeEnded, &u.Paid); err != nil {
 			return nil, err
 		}
-		u.Chain, u.CreatedOn, u.Addresses = Chain(chainS), Chain(created), splitAddrs(addrs)
+		u.Chain, u.CreatedOn, u.Addresses = avanet.Chain(chainS), avanet.Chain(created), splitAddrs(addrs)
 		var err error
 		if u.Amount, err = strconv.ParseUint(amount, 10, 64); err != nil {
 			return nil, fmt.Errorf("pindex: utxo %s amount %q: %w", u.ID, amount, err)
 		}
 		if by.Valid {
-			u.Spent, u.SpentBy, u.SpentOn, u.SpentHeight, u.SpentTime = true, by.String, Chain(on.String), uint64(sh.Int64), stime.Int64
+			u.Spent, u.SpentBy, u.SpentOn, u.SpentHeight, u.SpentTime = true, by.String, avanet.Chain(on.String), uint64(sh.Int64), stime.Int64
 		}
 		out = append(out, u)
 	}
@@ -94,19 +95,19 @@ func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 }
 
 // ChainsOf returns the chains (P, X, C) on which addr owns or owned a UTXO.
-func (st *sqliteStore) ChainsOf(ctx context.Context, addr avax.ShortID) ([]Chain, error) {
+func (st *sqliteStore) ChainsOf(ctx context.Context, addr avax.ShortID) ([]avanet.Chain, error) {
 	rows, err := st.r.QueryContext(ctx, `SELECT DISTINCT chain FROM utxo_addrs WHERE addr=? ORDER BY chain`, addr.String())
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Chain
+	var out []avanet.Chain
 	for rows.Next() {
 		var c string
 		if err := rows.Scan(&c); err != nil {
 			return nil, err
 		}
-		out = append(out, Chain(c))
+		out = append(out, avanet.Chain(c))
 	}
 	return out, rows.Err()
 }
@@ -127,7 +128,7 @@ func (st *sqliteStore) TxUTXOs(ctx context.Context, txID string) (emitted, consu
 // LastActivity returns the latest block of chain whose transactions made or
 // spent a UTXO any of addrs may spend (a spend wins over a creation in the
 // same block); ok is false when there is none.
-func (st *sqliteStore) LastActivity(ctx context.Context, chain Chain, addrs []avax.ShortID) (Activity, bool, error) {
+func (st *sqliteStore) LastActivity(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID) (Activity, bool, error) {
 	if len(addrs) == 0 {
 		return Activity{}, false, nil
 	}
@@ -179,7 +180,7 @@ func (st *sqliteStore) RewardUTXOs(ctx context.Context, addrs []avax.ShortID) ([
 // newest first: the order of avalanchego's per-address UTXO list, to which
 // each accepted transaction adds its outputs in index order at the head.
 // Only ID and Bytes are set.
-func (st *sqliteStore) XUTXOs(ctx context.Context, source Chain, addr avax.ShortID) ([]*UTXO, error) {
+func (st *sqliteStore) XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*UTXO, error) {
 	rows, err := st.r.QueryContext(ctx, `SELECT u.id, u.bytes FROM utxo_unspent a
 		CROSS JOIN utxos u ON u.id = a.utxo
 		LEFT JOIN spends s ON s.utxo = u.id
@@ -192,7 +193,7 @@ func (st *sqliteStore) XUTXOs(ctx context.Context, source Chain, addr avax.Short
 	defer rows.Close()
 	var out []*UTXO
 	for rows.Next() {
-		u := &UTXO{Chain: ChainX, CreatedOn: source}
+		u := &UTXO{Chain: avanet.ChainX, CreatedOn: source}
 		if err := rows.Scan(&u.ID, &u.Bytes); err != nil {
 			return nil, err
 		}

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"log/slog"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // The index has three parts, each in its own files:
@@ -49,9 +50,9 @@ type Writer interface {
 	SetMeta(key, value string) error
 	// Head returns chain's highest stored height; ok is false when it has
 	// no block.
-	Head(chain Chain) (height uint64, ok bool, err error)
+	Head(chain avanet.Chain) (height uint64, ok bool, err error)
 	// BlockIDAt returns the id of chain's stored block at height.
-	BlockIDAt(chain Chain, height uint64) (string, error)
+	BlockIDAt(chain avanet.Chain, height uint64) (string, error)
 	// Write runs fn in one store transaction: what fn writes through the
 	// Batch is committed when it returns nil, and nothing is when it
 	// fails.
@@ -59,7 +60,7 @@ type Writer interface {
 	// Rollback deletes every row chain's blocks above height made, puts
 	// back what they spent, and totals the chain's burned fees (of AVAX,
 	// avaxID) again, in one transaction.
-	Rollback(ctx context.Context, avaxID string, chain Chain, height int64) error
+	Rollback(ctx context.Context, avaxID string, chain avanet.Chain, height int64) error
 	// SetCurrentValidators keeps body, the node's
 	// platform.getCurrentValidators answer for subnet read at time at
 	// (Unix seconds), in place of the last one.
@@ -69,7 +70,7 @@ type Writer interface {
 	// of the last one.
 	SetSupply(s Supply) error
 	Record(method string, answer json.RawMessage) error
-	// RewardTxs returns the P-Chain's RewardValidatorTxs above height
+	// RewardTxs returns the P-avanet.Chain's RewardValidatorTxs above height
 	// after whose option block (the block above theirs) is stored, oldest
 	// first, at most limit.
 	RewardTxs(ctx context.Context, after int64, limit int) ([]RewardTx, error)
@@ -94,11 +95,11 @@ type RewardTx struct {
 // finds that spend.
 type Batch interface {
 	// BlockTime and BlockID return chain's stored block's at height.
-	BlockTime(chain Chain, height uint64) (int64, error)
-	BlockID(chain Chain, height uint64) (string, error)
-	// Block stores a block; bytes and js, an X-Chain block's bytes and the
+	BlockTime(chain avanet.Chain, height uint64) (int64, error)
+	BlockID(chain avanet.Chain, height uint64) (string, error)
+	// Block stores a block; bytes and js, an X-avanet.Chain block's bytes and the
 	// node's JSON of it, are kept for the node's own methods (nil on the
-	// P-Chain).
+	// P-avanet.Chain).
 	Block(b *Block, bytes []byte, js json.RawMessage) error
 	// Tx stores a transaction, with its signed bytes when known (nil: not
 	// kept).
@@ -114,7 +115,7 @@ type Batch interface {
 	// without listing it: a reward, a returned L1 balance.
 	Paid(u *UTXO) error
 	// Asset stores an asset a CreateAssetTx of chain at height created.
-	Asset(a *Asset, chain Chain, height uint64) error
+	Asset(a *Asset, chain avanet.Chain, height uint64) error
 	// Subnet stores a subnet its CreateSubnetTx (whose id is the subnet's)
 	// made; SubnetOwner an owner a transaction gave a subnet.
 	Subnet(id string, height uint64, time int64) error
@@ -131,15 +132,15 @@ type Batch interface {
 	// LastStake returns the staking tx of node's latest stake of kind on
 	// subnet.
 	LastStake(node, subnet, kind string) (string, error)
-	// AssetTx records that X-Chain transaction tx, at height and position
-	// idx, moved asset; L1Tx that P-Chain transaction tx at height made or
+	// AssetTx records that X-avanet.Chain transaction tx, at height and position
+	// idx, moved asset; L1Tx that P-avanet.Chain transaction tx at height made or
 	// changed an L1 validation, giving it balance.
 	AssetTx(asset string, height uint64, idx int, tx string) error
 	L1Tx(validationID, tx string, balance, height uint64) error
 	// AddBurned totals the fees chain's blocks from..to burned (of AVAX,
 	// avaxID), and those of the pending transactions whose spent UTXOs
 	// are all stored now.
-	AddBurned(avaxID string, chain Chain, from, to uint64) error
+	AddBurned(avaxID string, chain avanet.Chain, from, to uint64) error
 	// SetMeta keeps value under key, with the batch.
 	SetMeta(key, value string) error
 }
@@ -148,7 +149,7 @@ type Batch interface {
 // height, position in its block and time.
 type Spend struct {
 	UTXO, Tx string
-	Chain    Chain
+	Chain    avanet.Chain
 	Height   uint64
 	Index    int
 	Time     int64
@@ -179,17 +180,17 @@ type Reader interface {
 	CurrentValidators(ctx context.Context, subnet string) (json.RawMessage, int64, bool, error)
 	// Block, BlockByID and Blocks return chain's blocks; BlockID a
 	// block's id ("" when there is none).
-	Block(ctx context.Context, chain Chain, height uint64) (*Block, bool, error)
-	BlockByID(ctx context.Context, chain Chain, id string) (*Block, bool, error)
-	Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Block, error)
-	BlockID(ctx context.Context, chain Chain, height uint64) (string, error)
+	Block(ctx context.Context, chain avanet.Chain, height uint64) (*Block, bool, error)
+	BlockByID(ctx context.Context, chain avanet.Chain, id string) (*Block, bool, error)
+	Blocks(ctx context.Context, chain avanet.Chain, r BlockRange) ([]*Block, error)
+	BlockID(ctx context.Context, chain avanet.Chain, height uint64) (string, error)
 	// Tx returns a transaction by id; Txs chain's transactions f selects,
 	// in block and position order (newest first unless f.Asc).
 	Tx(ctx context.Context, id string) (*Tx, bool, error)
-	Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error)
+	Txs(ctx context.Context, chain avanet.Chain, f TxFilter) ([]*Tx, error)
 	// UTXOs returns chain's UTXOs any of addrs may spend, oldest first;
 	// the spent ones too when includeSpent.
-	UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error)
+	UTXOs(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error)
 	// TxUTXOs returns the UTXOs a transaction made (in output order) and
 	// those it spent.
 	TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*UTXO, err error)
@@ -197,22 +198,22 @@ type Reader interface {
 	// one when addrs is empty), oldest first.
 	RewardUTXOs(ctx context.Context, addrs []avax.ShortID) ([]*UTXO, error)
 	// ChainsOf returns the chains on which addr owns or owned a UTXO.
-	ChainsOf(ctx context.Context, addr avax.ShortID) ([]Chain, error)
+	ChainsOf(ctx context.Context, addr avax.ShortID) ([]avanet.Chain, error)
 	// LastActivity returns the latest block of chain whose transactions
 	// made or spent a UTXO any of addrs may spend.
-	LastActivity(ctx context.Context, chain Chain, addrs []avax.ShortID) (Activity, bool, error)
+	LastActivity(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID) (Activity, bool, error)
 	// Totals sums the burned fees, rewards and L1 validator balances.
 	Totals(ctx context.Context) (Totals, error)
 	// LockedAVAX sums the unspent AVAX (asset avaxID) of the P- and
-	// X-Chain locked at now (Unix seconds).
+	// X-avanet.Chain locked at now (Unix seconds).
 	LockedAVAX(ctx context.Context, avaxID string, now int64) (uint64, error)
-	// XBlock returns the kept bytes and JSON of the X-Chain block with id,
-	// or at height when id is ""; XTx of an X-Chain transaction; XUTXOs
-	// the unspent X-Chain UTXOs addr may spend made on source, newest
+	// XBlock returns the kept bytes and JSON of the X-avanet.Chain block with id,
+	// or at height when id is ""; XTx of an X-avanet.Chain transaction; XUTXOs
+	// the unspent X-avanet.Chain UTXOs addr may spend made on source, newest
 	// first (only ID and Bytes set).
 	XBlock(id string, height uint64) (bytes []byte, js json.RawMessage, ok bool)
 	XTx(id string) (bytes []byte, js json.RawMessage, ok bool)
-	XUTXOs(ctx context.Context, source Chain, addr avax.ShortID) ([]*UTXO, error)
+	XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*UTXO, error)
 	// Supply returns the node's supply as last kept; Recorded the node's
 	// last kept answer to method (Writer's SetSupply, Record).
 	Supply(ctx context.Context) (Supply, bool, error)

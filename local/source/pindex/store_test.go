@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // countingStore is a Store given to Open (Options.Store) that counts the
@@ -33,13 +35,13 @@ func TestOptionsStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &countingStore{Store: sqlite}
-	net := Network{ID: 12345, HRP: "local", X: fakeX.String(), C: fakeC.String(), Avax: fakeAVAX.String()}
+	net := avanet.Network{ID: 12345, Name: "local", HRP: "local", XChainID: fakeX.String(), CChainID: fakeC.String(), AVAXAssetID: fakeAVAX.String()}
 	ix, err := Open(ctx, Options{Network: &net, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b0 := genBlock(0, "11111111111111111111111111111111LpoYY")
-	if err := ix.Append(ctx, ChainP, []*RawBlock{b0, genBlock(1, idOfBlock(b0))}); err != nil {
+	if err := ix.Append(ctx, avanet.ChainP, []*RawBlock{b0, genBlock(1, idOfBlock(b0))}); err != nil {
 		t.Fatal(err)
 	}
 	if st.writes != 1 {
@@ -53,7 +55,7 @@ func TestOptionsStore(t *testing.T) {
 	if st.stakes != 1 {
 		t.Errorf("the store read the stakes %d times for three unchanged reads; want 1", st.stakes)
 	}
-	if b, ok, err := ix.Block(ctx, ChainP, 1); err != nil || !ok || b.Parent != idOfBlock(b0) {
+	if b, ok, err := ix.Block(ctx, avanet.ChainP, 1); err != nil || !ok || b.Parent != idOfBlock(b0) {
 		t.Errorf("Block(P, 1) = %+v, %v, %v", b, ok, err)
 	}
 	if err := ix.SetCurrentValidators(ctx, PrimaryNetworkID, json.RawMessage(`{"validators":[]}`)); err != nil {

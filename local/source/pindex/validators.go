@@ -5,12 +5,12 @@ import (
 	"errors"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // What the index keeps so that the node's own JSON-RPC methods can be
 // answered from it while the node is down (local/api/node.IndexMethods): the
-// X-Chain's block and transaction bytes and JSON as the node encoded them,
+// X-avanet.Chain's block and transaction bytes and JSON as the node encoded them,
 // and the node's answers to the info methods that describe it.
 
 // recordedMethods are the methods whose latest answers the index records.
@@ -23,7 +23,7 @@ var recordedMethods = []string{"info.acps", "info.getNodeID", "info.getNodeIP", 
 
 // refreshValidators stores platform.getCurrentValidators for the primary
 // network and every indexed subnet, and platform.getCurrentSupply, every
-// ValidatorsInterval and whenever the index reaches the node's P-Chain tip
+// ValidatorsInterval and whenever the index reaches the node's P-avanet.Chain tip
 // with new blocks (new subnets, L1 conversions, stakes).
 func (ix *Index) refreshValidators(ctx context.Context) {
 	for ctx.Err() == nil {

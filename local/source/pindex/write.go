@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // Every write of the index goes through the functions below, under
@@ -13,7 +15,7 @@ import (
 // commit stores blocks, chain's blocks from on, in one store transaction,
 // checking that each names the one below it as its parent (parent is the
 // stored block's below from, "" at genesis).
-func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string, blocks []*RawBlock) error {
+func (ix *Index) commit(ctx context.Context, c avanet.Chain, from uint64, parent string, blocks []*RawBlock) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	err := ix.st.Write(ctx, func(b Batch) error {
@@ -35,7 +37,7 @@ func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string
 			}
 			parent, prevTime = bj.ID, w.time
 		}
-		if err := b.AddBurned(ix.net.Avax, c, from, from+uint64(len(blocks))-1); err != nil {
+		if err := b.AddBurned(ix.net.AVAXAssetID, c, from, from+uint64(len(blocks))-1); err != nil {
 			return fmt.Errorf("pindex: burned fees: %w", err)
 		}
 		return nil
@@ -54,8 +56,8 @@ func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string
 // Append stores blocks of a generated chain (Options.Network), the first at
 // the height after chain's head, each naming the one below it as its
 // parent, in one store transaction.
-func (ix *Index) Append(ctx context.Context, c Chain, blocks []*RawBlock) error {
-	if c != ChainP && c != ChainX {
+func (ix *Index) Append(ctx context.Context, c avanet.Chain, blocks []*RawBlock) error {
+	if c != avanet.ChainP && c != avanet.ChainX {
 		return ErrUnknownChain
 	}
 	if len(blocks) == 0 {
@@ -92,7 +94,7 @@ func (ix *Index) SetCurrentValidators(ctx context.Context, subnet string, body j
 
 // rollBack rolls chain back to height h (-1: nothing stored), unless its
 // head is there already.
-func (ix *Index) rollBack(ctx context.Context, c Chain, h int64) error {
+func (ix *Index) rollBack(ctx context.Context, c avanet.Chain, h int64) error {
 	cur, _ := ix.headOf(c)
 	if h == cur {
 		return nil
@@ -100,7 +102,7 @@ func (ix *Index) rollBack(ctx context.Context, c Chain, h int64) error {
 	ix.log.Warn("the node's chain differs from the index; rolling back", "chain", string(c), "from", cur, "to", h)
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	err := ix.st.Rollback(ctx, ix.net.Avax, c, h)
+	err := ix.st.Rollback(ctx, ix.net.AVAXAssetID, c, h)
 	ix.version.Add(1) // after a failed commit too: nothing cached may outlive it
 	if err != nil {
 		return err
@@ -117,7 +119,7 @@ func (ix *Index) record(set func() error) error {
 	return set()
 }
 
-func (ix *Index) setHead(c Chain, h int64) {
+func (ix *Index) setHead(c avanet.Chain, h int64) {
 	ix.mu.Lock()
 	ix.heads[c] = h
 	close(ix.changed)
@@ -126,7 +128,7 @@ func (ix *Index) setHead(c Chain, h int64) {
 	ix.metrics.indexed.WithLabelValues(string(c)).Set(float64(h))
 }
 
-func (ix *Index) headOf(c Chain) (int64, bool) {
+func (ix *Index) headOf(c avanet.Chain) (int64, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	h := ix.heads[c]

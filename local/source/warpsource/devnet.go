@@ -1,5 +1,5 @@
 // Package warpsource provides the signature aggregator's sources
-// (warp.Source): the devnet, whose validators sign with their own BLS keys,
+// (local/api/warp's Source): the devnet, whose validators sign with their own BLS keys,
 // and a followed avalanchego network, whose validators are asked over the p2p
 // protocol (ACP-118).
 package warpsource
@@ -8,24 +8,22 @@ import (
 	"context"
 	"errors"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // Devnet adapts the devnet world to the signature aggregator: its
 // validators sign with their own BLS keys, and its L1 transactions are the
 // P-chain messages that justifications and transaction hashes stand for.
-func Devnet(w *devnet.World) warp.Source { return devnetSource{w} }
+func Devnet(w *devnet.World) DevnetSource { return DevnetSource{w} }
 
-type devnetSource struct{ w *devnet.World }
+// DevnetSource is the devnet's signature source. It is safe for concurrent
+// use.
+type DevnetSource struct{ w *devnet.World }
 
-var (
-	_ warp.Source          = devnetSource{}
-	_ warp.MessageNetworks = devnetSource{}
-)
-
-func (s devnetSource) Network(name string) (uint32, bool) {
+// Network resolves a network name the devnet answers for to its id.
+func (s DevnetSource) Network(name string) (uint32, bool) {
 	n, ok := s.w.Network(name)
 	return n.ID, ok
 }
@@ -34,34 +32,38 @@ func (s devnetSource) Network(name string) (uint32, bool) {
 // messages carrying the devnet's own network id (12345): the one its node
 // reports (info.getNetworkID), with which tools such as the ICM relayer
 // build their messages.
-func (s devnetSource) AcceptsNetwork(name string, networkID uint32) bool {
+func (s DevnetSource) AcceptsNetwork(name string, networkID uint32) bool {
 	_, ok := s.w.Network(name)
 	return ok && networkID == devnet.NetworkID
 }
 
-func (s devnetSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {
+// SubnetOf returns the subnet that validates chainID.
+func (s DevnetSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {
 	id, ok := s.w.SubnetOf(avax.ID(chainID))
 	return [32]byte(id), ok
 }
 
-func (s devnetSource) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+// Validators returns a subnet's validators at a P-chain height, 0 meaning
+// the current one.
+func (s DevnetSource) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
 	members, err := s.w.Validators(avax.ID(subnetID), height)
 	switch {
 	case errors.Is(err, devnet.ErrUnknownSubnet):
-		return nil, errors.Join(warp.ErrUnknownSubnet, err)
+		return nil, errors.Join(warpmsg.ErrUnknownSubnet, err)
 	case errors.Is(err, devnet.ErrUnknownHeight):
-		return nil, errors.Join(warp.ErrUnknownHeight, err)
+		return nil, errors.Join(warpmsg.ErrUnknownHeight, err)
 	case err != nil:
 		return nil, err
 	}
-	out := make([]warp.Validator, len(members))
+	out := make([]warpmsg.Validator, len(members))
 	for i, m := range members {
-		out[i] = warp.Validator{NodeID: [20]byte(m.NodeID), Weight: m.Weight, PublicKey: m.PublicKey}
+		out[i] = warpmsg.Validator{NodeID: [20]byte(m.NodeID), Weight: m.Weight, PublicKey: m.PublicKey}
 	}
 	return out, nil
 }
 
-func (s devnetSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
+// Sign signs msg with the BLS key of the validator nodeID.
+func (s DevnetSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -71,7 +73,7 @@ func (s devnetSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]
 // L1Message builds the unsigned P-chain message a 32-byte reference stands
 // for: a conversion transaction or the converted subnet's id (a
 // SubnetToL1Conversion justification), or a RegisterL1ValidatorTx.
-func (s devnetSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
+func (s DevnetSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 	if len(ref) != 32 {
 		return nil, false
 	}
@@ -81,10 +83,10 @@ func (s devnetSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 		conv, ok = s.w.L1ConversionOfSubnet(id)
 	}
 	if ok {
-		return warp.NewL1Unsigned(networkID, &warp.SubnetToL1Conversion{ID: [32]byte(conv.ConversionID)}).Bytes(), true
+		return warpmsg.NewL1Unsigned(networkID, &warpmsg.SubnetToL1Conversion{ID: [32]byte(conv.ConversionID)}).Bytes(), true
 	}
 	if reg, ok := s.w.L1Registration(id); ok {
-		return warp.NewL1Unsigned(networkID, reg.Message()).Bytes(), true
+		return warpmsg.NewL1Unsigned(networkID, reg.Message()).Bytes(), true
 	}
 	return nil, false
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // TestWarpOverDevnet signs with the devnet's own validators and verifies the
@@ -29,7 +31,7 @@ func TestWarpOverDevnet(t *testing.T) {
 
 	netID, _ := src.Network("fuji")
 	cchain, _ := w.Network("fuji")
-	unsigned := &warp.UnsignedMessage{NetworkID: netID, SourceChainID: [32]byte(cchain.CChain), Payload: (&warp.AddressedCall{SourceAddress: []byte{1, 2}, Payload: []byte("hello")}).Bytes()}
+	unsigned := &warpmsg.UnsignedMessage{NetworkID: netID, SourceChainID: [32]byte(avax.MustParseID(cchain.CChainID)), Payload: (&warpmsg.AddressedCall{SourceAddress: []byte{1, 2}, Payload: []byte("hello")}).Bytes()}
 
 	verify := func(t *testing.T, body string, quorum uint64) {
 		t.Helper()
@@ -41,7 +43,7 @@ func TestWarpOverDevnet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := warp.ParseMessage(raw)
+		m, err := warpmsg.ParseMessage(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,8 +140,8 @@ func TestDevnetSignsItsOwnNetworkID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d under %s", tt.networkID, tt.path), func(t *testing.T) {
-			u := &warp.UnsignedMessage{NetworkID: tt.networkID, SourceChainID: [32]byte(local.CChain),
-				Payload: (&warp.AddressedCall{SourceAddress: []byte{7}, Payload: []byte("relayer")}).Bytes()}
+			u := &warpmsg.UnsignedMessage{NetworkID: tt.networkID, SourceChainID: [32]byte(avax.MustParseID(local.CChainID)),
+				Payload: (&warpmsg.AddressedCall{SourceAddress: []byte{7}, Payload: []byte("relayer")}).Bytes()}
 			body := `{"message":"` + hex.EncodeToString(u.Bytes()) + `"}`
 			rec := httptest.NewRecorder()
 			mux.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/signatureAggregator/"+tt.path+"/aggregateSignatures", strings.NewReader(body)))
@@ -155,7 +157,7 @@ func TestDevnetSignsItsOwnNetworkID(t *testing.T) {
 			var out struct{ SignedMessage string }
 			json.Unmarshal(rec.Body.Bytes(), &out)
 			raw, _ := hex.DecodeString(out.SignedMessage)
-			m, err := warp.ParseMessage(raw)
+			m, err := warpmsg.ParseMessage(raw)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/nodeclient"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // errNoAddress means the followed node is not connected to a validator, so
@@ -36,14 +36,14 @@ func (n nodeAPI) pHeight(ctx context.Context) (uint64, error) {
 
 // validatorsAt returns platform.getValidatorsAt's set: node ids, weights and
 // BLS keys (absent for validators without one).
-func (n nodeAPI) validatorsAt(ctx context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+func (n nodeAPI) validatorsAt(ctx context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
 	vs, err := n.c.P().ValidatorsAt(ctx, avax.ID(subnetID).String(), height)
 	if err != nil {
 		return nil, nodeErr(err)
 	}
-	out := make([]warp.Validator, len(vs))
+	out := make([]warpmsg.Validator, len(vs))
 	for i, v := range vs {
-		out[i] = warp.Validator{NodeID: [20]byte(v.NodeID), Weight: v.Weight, PublicKey: v.PublicKey}
+		out[i] = warpmsg.Validator{NodeID: [20]byte(v.NodeID), Weight: v.Weight, PublicKey: v.PublicKey}
 	}
 	return out, nil
 }

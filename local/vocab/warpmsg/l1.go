@@ -1,4 +1,4 @@
-package warp
+package warpmsg
 
 import (
 	"crypto/sha256"
@@ -56,19 +56,15 @@ func (o *PChainOwner) appendTo(b []byte) []byte {
 	return b
 }
 
-func (r *reader) owner() PChainOwner {
+func (r reader) owner() PChainOwner {
 	o := PChainOwner{Threshold: r.u32()}
-	n := r.u32()
-	if r.err != nil {
-		return o
-	}
-	if uint64(n)*ShortIDLen > uint64(len(r.b)) {
-		r.err = ErrTruncated
+	n := r.Len(ShortIDLen)
+	if r.Err() != nil {
 		return o
 	}
 	o.Addresses = make([][ShortIDLen]byte, n)
 	for i := range o.Addresses {
-		copy(o.Addresses[i][:], r.fixed(ShortIDLen))
+		r.Fixed(o.Addresses[i][:])
 	}
 	return o
 }
@@ -138,7 +134,7 @@ func l1Header(typeID uint32) []byte {
 
 // ParseL1Message decodes b, which must hold exactly one P-chain L1 message.
 func ParseL1Message(b []byte) (L1Message, error) {
-	r := reader{b: b}
+	r := newReader(b)
 	r.version()
 	var m L1Message
 	switch r.typeID(4) {
@@ -146,7 +142,7 @@ func ParseL1Message(b []byte) (L1Message, error) {
 		m = &SubnetToL1Conversion{ID: r.id()}
 	case 1:
 		v := &RegisterL1Validator{SubnetID: r.id(), NodeID: r.bytes()}
-		copy(v.BLSPublicKey[:], r.fixed(PublicKeyLen))
+		r.Fixed(v.BLSPublicKey[:])
 		v.Expiry = r.u64()
 		v.RemainingBalanceOwner = r.owner()
 		v.DisableOwner = r.owner()

@@ -80,6 +80,15 @@ func ParseID(s string) (ID, error) {
 	return ID(b), nil
 }
 
+// MustParseID is ParseID for ids a program states: it panics on an error.
+func MustParseID(s string) ID {
+	id, err := ParseID(s)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
 // ParseShortID decodes a cb58 short id. Strings over MaxShortIDLen
 // characters get ErrInputTooLong without being decoded.
 func ParseShortID(s string) (ShortID, error) {

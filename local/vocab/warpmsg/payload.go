@@ -1,4 +1,4 @@
-package warp
+package warpmsg
 
 import (
 	"encoding/binary"
@@ -57,13 +57,13 @@ func ParsePayload(b []byte) (Payload, error) {
 	if len(b) > MaxPayloadSize {
 		return nil, fmt.Errorf("parse payload: %w: %d bytes", ErrPayloadTooLarge, len(b))
 	}
-	r := reader{b: b}
+	r := newReader(b)
 	r.version()
 	var p Payload
 	switch r.typeID(2) {
 	case 0:
 		h := &Hash{}
-		copy(h.Hash[:], r.fixed(32))
+		r.Fixed(h.Hash[:])
 		p = h
 	case 1:
 		p = &AddressedCall{SourceAddress: r.bytes(), Payload: r.bytes()}

@@ -16,9 +16,10 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/pagetoken"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
 // Error is an answer other than 200.
@@ -53,9 +54,6 @@ func Internal(err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Msgs: []string{"the local index could not be read"}, Err: err}
 }
 
-// Networks are the network names the Data API accepts.
-var Networks = []string{"mainnet", "fuji", "testnet"}
-
 // Req is one request being answered.
 type Req struct {
 	Op      string
@@ -79,7 +77,7 @@ func Handle(op string, now func() time.Time, fn func(*Req) (any, *Error)) catalo
 			body any
 			herr *Error
 		)
-		if _, named := v["network"]; named && !slices.Contains(Networks, q.Network) {
+		if _, named := v["network"]; named && !slices.Contains(avanet.DataAPINames, q.Network) {
 			herr = BadRequest("network must be one of the following values: mainnet, fuji, testnet")
 		} else {
 			body, herr = fn(q)

@@ -1,7 +1,8 @@
-package warp
+package warpmsg
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"reflect"
@@ -17,6 +18,9 @@ func seq(start byte, n int) []byte {
 	}
 	return b
 }
+
+// idOf is a 32-byte id derived from s.
+func idOf(s string) [IDLen]byte { return sha256.Sum256([]byte(s)) }
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
@@ -184,7 +188,7 @@ func TestL1Unsigned(t *testing.T) {
 		name string
 		u    *UnsignedMessage
 	}{
-		{"other chain", &UnsignedMessage{SourceChainID: cChainID, Payload: u.Payload}},
+		{"other chain", &UnsignedMessage{SourceChainID: idOf("c-chain"), Payload: u.Payload}},
 		{"hash payload", &UnsignedMessage{Payload: (&Hash{}).Bytes()}},
 		{"source address", &UnsignedMessage{Payload: (&AddressedCall{SourceAddress: []byte{1}, Payload: conv.Bytes()}).Bytes()}},
 	}
@@ -201,38 +205,5 @@ func TestRegisterL1ValidatorValidationID(t *testing.T) {
 	m := &RegisterL1Validator{SubnetID: idOf("s"), NodeID: seq(1, 20), Weight: 1}
 	if got, want := m.ValidationID(), idOf(string(m.Bytes())); got != want {
 		t.Fatalf("ValidationID = %x; want %x", got, want)
-	}
-}
-
-func TestCB58(t *testing.T) {
-	if got := encodeCB58([]byte{0, 1, 2}); got != "1WByTYt3" {
-		t.Fatalf("encodeCB58(000102) = %s; want 1WByTYt3", got)
-	}
-	if got := nodeIDString([20]byte([]byte("abcdefghijklmnopqrst"))); got != "NodeID-9svQk6dYpuVvADYURdidi4PaSqtBkKpN8" {
-		t.Fatalf("nodeIDString = %s", got)
-	}
-	if got := encodeCB58(make([]byte, 32)); got != "11111111111111111111111111111111LpoYY" {
-		t.Fatalf("empty id = %s", got)
-	}
-	tests := []struct {
-		in   string
-		want [32]byte
-		ok   bool
-	}{
-		{"11111111111111111111111111111111LpoYY", [32]byte{}, true},
-		{"0x" + strings.Repeat("ab", 32), [32]byte(bytes.Repeat([]byte{0xab}, 32)), true},
-		{strings.Repeat("AB", 32), [32]byte(bytes.Repeat([]byte{0xab}, 32)), true},
-		{encodeCB58(seq(1, 32)), [32]byte(seq(1, 32)), true},
-		{"11111111111111111111111111111111LpoYZ", [32]byte{}, false}, // checksum
-		{"1WByTYt3", [32]byte{}, false},                              // 3 bytes
-		{"0x" + strings.Repeat("ab", 31), [32]byte{}, false},
-		{"", [32]byte{}, false},
-		{"0OIl", [32]byte{}, false},
-	}
-	for _, tt := range tests {
-		got, err := parseID(tt.in)
-		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
-			t.Errorf("parseID(%q) = %x, %v; want %x, ok %v", tt.in, got, err, tt.want, tt.ok)
-		}
 	}
 }

@@ -1,10 +1,12 @@
-package warp
+package warpmsg
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // codecVersion is the only codec version avalanchego registers for warp
@@ -62,7 +64,7 @@ func (m *UnsignedMessage) ID() [32]byte { return sha256.Sum256(m.Bytes()) }
 
 // ParseUnsignedMessage decodes b, which must hold exactly one UnsignedMessage.
 func ParseUnsignedMessage(b []byte) (*UnsignedMessage, error) {
-	r := reader{b: b}
+	r := newReader(b)
 	r.version()
 	m := r.unsigned()
 	if err := r.finish(); err != nil {
@@ -100,17 +102,17 @@ func (m *Message) Bytes() []byte {
 // non-minimal signer bitset is rejected here, as avalanchego's verification
 // would.
 func ParseMessage(b []byte) (*Message, error) {
-	r := reader{b: b}
+	r := newReader(b)
 	r.version()
 	m := &Message{}
 	if u := r.unsigned(); u != nil {
 		m.UnsignedMessage = *u
 	}
-	if t := r.u32(); r.err == nil && t != 0 {
-		r.err = fmt.Errorf("%w: signature type %d", ErrUnknownType, t)
+	if t := r.u32(); r.Err() == nil && t != 0 {
+		r.Fail(fmt.Errorf("%w: signature type %d", ErrUnknownType, t))
 	}
 	m.Signature.Signers = r.bytes()
-	copy(m.Signature.Signature[:], r.fixed(SignatureLen))
+	r.Fixed(m.Signature.Signature[:])
 	if err := r.finish(); err != nil {
 		return nil, fmt.Errorf("parse message: %w", err)
 	}
@@ -120,110 +122,68 @@ func ParseMessage(b []byte) (*Message, error) {
 	return m, nil
 }
 
-// reader decodes linear-codec fields; the first failure sticks in err and
-// every later read returns zero values.
-type reader struct {
-	b   []byte
-	err error
-}
+// reader decodes linear-codec fields with avax.Reader: the first failure
+// sticks and every later read returns zero values; finish reports it as this
+// package's error.
+type reader struct{ *avax.Reader }
 
-func (r *reader) fixed(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if len(r.b) < n {
-		r.err = ErrTruncated
-		return nil
-	}
-	out := r.b[:n:n]
-	r.b = r.b[n:]
-	return out
-}
+func newReader(b []byte) reader { return reader{avax.NewReader(b)} }
 
-func (r *reader) u16() uint16 {
-	if b := r.fixed(2); b != nil {
-		return binary.BigEndian.Uint16(b)
-	}
-	return 0
-}
+func (r reader) u16() uint16 { return r.U16() }
+func (r reader) u32() uint32 { return r.U32() }
+func (r reader) u64() uint64 { return r.U64() }
 
-func (r *reader) u32() uint32 {
-	if b := r.fixed(4); b != nil {
-		return binary.BigEndian.Uint32(b)
+func (r reader) bool() bool {
+	v := r.U8()
+	if v > 1 {
+		r.Fail(ErrInvalidBool)
 	}
-	return 0
-}
-
-func (r *reader) u64() uint64 {
-	if b := r.fixed(8); b != nil {
-		return binary.BigEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (r *reader) bool() bool {
-	b := r.fixed(1)
-	if b == nil {
-		return false
-	}
-	if b[0] > 1 {
-		r.err = ErrInvalidBool
-	}
-	return b[0] == 1
+	return v == 1
 }
 
 // bytes reads a u32 length and that many bytes, copied so the result does not
 // alias the input.
-func (r *reader) bytes() []byte {
-	n := r.u32()
-	if r.err != nil {
-		return nil
-	}
-	if uint64(n) > uint64(len(r.b)) {
-		r.err = ErrTruncated
-		return nil
-	}
-	return append([]byte{}, r.fixed(int(n))...)
-}
+func (r reader) bytes() []byte { return r.Var() }
 
-func (r *reader) id() (id [IDLen]byte) {
-	copy(id[:], r.fixed(IDLen))
+func (r reader) id() (id [IDLen]byte) {
+	r.Fixed(id[:])
 	return id
 }
 
 // version reads the leading codec version.
-func (r *reader) version() {
-	if v := r.u16(); r.err == nil && v != codecVersion {
-		r.err = fmt.Errorf("%w: %d", ErrCodecVersion, v)
+func (r reader) version() {
+	if v := r.U16(); r.Err() == nil && v != codecVersion {
+		r.Fail(fmt.Errorf("%w: %d", ErrCodecVersion, v))
 	}
 }
 
 // typeID reads an interface type id and checks it is below n.
-func (r *reader) typeID(n uint32) uint32 {
-	t := r.u32()
-	if r.err == nil && t >= n {
-		r.err = fmt.Errorf("%w: %d", ErrUnknownType, t)
+func (r reader) typeID(n uint32) uint32 {
+	t := r.U32()
+	if r.Err() == nil && t >= n {
+		r.Fail(fmt.Errorf("%w: %d", ErrUnknownType, t))
 	}
 	return t
 }
 
-func (r *reader) unsigned() *UnsignedMessage {
+func (r reader) unsigned() *UnsignedMessage {
 	m := &UnsignedMessage{NetworkID: r.u32(), SourceChainID: r.id(), Payload: r.bytes()}
-	if r.err != nil {
+	if r.Err() != nil {
 		return nil
 	}
 	return m
 }
 
 // finish reports the sticky error or, failing that, leftover bytes.
-func (r *reader) finish() error {
-	if r.err != nil {
-		return r.err
+func (r reader) finish() error {
+	err := r.Done()
+	switch {
+	case errors.Is(err, avax.ErrShort), errors.Is(err, avax.ErrTooLong):
+		return ErrTruncated
+	case errors.Is(err, avax.ErrTrailing):
+		return fmt.Errorf("%w: %d", ErrTrailingBytes, r.Remaining())
 	}
-	if len(r.b) != 0 {
-		return fmt.Errorf("%w: %d", ErrTrailingBytes, len(r.b))
-	}
-	return nil
+	return err
 }
 
 func appendBytes(b, v []byte) []byte {

@@ -23,6 +23,7 @@ import (
 	"github.com/avaedge/avaedge/internal/redisguard"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/local"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 	"github.com/avaedge/avaedge/proxy"
 	"github.com/avaedge/avaedge/usage"
 )
@@ -51,6 +52,11 @@ type wiring struct {
 	admin     proxy.AdminOptions
 	usage     usage.Options
 	local     local.BuildOptions
+	// pageTokens is the page tokens' secret and where it came from.
+	pageTokens struct {
+		secret []byte
+		source string
+	}
 }
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
@@ -117,6 +123,15 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		a.closers = append(a.closers, rdb.Close, guard.Close)
 		a.Redis = rdb
 	}
+	secret, source, err := pageTokenSecret(ctx, cfg, rdb, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := pagetoken.SetSecret(secret); err != nil {
+		return nil, fmt.Errorf("page tokens (%s): %w", source, err)
+	}
+	a.wired.pageTokens.secret, a.wired.pageTokens.source = secret, source
+	log.Info("page tokens keyed", "secret", source)
 	a.wired.cache = cache.Options{
 		Prefix:        cfg.RedisPrefix,
 		MaxBytes:      cfg.Cache.MaxBytes,

@@ -83,8 +83,27 @@ type HoldingQuery struct {
 	Contracts []common.Address // filter; empty means all
 	AtBlock   *uint64          // balances after this block; nil means the latest (ERC-721 supports only nil)
 	NoSpam    bool             // leave out spam tokens (Token.Spam)
-	Offset    int
-	Limit     int
+	// After, when set, is the Key of the previous page's last holding: the
+	// holdings after it, found by key.
+	After []byte
+	Limit int
+}
+
+// Key is the holding's place in the order of an owner's holdings: its
+// contract, then its token id as 32 bytes (none for ERC-20).
+func (h Holding) Key() []byte {
+	k := h.Contract.Bytes()
+	if h.TokenID != nil {
+		k = append(k, idBytes(h.TokenID)...)
+	}
+	return k
+}
+
+// idBytes is a token id as a 32-byte big-endian key.
+func idBytes(id *big.Int) []byte {
+	var b [32]byte
+	id.FillBytes(b[:])
+	return b[:]
 }
 
 // Holdings returns the owner's holdings. Current balances are one index

@@ -264,13 +264,6 @@ func (b *sqliteBatch) ICMBackfilled(next uint64, done bool) error {
 	return err
 }
 
-// idBytes is a token id as a 32-byte big-endian key.
-func idBytes(id *big.Int) []byte {
-	var b [32]byte
-	id.FillBytes(b[:])
-	return b[:]
-}
-
 func nullableAddr(a *common.Address) any {
 	if a == nil {
 		return nil

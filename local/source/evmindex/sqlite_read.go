@@ -1,6 +1,7 @@
 package evmindex
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -169,19 +170,20 @@ func (st *sqliteStore) Tokens(ctx context.Context, chainID uint64, addrs []commo
 // Holdings reads the current balances: one index range.
 func (st *sqliteStore) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, error) {
 	filter, args := contractFilter(q.Contracts)
+	filter += afterHolding(q.After, &args)
 	var query string
 	switch q.Kind {
 	case ERC20:
-		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + spamFilter(q.NoSpam, "erc20_balances") + ` ORDER BY contract LIMIT ? OFFSET ?`
+		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + spamFilter(q.NoSpam, "erc20_balances") + ` ORDER BY contract LIMIT ?`
 	case ERC1155:
-		query = `SELECT contract, token_id, balance FROM erc1155_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ? OFFSET ?`
+		query = `SELECT contract, token_id, balance FROM erc1155_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ?`
 	case ERC721:
-		query = `SELECT contract, token_id, '1' FROM nft_owners WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ? OFFSET ?`
+		query = `SELECT contract, token_id, '1' FROM nft_owners WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ?`
 	default:
 		return nil, fmt.Errorf("evmindex: holdings of kind %d", q.Kind)
 	}
 	all := append([]any{q.ChainID, q.Owner.Bytes()}, args...)
-	rows, err := st.r.QueryContext(ctx, query, append(all, q.Limit, q.Offset)...)
+	rows, err := st.r.QueryContext(ctx, query, append(all, q.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: holdings: %w", err)
 	}
@@ -201,6 +203,22 @@ func (st *sqliteStore) Holdings(ctx context.Context, q HoldingQuery) ([]Holding,
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// afterHolding returns the condition of the holdings after key.
+func afterHolding(key []byte, args *[]any) string {
+	switch {
+	case key == nil:
+		return ""
+	case len(key) <= common.AddressLength:
+		*args = append(*args, key)
+		return ` AND contract > ?`
+	}
+	c, id := key[:common.AddressLength], key[common.AddressLength:]
+	// contract >= ? bounds the index's range; the OR keeps, in that
+	// contract, the ids past the key's.
+	*args = append(*args, c, c, id)
+	return ` AND contract >= ? AND (contract > ? OR token_id > ?)`
 }
 
 // spamFilter leaves out the rows of table whose contract is a spam token,
@@ -291,10 +309,9 @@ func (st *sqliteStore) HoldingsAt(ctx context.Context, q HoldingQuery) ([]Holdin
 		}
 		return out[i].TokenID.Cmp(out[j].TokenID) < 0
 	})
-	if q.Offset >= len(out) {
-		return nil, nil
+	if q.After != nil {
+		out = out[sort.Search(len(out), func(i int) bool { return bytes.Compare(out[i].Key(), q.After) > 0 }):]
 	}
-	out = out[q.Offset:]
 	if len(out) > q.Limit {
 		out = out[:q.Limit]
 	}

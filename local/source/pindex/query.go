@@ -223,12 +223,43 @@ type currentAt struct {
 
 // BlockRange selects blocks or transactions of one chain: by time (Unix
 // seconds, 0 for no bound), newest first unless Asc, at most Limit (0 for
-// all) after skipping Offset.
+// all), after the position After when it is set.
 type BlockRange struct {
-	Start, End    int64
-	Asc           bool
-	Limit, Offset int
+	Start, End int64
+	Asc        bool
+	Limit      int
+	// After, when set, continues a listing after the row at that place
+	// (the previous page's last, Tx.Pos or Block.Pos): the rows past it in
+	// the listing's order, found by key. Any position is a place to start
+	// from, whether a row has it or not.
+	After *Pos
 }
+
+// Pos is a row's place in the order of a chain's listings: a transaction's
+// block height and index in its block, or a block's height (index 0).
+type Pos uint64
+
+// posBias stores an index, negative for the genesis transactions, as an
+// unsigned number of 24 bits.
+const posBias = 1 << 23
+
+// PosOf returns the place of index (within ±2^23) in the block at height
+// (below 2^40).
+func PosOf(height uint64, index int) Pos {
+	return Pos(height<<24 | uint64(index+posBias)&(1<<24-1))
+}
+
+// Height returns the block height of p.
+func (p Pos) Height() uint64 { return uint64(p) >> 24 }
+
+// Index returns the index in its block of p.
+func (p Pos) Index() int { return int(p&(1<<24-1)) - posBias }
+
+// Pos returns the transaction's place in its chain's listings.
+func (t *Tx) Pos() Pos { return PosOf(t.Height, t.Index) }
+
+// Pos returns the block's place in its chain's listings.
+func (b *Block) Pos() Pos { return PosOf(b.Height, 0) }
 
 // TxFilter selects transactions of one chain.
 type TxFilter struct {

@@ -47,13 +47,38 @@ func (st *sqliteStore) Tx(ctx context.Context, id string) (*Tx, bool, error) {
 	return t, true, nil
 }
 
-// limitOffset appends r's LIMIT and OFFSET to q.
-func limitOffset(r BlockRange, q string, args *[]any) string {
+// limitClause appends r's LIMIT to q.
+func limitClause(r BlockRange, q string, args *[]any) string {
 	if r.Limit > 0 {
-		q += ` LIMIT ? OFFSET ?`
-		*args = append(*args, r.Limit, r.Offset)
+		q += ` LIMIT ?`
+		*args = append(*args, r.Limit)
 	}
 	return q
+}
+
+// afterPos returns the condition of r.After on the height column (of table
+// by, "" for none) and, unless noIdx, its idx column: the rows past it in
+// the listing's order. The height bound alone is what an index's range
+// starts from; the second clause keeps, at that height, the rows past the
+// index.
+func afterPos(r BlockRange, by string, noIdx bool, args *[]any) string {
+	if r.After == nil {
+		return ""
+	}
+	if by != "" {
+		by += "."
+	}
+	op := " < "
+	if r.Asc {
+		op = " > "
+	}
+	h := r.After.Height()
+	if noIdx {
+		*args = append(*args, h)
+		return " AND " + by + "height" + op + "?"
+	}
+	*args = append(*args, h, h, r.After.Index())
+	return " AND " + by + "height" + op[:2] + "= ? AND (" + by + "height" + op + "? OR " + by + "idx" + op + "?)"
 }
 
 func timeWhere(r BlockRange, args *[]any) string {
@@ -75,11 +100,11 @@ func timeWhere(r BlockRange, args *[]any) string {
 // Blocks returns chain's blocks in r.
 func (st *sqliteStore) Blocks(ctx context.Context, chain avanet.Chain, r BlockRange) ([]*Block, error) {
 	args := []any{string(chain)}
-	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + timeWhere(r, &args) + ` ORDER BY height`
+	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + timeWhere(r, &args) + afterPos(r, "", true, &args) + ` ORDER BY height`
 	if !r.Asc {
 		q += ` DESC`
 	}
-	return st.queryBlocks(ctx, chain, limitOffset(r, q, &args), args...)
+	return st.queryBlocks(ctx, chain, limitClause(r, q, &args), args...)
 }
 
 // BlockByID returns chain's block with id.
@@ -143,7 +168,7 @@ func (st *sqliteStore) Txs(ctx context.Context, chain avanet.Chain, f TxFilter) 
 		addrs = false
 	}
 	args = append(args, string(chain))
-	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE ` + chainCol + `=?` + timeWhere(f.BlockRange, &args)
+	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE ` + chainCol + `=?` + timeWhere(f.BlockRange, &args) + afterPos(f.BlockRange, by, false, &args)
 	if len(f.Types) > 0 {
 		q += ` AND t.type IN (` + marks(len(f.Types)) + `)`
 		for _, t := range f.Types {
@@ -170,7 +195,7 @@ func (st *sqliteStore) Txs(ctx context.Context, chain avanet.Chain, f TxFilter) 
 	if f.Asc {
 		dir = ""
 	}
-	q = limitOffset(f.BlockRange, q+` ORDER BY `+by+`.height`+dir+`, `+by+`.idx`+dir, &args)
+	q = limitClause(f.BlockRange, q+` ORDER BY `+by+`.height`+dir+`, `+by+`.idx`+dir, &args)
 	rows, err := st.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

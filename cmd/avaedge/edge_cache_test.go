@@ -67,6 +67,7 @@ func cachedEdge(t *testing.T, origin string, rdb redis.UniversalClient, clk *tes
 	var cfg config.Config
 	cfg.Upstreams.Data.URL = origin
 	cfg.Upstreams.Data.Retry.Budget = -1
+	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

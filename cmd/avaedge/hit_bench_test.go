@@ -44,6 +44,7 @@ func benchmarkCacheHit(b *testing.B, parallel bool) {
 	var cfg config.Config
 	cfg.Upstreams.Data.URL = origin.URL
 	cfg.DisableAccessLog = true
+	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}

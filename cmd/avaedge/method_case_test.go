@@ -34,6 +34,7 @@ func TestMethodCaseAtEdge(t *testing.T) {
 	t.Cleanup(node.Close)
 	var cfg config.Config
 	cfg.Upstreams.Node.URL = node.URL
+	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func cachedEdge(t *testing.T, origin string, rdb redis.UniversalClient, clk *tes
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	up, err := proxy.NewUpstream(catalog.Data, cfg.Upstreams.Data, "", nil)
+	up, err := proxy.NewUpstream(catalog.Data, upstreamOf(cfg.Upstreams.Data), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

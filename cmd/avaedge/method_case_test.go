@@ -38,7 +38,7 @@ func TestMethodCaseAtEdge(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	up, err := proxy.NewUpstream(catalog.Node, cfg.Upstreams.Node, "", nil)
+	up, err := proxy.NewUpstream(catalog.Node, upstreamOf(cfg.Upstreams.Node), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

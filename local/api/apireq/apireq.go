@@ -252,5 +252,3 @@ func Order[T any](items []T, desc bool, less func(a, b T) bool) {
 	})
 }
 
-// U64 prints a 64-bit quantity, which the Data API sends as a string.
-func U64(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -13,11 +13,7 @@ import (
 const (
 	// RewardRatePercent is the yearly staking reward rate.
 	RewardRatePercent = 8
-	// MaxValidatorWeight caps stake plus delegations (3M AVAX).
-	MaxValidatorWeight = 3_000_000 * nAVAX
-	// MaxDelegationFactor caps delegations at this multiple of the stake.
-	MaxDelegationFactor = 4
-	yearSeconds         = 365 * day
+	yearSeconds       = 365 * day
 )
 
 // reward returns weight * rate * duration / year.

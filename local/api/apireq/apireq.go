@@ -251,4 +251,3 @@ func Order[T any](items []T, desc bool, less func(a, b T) bool) {
 		return less(items[i], items[j])
 	})
 }
-

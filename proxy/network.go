@@ -7,7 +7,7 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/nodeclient"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 )
 
 // NetworkID asks a node upstream for its network id (info.getNetworkID), so

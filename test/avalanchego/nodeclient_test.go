@@ -17,7 +17,7 @@ import (
 	platformapi "github.com/ava-labs/avalanchego/vms/platformvm/api"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/nodeclient"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 )
 
 // TestNodeClient calls every method of avaedge's typed node client against

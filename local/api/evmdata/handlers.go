@@ -54,6 +54,9 @@ type ChainInfo struct {
 	as uint64
 }
 
+// AVAXToken is the native token of the Avalanche EVM chains.
+var AVAXToken = NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}
+
 // LocalChain returns the ChainInfo of the embedded dev chain (chain id
 // 43112 by default) reachable at rpcURL.
 func LocalChain(chainID uint64, rpcURL string) ChainInfo {

@@ -49,13 +49,9 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 			{ID: x, Aliases: []string{"X", "avm"}},
 			{ID: c, Aliases: []string{"C", "evm"}},
 		},
-		Assets:      []Asset{{ID: avaxID, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
-		AssetLookup: assetLookup(ix),
-		Blocks:      indexJSONBlocks{indexBlocks{ix}},
-		Txs:         indexJSONTxs{indexTxs{ix}},
-		UTXOs: indexUTXOs{ix: ix, chains: map[avax.ID]avanet.Chain{
-			x: avanet.ChainX, avax.EmptyID: avanet.ChainP, c: avanet.ChainC}},
+		Assets: []Asset{{ID: avaxID, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
 	}
+	w.ReadIndex(ix, map[avax.ID]avanet.Chain{x: avanet.ChainX, avax.EmptyID: avanet.ChainP, c: avanet.ChainC}, true)
 	chains, err := ix.BlockchainIDs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("node: blockchains of the index: %w", err)
@@ -94,6 +90,21 @@ func recorded(ix Index, name string) jsonrpc.Method {
 		}
 		return r, nil
 	}
+}
+
+// ReadIndex makes the View's X-Chain the one of ix: its blocks,
+// transactions and UTXOs (Blocks, Txs, UTXOs) and the assets it holds
+// (AssetLookup). chains names the primary network's chains by the ids a
+// caller may give as a UTXO source. With nodeJSON, encoding "json" answers
+// with the node's own JSON of blocks and transactions, which the index keeps;
+// without, the JSON is printed from the bytes with the View's addresses.
+func (w *View) ReadIndex(ix Index, chains map[avax.ID]avanet.Chain, nodeJSON bool) {
+	w.AssetLookup = assetLookup(ix)
+	w.Blocks, w.Txs = indexBlocks{ix}, indexTxs{ix}
+	if nodeJSON {
+		w.Blocks, w.Txs = indexJSONBlocks{indexBlocks{ix}}, indexJSONTxs{indexTxs{ix}}
+	}
+	w.UTXOs = indexUTXOs{ix: ix, chains: chains}
 }
 
 // assetLookup finds the assets the index holds.

@@ -1,3 +1,8 @@
+// Package warpsource is the signature aggregator's source over a followed
+// avalanchego network: validator sets from the node's platform API, L1
+// messages from the network's index, and signatures asked of each validator
+// over the p2p protocol (ACP-118). The devnet's source is the devnet world's
+// own (local/world/devnet).
 package warpsource
 
 import (
@@ -13,8 +18,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/nodeclient"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/nodeclient"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )

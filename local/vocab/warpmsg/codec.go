@@ -129,7 +129,6 @@ type reader struct{ *avax.Reader }
 
 func newReader(b []byte) reader { return reader{avax.NewReader(b)} }
 
-func (r reader) u16() uint16 { return r.U16() }
 func (r reader) u32() uint32 { return r.U32() }
 func (r reader) u64() uint64 { return r.U64() }
 

@@ -1,29 +1,25 @@
-// Package warpsource provides the signature aggregator's sources
-// (local/api/warp's Source): the devnet, whose validators sign with their own BLS keys,
-// and a followed avalanchego network, whose validators are asked over the p2p
-// protocol (ACP-118).
-package warpsource
+package primary
 
 import (
 	"context"
 	"errors"
 
-	"github.com/avaedge/avaedge/local/source/devnet"
+	gen "github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
-// Devnet adapts the devnet world to the signature aggregator: its
+// Signer is the devnet's signature source (local/api/warp's Source): its
 // validators sign with their own BLS keys, and its L1 transactions are the
-// P-chain messages that justifications and transaction hashes stand for.
-func Devnet(w *devnet.World) DevnetSource { return DevnetSource{w} }
+// P-chain messages that justifications and transaction hashes stand for. It
+// is safe for concurrent use.
+type Signer struct{ w *gen.World }
 
-// DevnetSource is the devnet's signature source. It is safe for concurrent
-// use.
-type DevnetSource struct{ w *devnet.World }
+// NewSigner returns the signature source of the devnet w.
+func NewSigner(w *gen.World) Signer { return Signer{w} }
 
 // Network resolves a network name the devnet answers for to its id.
-func (s DevnetSource) Network(name string) (uint32, bool) {
+func (s Signer) Network(name string) (uint32, bool) {
 	n, ok := s.w.Network(name)
 	return n.ID, ok
 }
@@ -32,25 +28,25 @@ func (s DevnetSource) Network(name string) (uint32, bool) {
 // messages carrying the devnet's own network id (12345): the one its node
 // reports (info.getNetworkID), with which tools such as the ICM relayer
 // build their messages.
-func (s DevnetSource) AcceptsNetwork(name string, networkID uint32) bool {
+func (s Signer) AcceptsNetwork(name string, networkID uint32) bool {
 	_, ok := s.w.Network(name)
-	return ok && networkID == devnet.NetworkID
+	return ok && networkID == gen.NetworkID
 }
 
 // SubnetOf returns the subnet that validates chainID.
-func (s DevnetSource) SubnetOf(chainID [32]byte) ([32]byte, bool) {
+func (s Signer) SubnetOf(chainID [32]byte) ([32]byte, bool) {
 	id, ok := s.w.SubnetOf(avax.ID(chainID))
 	return [32]byte(id), ok
 }
 
 // Validators returns a subnet's validators at a P-chain height, 0 meaning
 // the current one.
-func (s DevnetSource) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
+func (s Signer) Validators(_ context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
 	members, err := s.w.Validators(avax.ID(subnetID), height)
 	switch {
-	case errors.Is(err, devnet.ErrUnknownSubnet):
+	case errors.Is(err, gen.ErrUnknownSubnet):
 		return nil, errors.Join(warpmsg.ErrUnknownSubnet, err)
-	case errors.Is(err, devnet.ErrUnknownHeight):
+	case errors.Is(err, gen.ErrUnknownHeight):
 		return nil, errors.Join(warpmsg.ErrUnknownHeight, err)
 	case err != nil:
 		return nil, err
@@ -63,7 +59,7 @@ func (s DevnetSource) Validators(_ context.Context, subnetID [32]byte, height ui
 }
 
 // Sign signs msg with the BLS key of the validator nodeID.
-func (s DevnetSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
+func (s Signer) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -73,7 +69,7 @@ func (s DevnetSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]
 // L1Message builds the unsigned P-chain message a 32-byte reference stands
 // for: a conversion transaction or the converted subnet's id (a
 // SubnetToL1Conversion justification), or a RegisterL1ValidatorTx.
-func (s DevnetSource) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
+func (s Signer) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 	if len(ref) != 32 {
 		return nil, false
 	}

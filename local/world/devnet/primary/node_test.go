@@ -1,4 +1,4 @@
-package node
+package primary
 
 import (
 	"context"
@@ -11,13 +11,15 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/local/api/node"
+	gen "github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // mustUTXOs are addr's unspent X-Chain UTXOs in the devnet's index.
-func mustUTXOs(t testing.TB, dw *devnet.World, addr avax.ShortID) []*pindex.UTXO {
+func mustUTXOs(t testing.TB, dw *gen.World, addr avax.ShortID) []*pindex.UTXO {
 	t.Helper()
 	us, err := dw.Index().UTXOs(context.Background(), avanet.ChainX, []avax.ShortID{addr}, false)
 	if err != nil {
@@ -28,16 +30,16 @@ func mustUTXOs(t testing.TB, dw *devnet.World, addr avax.ShortID) []*pindex.UTXO
 
 var (
 	devnetOnce  sync.Once
-	devnetWorld *devnet.World
+	devnetWorld *gen.World
 	devnetErr   error
 )
 
-func testDevnet(t *testing.T) *devnet.World { return benchDevnet(t) }
+func testDevnet(t *testing.T) *gen.World { return benchDevnet(t) }
 
 // benchDevnet returns the default devnet, built once.
-func benchDevnet(t testing.TB) *devnet.World {
+func benchDevnet(t testing.TB) *gen.World {
 	t.Helper()
-	devnetOnce.Do(func() { devnetWorld, devnetErr = devnet.New(devnet.Config{}) })
+	devnetOnce.Do(func() { devnetWorld, devnetErr = gen.New(gen.Config{}) })
 	if devnetErr != nil {
 		t.Fatal(devnetErr)
 	}
@@ -45,7 +47,7 @@ func benchDevnet(t testing.TB) *devnet.World {
 }
 
 // xBalance is addr's AVAX on the X-Chain as the devnet's index holds it.
-func xBalance(t testing.TB, dw *devnet.World, addr avax.ShortID) uint64 {
+func xBalance(t testing.TB, dw *gen.World, addr avax.ShortID) uint64 {
 	t.Helper()
 	us, err := dw.Index().UTXOs(context.Background(), avanet.ChainX, []avax.ShortID{addr}, false)
 	if err != nil {
@@ -53,20 +55,20 @@ func xBalance(t testing.TB, dw *devnet.World, addr avax.ShortID) uint64 {
 	}
 	var sum uint64
 	for _, u := range us {
-		if u.AssetID == devnet.AVAXAssetID.String() {
+		if u.AssetID == gen.AVAXAssetID.String() {
 			sum += u.Amount
 		}
 	}
 	return sum
 }
 
-func TestFromDevnet(t *testing.T) {
+func TestNodeView(t *testing.T) {
 	dw := testDevnet(t)
-	w, err := FromDevnet(dw, "")
+	w, err := NodeView(dw, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Methods(w)
+	m := node.Methods(w)
 
 	t.Run("identity", func(t *testing.T) {
 		if w.NetworkID != avanet.Local.ID {
@@ -78,7 +80,7 @@ func TestFromDevnet(t *testing.T) {
 		}
 		pk := new(blst.P1Affine).Uncompress(w.Node.PublicKey)
 		sig := new(blst.P2Affine).Uncompress(w.Node.ProofOfPossession)
-		if pk == nil || sig == nil || !sig.Verify(true, pk, true, w.Node.PublicKey, devnet.DSTPoP) {
+		if pk == nil || sig == nil || !sig.Verify(true, pk, true, w.Node.PublicKey, gen.DSTPoP) {
 			t.Error("the proof of possession does not verify")
 		}
 		if w.Node.Weights[avax.EmptyID] == 0 {
@@ -101,7 +103,7 @@ func TestFromDevnet(t *testing.T) {
 	})
 
 	t.Run("chains", func(t *testing.T) {
-		for alias, want := range map[string]avax.ID{"X": devnet.XChainID, "avm": devnet.XChainID, "C": devnet.CChainID, "P": avax.EmptyID} {
+		for alias, want := range map[string]avax.ID{"X": gen.XChainID, "avm": gen.XChainID, "C": gen.CChainID, "P": avax.EmptyID} {
 			got, err := call(t, m, "info.getBlockchainID", `{"alias":"`+alias+`"}`)
 			if err != nil || got != `{"blockchainID":"`+want.String()+`"}` {
 				t.Errorf("%s: got %s, %v", alias, got, err)
@@ -183,7 +185,7 @@ func TestFromDevnet(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if u.AssetID == devnet.AVAXAssetID {
+				if u.AssetID == gen.AVAXAssetID {
 					sum += u.Out.Amount()
 				}
 			}
@@ -196,7 +198,7 @@ func TestFromDevnet(t *testing.T) {
 	})
 }
 
-func TestFromDevnetImpersonating(t *testing.T) {
+func TestNodeViewImpersonating(t *testing.T) {
 	dw := testDevnet(t)
 	for _, tc := range []struct {
 		network, name, hrp string
@@ -208,12 +210,12 @@ func TestFromDevnetImpersonating(t *testing.T) {
 		{"local", "local", "local", 12345},
 	} {
 		t.Run(tc.network, func(t *testing.T) {
-			w, err := FromDevnet(dw, tc.network)
+			w, err := NodeView(dw, tc.network)
 			if err != nil {
 				t.Fatal(err)
 			}
 			net, _ := avanet.ByName(tc.network)
-			m := Methods(w)
+			m := node.Methods(w)
 			if got, _ := call(t, m, "info.getNetworkName", ""); got != `{"networkName":"`+tc.name+`"}` {
 				t.Errorf("name: got %s", got)
 			}
@@ -226,7 +228,7 @@ func TestFromDevnetImpersonating(t *testing.T) {
 			}
 			ewoq := avax.FormatAddress("X", tc.hrp, dw.Ewoq())
 			want := fmt.Sprintf(`"balance":"%d"`, xBalance(t, dw, dw.Ewoq()))
-			for _, asset := range []string{"AVAX", net.AVAXAssetID, devnet.AVAXAssetID.String()} {
+			for _, asset := range []string{"AVAX", net.AVAXAssetID, gen.AVAXAssetID.String()} {
 				got, err := call(t, m, "avm.getBalance", `{"address":"`+ewoq+`","assetID":"`+asset+`"}`)
 				if err != nil || !strings.Contains(got, want) {
 					t.Errorf("balance of %s in %s: got %s, %v; want %s", ewoq, asset, got, err, want)
@@ -256,7 +258,68 @@ func TestFromDevnetImpersonating(t *testing.T) {
 			}
 		})
 	}
-	if _, err := FromDevnet(dw, "moonnet"); err == nil {
+	if _, err := NodeView(dw, "moonnet"); err == nil {
 		t.Error("an unknown network: got no error")
 	}
+}
+
+// call invokes a method directly and returns its result as JSON.
+func call(t *testing.T, m map[string]jsonrpc.Method, name, params string) (string, error) {
+	t.Helper()
+	var p json.RawMessage
+	if params != "" {
+		p = json.RawMessage(params)
+	}
+	r, err := m[name](context.Background(), p)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatalf("%s: marshal: %v", name, err)
+	}
+	return string(b), nil
+}
+
+type utxoPage struct {
+	NumFetched string   `json:"numFetched"`
+	UTXOs      []string `json:"utxos"`
+	EndIndex   struct {
+		Address, UTXO string
+	} `json:"endIndex"`
+}
+
+func getUTXOsPage(t *testing.T, w *node.View, params string) (utxoPage, error) {
+	t.Helper()
+	got, err := call(t, node.Methods(w), "avm.getUTXOs", params)
+	if err != nil {
+		return utxoPage{}, err
+	}
+	var p utxoPage
+	if err := json.Unmarshal([]byte(got), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p, nil
+}
+
+func BenchmarkGetUTXOs(b *testing.B) {
+	w, err := NodeView(benchDevnet(b), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := node.Methods(w)["avm.getUTXOs"]
+	params := json.RawMessage(`{"addresses":["X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"],"limit":"10"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m(context.Background(), params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

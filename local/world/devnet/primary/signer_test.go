@@ -1,4 +1,4 @@
-package warpsource
+package primary
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	gen "github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
@@ -20,11 +20,11 @@ import (
 // TestWarpOverDevnet signs with the devnet's own validators and verifies the
 // result against the devnet's validator set, through the HTTP handlers.
 func TestWarpOverDevnet(t *testing.T) {
-	w, err := devnet.New(devnet.Config{Seed: 1})
+	w, err := gen.New(gen.Config{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := Devnet(w)
+	src := NewSigner(w)
 	agg := warp.NewAggregator(src, warp.Options{})
 	// The handlers without the edge: catalogue patterns and validation.
 	mux := catalogMux(agg.Handlers())
@@ -109,11 +109,11 @@ func catalogMux(hs map[string]catalog.Handler) http.Handler {
 // network path, like one carrying the path network's id, and verifies against
 // the devnet's validators; a message for any other network is refused.
 func TestDevnetSignsItsOwnNetworkID(t *testing.T) {
-	w, err := devnet.New(devnet.Config{Seed: 1})
+	w, err := gen.New(gen.Config{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := Devnet(w)
+	src := NewSigner(w)
 	mux := catalogMux(warp.NewAggregator(src, warp.Options{}).Handlers())
 	local, _ := w.Network("local")
 	vdrs, err := src.Validators(context.Background(), [32]byte{}, 0)

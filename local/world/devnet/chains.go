@@ -1,32 +1,31 @@
-package local
+package devnet
 
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	gen "github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
+	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/world"
 )
 
 // devChain is one embedded EVM chain of the devnet: the dev chain that
 // stands for the C-Chain, or a subnet chain the devnet lists.
 type devChain struct {
-	// name names the chain's closers ("dev chain", "dev chain devl1").
+	// name names the chain in errors ("dev chain", "dev chain devl1").
 	name string
 	opts evm.Options
-	// paths are the JSON-RPC paths it answers on besides /ext/bc/C/rpc:
-	// its blockchain id's and its alias's.
+	// paths are the JSON-RPC paths it answers on: its blockchain id's and
+	// its alias's (the dev chain's alias is the node's C-Chain paths').
 	paths   []string
 	info    evmdata.ChainInfo
 	metrics metricsapi.Chain
@@ -45,26 +44,26 @@ func rpcPaths(blockchainID, alias string) []string {
 // ewoq funded in its genesis. The subnet chains start at their
 // CreateChainTx's time, ewoq holding what their listed genesis gives it.
 // Each runs the ICM messenger with its own blockchain id; the dev chain's
-// seed sends a message to the devnet's L1 (devICM). known are the devnet's
-// EVM chains by blockchain id.
-func devChains(o BuildOptions, dev *devnet.World) (specs []devChain, known map[string]uint64) {
-	c := o.DevChain
+// seed sends a message to the devnet's L1 (devICM).
+func (w *World) devChains() []devChain {
+	c := w.opts.DevChain
 	if c.Now == nil {
 		c.Now = time.Now
 	}
 	if c.Shares == nil {
 		c.Shares = evm.NewShares(c)
 	}
-	c.BlockchainID, c.ICMDestination, known = devICM(dev)
+	c.BlockchainID, c.ICMDestination = w.devICM()
 	id := c.ChainID
 	if id == 0 {
 		id = avanet.Local.EVMChainID
 	}
+	public := w.opts.PublicURL
 	out := []devChain{{name: "dev chain", opts: c, paths: rpcPaths(avanet.Local.CChainID, "C")[:1],
-		info: evmdata.LocalChain(id, o.PublicURL+"/ext/bc/C/rpc"),
+		info: evmdata.LocalChain(id, public+"/ext/bc/C/rpc"),
 		metrics: metricsapi.Chain{EVMChainID: id, ChainName: "c_chain_local",
 			BlockchainID: avanet.Local.CChainID, SubnetID: avanet.PChainID, Network: avanet.TestnetName}}}
-	for _, bc := range dev.EVMChains() {
+	for _, bc := range w.gen.EVMChains() {
 		opts := c
 		opts.ChainID, opts.GenesisTime = bc.EVMChainID, time.Unix(bc.CreateTime, 0).UTC()
 		opts.BlockchainID, opts.ICMDestination = common.Hash(bc.ID), common.Hash{}
@@ -75,58 +74,62 @@ func devChains(o BuildOptions, dev *devnet.World) (specs []devChain, known map[s
 		out = append(out, devChain{name: "dev chain " + bc.Name, opts: opts, paths: paths,
 			info: evmdata.ChainInfo{ChainID: bc.EVMChainID, ChainName: bc.Name,
 				Description: "The devnet's chain " + bc.Name + ": an embedded EVM with chain id " + strconv.FormatUint(bc.EVMChainID, 10) + ".",
-				RPCURL:      o.PublicURL + paths[0], IsTestnet: true, PlatformChainID: bc.ID.String(), SubnetID: bc.SubnetID.String(), VMID: bc.VMID.String(),
+				RPCURL:      public + paths[0], IsTestnet: true, PlatformChainID: bc.ID.String(), SubnetID: bc.SubnetID.String(), VMID: bc.VMID.String(),
 				NetworkToken: evmdata.NetworkToken{Name: bc.Name + " token", Symbol: strings.ToUpper(bc.Name), Decimals: 18,
 					Description: "The native token of the devnet's chain " + bc.Name + "."}},
 			metrics: metricsapi.Chain{EVMChainID: bc.EVMChainID, ChainName: bc.Name, BlockchainID: bc.ID.String(),
 				SubnetID: bc.SubnetID.String(), Network: avanet.TestnetName}})
 	}
-	return out, known
+	return out
 }
 
-// startDevChain starts one embedded chain and serves its JSON-RPC: the
-// dev chain at /ext/bc/C/rpc, every chain at its paths.
-func (b *builder) startDevChain(ctx context.Context, spec devChain) (*evm.Chain, error) {
-	if b.wired.devChain == nil {
-		opts := spec.opts
-		b.wired.devChain = &opts
+// devICM returns what the dev chain's seed needs to send its message: its
+// own blockchain id, and the devnet L1's chain as the destination.
+func (w *World) devICM() (self, dest common.Hash) {
+	for _, s := range w.gen.Subnets() {
+		for _, c := range s.Chains {
+			if c.EVMChainID != 0 && s.IsL1() {
+				dest = common.Hash(c.ID)
+			}
+		}
 	}
-	chain, err := evm.New(ctx, spec.opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.name, err)
-	}
-	b.opened(spec.name, chain.Close)
-	h := chain.Handler()
-	if b.evmRPC == nil {
-		b.evmRPC = h
-	}
-	for _, p := range spec.paths {
-		b.evmPaths[p] = h
-	}
-	return chain, nil
+	return common.Hash(gen.CChainID), dest
 }
 
-// devClient is an in-process client of chain for the indexer, closed with
-// the rest.
-func (b *builder) devClient(name string, chain *evm.Chain) *rpc.Client {
-	c := chain.Client()
-	b.opened(name+" client", func() error { c.Close(); return nil })
-	return c
-}
-
-// ServesEVM reports whether path is the JSON-RPC endpoint of one of the
-// local world's own EVM chains besides /ext/bc/C/rpc (a devnet chain's
-// /ext/bc/<blockchainId>/rpc or its alias's), answered locally when the
-// node service is.
-func (h *Handler) ServesEVM(path string) bool {
-	_, ok := h.opts.EVMPaths[path]
-	return ok && h.opts.LocalMode[catalog.Node]
-}
-
-// evmHandler is the handler of an EVM JSON-RPC request on path.
-func (h *Handler) evmHandler(path string) http.Handler {
-	if eh, ok := h.opts.EVMPaths[path]; ok {
-		return eh
+// knownChains are the devnet's EVM chains by blockchain id, for the ICM
+// answers.
+func (w *World) knownChains() map[string]uint64 {
+	known := map[string]uint64{}
+	for _, s := range w.gen.Subnets() {
+		for _, c := range s.Chains {
+			if c.EVMChainID != 0 {
+				known[c.ID.String()] = c.EVMChainID
+			}
+		}
 	}
-	return h.rpc["evm"]
+	return known
+}
+
+// startChains starts the embedded chains, each with an in-process client
+// for the EVM index; the first is the world's C-Chain.
+func (w *World) startChains(ctx context.Context) error {
+	for i, spec := range w.devChains() {
+		chain, err := evm.New(ctx, spec.opts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", spec.name, err)
+		}
+		w.opened(chain.Close)
+		client := chain.Client()
+		w.opened(func() error { client.Close(); return nil })
+		w.chains = append(w.chains, world.EVMChain{
+			Index:   evmindex.ChainOptions{ChainID: chain.ChainID(), Client: client, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer},
+			Info:    spec.info,
+			Metrics: spec.metrics,
+			CChain:  i == 0,
+			RPC:     chain.Handler(),
+			Paths:   spec.paths,
+			Head:    chain.Seed().Head,
+		})
+	}
+	return nil
 }

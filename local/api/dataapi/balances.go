@@ -107,7 +107,7 @@ func (s *sharedTally) list(q *req, c *assetCache, status string) ([]glacier.Shar
 // locked and unlocked ones and its shared memory; on the C-Chain its
 // shared memory (exports to it that the index has not seen imported: the
 // index does not follow the C-Chain's atomic transactions).
-func (a *api) getBalances(q *req) (any, *apireq.Error) {
+func (a *api) getBalances(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr
@@ -221,7 +221,7 @@ func pKind(u *pindex.UTXO, now uint64) int {
 // the query) and its v2 (POST, in the body): the latest block of the chain
 // whose transactions made or spent one of the addresses' UTXOs; 404 when
 // none did.
-func (a *api) lastActivity(q *req) (any, *apireq.Error) {
+func (a *api) lastActivity(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr

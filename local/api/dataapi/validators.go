@@ -322,7 +322,7 @@ func activeStake(all []*validation) uint64 {
 	return total
 }
 
-func (a *api) listValidators(q *req) (any, *apireq.Error) {
+func (a *api) listValidators(q *req) (any, error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
 	status := q.Q.Get("validationStatus")
@@ -421,7 +421,7 @@ func (q *req) amountFilter(name string) (uint64, bool) {
 	return v, true
 }
 
-func (a *api) getValidator(q *req) (any, *apireq.Error) {
+func (a *api) getValidator(q *req) (any, error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
 	status := q.Q.Get("validationStatus")

@@ -200,36 +200,60 @@ func (e *Engine) serveICMTimeseries(q *apireq.Req) (any, error) {
 	if err != nil {
 		return nil, apireq.Failed("reading the ICM messages failed", fmt.Errorf("icm counts: %w", err))
 	}
-	type point struct {
+	points := f.icmPoints(counts, iv, start, end)
+	offset = min(offset, len(points))
+	stop := max(offset, min(len(points), offset+size))
+	next := ""
+	if stop < len(points) {
+		next = pagetoken.Encode(scope, uint64(stop), now)
+	}
+	return icmPointsJSON(points[offset:stop], next), nil
+}
+
+// icmPoint is one point of getICMTimeseries: n messages in the interval
+// starting at ts from key[0] to key[1] (as the groupBy names them).
+type icmPoint struct {
+	ts  int64
+	key [2]string
+	n   uint64
+}
+
+// icmPoints groups the hourly counts f keeps into points per interval iv
+// starting within [start, end], newest first, then by source and
+// destination.
+func (f *icmFilter) icmPoints(counts []evmindex.ICMCount, iv interval, start, end int64) []icmPoint {
+	type at struct {
 		ts  int64
 		key [2]string
-		n   uint64
 	}
-	byKey := map[point]uint64{}
+	byKey := map[at]uint64{}
 	for i := range counts {
 		c := &counts[i]
 		ts := iv.floor(c.Hour)
 		if !f.keep(c) || ts < start || ts > end {
 			continue
 		}
-		byKey[point{ts: ts, key: f.key(c)}] += c.N
+		byKey[at{ts: ts, key: f.key(c)}] += c.N
 	}
-	points := make([]point, 0, len(byKey))
-	for p, n := range byKey {
-		p.n = n
-		points = append(points, p)
+	points := make([]icmPoint, 0, len(byKey))
+	for k, n := range byKey {
+		points = append(points, icmPoint{ts: k.ts, key: k.key, n: n})
 	}
-	slices.SortFunc(points, func(a, b point) int {
+	slices.SortFunc(points, func(a, b icmPoint) int {
 		if a.ts != b.ts {
 			return cmp.Compare(b.ts, a.ts)
 		}
 		return cmp.Or(cmp.Compare(a.key[0], b.key[0]), cmp.Compare(a.key[1], b.key[1]))
 	})
-	buf := append(make([]byte, 0, 64+96*min(size, 256)), `{"results":[`...)
-	stop := min(len(points), offset+size)
-	for i := offset; i < stop; i++ {
-		p := points[i]
-		if i > offset {
+	return points
+}
+
+// icmPointsJSON is getICMTimeseries' answer: page's points, and next as
+// nextPageToken when it is not empty.
+func icmPointsJSON(page []icmPoint, next string) json.RawMessage {
+	buf := append(make([]byte, 0, 64+96*min(len(page), 256)), `{"results":[`...)
+	for i, p := range page {
+		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `{"value":`...)
@@ -243,13 +267,13 @@ func (e *Engine) serveICMTimeseries(q *apireq.Req) (any, error) {
 		buf = append(buf, '}')
 	}
 	buf = append(buf, ']')
-	if stop < len(points) {
+	if next != "" {
 		buf = append(buf, `,"nextPageToken":"`...)
-		buf = append(buf, pagetoken.Encode(scope, uint64(stop), now)...)
+		buf = append(buf, next...)
 		buf = append(buf, '"')
 	}
 	buf = append(buf, '}')
-	return json.RawMessage(buf), nil
+	return json.RawMessage(buf)
 }
 
 // serveTeleporterMetrics answers the legacy getTeleporterMetricsByChain:

@@ -38,7 +38,7 @@ func dataPrimary() []Route {
 		rest(Data, "getLastActivityTimestampByAddressesV2", post, "/v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses", 100, never,
 			network, primaryChain, bodyAddresses),
 		rest(Data, "getBalancesByAddresses", get, "/v1/networks/{network}/blockchains/{blockchainId}/balances", 100, short,
-			network, primaryChain, Param{Name: "blockTimestamp", Kind: Integer}, addrList),
+			network, primaryChain, Param{Name: "blockTimestamp", Kind: Integer, Format: UnixTime}, addrList),
 		rest(Data, "getBlockById", get, "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", 100, immutable,
 			network, primaryChain, pathP("blockId")),
 		rest(Data, "listPrimaryNetworkBlocksByNodeId", get, "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks", 20, medium,

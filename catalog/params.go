@@ -34,7 +34,17 @@ const (
 	// them), comma-separated (?txTypes=a,b), or both. Validate joins
 	// them with commas; each value takes the rules of a List item.
 	Array
+	// UnixTime is an Integer of seconds since the Unix epoch, at most
+	// MaxUnixTime from it either way.
+	UnixTime
 )
+
+// MaxUnixTime bounds every timestamp parameter (UnixTime): 2^53-1 seconds,
+// the largest integer the services (JavaScript) read exactly, and one whose
+// milliseconds, or a day added to it, still fit an int64. A larger value
+// (9223372036854775807, say) is a 400, never a number that overflows on the
+// way and answers an empty list.
+const MaxUnixTime = 1<<53 - 1
 
 // In says where a parameter travels.
 type In int
@@ -117,6 +127,14 @@ func (p *Param) Check(raw string, present bool) []string {
 		msgs = append(msgs, p.Name+" must be one of the following values: "+strings.Join(p.Enum, ", "))
 	}
 	switch p.Format {
+	case UnixTime:
+		if v, err := strconv.ParseInt(raw, 10, 64); err == nil && (v > MaxUnixTime || v < -MaxUnixTime) {
+			if v > 0 {
+				msgs = append(msgs, p.Name+" must not be greater than "+strconv.Itoa(MaxUnixTime))
+			} else {
+				msgs = append(msgs, p.Name+" must not be less than "+strconv.Itoa(-MaxUnixTime))
+			}
+		}
 	case Hex:
 		// An empty string is no bytes: the aggregator reads "" as absent.
 		h := strings.TrimPrefix(strings.TrimPrefix(raw, "0x"), "0X")

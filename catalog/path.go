@@ -12,7 +12,11 @@ import (
 // '/' or '\', may not be a dot segment ("." or ".."), and may not contain
 // control characters, neither as received nor in any percent-encoding of
 // them that an upstream (or a chain of proxies before it) could decode on
-// the way (%2F, %252F, %2e%2e, %5C, %00, ...). The path sent upstream is
+// the way (%2F, %252F, %2e%2e, %5C, %00, ...). It must be valid UTF-8,
+// which refuses the overlong forms a lax decoder reads as '/', '\' or '.'
+// (%C0%AF, %C0%AE, %C1%9C), and may not contain the characters that
+// Unicode compatibility normalization (NFKC, which some servers and
+// frameworks apply to paths) turns into them (dotLike). The path sent upstream is
 // built from the route's pattern and the validated values, each escaped as
 // one segment (AppendPath), so it is always the path of the route that was
 // matched and charged, whatever the client's encoding.
@@ -39,6 +43,10 @@ func SegmentProblem(v string) string {
 				return "must not contain " + encoded + "'\\'"
 			case unicode.IsControl(r):
 				return "must not contain " + encoded + "control characters"
+			case r == utf8.RuneError && n == 1:
+				return "must be valid UTF-8"
+			case dotLike(r):
+				return "must not contain " + encoded + "'" + string(r) + "'"
 			}
 			i += n
 		}
@@ -52,6 +60,19 @@ func SegmentProblem(v string) string {
 		v, encoded = d, "an encoded "
 	}
 	return "must not be percent-encoded more than " + strconv.Itoa(maxDecodes) + " times"
+}
+
+// dotLike reports whether r is one of the characters whose compatibility
+// decomposition (NFKC) is or holds '/', '\\' or '.': the fullwidth
+// solidus, reverse solidus and full stop (U+FF0F, U+FF3C, U+FF0E), their
+// small forms (U+FE68, U+FE52), and the leaders and ellipsis (U+2024,
+// U+2025, U+2026).
+func dotLike(r rune) bool {
+	switch r {
+	case '\uFF0F', '\uFF3C', '\uFF0E', '\uFE68', '\uFE52', '\u2024', '\u2025', '\u2026':
+		return true
+	}
+	return false
 }
 
 // AppendPath writes r's path with each "{name}" of its pattern replaced by

@@ -36,6 +36,21 @@ func TestSegmentProblem(t *testing.T) {
 		{"a%0Ab", "must not contain an encoded control characters"},
 		{"%" + strings.Repeat("25", 9) + "2F", "must not be percent-encoded more than 8 times"},
 		{"%" + strings.Repeat("25", 6) + "2F", "must not contain an encoded '/'"},
+		// Overlong UTF-8 of '/', '.' and '\' (invalid UTF-8), and the
+		// characters NFKC turns into them.
+		{"a\xc0\xafb", "must be valid UTF-8"},
+		{"a%C0%AFb", "must be valid UTF-8"},
+		{"%C0%AE%C0%AE", "must be valid UTF-8"},
+		{"a%C1%9Cb", "must be valid UTF-8"},
+		{"a%E0%80%AFb", "must be valid UTF-8"},
+		{"a%FFb", "must be valid UTF-8"},
+		{"a\uff0fb", "must not contain '\uff0f'"},
+		{"a%EF%BC%8Fb", "must not contain an encoded '\uff0f'"},
+		{"a%EF%BC%BCb", "must not contain an encoded '\uff3c'"},
+		{"%EF%BC%8E%EF%BC%8E", "must not contain an encoded '\uff0e'"},
+		{"a\ufe68b", "must not contain '\ufe68'"},
+		{"a\u2025b", "must not contain '\u2025'"},
+		{"\u65e5\u672c", ""}, // other non-ASCII is escaped, not refused
 	}
 	for _, tt := range tests {
 		if got := SegmentProblem(tt.value); got != tt.want {

@@ -123,6 +123,12 @@ func numP(name string, min, max float64) Param {
 }
 func boolP(name string) Param { return Param{Name: name, Kind: Boolean} }
 
+// unixTime is a timestamp parameter of the specs: an integer, at least 0,
+// at most MaxUnixTime.
+func unixTime(name string) Param {
+	return Param{Name: name, Kind: Integer, Format: UnixTime, Min: 0, HasMin: true}
+}
+
 var (
 	network   = pathP("network", Networks...)
 	pageToken = queryP("pageToken")
@@ -138,8 +144,8 @@ var (
 	startBlock = Param{Name: "startBlock", Kind: Number}
 	endBlock   = Param{Name: "endBlock", Kind: Number}
 	// startTime and endTime bound lists and series by Unix time.
-	startTime = intP("startTimestamp", 0)
-	endTime   = intP("endTimestamp", 0)
+	startTime = unixTime("startTimestamp")
+	endTime   = unixTime("endTimestamp")
 	txTypes   = Param{Name: "txTypes", Format: Array, Enum: TxTypes}
 )
 

@@ -116,21 +116,27 @@ var ErrEthParse = errors.New("parse error")
 
 // EthBatchTooLarge is a batch of more elements than ParseEth's limit; its
 // elements are not read.
-type EthBatchTooLarge struct{ N, Limit int }
+type EthBatchTooLarge struct{ Limit int }
 
 func (e *EthBatchTooLarge) Error() string {
-	return "batch of " + strconv.Itoa(e.N) + " calls exceeds the limit of " + strconv.Itoa(e.Limit)
+	return "batch of more than " + strconv.Itoa(e.Limit) + " calls exceeds the limit"
 }
 
 // ParseEth splits an Ethereum JSON-RPC body into its elements: one for a
 // single request, each element of a batch (batch true; possibly none). An
 // error means the body is not valid JSON (ErrEthParse: go-ethereum's
 // -32700), or is a batch of more than limit elements (*EthBatchTooLarge).
+// A batch's size is found first, by a scan that stops at the limit
+// (batchOver): a batch over it is refused for the work of reading limit
+// elements, whatever its length.
 func ParseEth(body []byte, limit int) (calls []EthCall, batch bool, err error) {
+	t := bytes.TrimLeft(body, " \t\r\n")
+	if len(t) > 0 && t[0] == '[' && batchOver(t, limit) {
+		return nil, true, &EthBatchTooLarge{Limit: limit}
+	}
 	if !json.Valid(body) {
 		return nil, false, ErrEthParse
 	}
-	t := bytes.TrimLeft(body, " \t\r\n")
 	if len(t) == 0 || t[0] != '[' {
 		return []EthCall{parseEthElement(t)}, false, nil
 	}
@@ -138,14 +144,44 @@ func ParseEth(body []byte, limit int) (calls []EthCall, batch bool, err error) {
 	if err := json.Unmarshal(t, &elems); err != nil {
 		return nil, false, ErrEthParse
 	}
-	if len(elems) > limit {
-		return nil, true, &EthBatchTooLarge{N: len(elems), Limit: limit}
-	}
 	calls = make([]EthCall, len(elems))
 	for i, e := range elems {
 		calls[i] = parseEthElement(e)
 	}
 	return calls, true, nil
+}
+
+// batchOver reports whether the array that t starts with holds more than
+// limit elements: it counts the commas between its elements (outside
+// strings and nested values) and stops at the limit-th, never reading
+// further. It does not validate: a body it passes is still checked whole.
+func batchOver(t []byte, limit int) bool {
+	depth, commas := 0, 0
+	for i := 1; i < len(t); i++ {
+		switch t[i] {
+		case '"':
+			// Skip the string: to the next quote not escaped.
+			for i++; i < len(t) && t[i] != '"'; i++ {
+				if t[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				return false // the batch's end
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				if commas++; commas >= limit {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // parseEthElement reads one element as go-ethereum's fillMessage does and

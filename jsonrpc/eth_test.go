@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -176,6 +177,49 @@ func FuzzParseEth(f *testing.F) {
 			var folded struct{ Method string }
 			if json.Unmarshal(req, &folded) != nil || folded.Method != c.Method {
 				t.Fatalf("%s: encoding/json reads method %q; want %q", req, folded.Method, c.Method)
+			}
+		}
+	})
+}
+
+// TestBatchOverStops: a batch over the limit is refused by a scan that
+// stops at the limit: the elements after it are never read, so a batch of
+// 499,999 elements costs what one of 101 does, and one that is not even
+// JSON after its first 101 elements is refused alike.
+func TestBatchOverStops(t *testing.T) {
+	huge := "[" + strings.Repeat("1,", 499_998) + "1]"
+	for _, tc := range []struct {
+		name, body string
+		over       bool
+	}{
+		{"100 calls", "[" + strings.Repeat(`{"a":"x,]}"},`, 99) + "{}]", false},
+		{"101 calls", "[" + strings.Repeat(`{"a":[1,2]},`, 100) + "{}]", true},
+		{"499,999 elements", huge, true},
+		{"garbage after the limit", "[" + strings.Repeat("1,", 100) + `}}}"`, true},
+		{"commas in strings and nested values", `[["` + strings.Repeat(`,\",`, 200) + `"],{"b":[` + strings.Repeat("1,", 200) + `1]}]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, batch, err := ParseEth([]byte(tc.body), 100)
+			var tooLarge *EthBatchTooLarge
+			if over := errors.As(err, &tooLarge); over != tc.over || !batch && tc.over {
+				t.Fatalf("ParseEth = batch %v, %v; want over the limit %v", batch, err, tc.over)
+			}
+		})
+	}
+}
+
+// FuzzBatchOver: for every valid JSON array, the bounded scan says it holds
+// more than k elements exactly when it does.
+func FuzzBatchOver(f *testing.F) {
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var elems []json.RawMessage
+		t0 := bytes.TrimLeft(body, " \t\r\n")
+		if json.Unmarshal(body, &elems) != nil || len(t0) == 0 || t0[0] != '[' {
+			return
+		}
+		for k := 1; k <= 4; k++ {
+			if got := batchOver(t0, k); got != (len(elems) > k) {
+				t.Fatalf("batchOver(%s, %d) = %v with %d elements", body, k, got, len(elems))
 			}
 		}
 	})

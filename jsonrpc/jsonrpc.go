@@ -25,6 +25,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -229,4 +231,144 @@ func Marshal(resp *Response) []byte {
 		enc.Encode(&Response{Version: Version, Error: &Error{Code: CodeServer, Message: err.Error()}, ID: resp.ID})
 	}
 	return buf.Bytes()
+}
+
+// Canonical returns raw (one valid JSON value) in one canonical form that
+// the node reads as it reads raw: within each object, of the members whose
+// keys are equal but for case only the last is kept, as it is the one
+// encoding/json (the node's reader) assigns, spelled as written; members
+// sorted by key; numbers as written; strings re-escaped (invalid UTF-8 as
+// U+FFFD, as encoding/json reads it); no white space. The form leaves no
+// member a reader could take differently, so a cache key made of it names
+// exactly what a call carrying it asks for. A nil raw stays nil; raw that is
+// not valid JSON (a decoded call's members always are) is returned as is.
+func Canonical(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // 9007199254740993 stays itself, not the nearest float64
+	out, err := appendCanonical(make([]byte, 0, len(raw)), dec)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// appendCanonical appends the canonical form (Canonical) of dec's next value.
+// Its depth is bounded by encoding/json's own limit on the value's nesting,
+// which the call's decoding has already enforced.
+func appendCanonical(out []byte, dec *json.Decoder) ([]byte, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			out = append(out, '[')
+			for n := 0; dec.More(); n++ {
+				if n > 0 {
+					out = append(out, ',')
+				}
+				if out, err = appendCanonical(out, dec); err != nil {
+					return nil, err
+				}
+			}
+			_, err = dec.Token()
+			return append(out, ']'), err
+		}
+		return appendObject(out, dec)
+	case string:
+		return appendJSONString(out, v), nil
+	case json.Number:
+		return append(out, v...), nil
+	case bool:
+		return strconv.AppendBool(out, v), nil
+	}
+	return append(out, "null"...), nil
+}
+
+// appendObject appends the canonical form of the object whose '{' dec has
+// just read.
+func appendObject(out []byte, dec *json.Decoder) ([]byte, error) {
+	type member struct {
+		key string
+		val []byte
+	}
+	var members []member
+	byFold := map[string]int{} // folded key -> index in members
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		val, err := appendCanonical(nil, dec)
+		if err != nil {
+			return nil, err
+		}
+		fold := foldKey(key)
+		if i, ok := byFold[fold]; ok {
+			members[i] = member{key, val} // the last one is what the node reads
+			continue
+		}
+		byFold[fold] = len(members)
+		members = append(members, member{key, val})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	sort.Slice(members, func(i, j int) bool { return members[i].key < members[j].key })
+	out = append(out, '{')
+	for i, m := range members {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendJSONString(out, m.key)
+		out = append(out, ':')
+		out = append(out, m.val...)
+	}
+	return append(out, '}'), nil
+}
+
+// foldKey folds key as encoding/json matches object keys to fields: each
+// letter to the smallest rune of its Unicode simple case folding, so two
+// keys fold alike exactly when strings.EqualFold says they are equal.
+func foldKey(key string) string {
+	b := make([]byte, 0, len(key))
+	for _, r := range key {
+		for {
+			f := unicode.SimpleFold(r)
+			if f <= r {
+				r = f
+				break
+			}
+			r = f
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
+}
+
+// AppendRequest appends c re-encoded as a request the node reads as c:
+// {"jsonrpc":"2.0","id":...,"method":...,"params":...}, with c's id and
+// params (the caller's form of c's params, Canonical for the edge) only when
+// present. The client's own bytes may hold members that readers take
+// differently ("Method" beside "method": encoding/json, which the node
+// uses, matches keys case-insensitively and keeps the last); the re-encoded
+// call holds each member once.
+func (c *Call) AppendRequest(b []byte, params json.RawMessage) []byte {
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if c.ID != nil {
+		b = append(b, `,"id":`...)
+		b = append(b, Canonical(*c.ID)...)
+	}
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, c.Method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, '}')
 }

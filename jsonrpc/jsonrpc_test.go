@@ -1,11 +1,13 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -139,8 +141,64 @@ func FuzzDecode(f *testing.F) {
 			if !json.Valid(out) {
 				t.Fatalf("invalid JSON answer %s", out)
 			}
+			return
+		}
+		// The re-encoded call is read back as the same call, and its
+		// canonical params are a fixed point: what is keyed is what is sent.
+		params := Canonical(c.RawParams())
+		req := c.AppendRequest(nil, params)
+		again, errResp := Decode(req)
+		if errResp != nil || again.Err != nil || again.Method != c.Method || !bytes.Equal(again.RawParams(), params) ||
+			(again.ID == nil) != (c.ID == nil) || again.ID != nil && !bytes.Equal(*again.ID, Canonical(*c.ID)) {
+			t.Fatalf("%s re-encoded as %s, read back as %+v", body, req, again)
+		}
+		if params != nil && !bytes.Equal(Canonical(params), params) {
+			t.Fatalf("Canonical(%s) = %s, not a fixed point", params, Canonical(params))
+		}
+		// The node reads the canonical params as it reads the client's
+		// (json2 decodes them into a struct: keys case-insensitive, the last
+		// one assigned).
+		type args struct{ Alias, TxID, A, K any }
+		var fromClient, fromCanon args
+		if UnmarshalParams(c.RawParams(), &fromClient) == nil {
+			if err := UnmarshalParams(params, &fromCanon); err != nil || !reflect.DeepEqual(fromClient, fromCanon) {
+				t.Fatalf("params %s read as %+v, canonical %s as %+v (%v)", c.RawParams(), fromClient, params, fromCanon, err)
+			}
 		}
 	})
+}
+
+// TestReencodeNodeCall: a call whose members a case-folding reader (the
+// node's encoding/json) and a case-sensitive one take differently is sent
+// as the one call the edge read and keyed; params that differ only in
+// formatting or key order share a canonical form, params the node reads
+// differently (numbers past float64's precision, the last of keys equal
+// but for case) do not, and the canonical form keeps what the node reads.
+func TestReencodeNodeCall(t *testing.T) {
+	c, errResp := Decode([]byte(`{"jsonrpc":"2.0","method":"info.getNodeVersion","Method":"info.getVMs","id":1,"ID":"two","params":{"b":1},"Params":{"a": [1, 2]}}`))
+	if errResp != nil || c.Err != nil {
+		t.Fatalf("%+v %+v", c, errResp)
+	}
+	want := `{"jsonrpc":"2.0","id":"two","method":"info.getVMs","params":{"a":[1,2]}}`
+	if got := string(c.AppendRequest(nil, Canonical(c.RawParams()))); got != want {
+		t.Errorf("re-encoded as %s; want %s", got, want)
+	}
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"b": 2, "a": [1, {"y":1, "x":2}]}`, `{"a":[1,{"x":2,"y":1}],"b":2}`, true},
+		{`{"a":1,"a":2}`, `{"a":2}`, true},
+		{`{"n":9007199254740993}`, `{"n":9007199254740992}`, false},
+		{`{"n":1.0}`, `{"n":1}`, false},
+		{`{"assetID":"A","AssetID":"B"}`, `{"AssetID":"B"}`, true}, // the node reads the last
+		{`{"assetID":"A","AssetID":"B"}`, `{"AssetID":"B","assetID":"A"}`, false},
+		{`{"x":{"k":1,"K":2,"\u212a":3},"y":[{"a":1,"A":2}]}`, `{"x":{"\u212a":3},"y":[{"A":2}]}`, true}, // the Kelvin sign folds to k
+	} {
+		if same := bytes.Equal(Canonical([]byte(tc.a)), Canonical([]byte(tc.b))); same != tc.same {
+			t.Errorf("Canonical(%s) = %s, Canonical(%s) = %s; want equal %v", tc.a, Canonical([]byte(tc.a)), tc.b, Canonical([]byte(tc.b)), tc.same)
+		}
+	}
 }
 
 func TestHTTPErrorNoBodyRead(t *testing.T) {

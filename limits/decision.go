@@ -18,6 +18,18 @@ type Charge struct {
 	// clock as Options.Now (one clock reading per request). Zero means
 	// Options.Now().
 	At time.Time
+	// AnyRoute says Routes are alternatives: the plan must allow one of
+	// them. The edge admits a request so before reading a body that names
+	// its route (a JSON-RPC endpoint's call).
+	AnyRoute bool
+	// Extra says the charge adds to a request already admitted: a request
+	// whose body names its cost is admitted for a minimum before the body
+	// is read, and the rest is charged once it is parsed. An extra charge
+	// spends compute units only (the request was counted against the rate
+	// when it was admitted) and is refused when they fall short; an extra
+	// charge of zero cost checks the plan's routes and nothing else, and
+	// its Decision has no headers (those of the admission stand).
+	Extra bool
 }
 
 // Decision is a verdict and what the rate-limit headers say.
@@ -37,6 +49,10 @@ type Decision struct {
 	Limit, Remaining int64
 	// RetryAfter and ResetAfter are set on a 429.
 	RetryAfter, ResetAfter time.Duration
+	// CacheBypass says the client's plan lets a request's own
+	// Cache-Control: no-cache (or Pragma: no-cache) skip the cache's read
+	// (Plan.CacheBypass).
+	CacheBypass bool
 }
 
 // Allowed reports whether the request may proceed.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -29,6 +30,14 @@ type Plan struct {
 	CUPerMonth int64 `yaml:"cu_per_month"`
 	// Routes, when set, is the allow-list of route names.
 	Routes []string `yaml:"routes"`
+	// CacheBypass lets the plan's clients skip the cache's read with a
+	// request's Cache-Control: no-cache (or no-store, or Pragma: no-cache);
+	// such a request is charged as any other of its route and goes upstream
+	// through the cache's single flight. False (the default) ignores those
+	// directives: the cache protects the operator's upstream quota, and a
+	// client's directive must not switch it off (nginx's proxy_cache,
+	// Varnish and CDNs ignore them by default too).
+	CacheBypass bool `yaml:"cache_bypass"`
 }
 
 // Key is one API key of the keys file.
@@ -204,20 +213,23 @@ func (k Key) hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// allows reports whether every route is in the plan's allow-list.
-func (p *Plan) allows(routes []string) (string, bool) {
+// allows reports whether every route is in the plan's allow-list, or with
+// any, one of them (none given: any route). When not, it returns the route
+// to name in the refusal ("" with any).
+func (p *Plan) allows(routes []string, any bool) (string, bool) {
 	if len(p.Routes) == 0 {
 		return "", true
 	}
-	for _, r := range routes {
-		ok := false
-		for _, a := range p.Routes {
-			if a == r {
-				ok = true
-				break
+	if any {
+		for _, r := range routes {
+			if slices.Contains(p.Routes, r) {
+				return "", true
 			}
 		}
-		if !ok {
+		return "", len(routes) == 0
+	}
+	for _, r := range routes {
+		if !slices.Contains(p.Routes, r) {
 			return r, false
 		}
 	}

@@ -192,10 +192,14 @@ func (s *leaseState) result(r rule, allowed bool) result {
 }
 
 // leaseDecide decides in process from the client's leases, leasing more from
-// Redis when they do not cover the request. An error means Redis failed.
-func (l *Limiter) leaseDecide(id string, r *rule, cost int64, now time.Time) (result, error) {
+// Redis when they do not cover the request (request: as Limiter.decide). An
+// error means Redis failed.
+func (l *Limiter) leaseDecide(id string, r *rule, cost int64, request bool, now time.Time) (result, error) {
 	day, month, _, _ := windows(now)
 	need := r.needs(cost)
+	if !request {
+		need[bRate] = 0 // extra compute units of a request already counted
+	}
 	e := l.leases.get(id, now)
 	s := &e.s
 	s.mu.Lock()

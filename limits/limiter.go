@@ -218,10 +218,17 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 		_, d := l.unauthorized("An API key is required")
 		return d
 	}
-	d := Decision{KeyID: client.keyID, Identity: client.id, Plan: plan.plan.Name, Policy: plan.policy}
-	if route, ok := plan.plan.allows(c.Routes); !ok {
+	d := Decision{KeyID: client.keyID, Identity: client.id, Plan: plan.plan.Name, Policy: plan.policy, CacheBypass: plan.plan.CacheBypass}
+	if route, ok := plan.plan.allows(c.Routes, c.AnyRoute); !ok {
 		plan.forbidden.Inc()
 		d.Status, d.Message = http.StatusForbidden, "The "+plan.plan.Name+" plan does not include "+route
+		if c.AnyRoute {
+			d.Message = "The " + plan.plan.Name + " plan does not include this endpoint"
+		}
+		return d
+	}
+	if c.Extra && c.Cost <= 0 {
+		d.Policy = "" // nothing decided: the admission's headers stand
 		return d
 	}
 	now := c.At
@@ -235,7 +242,7 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 			return r
 		}
 	}
-	res := l.decide(client.id, plan, c.Cost, now, client.keyed)
+	res := l.decide(client.id, plan, c.Cost, !c.Extra, now, client.keyed)
 	fill(&d, &plan.plan, res)
 	if !res.allowed {
 		plan.limited.Inc()
@@ -250,7 +257,9 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 			return r
 		}
 	}
-	plan.allowed.Inc()
+	if !c.Extra {
+		plan.allowed.Inc() // a request is counted once, when admitted
+	}
 	if !client.keyed {
 		// The real Data API sends rate-limit headers on keyed answers;
 		// anonymous clients see them only on a refusal.
@@ -261,16 +270,17 @@ func (l *Limiter) AdmitClient(ctx context.Context, client Client, c Charge) Deci
 
 // decide spends the client's leases (leasing from Redis when they fall
 // short), or asks the in-process limiter when there is no Redis or it is
-// failing.
-func (l *Limiter) decide(id string, plan *planInfo, cost int64, now time.Time, left bool) result {
+// failing. request says the spend is a request's (it takes one from the
+// rate) rather than extra compute units of one already counted.
+func (l *Limiter) decide(id string, plan *planInfo, cost int64, request bool, now time.Time, left bool) result {
 	if now.IsZero() {
 		now = l.opts.Now()
 	}
 	if l.opts.Redis == nil {
-		return l.mem.decide(id, plan.rule, cost, now, left)
+		return l.mem.decide(id, plan.rule, cost, request, now, left)
 	}
 	if now.UnixNano() >= l.redisUntil.Load() {
-		res, err := l.leaseDecide(id, &plan.rule, cost, now)
+		res, err := l.leaseDecide(id, &plan.rule, cost, request, now)
 		if err == nil {
 			if l.redisDown.Load() && l.redisDown.Swap(false) {
 				l.log.Info("limits: redis is back; limits are cluster-wide again")
@@ -280,7 +290,7 @@ func (l *Limiter) decide(id string, plan *planInfo, cost int64, now time.Time, l
 		l.redisFailed(err, now)
 	}
 	l.m.fallbacks.Inc()
-	return l.backup.decide(id, plan.divided, cost, now, left)
+	return l.backup.decide(id, plan.divided, cost, request, now, left)
 }
 
 // redisFailed turns to the in-process limits for a second: a Redis error or

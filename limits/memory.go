@@ -55,9 +55,10 @@ func wait(b *rate.Limiter, n int64, now time.Time) time.Duration {
 	return time.Duration(math.Ceil(short / float64(b.Limit()) * float64(time.Second)))
 }
 
-// decide spends cost from id's limits under r, or refuses. left asks for
+// decide spends cost from id's limits under r, or refuses; request says it
+// is a request's spend, which takes one from the rate too. left asks for
 // what is left of the buckets on an allowed request too (for the headers).
-func (m *memory) decide(id string, r rule, cost int64, now time.Time, left bool) result {
+func (m *memory) decide(id string, r rule, cost int64, request bool, now time.Time, left bool) result {
 	s := getLocked(&m.states, id, now)
 	defer s.mu.Unlock()
 	if s.rule != r {
@@ -78,7 +79,7 @@ func (m *memory) decide(id string, r rule, cost int64, now time.Time, left bool)
 	}
 	// The counters first, then the buckets, each read once where one
 	// bucket applies: a refusal by any limit takes nothing from the others.
-	useRate, useCU := s.rate != nil, s.cu != nil && cost > 0
+	useRate, useCU := s.rate != nil && request, s.cu != nil && cost > 0
 	switch {
 	case r.day > 0 && s.dayUsed+cost > r.day:
 		refuse("day", dayLeft)

@@ -205,7 +205,7 @@ func (l *Limiter) spendUnissued(client Client, spendID string, cost int64, now t
 	if pi == nil {
 		return Decision{}
 	}
-	res := l.decide(spendID, pi, cost, now, false)
+	res := l.decide(spendID, pi, cost, true, now, false)
 	if res.allowed {
 		return Decision{}
 	}

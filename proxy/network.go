@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"time"
 
@@ -25,7 +26,16 @@ func (u *Upstream) NetworkID(ctx context.Context) (uint32, error) {
 type edgeCalls struct{ u *Upstream }
 
 func (t edgeCalls) RoundTrip(r *http.Request) (*http.Response, error) {
-	return t.u.RoundTrip(t.u.outgoingShared(r.Context(), r, nil, nil), true)
+	var body []byte
+	if r.Body != nil {
+		b, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	return t.u.RoundTrip(t.u.outgoingShared(r.Context(), r, r.URL, body), true)
 }
 
 // NodeNetwork names a node upstream's network as the Data API does

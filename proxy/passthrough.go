@@ -53,22 +53,23 @@ type Publish struct {
 // reaches the upstream. Without an upstream a published path is 404 too.
 // As for catalogued routes, a "{name}" of the entry's pattern holds one
 // segment (400 otherwise), the upstream path is built from the pattern, and
-// the query is read strictly and sent re-encoded.
+// the query is read strictly and sent re-encoded. Every request is admitted
+// first (admit.go): a published path at its entry's price, by plans that
+// allow passthrough; any other at 1 CU, by any plan, before its 404. A
+// HEAD matches a published GET, and is sent as one (upstreamMethod).
 func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	svc, ok := serviceOf(r.URL.Path)
 	ex := s.begin(w, r, svc, "passthrough")
 	defer s.finish(ex)
 	if !ok {
 		ex.service = catalog.Data
-		s.notFound(ex)
-		return
 	}
 	escaped := r.URL.EscapedPath()
 	var pub *Publish
 	var m catalog.PathMatch
 	best := -1
 	for i := range s.opts.Publish {
-		if s.opts.Publish[i].Method != r.Method || len(s.opts.Publish[i].RPCMethods) > 0 {
+		if !ok || s.opts.Publish[i].Method != upstreamMethod(r.Method) && s.opts.Publish[i].Method != r.Method || len(s.opts.Publish[i].RPCMethods) > 0 {
 			continue
 		}
 		if pm, match := catalog.MatchPath(s.opts.Publish[i].Path, escaped); match && pm.Literals > best {
@@ -76,7 +77,9 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if pub == nil || s.opts.Upstreams[svc] == nil {
-		s.notFound(ex)
+		if s.admit(ex, limits.Charge{Cost: unknownPathCost}) {
+			s.notFound(ex)
+		}
 		return
 	}
 	cost := pub.Cost
@@ -84,7 +87,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		cost = s.opts.PassthroughCost
 	}
 	p := &preparedCall{service: svc,
-		charge: limits.Charge{Routes: []string{"passthrough"}, Cost: cost},
+		charge: limits.Charge{Routes: passthroughRoute, Cost: cost},
 		retry:  r.Method == http.MethodGet || r.Method == http.MethodHead}
 	// Admitted before its body is read, and only for its keys.
 	if !s.admit(ex, p.charge) {
@@ -115,6 +118,10 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 	p.body = body
 	s.serve(ex, p)
 }
+
+// unknownPathCost is the price of a request for a path no route or publish
+// entry names: it is answered 404, and admitted first like any other.
+const unknownPathCost = 1
 
 // notFound answers a path no service knows: NestJS's "Cannot GET /path" for
 // the REST services, net/http's 404 for the node.

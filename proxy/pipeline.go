@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/avaedge/avaedge/cache"
@@ -49,7 +51,9 @@ func (s *Server) answer(ex *exchange, p *preparedCall, w http.ResponseWriter) (O
 	if p.key == "" || s.opts.Cache == nil {
 		return s.forward(ex, up, p, w)
 	}
-	bypass := noCache(ex.r.Header)
+	// A client's Cache-Control: no-cache skips the read only where its plan
+	// lets it (cache_bypass); the fill still goes through single flight.
+	bypass := ex.bypassOK && noCache(ex.r.Header)
 	if !bypass {
 		if e := s.opts.Cache.Fresh(p.key, ex.start); e != nil {
 			ex.atOnce = true
@@ -76,26 +80,64 @@ const maxUpstreamBody = 32 << 20
 var errTooLargeToStore = errors.New("upstream answer too large to cache")
 
 // call is the one upstream call: p sent to up on in's path, through the
-// breaker (and one retry of an idempotent read). shared says the answer will
-// serve other clients too (a cache fill): it then carries none of the
-// client's headers (sharedHeaders), so the answer cannot depend on one
-// client. The caller closes the answer's body.
+// breaker (and one retry of an idempotent read). A catalogued call is sent
+// as the edge builds it (outgoingShared), whether it fills the cache
+// (shared) or is forwarded to one client, which then adds only what the
+// edge names of that client: its address (X-Forwarded-For) and, for a REST
+// answer, whether it takes gzip. A call the catalogue does not name (an
+// operator's publish entry) carries the client's headers (outgoing). The
+// caller closes the answer's body.
 func (s *Server) call(ctx context.Context, up *Upstream, in *http.Request, p *preparedCall, shared bool) (*http.Response, error) {
+	rpc := p.call != nil || p.edgeAnswers != nil
 	var out *http.Request
-	if shared {
-		out = up.outgoingShared(ctx, in, p.url, p.body)
-	} else {
+	switch {
+	case p.rt == nil:
 		out = up.outgoing(ctx, in, p.url, p.body, s.clientIP(in))
-		if p.call != nil || p.edgeAnswers != nil {
+		if rpc {
 			// JSON-RPC answers (ids are rewritten, batches joined) are kept
 			// identity-encoded.
 			out.Header.Del("Accept-Encoding")
+		}
+	default:
+		out = up.outgoingShared(ctx, in, p.url, p.body)
+		if shared {
+			break
+		}
+		if ip := s.clientIP(in); ip != "" {
+			out.Header["X-Forwarded-For"] = []string{ip}
+		}
+		if !rpc && acceptsGzip(in.Header) {
+			out.Header["Accept-Encoding"] = gzipOnly
 		}
 	}
 	start := time.Now()
 	resp, err := up.roundTrip(out, p.retry, p.rt != nil)
 	s.metrics.upstreamLatency(up.Service, time.Since(start), err)
 	return resp, err
+}
+
+// gzipOnly is the Accept-Encoding of a forwarded REST call whose client
+// takes gzip: its answer is streamed as the upstream encoded it.
+var gzipOnly = []string{"gzip"}
+
+// acceptsGzip reports whether h's Accept-Encoding names gzip with a
+// non-zero weight (RFC 9110 section 12.5.3).
+func acceptsGzip(h http.Header) bool {
+	for _, v := range h["Accept-Encoding"] {
+		for part := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(part, ";")
+			if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+				continue
+			}
+			k, q, ok := strings.Cut(strings.TrimSpace(params), "=")
+			if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+				return true
+			}
+			w, err := strconv.ParseFloat(strings.TrimSpace(q), 64)
+			return err == nil && w > 0
+		}
+	}
+	return false
 }
 
 // fetch fills the cache for a cached call: the upstream's whole answer, with
@@ -180,7 +222,9 @@ func (s *Server) forward(ex *exchange, up *Upstream, p *preparedCall, w http.Res
 	setOrigin(h, FromUpstream)
 	h["X-Cache-Status"] = cacheHdr[cache.Bypass]
 	w.WriteHeader(resp.StatusCode)
-	streamBody(w, resp.Body)
+	if ex.r.Method != http.MethodHead { // a HEAD was sent as a GET: its body is not the client's
+		streamBody(w, resp.Body)
+	}
 	return FromUpstream, cache.Bypass
 }
 

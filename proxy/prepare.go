@@ -40,20 +40,23 @@ type preparedCall struct {
 	shared bool
 }
 
-// serveREST handles one catalogued Data or Metrics API route: it parses and
-// validates the request into a preparedCall and runs it.
+// serveREST handles one catalogued Data or Metrics API route: the request
+// is admitted for the route's price first (admit.go), then parsed and
+// validated into a preparedCall and run. A HEAD is the route's GET without
+// a body: the same call, key and fill (upstreamMethod).
 func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, rt.Service, rt.Name)
 	ex.rm = rm
 	defer s.finish(ex)
 	charge := limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}
+	// Admitted before the query is parsed or the body read: a client over
+	// its limit, or without a valid key, costs the edge nothing more, and a
+	// request refused for its parameters has been charged.
+	if !s.admit(ex, charge) {
+		return
+	}
 	var body []byte
 	if r.Method == http.MethodPost {
-		// Admitted before the body is read: a client without a valid key
-		// cannot make the edge buffer its body.
-		if !s.admit(ex, charge) {
-			return
-		}
 		var err error
 		if body, err = s.readBody(r); err != nil {
 			s.refuseBody(ex, err)
@@ -69,14 +72,15 @@ func (s *Server) serveREST(rt *catalog.Route, rm *routeMetrics, w http.ResponseW
 		s.restError(ex, http.StatusBadRequest, msgs, true)
 		return
 	}
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, body: body, charge: charge,
-		hasToken: q.Has("pageToken"), retry: r.Method == http.MethodGet || r.Method == http.MethodHead}
+		hasToken: q.Has("pageToken"), retry: read}
 	// The upstream gets the path built from the route's pattern and the
 	// validated values, and the canonical query of the validated values:
 	// what was validated and charged is what is sent, whatever the client's
 	// encoding, and the cache key is made of the same bytes.
 	p.url, p.key = upstreamTarget(rt, vals, q)
-	cached := s.opts.Cache != nil && r.Method == http.MethodGet && rt.Cache != cache.Never && s.opts.Upstreams[rt.Service] != nil
+	cached := s.opts.Cache != nil && read && rt.Cache != cache.Never && s.opts.Upstreams[rt.Service] != nil
 	if !cached {
 		p.key = ""
 	}

@@ -3,7 +3,11 @@ package proxy
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/avaedge/avaedge/cache"
+	"github.com/avaedge/avaedge/limits"
 )
 
 // discardWriter is a ResponseWriter that keeps nothing, so the routing
@@ -47,5 +51,65 @@ func BenchmarkRoute(b *testing.B) {
 				srv.ServeHTTP(&discardWriter{h: make(http.Header, 8)}, r)
 			}
 		})
+	}
+}
+
+// BenchmarkNodeCall is a keyed node call answered from the in-process cache
+// tier: admitted for the endpoint's minimum before its body is read, then
+// charged the rest of its price once decoded (info.peers: 1 + 9 CU), and
+// re-encoded with canonical params for its key.
+func BenchmarkNodeCall(b *testing.B) {
+	kf, err := limits.ParseKeysFile([]byte("plans:\n  p: {cu_per_day: 1000000000000}\nkeys:\n  - {id: k, key: k-key, plan: p}\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lim, err := limits.New(limits.Options{Keys: kf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { lim.Close() })
+	c, _ := cache.New(cache.Options{})
+	b.Cleanup(func() { c.Close() })
+	te := newTestEdge(b, Options{Limiter: lim, Cache: c})
+	body := `{"jsonrpc":"2.0","id":1,"method":"info.peers","params":{"nodeIDs":["NodeID-111111111111111111116DBWJs"]}}`
+	do := func() *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/ext/info", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("X-Glacier-Api-Key", "k-key")
+		w := httptest.NewRecorder()
+		te.srv.ServeHTTP(w, r)
+		return w
+	}
+	te.node.answer = func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"numPeers":"0","peers":[]}}`))
+	}
+	do()
+	if w := do(); w.Header().Get("X-Cache-Status") != "HIT" {
+		b.Fatalf("not a hit: %d %v", w.Code, w.Header())
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		do()
+	}
+}
+
+// BenchmarkBatchOverLimit is the 499,999-element EVM batch of issue 35
+// (finding 1) from a client within its limits: admitted, read, and refused
+// (413) by the scan that stops at the 101st element.
+func BenchmarkBatchOverLimit(b *testing.B) {
+	srv, err := New(Options{Local: &fakeLocal{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := "[" + strings.Repeat("1,", 499_998) + "1]"
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for range b.N {
+		r := httptest.NewRequest("POST", "/ext/bc/C/rpc", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := &discardWriter{h: make(http.Header, 8)}
+		srv.ServeHTTP(w, r)
 	}
 }

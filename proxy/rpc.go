@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,23 +24,25 @@ func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
 // no batches).
 const maxBatch = 100
 
-// serveRPC handles a node endpoint ("info", "avm", "evm"): the node's
-// envelope rules are enforced at the edge, and the body becomes a
+// serveRPC handles a node endpoint ("info", "avm", "evm"): the request is
+// admitted for the endpoint's minimum before anything else (admit.go); then
+// the node's envelope rules are enforced at the edge, and the body becomes a
 // preparedCall: one call of an info or avm request (the node supports no
 // batches: an array gets its -32700, answered here), or the EVM body's
-// allowed calls.
+// allowed calls, charged the rest of their price.
 func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, catalog.Node, endpoint)
 	defer s.finish(ex)
+	if endpoint == "evm" {
+		ex.route = catalog.EVMRoute
+	}
+	if !s.admitEndpoint(ex, s.endpoints[endpoint]) {
+		return
+	}
 	if status, msg := jsonrpc.HTTPError(r); status != 0 {
 		ex.source = FromEdge
 		setOrigin(ex.w.Header(), FromEdge)
 		jsonrpc.WriteHTTPError(ex.w, status, msg)
-		return
-	}
-	// The cost is in the body; the credentials are not: refuse unknown
-	// keys before buffering anything.
-	if s.opts.Limiter != nil && !s.identify(ex) {
 		return
 	}
 	body, err := s.readBody(r)
@@ -58,7 +61,7 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 		jsonrpc.WriteResponse(ex.w, errResp)
 		return
 	}
-	p := &preparedCall{service: catalog.Node, call: &c, body: body}
+	p := &preparedCall{service: catalog.Node, call: &c, url: nodeURL(r)}
 	if c.ID != nil {
 		ex.rpcID = *c.ID
 	}
@@ -66,6 +69,10 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 		s.serve(ex, p)
 		return
 	}
+	// What is forwarded (and keyed) is the call re-encoded from what was
+	// decoded, never the client's bytes (nodeCall).
+	params := canonicalParams(c.RawParams())
+	p.body = nodeCall(&c, params)
 	rt := s.rpc[endpoint][jsonrpc.LookupName(c.Method)]
 	if rt == nil {
 		p.method = c.Method
@@ -79,7 +86,9 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 			svc, _, _ := strings.Cut(c.Method, ".")
 			c.Err = jsonrpc.LookupError(jsonrpc.LookupName(c.Method), svc == endpoint)
 		}
-		s.serve(ex, p)
+		if s.admitRest(ex, p.charge) {
+			s.serve(ex, p)
+		}
 		return
 	}
 	ex.route = rt.Name
@@ -87,10 +96,17 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	// Reads are retried and cached; writes (avm.issueTx) are neither.
 	p.retry = rt.Cache != cache.Never
 	if p.retry && s.opts.Cache != nil && !c.IsNotification() {
-		p.key = RoutePrefix(rt) + r.URL.EscapedPath() + "|" + paramsHash(c.RawParams())
+		p.key = RoutePrefix(rt) + r.URL.EscapedPath() + "|" + paramsHash(params)
 	}
-	s.serve(ex, p)
+	if s.admitRest(ex, p.charge) {
+		s.serve(ex, p)
+	}
 }
+
+// nodeURL is where a node call goes upstream: the endpoint's path the
+// request matched, without the client's query (the node reads none, and
+// the cache key holds none).
+func nodeURL(r *http.Request) *url.URL { return &url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath} }
 
 // passthroughRoute is the charge's route name of calls the catalogue does
 // not name.
@@ -105,7 +121,9 @@ var passthroughRoute = []string{"passthrough"}
 // edge (in a batch, in its place among the upstream's answers) and is never
 // forwarded.
 // The body costs the sum of its calls' prices (an element answered by the
-// edge costs evm.rpc's).
+// edge costs evm.rpc's), charged beyond the endpoint's minimum it was
+// admitted for (admitRest); a body that is no call (not JSON, an empty or
+// oversized batch) keeps the minimum.
 func (s *Server) serveEVM(ex *exchange, body []byte) {
 	calls, batch, err := jsonrpc.ParseEth(body, maxBatch)
 	var tooLarge *jsonrpc.EthBatchTooLarge
@@ -114,8 +132,8 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 		s.refuse(ex, http.StatusRequestEntityTooLarge, tooLarge.Error())
 		return
 	case err != nil:
-		// What geth answers; answered here, so a body that is not JSON is
-		// neither forwarded nor charged as if it were one call.
+		// What geth answers; answered here at the endpoint's minimum, so a
+		// body that is not JSON is never forwarded.
 		s.writeEVM(ex, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`+"\n"))
 		return
 	case batch && len(calls) == 0:
@@ -123,7 +141,6 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 		return
 	}
 	rt := s.routes[catalog.EVMRoute]
-	ex.route = catalog.EVMRoute
 	base := int64(1)
 	if rt != nil {
 		base = rt.Cost
@@ -163,7 +180,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if nfwd == 0 {
 		// Nothing to forward: the edge answers (after charging) as
 		// go-ethereum would, with no upstream call.
-		if !s.admit(ex, charge) {
+		if !s.admitRest(ex, charge) || !ex.admitted && !s.admit(ex, charge) {
 			return
 		}
 		var b []byte
@@ -186,11 +203,13 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if batch {
 		fwd = append(append([]byte{'['}, fwd...), ']')
 	}
-	p := &preparedCall{rt: rt, service: catalog.Node, body: fwd, charge: charge, edgeAnswers: edge, method: "batch"}
+	p := &preparedCall{rt: rt, service: catalog.Node, url: nodeURL(ex.r), body: fwd, charge: charge, edgeAnswers: edge, method: "batch"}
 	if !batch {
 		p.method = calls[0].Method
 	}
-	s.serve(ex, p)
+	if s.admitRest(ex, charge) {
+		s.serve(ex, p)
+	}
 }
 
 // evmRoute is the charge's route name of every EVM call.
@@ -260,17 +279,25 @@ func (s *Server) writeEVM(ex *exchange, body []byte) {
 // hdrEthJSON is go-ethereum's Content-Type.
 var hdrEthJSON = []string{"application/json"}
 
+// canonicalParams is the form of a node call's params that is both forwarded
+// and keyed: jsonrpc.Canonical's.
+func canonicalParams(p json.RawMessage) json.RawMessage { return jsonrpc.Canonical(p) }
+
+// nodeCall is the body forwarded for a node call: c re-encoded with params
+// (canonicalParams), so the upstream reads the call that was priced and
+// keyed whatever its reader (EthCall.AppendRequest does the same for the
+// EVM endpoint).
+func nodeCall(c *jsonrpc.Call, params json.RawMessage) []byte {
+	return c.AppendRequest(make([]byte, 0, 64+len(c.Method)+len(params)), params)
+}
+
 // paramsHash names a call's params in a cache key: the SHA-256 of their
-// canonical JSON (object keys sorted), so formatting does not split entries.
-func paramsHash(p json.RawMessage) string {
-	canon := []byte("null")
-	if p != nil {
-		var v any
-		if json.Unmarshal(p, &v) == nil {
-			canon, _ = json.Marshal(v)
-		} else {
-			canon = p
-		}
+// canonical form (canonicalParams, "null" when absent), the bytes that are
+// forwarded, so formatting does not split entries and no two calls the
+// upstream may read differently share one.
+func paramsHash(canon json.RawMessage) string {
+	if canon == nil {
+		canon = json.RawMessage("null")
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:16])

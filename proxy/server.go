@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,12 +21,15 @@ import (
 
 // Server is the edge's public http.Handler. It is safe for concurrent use.
 type Server struct {
-	opts      Options
-	mux       *http.ServeMux
-	routes    map[string]*catalog.Route // by name
-	charged   map[string][]string       // route name -> []string{name}, shared by every Charge
-	rmetrics  map[string]*routeMetrics  // route name -> its counters
-	rpc       map[string]map[string]*catalog.Route
+	opts     Options
+	mux      *http.ServeMux
+	routes   map[string]*catalog.Route // by name
+	charged  map[string][]string       // route name -> []string{name}, shared by every Charge
+	rmetrics map[string]*routeMetrics  // route name -> its counters
+	rpc      map[string]map[string]*catalog.Route
+	// endpoints are the JSON-RPC endpoints as admission sees them
+	// (admitEndpoint), by name.
+	endpoints map[string]endpoint
 	metrics   *metrics
 	log       *slog.Logger
 	now       func() time.Time
@@ -63,6 +67,7 @@ func New(opts Options) (*Server, error) {
 		charged:         map[string][]string{},
 		rmetrics:        map[string]*routeMetrics{},
 		rpc:             map[string]map[string]*catalog.Route{},
+		endpoints:       map[string]endpoint{},
 		log:             opts.Logger,
 		now:             opts.Now,
 		idPrefix:        hex.EncodeToString(b[:]) + "-",
@@ -98,6 +103,7 @@ func New(opts Options) (*Server, error) {
 		if s.rpc[endpoint] == nil {
 			continue
 		}
+		s.endpoints[endpoint] = s.endpointOf(endpoint)
 		for _, p := range paths {
 			s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 				if strings.Contains(p, "{chain}") && !isXChainID(r.PathValue("chain")) {
@@ -132,6 +138,35 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// endpointOf describes a node endpoint for admission: the routes its calls
+// are charged by (the EVM endpoint's: catalog.EVMRoute; another's: its
+// catalogued methods', and passthrough when the operator publishes methods
+// of it) and the price of its cheapest catalogued route.
+func (s *Server) endpointOf(name string) endpoint {
+	var e endpoint
+	for _, rt := range s.rpc[name] {
+		if e.minimum == 0 || rt.Cost < e.minimum {
+			e.minimum = rt.Cost
+		}
+		if name != "evm" {
+			e.routes = append(e.routes, rt.Name)
+		}
+	}
+	e.minimum = max(e.minimum, 1)
+	if name == "evm" {
+		e.routes = evmRoute
+		return e
+	}
+	for i := range s.opts.Publish {
+		if len(s.opts.Publish[i].RPCMethods) > 0 && catalog.EndpointOf(s.opts.Publish[i].Path) == name {
+			e.routes = append(e.routes, passthroughRoute[0])
+			break
+		}
+	}
+	slices.Sort(e.routes)
+	return e
+}
+
 func isXChainID(id string) bool {
 	for _, x := range catalog.XChainIDs {
 		if x == id {
@@ -141,10 +176,11 @@ func isXChainID(id string) bool {
 	return false
 }
 
-// ServeHTTP routes r: a GET whose prepared call is remembered goes straight to the
-// pipeline; everything else through the mux, which parses and validates.
+// ServeHTTP routes r: a GET (or HEAD) whose prepared call is remembered goes
+// straight to the pipeline; everything else through the mux, which parses
+// and validates.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodGet {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		if p := s.memo.get(r.RequestURI); p != nil {
 			ex := s.begin(w, r, p.rt.Service, p.rt.Name)
 			ex.rm = p.rm
@@ -185,6 +221,8 @@ type exchange struct {
 	format   errFormat
 	rpcID    []byte        // a single JSON-RPC call's raw id, for edge errors
 	admitted bool          // the limiter admitted the request
+	cu       int64         // the compute units it was charged (admit, admitRest)
+	bypassOK bool          // its plan lets its Cache-Control: no-cache skip the cache's read
 	atOnce   bool          // answered from the in-process cache tier, at ex.start
 	prepared *preparedCall // the call served, for its usage record
 	identity string        // who the request is counted for (limits.Decision.Identity)

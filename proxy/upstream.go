@@ -116,18 +116,16 @@ var hopHeaders = []string{
 // clientKeyHeaders carry a client's own key; they never go upstream.
 var clientKeyHeaders = []string{"X-Glacier-Api-Key", "X-Data-Api-Key"}
 
-// outgoing builds the upstream request for in: a clone (the incoming request
-// is never changed) with the upstream's URL and path, query and raw path of
-// to (nil: in's own), hop-by-hop and client key headers removed,
-// X-Forwarded-For extended with clientIP, and the operator's key added. body
-// replaces the incoming body when non-nil.
-func (u *Upstream) outgoing(ctx context.Context, in *http.Request, to *url.URL, body []byte, clientIP string) *http.Request {
-	if to == nil {
-		to = in.URL
-	}
-	out := in.Clone(ctx)
-	out.RequestURI = ""
-	out.Host = ""
+// Every upstream request is built by the edge (newRequest): its method,
+// the upstream's URL with the validated path and query, the validated body
+// with its length, and headers the edge chose. Nothing of the client's
+// request is cloned into it: not its body (a GET's body never goes
+// upstream), its framing (Transfer-Encoding: chunked, Trailer) or its
+// Connection: close, whatever the client sent.
+
+// newRequest builds a request to u for method, to's path and query under
+// u's base URL, with body (nil or empty: none) and no header.
+func (u *Upstream) newRequest(ctx context.Context, method string, to *url.URL, body []byte) *http.Request {
 	target := *u.Base
 	target.Path = singleJoin(u.Base.Path, to.Path)
 	target.RawPath = ""
@@ -135,27 +133,47 @@ func (u *Upstream) outgoing(ctx context.Context, in *http.Request, to *url.URL, 
 		target.RawPath = singleJoin(u.Base.EscapedPath(), to.EscapedPath())
 	}
 	target.RawQuery = to.RawQuery
-	out.URL = &target
-	if body != nil {
-		out.Body = http.NoBody
-		out.GetBody = nil
-		if len(body) > 0 {
-			out.Body = io.NopCloser(bytes.NewReader(body))
-			out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		}
+	out := (&http.Request{Method: method, URL: &target, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header, 6), Host: target.Host, Body: http.NoBody}).WithContext(ctx)
+	if len(body) > 0 {
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		out.ContentLength = int64(len(body))
 	}
+	return out
+}
+
+// upstreamMethod is the method sent upstream for a client's: HEAD is a GET
+// without a body (RFC 9110 section 9.3.2), so a HEAD is answered from the
+// GET's cache entry and fill, and sent as a GET when it is not cached; the
+// upstream never sees a HEAD, whose answers could differ from the GET's.
+func upstreamMethod(m string) string {
+	if m == http.MethodHead {
+		return http.MethodGet
+	}
+	return m
+}
+
+// outgoing builds the upstream request of a call the catalogue does not
+// name (an operator's publish entry) for in: in's method (HEAD as GET), to
+// (nil: in's own path and query) and body, in's headers minus hop-by-hop
+// headers and the client's keys, X-Forwarded-For extended with clientIP,
+// and the operator's key added.
+func (u *Upstream) outgoing(ctx context.Context, in *http.Request, to *url.URL, body []byte, clientIP string) *http.Request {
+	if to == nil {
+		to = in.URL
+	}
+	out := u.newRequest(ctx, upstreamMethod(in.Method), to, body)
+	for k, vs := range in.Header {
+		out.Header[k] = append([]string(nil), vs...)
+	}
 	removeHop(out.Header)
+	delete(out.Header, "Content-Length")
 	for _, h := range clientKeyHeaders {
 		out.Header.Del(h)
 	}
 	u.authorize(out.Header)
-	if clientIP != "" {
-		if prior := out.Header.Values("X-Forwarded-For"); len(prior) > 0 {
-			clientIP = strings.Join(prior, ", ") + ", " + clientIP
-		}
-		out.Header.Set("X-Forwarded-For", clientIP)
-	}
+	forwardedFor(out.Header, in.Header, clientIP)
 	if _, ok := out.Header["User-Agent"]; !ok {
 		// Explicitly empty, so net/http does not add its own (as httputil does).
 		out.Header.Set("User-Agent", "")
@@ -163,18 +181,37 @@ func (u *Upstream) outgoing(ctx context.Context, in *http.Request, to *url.URL, 
 	return out
 }
 
-// outgoingShared builds the upstream request of a cache fill for in: its
-// answer is stored and served to every client of the key, so it carries
-// none of in's headers. Authorization, Cookie, Accept-Language, Forwarded,
+// forwardedFor sets X-Forwarded-For on h: in's values extended with
+// clientIP, as httputil.ReverseProxy does; nothing when clientIP is "".
+func forwardedFor(h, in http.Header, clientIP string) {
+	if clientIP == "" {
+		return
+	}
+	if prior := in.Values("X-Forwarded-For"); len(prior) > 0 {
+		clientIP = strings.Join(prior, ", ") + ", " + clientIP
+	}
+	h.Set("X-Forwarded-For", clientIP)
+}
+
+// outgoingShared builds the upstream request of a catalogued call for in.
+// Its answer may be stored and served to every client of the key (a cache
+// fill), and its failures count for the service's breaker, so it carries
+// none of in's headers: Authorization, Cookie, Accept-Language, Forwarded,
 // X-Forwarded-*, X-HTTP-Method-Override, the client's keys, its
 // conditional, range and cache headers and its User-Agent would make the
-// answer one client's (or lend that client's credentials to everyone); the
-// request says only what every client of a cached route asks: JSON
-// (Accept, and Content-Type for a JSON-RPC body), uncompressed, from
-// avaedge (sharedUserAgent), with the operator's key and headers.
+// answer one client's, lend that client's credentials to everyone, or let
+// one client's headers make the upstream fail for all. The request says only
+// what every client of a catalogued route asks: JSON (Accept, and
+// Content-Type for a body), uncompressed, from avaedge (sharedUserAgent),
+// with the operator's key and headers. in's method is sent (HEAD as GET), to
+// to (nil: in's own path and query).
 func (u *Upstream) outgoingShared(ctx context.Context, in *http.Request, to *url.URL, body []byte) *http.Request {
-	out := u.outgoing(ctx, in, to, body, "")
-	out.Header = http.Header{"Accept": jsonType, "User-Agent": sharedUserAgent}
+	if to == nil {
+		to = in.URL
+	}
+	out := u.newRequest(ctx, upstreamMethod(in.Method), to, body)
+	out.Header["Accept"] = jsonType
+	out.Header["User-Agent"] = sharedUserAgent
 	if len(body) > 0 {
 		out.Header["Content-Type"] = jsonType
 	}

@@ -29,8 +29,8 @@ func (s *Server) mountUsage() {
 
 // serveUsage answers a usage route for the calling key: the key is
 // identified first (as the service's guards run before its validation, an
-// anonymous client gets 401 whatever it asks), then the parameters are
-// validated by the route's rules and the call is charged like any other.
+// anonymous client gets 401 whatever it asks) and charged like any other
+// call, then the parameters are validated by the route's rules.
 func (s *Server) serveUsage(rt *catalog.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, rt.Service, rt.Name)
 	ex.rm = rm
@@ -52,14 +52,15 @@ func (s *Server) serveUsage(rt *catalog.Route, rm *routeMetrics, w http.Response
 		return
 	}
 	ex.client, ex.identified = c, true
+	charge := limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}
+	if !s.admit(ex, charge) { // before the query is parsed (admit.go)
+		return
+	}
 	vals, msgs := rt.Validate(r, r.URL.Query(), nil)
-	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, charge: limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}}
+	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, charge: charge}
 	ex.prepared = p
 	if len(msgs) > 0 {
 		s.restError(ex, http.StatusBadRequest, msgs, true)
-		return
-	}
-	if !s.admit(ex, p.charge) {
 		return
 	}
 	ex.source = FromEdge
@@ -84,18 +85,15 @@ func (s *Server) recordUsage(ex *exchange, status int) {
 		return
 	}
 	if p := ex.prepared; p != nil && p.shared && ex.atOnce && ex.admitted && s.opts.Usage.Count(usage.Count{Shape: p, Identity: ex.identity,
-		Start: ex.start, Status: status, Source: ex.source.String(), CU: p.charge.Cost, RequestID: ex.id}) {
+		Start: ex.start, Status: status, Source: ex.source.String(), CU: ex.cu, RequestID: ex.id}) {
 		return // a repeated request answered from memory: counted by its prepared call
 	}
 	rec := usage.Record{Start: ex.start, Identity: ex.identity, KeyID: ex.keyID,
 		Route: ex.route, RequestID: ex.id, RemoteAddr: ex.r.RemoteAddr, Host: ex.r.Host, Header: ex.r.Header,
-		Status: status, Source: ex.source.String(), RPC: ex.service == catalog.Node}
+		Status: status, Source: ex.source.String(), RPC: ex.service == catalog.Node, CU: ex.cu}
 	var rt *catalog.Route
 	if p := ex.prepared; p != nil {
 		rt, rec.Values, rec.Method = p.rt, p.vals, p.method
-		if ex.admitted {
-			rec.CU = p.charge.Cost
-		}
 		if p.shared {
 			rec.Shape = p
 		}

@@ -30,7 +30,7 @@ func enum(name string, values ...string) catalog.Param {
 }
 
 func timestamp(name string) catalog.Param {
-	return catalog.Param{Name: name, Kind: catalog.Integer, Min: 0, HasMin: true}
+	return catalog.Param{Name: name, Kind: catalog.Integer, Format: catalog.UnixTime, Min: 0, HasMin: true}
 }
 
 var (

@@ -79,6 +79,11 @@ func wireCases(txID string) []wireCase {
 			wireCase{"empty batch", "POST", p, j, `[]`},
 			wireCase{"batch with notification", "POST", p, j, `[{"jsonrpc":"2.0","method":"` + method + `"},{"jsonrpc":"2.0","id":5,"method":"` + method + `"}]`},
 			wireCase{"trailing garbage", "POST", p, j, `{"jsonrpc":"2.0","id":1,"method":"` + method + `"} x`},
+			// Members the node's reader takes case-insensitively, the last
+			// winning: the edge forwards (and keys) the call it read.
+			wireCase{"case-variant method", "POST", p, j, `{"jsonrpc":"2.0","id":1,"method":"` + ns + `.noSuchMethod","Method":"` + method + `"}`},
+			wireCase{"case-variant method, last unknown", "POST", p, j, `{"jsonrpc":"2.0","id":1,"Method":"` + method + `","method":"` + ns + `.noSuchMethod"}`},
+			wireCase{"case-variant id and params", "POST", p, j, `{"jsonrpc":"2.0","id":1,"ID":"two","method":"` + method + `","params":{"x":1},"PARAMS":{}}`},
 			wireCase{"GET", "GET", p, "", ``},
 			wireCase{"PUT", "PUT", p, j, `{"jsonrpc":"2.0","id":1,"method":"` + method + `"}`},
 			wireCase{"text/plain", "POST", p, "text/plain", `{"jsonrpc":"2.0","id":1,"method":"` + method + `"}`},
@@ -95,6 +100,8 @@ func wireCases(txID string) []wireCase {
 		wireCase{"unknown tx", "POST", "/ext/bc/X", "application/json", `{"jsonrpc":"2.0","id":1,"method":"avm.getTx","params":{"txID":"2Zd3qEVkpwYydun3nRaBgxRpsAyuoVFzgCZXoYU4AQdKDy4Ed8"}}`},
 		wireCase{"wrong param type", "POST", "/ext/info", "application/json", `{"jsonrpc":"2.0","id":1,"method":"info.getBlockchainID","params":{"alias":7}}`},
 		wireCase{"unknown alias", "POST", "/ext/info", "application/json", `{"jsonrpc":"2.0","id":1,"method":"info.getBlockchainID","params":{"alias":"Q"}}`},
+		wireCase{"case-variant param", "POST", "/ext/info", "application/json", `{"jsonrpc":"2.0","id":1,"method":"info.getBlockchainID","params":{"alias":"Q","Alias":"X"}}`},
+		wireCase{"case-variant params", "POST", "/ext/info", "application/json", `{"jsonrpc":"2.0","id":1,"method":"info.getBlockchainID","params":{"alias":"Q"},"Params":{"alias":"X"}}`},
 		wireCase{"tx by id, hex", "POST", "/ext/bc/X", "application/json", `{"jsonrpc":"2.0","id":9,"method":"avm.getTx","params":{"txID":"` + txID + `","encoding":"hex"}}`},
 	)
 	return out

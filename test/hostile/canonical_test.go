@@ -228,3 +228,60 @@ func TestPublishedPathIsBuilt(t *testing.T) {
 		t.Fatalf("published path: upstream received %+v; want /v1/webhooks/abc?x=a+b+c&x=2&y=%%2F", got)
 	}
 }
+
+// TestPathValuesUTF8 (issue 35, finding 7): a path value must be valid
+// UTF-8 (so no overlong form of '/', '.' or '\', which a lax decoder reads
+// as one) and hold no character that NFKC normalization turns into one
+// (fullwidth solidus, reverse solidus and full stop): a 400 in the
+// service's format, never forwarded.
+func TestPathValuesUTF8(t *testing.T) {
+	up := NewUpstream(t, nil)
+	e := StartEdge(t, EdgeOptions{Env: proxyEnv(up)})
+	before := len(up.Received())
+	for _, c := range []struct{ target, msg string }{
+		{"/v1/chains/43114%C0%AFwebhooks", "chainId must be valid UTF-8"},
+		{"/v1/chains/%C0%AE%C0%AE/blocks", "chainId must be valid UTF-8"},
+		{"/v1/chains/43114%C1%9Cwebhooks", "chainId must be valid UTF-8"},
+		{"/v1/chains/43114%25C0%25AFwebhooks", "chainId must be valid UTF-8"},
+		{"/v1/chains/43114%EF%BC%8Fwebhooks", "chainId must not contain '\uff0f'"},
+		{"/v1/chains/43114%EF%BC%BCwebhooks", "chainId must not contain '\uff3c'"},
+		{"/v1/chains/%EF%BC%8E%EF%BC%8E/blocks", "chainId must not contain '\uff0e'"},
+		{"/v1/chains/43114%25EF%25BC%258Fwebhooks", "chainId must not contain an encoded '\uff0f'"},
+		{"/v1/chains/43114/addresses/0x1%EF%BC%8F..%EF%BC%8Fwebhooks/balances:listErc20", "address must not contain '\uff0f'"},
+		{"/v2/chains/43114%EF%BC%8Fx/metrics/txCount", "chainId must not contain '\uff0f'"},
+	} {
+		wantBadRequest(t, e, c.target, c.msg)
+	}
+	if got := up.Received()[before:]; len(got) != 0 {
+		t.Fatalf("the upstream received %d requests, first %s %s; want none", len(got), got[0].Method, got[0].URI)
+	}
+}
+
+// TestTimestampsBounded (issue 35, finding 7): every timestamp parameter is
+// bounded at 2^53-1 seconds: endTimestamp=9223372036854775807 is a 400 in the
+// service's format (it overflowed into an empty list), on the catalogue's
+// routes and on the edge's own usage routes.
+func TestTimestampsBounded(t *testing.T) {
+	up := NewUpstream(t, nil)
+	e := StartEdge(t, EdgeOptions{Env: proxyEnv(up), Keys: keysFile(1, true)})
+	before := len(up.Received())
+	const max = "9223372036854775807"
+	for _, c := range []struct{ target, msg string }{
+		{"/v2/chains/43114/metrics/txCount?endTimestamp=" + max, "endTimestamp must not be greater than 9007199254740991"},
+		{"/v2/chains/43114/metrics/txCount?startTimestamp=9007199254740992", "startTimestamp must not be greater than 9007199254740991"},
+		{"/v1/networks/mainnet/blockchains/p-chain/blocks?endTimestamp=" + max, "endTimestamp must not be greater than 9007199254740991"},
+		{"/v1/networks/mainnet/blockchains/p-chain/balances?addresses=P-avax1x&blockTimestamp=" + max, "blockTimestamp must not be greater than 9007199254740991"},
+		{"/v1/networks/mainnet/blockchains/p-chain/balances?addresses=P-avax1x&blockTimestamp=-" + max, "blockTimestamp must not be less than -9007199254740991"},
+	} {
+		wantBadRequest(t, e, c.target, c.msg)
+	}
+	if got := up.Received()[before:]; len(got) != 0 {
+		t.Fatalf("the upstream received %d requests, first %s %s; want none", len(got), got[0].Method, got[0].URI)
+	}
+	for _, path := range []string{"/v1/apiUsageMetrics?endTimestamp=" + max, "/v1/apiUsageMetrics?startTimestamp=0&endTimestamp=" + max} {
+		resp, body := getWithKey(t, e.URL+path, "key-0")
+		if resp.StatusCode != 400 || !strings.Contains(body, "endTimestamp must not be greater than 9007199254740991") {
+			t.Errorf("GET %s = %d %s; want 400", path, resp.StatusCode, body)
+		}
+	}
+}

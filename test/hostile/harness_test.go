@@ -311,8 +311,17 @@ func keysFile(n int, anonymous bool) string {
 // answer with its body read.
 func getWithKey(t *testing.T, url, key string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("x-glacier-api-key", key)
+	return send(t, http.MethodGet, url, map[string]string{"x-glacier-api-key": key})
+}
+
+// send sends a request without a body with headers h and returns the
+// answer with its body read.
+func send(t *testing.T, method, url string, h map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -121,7 +121,7 @@ func TestRPCAllowList(t *testing.T) {
 	}
 	// A batch over the limit is refused whole, before its elements are read.
 	big := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},`, 101), ",") + "]"
-	if status, _, body := rpcPost(t, e.URL, "/ext/bc/C/rpc", "key-1", big); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "batch of 101 calls exceeds the limit of 100") {
+	if status, _, body := rpcPost(t, e.URL, "/ext/bc/C/rpc", "key-1", big); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "batch of more than 100 calls exceeds the limit") {
 		t.Errorf("batch of 101 = %d %s; want 413", status, body)
 	}
 	if got := up.Received()[before:]; len(got) != 0 {
@@ -250,5 +250,47 @@ func TestRPCAllowListLocal(t *testing.T) {
 	status, _, body = rpcPost(t, e.URL, "/ext/bc/C/rpc", "", `{"jsonrpc":"2.0","id":1,"method":"debug_getRawHeader","params":["0x0"]}`)
 	if status != 200 || !strings.Contains(body, `"result":"0x`) {
 		t.Errorf("debug_getRawHeader with local.evm.debug = %d %s; want the dev chain's result", status, body)
+	}
+}
+
+// TestNodeCallsReencoded (issue 35, finding 6): a node call is forwarded
+// re-encoded from what the edge decoded, as EVM calls are. Before, a call
+// carrying both "method" and "Method" was keyed by the one the node's
+// case-folding reader takes (the last) while the client's bytes went to a
+// case-sensitive upstream, which ran the other: its answer then served every
+// client of the keyed method. Now the upstream gets one method, the keyed
+// one, and params in the canonical form the key hashes.
+func TestNodeCallsReencoded(t *testing.T) {
+	// A case-sensitive upstream: exact keys, the last of a repeated one.
+	up := NewUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var m map[string]json.RawMessage
+		json.Unmarshal(body, &m)
+		var method string
+		json.Unmarshal(m["method"], &method)
+		w.Header().Set("Content-Type", "application/json")
+		if method == "info.getNetworkID" {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"networkID":"1"}}`, m["id"])
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%q}`, m["id"], "ran "+method)
+	}))
+	e := StartEdge(t, EdgeOptions{Env: proxyEnv(up)})
+	n := len(up.Received())
+	_, _, body := rpcPost(t, e.URL, "/ext/info", "", `{"jsonrpc":"2.0","id":1,"method":"info.getNodeVersion","Method":"info.getVMs"}`)
+	got := up.Received()[n:]
+	if len(got) != 1 || string(got[0].Body) != `{"jsonrpc":"2.0","id":1,"method":"info.getVMs"}` || !strings.Contains(body, "ran info.getVMs") {
+		t.Fatalf("the upstream got %d requests (%q), the client %s; want info.getVMs re-encoded", len(got), got, body)
+	}
+	// The next client of info.getVMs gets info.getVMs's answer.
+	if _, _, body := rpcPost(t, e.URL, "/ext/info", "", `{"jsonrpc":"2.0","id":2,"method":"info.getVMs"}`); !strings.Contains(body, `"ran info.getVMs"`) {
+		t.Errorf("info.getVMs after the ambiguous call = %s; want info.getVMs's answer", body)
+	}
+	// Params are sent in the form the key hashes: members a reader could
+	// take in another order or case are never forwarded as the client wrote them.
+	n = len(up.Received())
+	rpcPost(t, e.URL, "/ext/bc/X", "", `{"jsonrpc":"2.0","id":3,"method":"avm.getTx","params":{"txID":"b","TxID":"a", "encoding":"hex"},"Params":{"txID":"c"}}`)
+	if got := up.Received()[n:]; len(got) != 1 || string(got[0].Body) != `{"jsonrpc":"2.0","id":3,"method":"avm.getTx","params":{"txID":"c"}}` {
+		t.Errorf("the upstream got %q; want the canonical call", got)
 	}
 }

@@ -115,9 +115,6 @@ func enumP(name string, enum []string) Param {
 func pageSize(max float64, def string) Param {
 	return Param{Name: "pageSize", Kind: Integer, Min: 1, HasMin: true, Max: max, HasMax: true, Default: def}
 }
-func intP(name string, min float64) Param {
-	return Param{Name: name, Kind: Integer, Min: min, HasMin: true}
-}
 func numP(name string, min, max float64) Param {
 	return Param{Name: name, Kind: Number, Min: min, HasMin: true, Max: max, HasMax: true}
 }

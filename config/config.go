@@ -352,7 +352,8 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // Load reads the YAML file at path (none when empty), applies environment
-// overrides from getenv (os.Getenv when nil), and validates.
+// overrides from getenv (os.Getenv when nil), fills the defaults
+// (Defaults) and validates (Validate).
 func Load(path string, getenv func(string) string) (*Config, error) {
 	var c Config
 	if path != "" {
@@ -368,6 +369,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		getenv = os.Getenv
 	}
 	c.ApplyEnv(getenv)
+	c.Defaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

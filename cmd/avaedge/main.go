@@ -87,7 +87,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	errc := make(chan error, 3)
 	var plain *http.Server
 	if cfg.TLS.Enabled() {
-		tm, err := edgetls.New(edgetls.ConfigOptions(cfg, log, app.Redis))
+		tm, err := edgetls.New(tlsOptions(cfg, log, app.Redis))
 		if err != nil {
 			pubLn.Close()
 			admLn.Close()

@@ -129,7 +129,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	routes := catalog.WithOverrides(cfg.Overrides())
 
 	var srv *proxy.Server
-	ups, localMode, err := proxy.NewUpstreams(cfg.Upstreams, cfg.UpstreamAPIKey, func(svc catalog.Service, from, to string) {
+	ups, localMode, err := proxy.NewUpstreams(upstreamOptions(cfg.Upstreams), cfg.UpstreamAPIKey, func(svc catalog.Service, from, to string) {
 		if srv != nil {
 			srv.BreakerChanged(svc, from, to)
 		}
@@ -247,7 +247,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		Local:     world,
 		Cache:     c,
 		Limiter:   lim,
-		Publish:   cfg.Publish,
+		Publish:   publishOf(cfg.Publish),
 		// The dev chain's debug namespace, when its operator turned it on,
 		// is served to every client (in proxy mode the node's is published
 		// per key).

@@ -1,6 +1,7 @@
 package pindex
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -9,155 +10,31 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
-
-// What a transaction adds to the lookup tables beyond its own rows: the
-// assets an X-Chain transaction moved (asset_txs, which listAssetTransactions
-// reads in block order) and the L1 validations a P-Chain transaction made or
-// changed, with the balance it gave each (l1_txs, for the transactions list's
-// l1ValidationId filter and the L1 validators' fees). The write path derives
-// them from each transaction's JSON; a store written before they existed is
-// derived once, at open, from the transactions it holds (schemaVersion).
 
 // schemaVersion is the version of the derived tables a store holds (meta
 // "schema"; a store without it is version 1). Version 3 added the address
 // tables (addr_txs, utxo_unspent), filled from the UTXO rows.
 const schemaVersion = 3
 
-// derive stores the lookup rows of transaction id, of type typ, at position
-// idx of the block being applied.
-func (w *writer) derive(typ, id string, idx int, u *unsignedJSON) error {
-	if w.chain == avanet.ChainX {
-		for _, asset := range movedAssets(typ, id, u) {
-			if err := w.exec(`INSERT OR IGNORE INTO asset_txs (asset, height, idx, tx) VALUES (?,?,?,?)`, asset, w.height, idx, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	changes, err := l1Changes(typ, u)
-	if err != nil {
-		return err
-	}
-	for _, c := range changes {
-		if err := w.exec(`INSERT OR REPLACE INTO l1_txs (validation_id, tx, balance, height) VALUES (?,?,?,?)`,
-			c.validationID, id, int64(c.balance), w.height); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// movedAssets are the assets an X-Chain transaction spent or made, in the
-// order they first appear; a CreateAssetTx's own asset first.
-func movedAssets(typ, id string, u *unsignedJSON) []string {
-	var out []string
-	add := func(a string) {
-		for _, x := range out {
-			if x == a {
-				return
-			}
-		}
-		out = append(out, a)
-	}
-	if typ == TxCreateAsset {
-		add(id)
-	}
-	for _, ins := range [][]transferableInJSON{u.Inputs, u.ImportedInputs} {
-		for _, in := range ins {
-			add(in.AssetID)
-		}
-	}
-	for _, outs := range [][]transferableOutJSON{u.Outputs, u.ExportedOutputs} {
-		for _, o := range outs {
-			add(o.AssetID)
-		}
-	}
-	for _, op := range u.Operations {
-		add(op.AssetID)
-	}
-	return out
-}
-
-// l1Change is an L1 validation a transaction made or changed, and the
-// balance it gave it.
-type l1Change struct {
-	validationID string
-	balance      uint64
-}
-
-// l1Changes are the L1 validations a P-Chain transaction of type typ made
-// or changed.
-func l1Changes(typ string, u *unsignedJSON) ([]l1Change, error) {
-	switch typ {
-	case TxConvertSubnetToL1:
-		subnet, err := parseID(u.SubnetID)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]l1Change, len(u.Validators))
-		for i, v := range u.Validators {
-			out[i] = l1Change{subnet.Append(uint32(i)).String(), v.Balance}
-		}
-		return out, nil
-	case TxRegisterL1Validator, TxSetL1ValidatorWeight:
-		m, err := l1Message(u.Message)
-		if err != nil {
-			return nil, err
-		}
-		switch m := m.(type) {
-		case *warpmsg.RegisterL1Validator:
-			return []l1Change{{hexID(m.ValidationID()), deref(u.Balance)}}, nil
-		case *warpmsg.L1ValidatorWeight:
-			return []l1Change{{hexID(m.ValidationID), 0}}, nil
-		}
-		return nil, fmt.Errorf("%s carries a %T", typ, m)
-	case TxIncreaseL1ValidatorBalance:
-		return []l1Change{{u.ValidationID, deref(u.Balance)}}, nil
-	case TxDisableL1Validator:
-		return []l1Change{{u.ValidationID, 0}}, nil
-	}
-	return nil, nil
-}
-
-// assetKind reads a CreateAssetTx's initial states: its cap is variable when
-// some output is a minter (no amount), its type nft when some output is an
-// nftfx one (a group id).
-func assetKind(u *unsignedJSON) (capKind, assetType string) {
-	capKind, assetType = "fixed", "secp256k1"
-	for _, st := range u.InitialStates {
-		for _, o := range st.Outputs {
-			if o.GroupID != nil {
-				assetType = "nft"
-			}
-			if o.Amount == nil && o.Output == nil {
-				capKind = "variable"
-			}
-		}
-	}
-	return capKind, assetType
-}
-
-// upgrade derives the lookup tables and the burned fees of a store an
+// Upgrade derives the lookup tables and the burned fees of a store an
 // earlier version wrote from the transactions it holds, in one store
 // transaction, and records the version.
-func upgrade(db *sql.DB, avaxID string, log *slog.Logger) error {
+func (st *sqliteStore) Upgrade(ctx context.Context, avaxID string, log *slog.Logger) error {
 	v := 1
-	var s string
-	switch err := db.QueryRow(`SELECT value FROM meta WHERE key='schema'`).Scan(&s); {
-	case err == nil:
+	switch s, ok, err := st.Meta("schema"); {
+	case err != nil:
+		return err
+	case ok:
 		if v, err = strconv.Atoi(s); err != nil {
 			return fmt.Errorf("meta schema %q: %w", s, err)
 		}
-	case err != sql.ErrNoRows:
-		return err
 	}
 	if v >= schemaVersion {
 		return nil
 	}
 	start := time.Now()
-	tx, err := db.Begin()
+	tx, err := st.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -173,8 +50,7 @@ func upgrade(db *sql.DB, avaxID string, log *slog.Logger) error {
 			return fmt.Errorf("address tables: %w", err)
 		}
 	}
-	if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`,
-		strconv.Itoa(schemaVersion)); err != nil {
+	if _, err := tx.Exec(upsertMeta, "schema", strconv.Itoa(schemaVersion)); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -241,7 +117,7 @@ func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	w := &writer{tx: tx}
+	w := &writer{b: &sqliteBatch{tx: tx}}
 	for _, t := range all {
 		var body struct {
 			Unsigned unsignedJSON `json:"unsignedTx"`

@@ -4,35 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 )
-
-// Holder is an address holding a token, with how much: the number of an
-// NFT contract's tokens (ERC-721 tokens, ERC-1155 ids with a balance), or
-// an ERC-20 balance.
-type Holder struct {
-	Address common.Address
-	Amount  *big.Int
-}
-
-// sortHolders orders holders by amount, the largest first, then address.
-func sortHolders(hs []Holder) {
-	slices.SortFunc(hs, func(a, b Holder) int {
-		if c := b.Amount.Cmp(a.Amount); c != 0 {
-			return c
-		}
-		return a.Address.Cmp(b.Address)
-	})
-}
 
 // NFTHolders returns the current holders of an ERC-721 or ERC-1155
 // contract, each with the number of its tokens (ids) it holds, the most
 // first, and the number of token ids the contract has moved. It reads every
 // holding of the contract.
-func (ix *Index) NFTHolders(ctx context.Context, chainID uint64, contract common.Address) ([]Holder, uint64, error) {
-	rows, err := ix.r.QueryContext(ctx, `SELECT owner, COUNT(*) FROM (
+func (st *sqliteStore) NFTHolders(ctx context.Context, chainID uint64, contract common.Address) ([]Holder, uint64, error) {
+	rows, err := st.r.QueryContext(ctx, `SELECT owner, COUNT(*) FROM (
 			SELECT owner FROM nft_owners WHERE chain_id=? AND contract=?
 			UNION ALL SELECT owner FROM erc1155_balances WHERE chain_id=? AND contract=?
 		) GROUP BY owner`, chainID, contract.Bytes(), chainID, contract.Bytes())
@@ -54,7 +35,7 @@ func (ix *Index) NFTHolders(ctx context.Context, chainID uint64, contract common
 	}
 	sortHolders(out)
 	var total uint64
-	if err := ix.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM collection_tokens WHERE chain_id=? AND contract=?`, chainID, contract.Bytes()).Scan(&total); err != nil {
+	if err := st.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM collection_tokens WHERE chain_id=? AND contract=?`, chainID, contract.Bytes()).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
 	}
 	return out, total, nil
@@ -64,8 +45,8 @@ func (ix *Index) NFTHolders(ctx context.Context, chainID uint64, contract common
 // reached threshold at some time within [start, end] (unix seconds,
 // inclusive), each with the highest balance it held then, the largest
 // first. It replays every transfer of the contract up to end.
-func (ix *Index) BalanceHolders(ctx context.Context, chainID uint64, contract common.Address, threshold *big.Int, start, end int64) ([]Holder, error) {
-	rows, err := ix.r.QueryContext(ctx, `SELECT t.from_addr, t.to_addr, t.value, b.timestamp FROM transfers t
+func (st *sqliteStore) BalanceHolders(ctx context.Context, chainID uint64, contract common.Address, threshold *big.Int, start, end int64) ([]Holder, error) {
+	rows, err := st.r.QueryContext(ctx, `SELECT t.from_addr, t.to_addr, t.value, b.timestamp FROM transfers t
 		JOIN blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
 		WHERE t.chain_id=? AND t.contract=? AND t.kind=? AND b.timestamp <= ? ORDER BY t.seq`, chainID, contract.Bytes(), ERC20, end)
 	if err != nil {

@@ -31,8 +31,8 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 		DataDir:        cfg.DataDir,
 		ResetDevChains: e.ResetDevChains,
 		PublicURL:      cfg.PublicURL(),
-		Registerer: reg,
-		Logger:     log,
+		Registerer:     reg,
+		Logger:         log,
 	}
 	for _, c := range cfg.Local.EVMChains {
 		o.EVMChains = append(o.EVMChains, local.EVMChain(c))

@@ -153,6 +153,9 @@ type Chain struct {
 	sealMu sync.Mutex
 	// withdrawals counts the withdrawals sealed so far; guarded by sealMu.
 	withdrawals uint64
+	// noSync, set before the first block by a measurement's fill only,
+	// seals blocks without syncing them to disk (Options.Dir).
+	noSync bool
 
 	stop chan struct{} // closed by Close: ends the auto-miner
 	done chan struct{} // closed when the auto-miner has returned

@@ -216,7 +216,7 @@ func (c *Chain) open(ctx context.Context) error {
 	fresh, seed := true, (*Seed)(nil)
 	if c.opts.Dir != "" {
 		var err error
-		if fresh, seed, err = openDir(c.opts.Dir); err != nil {
+		if fresh, seed, err = openDir(c.opts.Dir, c.opts); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 )
 
@@ -36,18 +37,29 @@ type seedRecord struct {
 	Version int `json:"version"`
 	// Seed is what seeding did; nil with Options.NoSeed.
 	Seed *Seed `json:"seed"`
+	// BlockchainID and ICMDestination are the Options the seed was made
+	// with: the messenger's own id and its message's destination are in
+	// the chain's state, so a devnet that names other ids (another
+	// local.seed) cannot take the chain over.
+	BlockchainID   common.Hash `json:"blockchainId"`
+	ICMDestination common.Hash `json:"icmDestination"`
 }
 
 // openDir makes dir ready for the node and reports whether the chain must
 // be seeded: true when dir holds no complete chain (it is then emptied),
-// false with the recorded seed otherwise.
-func openDir(dir string) (fresh bool, seed *Seed, err error) {
+// false with the recorded seed otherwise, which must have been made with
+// opts' ids.
+func openDir(dir string, opts Options) (fresh bool, seed *Seed, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, seedFile))
 	switch {
 	case err == nil:
 		var rec seedRecord
 		if err := json.Unmarshal(b, &rec); err != nil || rec.Version != 1 {
 			return false, nil, fmt.Errorf("evm: %s: not a seed record (%v); reset the dev chains to make it again", filepath.Join(dir, seedFile), err)
+		}
+		if rec.BlockchainID != opts.BlockchainID || rec.ICMDestination != opts.ICMDestination {
+			return false, nil, fmt.Errorf("evm: the chain in %s was made with blockchain id %s and ICM destination %s, not %s and %s (another devnet seed?); reset the dev chains to make it again",
+				dir, rec.BlockchainID, rec.ICMDestination, opts.BlockchainID, opts.ICMDestination)
 		}
 		return false, rec.Seed, nil
 	case !errors.Is(err, fs.ErrNotExist):
@@ -81,7 +93,7 @@ func (c *Chain) recordSeed() error {
 	if err := c.eth.ChainDb().SyncKeyValue(); err != nil {
 		return fmt.Errorf("evm: sync: %w", err)
 	}
-	b, err := json.Marshal(seedRecord{Version: 1, Seed: c.seed})
+	b, err := json.Marshal(seedRecord{Version: 1, Seed: c.seed, BlockchainID: c.opts.BlockchainID, ICMDestination: c.opts.ICMDestination})
 	if err != nil {
 		return err
 	}

@@ -97,6 +97,22 @@ func TestDirReopen(t *testing.T) {
 	}
 }
 
+// TestDirOtherIDs: a directory whose chain was seeded with other ids (the
+// messenger's own, its message's destination) is refused with a clear
+// error, not taken over.
+func TestDirOtherIDs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "43112")
+	c, err := New(context.Background(), Options{Dir: dir, NoAutoMine: true, BlockchainID: common.Hash{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	_, err = New(context.Background(), Options{Dir: dir, NoAutoMine: true, BlockchainID: common.Hash{2}})
+	if err == nil || !strings.Contains(err.Error(), "reset the dev chains") {
+		t.Fatalf("got %v; want an error that says to reset the dev chains", err)
+	}
+}
+
 // TestDirIncompleteSeed: a directory without the seed record (a seeding
 // that did not finish) is made again from the seed.
 func TestDirIncompleteSeed(t *testing.T) {

@@ -91,7 +91,7 @@ func TestNodeClient(t *testing.T) {
 	}
 
 	chains, err := c.P().Blockchains(ctx)
-	wantChains, werr := pc.GetBlockchains(ctx)
+	wantChains, werr := pc.GetBlockchains(ctx) //lint:ignore SA1019 the deprecated call is the one the node still answers, what avaedge's client is checked against
 	if err = errors.Join(err, werr); err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func TestXChainAliases(t *testing.T) {
 			t.Fatalf("GET %s = %d; want the node's 405", p, w.Code)
 		}
 	}
-	for _, p := range []string{"/ext/bc/P", "/ext/admin", "/ext/keystore", "/ext/metrics", "/ext/health", "/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"} {
+	for _, p := range []string{"/ext/bc/Q", "/ext/admin", "/ext/keystore", "/ext/metrics", "/ext/health", "/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"} {
 		for _, m := range []string{"GET", "POST"} {
 			r := httptest.NewRequest(m, p, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"admin.stopCPUProfiler"}`))
 			r.Header.Set("Content-Type", "application/json")

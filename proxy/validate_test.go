@@ -176,6 +176,14 @@ func TestXChainAliases(t *testing.T) {
 			if w.Code != 404 || te.node.count.Load() != 0 {
 				t.Fatalf("%s %s = %d, upstream calls %d; want 404 at the edge", m, p, w.Code, te.node.count.Load())
 			}
+			// A JSON-RPC error in the node's envelope, never a plain-text 404.
+			var resp struct {
+				Version string `json:"jsonrpc"`
+				Error   struct{ Code int }
+			}
+			if json.Unmarshal(w.Body.Bytes(), &resp) != nil || resp.Version != "2.0" || resp.Error.Code != -32601 || !strings.Contains(w.Body.String(), `"id":null`) {
+				t.Fatalf("%s %s body %s; want a -32601 JSON-RPC error", m, p, w.Body)
+			}
 		}
 	}
 }

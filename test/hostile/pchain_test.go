@@ -48,6 +48,16 @@ func TestPChainAllowList(t *testing.T) {
 	if got := up.Received()[before:]; len(got) != 0 {
 		t.Fatalf("the upstream received %d requests, first %s %.200s; want none", len(got), got[0].URI, got[0].Body)
 	}
+	// A node path that is no endpoint: a JSON-RPC error, never plain text.
+	for _, p := range []string{"/ext/bc/Q", "/ext/bc/P/x", "/ext/bc/C/avax/", "/ext/keystore"} {
+		status, _, body := rpcPost(t, e.URL, p, "key-1", `{"jsonrpc":"2.0","id":1,"method":"platform.getHeight"}`)
+		if status != 404 || !strings.HasPrefix(body, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"method not found: `) {
+			t.Errorf("%s = %d %q; want 404 with a -32601 JSON-RPC error", p, status, body)
+		}
+	}
+	if got := up.Received()[before:]; len(got) != 0 {
+		t.Fatalf("the upstream received %d requests; want none", len(got))
+	}
 	// 1,025 addresses cost the method's 50 CU, refused; 1,024 are forwarded
 	// once at 50 CU.
 	_, left0, _ := rpcPost(t, e.URL, "/ext/bc/P", "key-1", addrs(1025))

@@ -232,6 +232,7 @@ func TestFollowedNodeFallback(t *testing.T) {
 		{pPath, "platform.getHeight", "{}"},
 		{pPath, "platform.getTimestamp", "{}"},
 		{pPath, "platform.getTxStatus", fmt.Sprintf(`{"txID":%q}`, exp.ID())},
+		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, exp.ID())},
 		{pPath, "platform.getStakingAssetID", "{}"},
 		{pPath, "platform.getCurrentSupply", "{}"},
 		{xPath, "avm.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"P","encoding":"hex"}`, to)},

@@ -50,6 +50,17 @@ func TestPChainDevnet(t *testing.T) {
 		if st.Status != "Committed" {
 			t.Errorf("platform.getTxStatus(%s) = %s; want Committed", tx.TxHash, st.Status)
 		}
+		var got struct {
+			Tx struct {
+				UnsignedTx json.RawMessage `json:"unsignedTx"`
+				ID         string          `json:"id"`
+			} `json:"tx"`
+			Encoding string `json:"encoding"`
+		}
+		rpcResult(t, base+"/ext/bc/P", "platform.getTx", `{"txID":"`+tx.TxHash+`","encoding":"json"}`, &got)
+		if got.Tx.ID != tx.TxHash || got.Encoding != "json" || len(got.Tx.UnsignedTx) < 10 {
+			t.Errorf("platform.getTx(%s) = %+v; want the transaction in json", tx.TxHash, got)
+		}
 	}
 
 	var asset, desc struct{ AssetID string }

@@ -30,7 +30,10 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 // PlatformMethods returns the platform.* methods answered from ix, in
 // avalanchego v1.14.2's formats: getHeight and getTimestamp (the last
 // indexed block's height and time), getTxStatus (Committed for a P-Chain
-// transaction the index holds, else Unknown), getCurrentSupply (the node's
+// transaction the index holds, else Unknown), getTx with encoding json (the
+// node's own JSON of the transaction, which the index keeps; the index keeps
+// no P-Chain transaction bytes, so the hex encodings say so),
+// getCurrentSupply (the node's
 // last recorded supply; an index without one says so) and
 // getStakingAssetID (the primary network's: avaxID, the AVAX id the
 // methods print). The other P-Chain methods are not among them: the local
@@ -41,6 +44,7 @@ func PlatformMethods(ix PIndex, avaxID avax.ID) map[string]jsonrpc.Method {
 		"platform.getHeight":         method(p.getHeight),
 		"platform.getTimestamp":      method(p.getTimestamp),
 		"platform.getTxStatus":       method(p.getTxStatus),
+		"platform.getTx":             method(p.getTx),
 		"platform.getCurrentSupply":  method(p.getCurrentSupply),
 		"platform.getStakingAssetID": method(p.getStakingAssetID),
 	}
@@ -92,6 +96,22 @@ func (p platform) getTxStatus(ctx context.Context, args *txIDArgs) (*getTxStatus
 		return &getTxStatusReply{Status: "Committed"}, nil
 	}
 	return &getTxStatusReply{Status: "Unknown"}, nil
+}
+
+// getTx answers a P-Chain transaction in the node's own JSON, as the index
+// keeps it from the block that holds it.
+func (p platform) getTx(ctx context.Context, args *getTxArgs) (*getTxReply, error) {
+	t, ok, err := p.ix.Tx(ctx, avax.ID(args.TxID).String())
+	if err != nil {
+		return nil, fmt.Errorf("couldn't get tx: %w", err)
+	}
+	if !ok || t.Chain != avanet.ChainP {
+		return nil, errors.New("couldn't get tx: not found")
+	}
+	if args.Encoding != encJSON {
+		return nil, fmt.Errorf("the index keeps P-Chain transactions as the node's JSON only: encoding %s is not built locally, ask with encoding json", args.Encoding)
+	}
+	return &getTxReply{Tx: t.Body, Encoding: encJSON}, nil
 }
 
 type subnetArgs struct {

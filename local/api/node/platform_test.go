@@ -25,7 +25,7 @@ func (fakePIndex) Block(_ context.Context, c avanet.Chain, h uint64) (*pindex.Bl
 func (fakePIndex) Tx(_ context.Context, id string) (*pindex.Tx, bool, error) {
 	switch id {
 	case idOf("p tx").String():
-		return &pindex.Tx{ID: id, Chain: avanet.ChainP}, true, nil
+		return &pindex.Tx{ID: id, Chain: avanet.ChainP, Body: []byte(`{"unsignedTx":{"networkID":12345},"credentials":[],"id":"` + id + `"}`)}, true, nil
 	case idOf("x tx").String():
 		return &pindex.Tx{ID: id, Chain: avanet.ChainX}, true, nil
 	}
@@ -53,6 +53,10 @@ func TestPlatformMethods(t *testing.T) {
 		{"an X-Chain tx is unknown", "platform.getTxStatus", `{"txID":"` + idOf("x tx").String() + `"}`, false, `{"status":"Unknown"}`, ""},
 		{"unknown", "platform.getTxStatus", `{"txID":"` + idOf("nothing").String() + `"}`, false, `{"status":"Unknown"}`, ""},
 		{"bad id", "platform.getTxStatus", `{"txID":"x"}`, false, "", "json: cannot unmarshal object into Go value of type [1]interface {}"}, // as gorilla json2 reads it
+		{"tx in json", "platform.getTx", `{"txID":"` + idOf("p tx").String() + `","encoding":"json"}`, false,
+			`{"tx":{"unsignedTx":{"networkID":12345},"credentials":[],"id":"` + idOf("p tx").String() + `"},"encoding":"json"}`, ""},
+		{"tx in hex", "platform.getTx", `{"txID":"` + idOf("p tx").String() + `"}`, false, "", "encoding hex is not built locally, ask with encoding json"},
+		{"an X-Chain tx is not found", "platform.getTx", `{"txID":"` + idOf("x tx").String() + `","encoding":"json"}`, false, "", "couldn't get tx: not found"},
 		{"supply", "platform.getCurrentSupply", `{}`, true, `{"supply":"720000000000000000","height":"7"}`, ""},
 		{"no supply recorded", "platform.getCurrentSupply", `{}`, false, "", "the index holds no supply the node answered"},
 		{"subnet supply", "platform.getCurrentSupply", `{"subnetID":"` + subnet.String() + `"}`, true, "", "primary network's supply only"},

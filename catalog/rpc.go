@@ -21,6 +21,12 @@ var NodeEndpoints = map[string][]string{
 	"info": {"/ext/info"},
 	"avm":  {"/ext/bc/X", "/ext/bc/avm", "/ext/X", "/ext/avm", "/ext/bc/{chain}"},
 	"evm":  {"/ext/bc/C/rpc"},
+	// The P-Chain's aliases are the node's (avalanchego v1.14.2
+	// genesis.Aliases): P, platform and the P-Chain's id, the same on
+	// every network.
+	"platform": {"/ext/bc/P", "/ext/bc/platform", "/ext/P", "/ext/platform", "/ext/bc/" + avanet.PChainID},
+	// The C-Chain's atomic API (coreth's avax service).
+	"avax": {"/ext/bc/C/avax"},
 }
 
 // XChainIDs are the X-Chain blockchain ids the avm endpoint accepts in place
@@ -28,7 +34,7 @@ var NodeEndpoints = map[string][]string{
 var XChainIDs = []string{avanet.Mainnet.XChainID, avanet.Fuji.XChainID, avanet.Local.XChainID}
 
 // EndpointOf names the JSON-RPC endpoint a request path is served by
-// ("info", "avm", "evm"), or "" for any other path.
+// ("info", "avm", "platform", "avax", "evm"), or "" for any other path.
 func EndpointOf(path string) string {
 	for endpoint, paths := range NodeEndpoints {
 		for _, p := range paths {
@@ -112,6 +118,47 @@ func rpcRoutes() []Route {
 		rpc("avm", "avm.getTxStatus", 10, short),
 		rpc("avm", "avm.getUTXOs", 50, short),
 		rpc("avm", "avm.issueTx", 20, never),
+		// The P-Chain API (avalanchego v1.14.2 vms/platformvm Service: every
+		// method of platformvm.yaml). platform.issueTx is the one write;
+		// blocks and transactions by id and a height's block are immutable;
+		// sampleValidators draws at random, so it is never cached.
+		rpc("platform", "platform.getBalance", 20, short),
+		rpc("platform", "platform.getBlock", 10, immutable),
+		rpc("platform", "platform.getBlockByHeight", 10, immutable),
+		rpc("platform", "platform.getBlockchainStatus", 1, short),
+		rpc("platform", "platform.getBlockchains", 10, short),
+		rpc("platform", "platform.getCurrentSupply", 1, short),
+		rpc("platform", "platform.getCurrentValidators", 50, short),
+		rpc("platform", "platform.getFeeConfig", 1, medium),
+		rpc("platform", "platform.getFeeState", 1, short),
+		rpc("platform", "platform.getHeight", 1, short),
+		rpc("platform", "platform.getL1Validator", 10, short),
+		rpc("platform", "platform.getMinStake", 1, medium),
+		rpc("platform", "platform.getProposedHeight", 1, short),
+		rpc("platform", "platform.getRewardUTXOs", 10, short),
+		rpc("platform", "platform.getStake", 20, short),
+		rpc("platform", "platform.getStakingAssetID", 1, medium),
+		rpc("platform", "platform.getSubnet", 10, short),
+		rpc("platform", "platform.getSubnets", 10, short),
+		rpc("platform", "platform.getTimestamp", 1, short),
+		rpc("platform", "platform.getTotalStake", 10, short),
+		rpc("platform", "platform.getTx", 10, immutable),
+		rpc("platform", "platform.getTxStatus", 10, short),
+		rpc("platform", "platform.getUTXOs", 50, short),
+		rpc("platform", "platform.getValidatorFeeConfig", 1, medium),
+		rpc("platform", "platform.getValidatorFeeState", 1, short),
+		rpc("platform", "platform.getValidatorsAt", 50, short),
+		rpc("platform", "platform.issueTx", 20, never),
+		rpc("platform", "platform.sampleValidators", 10, never),
+		rpc("platform", "platform.validatedBy", 10, short),
+		rpc("platform", "platform.validates", 10, short),
+		// The C-Chain's atomic API (coreth's avax service in avalanchego
+		// v1.14.2): the UTXOs shared with the other chains, the import and
+		// export transactions, and the one write.
+		rpc("avax", "avax.getAtomicTx", 10, immutable),
+		rpc("avax", "avax.getAtomicTxStatus", 10, short),
+		rpc("avax", "avax.getUTXOs", 50, short),
+		rpc("avax", "avax.issueTx", 20, never),
 		// The C-Chain's Ethereum JSON-RPC (the node's, or in local mode the
 		// embedded dev chain's): every eth_, net_ and web3_ method at the cost
 		// of evm.rpc, batches of up to 100 calls charged call by call, never

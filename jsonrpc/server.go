@@ -139,3 +139,18 @@ func WriteResponse(w http.ResponseWriter, resp *Response) {
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
 }
+
+// WriteNoEndpoint answers a request for a node path that is no JSON-RPC
+// endpoint: 404 with a JSON-RPC error in the node's envelope, -32601 "method
+// not found" naming the path, so a JSON-RPC client reads why (the body is
+// never read, so the id is null).
+func WriteNoEndpoint(w http.ResponseWriter, path string) {
+	null := json.RawMessage("null")
+	body := Marshal(&Response{Version: Version, Error: &Error{Code: CodeMethodNotFound,
+		Message: "method not found: " + strconv.Quote(path) + " is no JSON-RPC endpoint of the node"}, ID: &null})
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusNotFound)
+	w.Write(body)
+}

@@ -219,7 +219,7 @@ func missingMethod(name string) jsonrpc.Method {
 // notFound answers a path no route knows, as the services do.
 func notFound(w http.ResponseWriter, r *http.Request) {
 	if len(r.URL.Path) >= 5 && r.URL.Path[:5] == "/ext/" {
-		http.NotFound(w, r)
+		jsonrpc.WriteNoEndpoint(w, r.URL.Path)
 		return
 	}
 	apierror.Write(w, http.StatusNotFound, "Cannot "+r.Method+" "+r.URL.Path)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/limits"
 )
 
@@ -124,12 +125,13 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 const unknownPathCost = 1
 
 // notFound answers a path no service knows: NestJS's "Cannot GET /path" for
-// the REST services, net/http's 404 for the node.
+// the REST services, a JSON-RPC error in the node's envelope for the node
+// (jsonrpc.WriteNoEndpoint).
 func (s *Server) notFound(ex *exchange) {
 	ex.source = FromEdge
 	setOrigin(ex.w.Header(), FromEdge)
 	if ex.service == catalog.Node {
-		http.NotFound(ex.w, ex.r)
+		jsonrpc.WriteNoEndpoint(ex.w, ex.r.URL.Path)
 		return
 	}
 	s.restError(ex, http.StatusNotFound, []string{"Cannot " + ex.r.Method + " " + ex.r.URL.Path}, false)

@@ -275,7 +275,7 @@ func TestOnlyPublishedPathsForwarded(t *testing.T) {
 		if w.Code != 404 || calls != 0 || w.Header().Get("X-Avaedge-Source") != "edge" {
 			t.Fatalf("%s %s (key %q) = %d from %q, upstream calls %d; want 404 at the edge", c.method, c.path, c.key, w.Code, w.Header().Get("X-Avaedge-Source"), calls)
 		}
-		if !strings.Contains(w.Body.String(), "Cannot "+c.method) && !strings.Contains(w.Body.String(), "404 page not found") {
+		if !strings.Contains(w.Body.String(), "Cannot "+c.method) && !strings.Contains(w.Body.String(), `"code":-32601`) {
 			t.Fatalf("%s %s: unclear error %s", c.method, c.path, w.Body)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -22,7 +23,7 @@ import (
 // no batches).
 const maxBatch = 100
 
-// serveRPC handles a node endpoint ("info", "avm", "evm"): the request is
+// serveRPC handles a node endpoint ("info", "avm", "platform", "avax", "evm"): the request is
 // admitted for the endpoint's minimum before anything else (admit.go); then
 // the node's envelope rules are enforced at the edge, and the body becomes a
 // preparedCall: one call of an info or avm request (the node supports no
@@ -91,14 +92,44 @@ func (s *Server) serveRPC(endpoint string, w http.ResponseWriter, r *http.Reques
 	}
 	ex.route = rt.Name
 	p.rt, p.charge = rt, limits.Charge{Routes: s.charged[rt.Name], Cost: rt.Cost}
-	// Reads are retried and cached; writes (avm.issueTx) are neither.
-	p.retry = rt.Cache != cache.Never
+	if msg := overNodeBound(rt.Name, params); msg != "" {
+		// More than the node reads: its own refusal, at the edge (answer),
+		// at the method's price.
+		c.Err = &jsonrpc.Error{Code: jsonrpc.CodeServer, Message: msg}
+	}
+	// Reads are retried and cached; writes (the issueTx methods) are neither.
+	p.retry = rt.Cache != cache.Never && c.Err == nil
 	if p.retry && s.opts.Cache != nil && !c.IsNotification() {
 		p.key = RoutePrefix(rt) + r.URL.EscapedPath() + "|" + paramsHash(params)
 	}
 	if s.admitRest(ex, p.charge) {
 		s.serve(ex, p)
 	}
+}
+
+// maxUTXOAddresses is the most addresses the node's getUTXOs methods take
+// (avalanchego v1.14.2 maxGetUTXOsAddrs, the same on the X-Chain, the
+// P-Chain and the C-Chain's atomic API).
+const maxUTXOAddresses = 1024
+
+// overNodeBound returns the node's own refusal of a call of the catalogued
+// method name that names more addresses than the node takes, or "" when the
+// node would read it: the edge answers it, so a call the node would refuse
+// after reading it never reaches the upstream. Params the node cannot read
+// are left to it.
+func overNodeBound(name string, params json.RawMessage) string {
+	switch name {
+	case "avm.getUTXOs", "platform.getUTXOs", "avax.getUTXOs":
+	default:
+		return ""
+	}
+	var args struct {
+		Addresses []json.RawMessage `json:"addresses"`
+	}
+	if jsonrpc.UnmarshalParams(params, &args) != nil || len(args.Addresses) <= maxUTXOAddresses {
+		return ""
+	}
+	return fmt.Sprintf("number of addresses given, %d, exceeds maximum, %d", len(args.Addresses), maxUTXOAddresses)
 }
 
 // nodeURL is where a node call goes upstream: the endpoint's path the

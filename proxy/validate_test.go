@@ -167,7 +167,7 @@ func TestXChainAliases(t *testing.T) {
 			t.Fatalf("GET %s = %d; want the node's 405", p, w.Code)
 		}
 	}
-	for _, p := range []string{"/ext/bc/P", "/ext/admin", "/ext/keystore", "/ext/metrics", "/ext/health", "/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"} {
+	for _, p := range []string{"/ext/bc/Q", "/ext/admin", "/ext/keystore", "/ext/metrics", "/ext/health", "/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"} {
 		for _, m := range []string{"GET", "POST"} {
 			r := httptest.NewRequest(m, p, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"admin.stopCPUProfiler"}`))
 			r.Header.Set("Content-Type", "application/json")
@@ -175,6 +175,14 @@ func TestXChainAliases(t *testing.T) {
 			te.srv.ServeHTTP(w, r)
 			if w.Code != 404 || te.node.count.Load() != 0 {
 				t.Fatalf("%s %s = %d, upstream calls %d; want 404 at the edge", m, p, w.Code, te.node.count.Load())
+			}
+			// A JSON-RPC error in the node's envelope, never a plain-text 404.
+			var resp struct {
+				Version string `json:"jsonrpc"`
+				Error   struct{ Code int }
+			}
+			if json.Unmarshal(w.Body.Bytes(), &resp) != nil || resp.Version != "2.0" || resp.Error.Code != -32601 || !strings.Contains(w.Body.String(), `"id":null`) {
+				t.Fatalf("%s %s body %s; want a -32601 JSON-RPC error", m, p, w.Body)
 			}
 		}
 	}

@@ -34,8 +34,9 @@ func devnetWorld(t testing.TB) *devnet.World {
 var xPaths = []string{"/ext/bc/X", "/ext/bc/avm", "/ext/X", "/ext/avm"}
 
 // serveNode starts an httptest server answering the node methods over the
-// devnet presented as network ("local", "mainnet", "fuji") on /ext/info and
-// the X-Chain paths (also /ext/bc/<X chain id>). It returns the server's
+// devnet presented as network ("local", "mainnet", "fuji") on /ext/info,
+// the X-Chain paths (also /ext/bc/<X chain id>) and /ext/bc/P
+// (primary.NodeMethods). It returns the server's
 // base URI, for avalanchego's clients, and the node's View.
 func serveNode(t testing.TB, network string) (string, *node.View) {
 	t.Helper()
@@ -43,10 +44,14 @@ func serveNode(t testing.TB, network string) (string, *node.View) {
 	if err != nil {
 		t.Fatalf("NodeView(%q): %v", network, err)
 	}
-	rpc := jsonrpc.NewServer(node.Methods(w))
+	methods, err := primary.NodeMethods(devnetWorld(t), network)
+	if err != nil {
+		t.Fatalf("NodeMethods(%q): %v", network, err)
+	}
+	rpc := jsonrpc.NewServer(methods)
 	mux := http.NewServeMux()
 	mux.Handle("/ext/info", rpc)
-	for _, p := range xPaths {
+	for _, p := range append(xPaths, "/ext/bc/P", "/ext/P", "/ext/platform", "/ext/bc/platform") {
 		mux.Handle(p, rpc)
 	}
 	for _, c := range w.Chains {

@@ -63,6 +63,9 @@ func callsFor(t testing.TB, r route, w *world) []call {
 	if cs := metricsCalls(r.Name, w); cs != nil {
 		return cs
 	}
+	if r.Endpoint == "platform" || r.Endpoint == "avax" {
+		return pchainCalls(r, w)
+	}
 	if r.Endpoint != "" {
 		params := nodeParams(w.XAddrLocal, w.XBlockID, w.XTxID)
 		switch r.Name {
@@ -79,6 +82,36 @@ func callsFor(t testing.TB, r route, w *world) []call {
 	}
 	t.Fatalf("catalogued route %s (%s %s) has no request in the e2e suite: add one to callsFor", r.Name, r.Method, r.Path)
 	return nil
+}
+
+// pchainCalls are the requests of the P-Chain's and the C-Chain's atomic
+// methods: the local world answers those it builds (issue 37) from its
+// P-Chain, and says of the others that it does not build them, of the
+// writes that it takes no transactions, and of the supply that only a
+// followed node records it.
+func pchainCalls(r route, w *world) []call {
+	built := map[string]string{
+		"platform.getHeight":         `{}`,
+		"platform.getTimestamp":      `{}`,
+		"platform.getStakingAssetID": `{}`,
+		"platform.getTxStatus":       fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
+		"platform.getTx":             fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, w.L1ConvTx),
+	}
+	c := call{Method: "POST", Path: r.Path}
+	if p, ok := built[r.Name]; ok {
+		c.Body = rpcBody(7, r.Name, p)
+		return []call{c}
+	}
+	c.Body = rpcBody(7, r.Name, `{}`)
+	switch r.Name {
+	case "platform.issueTx", "avax.issueTx":
+		c.RPCError = "the devnet takes no transactions"
+	case "platform.getCurrentSupply":
+		c.RPCError = "no supply the node answered"
+	default:
+		c.RPCError = r.Name + " has no local implementation yet"
+	}
+	return []call{c}
 }
 
 func get(p string) call { return call{Method: "GET", Path: p} }

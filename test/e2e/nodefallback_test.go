@@ -181,7 +181,25 @@ func TestFollowedNodeFallback(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	xPath, infoPath := "/ext/bc/X", "/ext/info"
+	// And the P-Chain's newest block: the Data API's latest P-Chain block
+	// is the node's height.
+	var ph struct {
+		Height string `json:"height"`
+	}
+	if err := rawResult(n.URI+"/ext/bc/P", "platform.getHeight", "{}", &ph); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		r := do(t, "GET", e.URL+"/v1/networks/testnet/blockchains/p-chain/blocks?pageSize=1", nil, nil)
+		if r.Status == 200 && strings.Contains(string(r.Body), `"blockNumber":"`+ph.Height+`"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index did not reach the P-Chain's height %s in a minute: %s", ph.Height, r)
+		}
+	}
+
+	xPath, infoPath, pPath := "/ext/bc/X", "/ext/info", "/ext/bc/P"
 	calls := []struct{ path, method, params string }{
 		{infoPath, "info.getNetworkID", "{}"},
 		{infoPath, "info.getNetworkName", "{}"},
@@ -211,6 +229,12 @@ func TestFollowedNodeFallback(t *testing.T) {
 		{xPath, "avm.getBalance", fmt.Sprintf(`{"address":%q,"assetID":%q}`, to, asset.ID())},
 		{xPath, "avm.getAllBalances", fmt.Sprintf(`{"address":%q}`, to)},
 		{xPath, "avm.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"encoding":"hex"}`, to)},
+		{pPath, "platform.getHeight", "{}"},
+		{pPath, "platform.getTimestamp", "{}"},
+		{pPath, "platform.getTxStatus", fmt.Sprintf(`{"txID":%q}`, exp.ID())},
+		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, exp.ID())},
+		{pPath, "platform.getStakingAssetID", "{}"},
+		{pPath, "platform.getCurrentSupply", "{}"},
 		{xPath, "avm.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"P","encoding":"hex"}`, to)},
 	}
 	// The node's own answers, taken directly from it (never through the
@@ -234,6 +258,12 @@ func TestFollowedNodeFallback(t *testing.T) {
 			want[i].Body, got.Body = sortedBalances(t, want[i].Body), sortedBalances(t, got.Body)
 		}
 		sameAnswer(t, fmt.Sprintf("%s %s with the node stopped", c.method, c.params), want[i], got)
+	}
+	for _, c := range []struct{ path, method string }{{pPath, "platform.issueTx"}, {"/ext/bc/C/avax", "avax.issueTx"}} {
+		got := do(t, "POST", e.URL+c.path, rpcBody(1, c.method, `{"tx":"0x00","encoding":"hex"}`), nil)
+		if got.Status != 200 || !strings.Contains(string(got.Body), "followed node does not answer: "+c.method+" is sent to it") {
+			t.Errorf("%s with the node stopped: %s; want the JSON-RPC error saying the node does not answer", c.method, got)
+		}
 	}
 	for _, m := range []string{"info.peers", "info.uptime"} {
 		got := do(t, "POST", e.URL+infoPath, rpcBody(1, m, "{}"), nil)

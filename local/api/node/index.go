@@ -15,8 +15,8 @@ import (
 // Index is what IndexMethods reads: the index of a followed avalanchego
 // node (local/source/pindex); *pindex.Index is one.
 type Index interface {
+	PIndex
 	Network() avanet.Network
-	Head(c avanet.Chain) (uint64, bool)
 	Recorded(method string) (json.RawMessage, bool)
 	XBlock(id string, height uint64) ([]byte, json.RawMessage, bool)
 	XTx(id string) ([]byte, json.RawMessage, bool)
@@ -66,6 +66,14 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	methods := Methods(w)
 	for name := range recordedInfo {
 		methods[name] = recorded(ix, name)
+	}
+	for name, m := range PlatformMethods(ix, avaxID) {
+		methods[name] = m
+	}
+	for _, name := range []string{"platform.issueTx", "avax.issueTx"} {
+		methods[name] = func(context.Context, json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("the followed node does not answer: %s is sent to it, and it is down", name)
+		}
 	}
 	for _, name := range offline {
 		methods[name] = func(context.Context, json.RawMessage) (any, error) {

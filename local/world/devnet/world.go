@@ -16,7 +16,6 @@ import (
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/api/dataapi"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
-	"github.com/avaedge/avaedge/local/api/node"
 	"github.com/avaedge/avaedge/local/api/warp"
 	gen "github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
@@ -116,11 +115,11 @@ func (w *World) Stakes() (metricsapi.StakeSource, func(string) string) {
 // primary validator's node (primary.NodeView). The methods answer for the node
 // upstream only where its network is mapped to the devnet.
 func (w *World) Node(_ context.Context, as string) (world.NodeMethods, error) {
-	v, err := primary.NodeView(w.gen, as)
+	ms, err := primary.NodeMethods(w.gen, as)
 	if err != nil {
 		return world.NodeMethods{}, err
 	}
-	return world.NodeMethods{Methods: node.Methods(v)}, nil
+	return world.NodeMethods{Methods: ms}, nil
 }
 
 // WarpSource signs with the devnet's validators' own BLS keys.

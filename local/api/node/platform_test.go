@@ -1,0 +1,87 @@
+package node
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/source/pindex"
+)
+
+// fakePIndex is a P-Chain of two blocks, one transaction, and a supply
+// when supply is set.
+type fakePIndex struct{ supply bool }
+
+func (fakePIndex) Head(c avanet.Chain) (uint64, bool) { return 7, c == avanet.ChainP }
+
+func (fakePIndex) Block(_ context.Context, c avanet.Chain, h uint64) (*pindex.Block, bool, error) {
+	if c != avanet.ChainP || h != 7 {
+		return nil, false, nil
+	}
+	return &pindex.Block{Chain: c, Height: 7, Time: 1_700_000_123}, true, nil
+}
+
+func (fakePIndex) Tx(_ context.Context, id string) (*pindex.Tx, bool, error) {
+	switch id {
+	case idOf("p tx").String():
+		return &pindex.Tx{ID: id, Chain: avanet.ChainP, Body: []byte(`{"unsignedTx":{"networkID":12345},"credentials":[],"id":"` + id + `"}`)}, true, nil
+	case idOf("x tx").String():
+		return &pindex.Tx{ID: id, Chain: avanet.ChainX}, true, nil
+	}
+	return nil, false, nil
+}
+
+func (f fakePIndex) Supply(context.Context) (pindex.Supply, bool, error) {
+	return pindex.Supply{Current: 720_000_000_000_000_000, Height: 7}, f.supply, nil
+}
+
+// TestPlatformMethods checks the P-Chain methods answered from an index, in
+// avalanchego v1.14.2's shapes (quoted integers, RFC 3339 UTC times, status
+// names), and the errors of what the index does not hold.
+func TestPlatformMethods(t *testing.T) {
+	avaxID := idOf("avax")
+	subnet := idOf("subnet")
+	for _, tc := range []struct {
+		name, method, params string
+		supply               bool
+		want, wantErr        string
+	}{
+		{"height", "platform.getHeight", "", false, `{"height":"7"}`, ""},
+		{"timestamp", "platform.getTimestamp", `{}`, false, `{"timestamp":"2023-11-14T22:15:23Z"}`, ""},
+		{"committed", "platform.getTxStatus", `{"txID":"` + idOf("p tx").String() + `"}`, false, `{"status":"Committed"}`, ""},
+		{"an X-Chain tx is unknown", "platform.getTxStatus", `{"txID":"` + idOf("x tx").String() + `"}`, false, `{"status":"Unknown"}`, ""},
+		{"unknown", "platform.getTxStatus", `{"txID":"` + idOf("nothing").String() + `"}`, false, `{"status":"Unknown"}`, ""},
+		{"bad id", "platform.getTxStatus", `{"txID":"x"}`, false, "", "json: cannot unmarshal object into Go value of type [1]interface {}"}, // as gorilla json2 reads it
+		{"tx in json", "platform.getTx", `{"txID":"` + idOf("p tx").String() + `","encoding":"json"}`, false,
+			`{"tx":{"unsignedTx":{"networkID":12345},"credentials":[],"id":"` + idOf("p tx").String() + `"},"encoding":"json"}`, ""},
+		{"tx in hex", "platform.getTx", `{"txID":"` + idOf("p tx").String() + `"}`, false, "", "encoding hex is not built locally, ask with encoding json"},
+		{"an X-Chain tx is not found", "platform.getTx", `{"txID":"` + idOf("x tx").String() + `","encoding":"json"}`, false, "", "couldn't get tx: not found"},
+		{"supply", "platform.getCurrentSupply", `{}`, true, `{"supply":"720000000000000000","height":"7"}`, ""},
+		{"no supply recorded", "platform.getCurrentSupply", `{}`, false, "", "the index holds no supply the node answered"},
+		{"subnet supply", "platform.getCurrentSupply", `{"subnetID":"` + subnet.String() + `"}`, true, "", "primary network's supply only"},
+		{"staking asset", "platform.getStakingAssetID", `{}`, false, `{"assetID":"` + avaxID.String() + `"}`, ""},
+		{"staking asset of the primary network", "platform.getStakingAssetID", `{"subnetID":"11111111111111111111111111111111LpoYY"}`, false, `{"assetID":"` + avaxID.String() + `"}`, ""},
+		{"staking asset of a subnet", "platform.getStakingAssetID", `{"subnetID":"` + subnet.String() + `"}`, false, "", "is not built locally"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := call(t, PlatformMethods(fakePIndex{supply: tc.supply}, avaxID), tc.method, tc.params)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got %s, %v; want error %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("got %s, %v\nwant %s", got, err, tc.want)
+			}
+		})
+	}
+	if _, err := call(t, PlatformMethods(emptyPIndex{}, avaxID), "platform.getHeight", ""); err == nil || err.Error() != errNoPBlock.Error() {
+		t.Errorf("getHeight of an empty index: %v; want %v", err, errNoPBlock)
+	}
+}
+
+type emptyPIndex struct{ fakePIndex }
+
+func (emptyPIndex) Head(avanet.Chain) (uint64, bool) { return 0, false }

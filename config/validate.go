@@ -206,6 +206,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	c.Local.EVM.validate(bad)
+	c.WebSocket.validate(bad)
 	for i, ch := range c.Local.EVMChains {
 		field := fmt.Sprintf("local.evm_chains[%d]", i)
 		if ch.ChainID == 0 {

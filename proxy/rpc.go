@@ -147,6 +147,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	}
 	var fwd []byte        // the forwarded calls, re-encoded
 	var edge []edgeAnswer // the edge's answers to the others
+	var own []int         // edge's answers to a socket's own calls, made once charged
 	var cost int64
 	nfwd, answered := 0, 0 // forwarded calls; those the upstream answers
 	for i := range calls {
@@ -159,6 +160,14 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 			refusal = c.Invalid
 		case !ok:
 			refusal = jsonrpc.EthMethodNotFound(c.Method)
+		case ex.sock != nil && isSocketMethod(c.Method):
+			// A socket's own call: answered by the edge once charged.
+			cost += price
+			if !c.IsNotification() {
+				own = append(own, len(edge))
+				edge = append(edge, edgeAnswer{after: answered})
+			}
+			continue
 		default:
 			cost += price
 			if nfwd > 0 {
@@ -183,6 +192,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 		if !s.admitRest(ex, charge) || !ex.admitted && !s.admit(ex, charge) {
 			return
 		}
+		s.answerOwn(ex, calls, edge, own)
 		var b []byte
 		for i, a := range edge {
 			if i > 0 {
@@ -207,8 +217,29 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if !batch {
 		p.method = calls[0].Method
 	}
-	if s.admitRest(ex, charge) {
+	if s.admitRest(ex, charge) && (ex.admitted || s.admit(ex, charge)) {
+		s.answerOwn(ex, calls, edge, own)
 		s.serve(ex, p)
+	}
+}
+
+// answerOwn fills the edge's answers (edge[own]) to a socket's own calls,
+// in the body's order.
+func (s *Server) answerOwn(ex *exchange, calls []jsonrpc.EthCall, edge []edgeAnswer, own []int) {
+	if len(own) == 0 {
+		return
+	}
+	j := 0
+	for i := range calls {
+		c := &calls[i]
+		if c.Response || c.Invalid != nil || !isSocketMethod(c.Method) || c.IsNotification() {
+			continue
+		}
+		if _, ok := s.evmPrice(c.Method, ex.keyID); !ok {
+			continue
+		}
+		edge[own[j]].body = ex.sock.answer(c)
+		j++
 	}
 }
 

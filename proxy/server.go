@@ -36,6 +36,8 @@ type Server struct {
 	idPrefix  string
 	memo      memo // prepared calls of repeated GETs, by request URI
 	idCounter atomic.Uint64
+	// sockets are the open WebSockets (ws.go).
+	sockets socketSet
 	// maxUpstreamBody is the largest answer a cache fill keeps
 	// (maxUpstreamBody; tests lower it).
 	maxUpstreamBody int64
@@ -125,6 +127,7 @@ func New(opts Options) (*Server, error) {
 			s.servePassthrough(w, r)
 		})
 	}
+	s.mountSockets()
 	// Liveness on the public listener too, for load balancers that only see it.
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = hdrJSON
@@ -230,6 +233,9 @@ type exchange struct {
 	// (identified says whether it did).
 	client     limits.Client
 	identified bool
+	// sock is the socket whose message this is (wscall.go), nil for an
+	// HTTP request.
+	sock *socketCalls
 }
 
 // statusWriter records the status and size written.

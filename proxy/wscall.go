@@ -52,7 +52,11 @@ func (k *socket) serve(msg []byte) {
 		s.serveEVM(ex, msg)
 	}
 	s.finish(ex)
-	if body := w.answer(); body != nil {
+	body := w.answer()
+	if w.status >= http.StatusBadRequest && ex.source == FromEdge {
+		body = refusalPerCall(body, msg)
+	}
+	if body != nil {
 		k.send(body)
 	}
 	for _, sub := range sc.made {
@@ -104,6 +108,41 @@ func (w *messageWriter) answer() []byte {
 		return nil
 	case !json.Valid(b):
 		return jsonrpc.AppendEthError(nil, nil, &jsonrpc.EthError{Code: jsonrpc.CodeServer, Message: "the node answered HTTP " + strconv.Itoa(w.status) + " without a JSON-RPC body"})
+	}
+	return b
+}
+
+// refusalPerCall turns the edge's refusal of a whole message (401, 403,
+// 429 at admission: one error without an id, as over HTTP, where the
+// status tells) into go-ethereum's answer to each of its calls: the error
+// with each call's id, in a batch for a batch. A socket has no status: a
+// client matches answers by id.
+func refusalPerCall(refusal, msg []byte) []byte {
+	var r struct {
+		Error *jsonrpc.EthError `json:"error"`
+	}
+	calls, batch, err := jsonrpc.ParseEth(msg, maxBatch)
+	if err != nil || json.Unmarshal(refusal, &r) != nil || r.Error == nil {
+		return refusal
+	}
+	var b []byte
+	n := 0
+	for i := range calls {
+		c := &calls[i]
+		if c.Response || c.IsNotification() {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = c.AppendError(b, r.Error)
+		n++
+	}
+	switch {
+	case n == 0:
+		return nil
+	case batch:
+		return append(append([]byte{'['}, b...), ']')
 	}
 	return b
 }

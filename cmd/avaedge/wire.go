@@ -35,8 +35,11 @@ type app struct {
 	// Redis is the shared Redis, or nil.
 	Redis redis.UniversalClient
 	// Reload re-reads the keys file (on SIGHUP).
-	Reload  func() error
-	closers []func() error
+	Reload func() error
+	// CloseSockets closes the WebSockets with a going-away frame, on
+	// shutdown (net/http's Shutdown does not know hijacked connections).
+	CloseSockets func(ctx context.Context)
+	closers      []func() error
 	// wired records what build handed each component.
 	wired wiring
 }
@@ -198,6 +201,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
 		ClientIP:     func(r *http.Request) netip.Addr { return limits.ClientIP(r, trusted) },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		Sockets:      socketOptions(cfg.WebSocket),
 		AccessLog:    access,
 		Logger:       log,
 		Registerer:   reg,
@@ -210,6 +214,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		return nil, err
 	}
 	a.Handler = srv
+	a.CloseSockets = srv.CloseSockets
 	a.wired.admin = proxy.AdminOptions{
 		Gatherer: reg,
 		Token:    cfg.AdminToken,
@@ -244,4 +249,23 @@ func evmChainID(nodeNetwork string, local bool) string {
 		return ""
 	}
 	return strconv.FormatUint(n.EVMChainID, 10)
+}
+
+// socketOptions are the WebSocket endpoints' bounds of the websocket
+// section (zero values are the proxy's defaults).
+func socketOptions(w config.WebSocket) proxy.SocketOptions {
+	return proxy.SocketOptions{
+		Disable:                    w.Disable,
+		MaxConnections:             w.MaxConnections,
+		ConnectionsPerKey:          w.ConnectionsPerKey,
+		ConnectionsPerAddress:      w.ConnectionsPerAddress,
+		SubscriptionsPerConnection: w.SubscriptionsPerConnection,
+		MaxMessageBytes:            w.MaxMessageBytes,
+		MessagesPerSecond:          w.MessagesPerSecond,
+		BytesPerSecond:             w.BytesPerSecond,
+		SendQueue:                  w.SendQueue,
+		PingInterval:               w.PingInterval.D(),
+		IdleTimeout:                w.IdleTimeout.D(),
+		NotificationCost:           w.NotificationCost,
+	}
 }

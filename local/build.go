@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 
+	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaedge/avaedge/avanet"
@@ -132,13 +133,14 @@ type builder struct {
 	methods  map[string]jsonrpc.Method
 	evmRPC   http.Handler
 	evmPaths map[string]http.Handler // the other EVM chains' JSON-RPC, by path
+	evmSubs  map[string]*rpc.Client  // every dev chain's subscriptions, by JSON-RPC path
 	indexed  map[string]bool         // EVM chain ids followed from real nodes
 	wired    wiring
 }
 
 func build(ctx context.Context, opts BuildOptions, hooks buildHooks) (*Handler, error) {
 	b := &builder{opts: opts, log: opts.Logger, hooks: hooks, handlers: map[string]catalog.Handler{}, indexed: map[string]bool{},
-		evmPaths: map[string]http.Handler{}}
+		evmPaths: map[string]http.Handler{}, evmSubs: map[string]*rpc.Client{}}
 	if b.log == nil {
 		b.log = slog.Default()
 	}
@@ -269,6 +271,7 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 		Methods:      b.methods,
 		EVM:          b.evmRPC,
 		EVMPaths:     b.evmPaths,
+		EVMSubs:      b.evmSubs,
 		LocalMode:    b.opts.LocalMode,
 		Networks:     b.opts.Networks,
 		NodeNetwork:  b.opts.NodeNetwork,

@@ -93,11 +93,17 @@ func (b *builder) startDevChain(ctx context.Context, spec devChain) (*evm.Chain,
 	}
 	b.opened(spec.name, chain.Close)
 	h := chain.Handler()
+	// One in-process client serves every WebSocket subscription of the
+	// chain: the edge shares each of its subscriptions between the clients
+	// that subscribe alike.
+	subs := b.devClient(spec.name+" subscriptions", chain)
 	if b.evmRPC == nil {
 		b.evmRPC = h
+		b.evmSubs["/ext/bc/C/rpc"] = subs
 	}
 	for _, p := range spec.paths {
 		b.evmPaths[p] = h
+		b.evmSubs[p] = subs
 	}
 	return chain, nil
 }
@@ -117,6 +123,17 @@ func (b *builder) devClient(name string, chain *evm.Chain) *rpc.Client {
 func (h *Handler) ServesEVM(path string) bool {
 	_, ok := h.opts.EVMPaths[path]
 	return ok && h.opts.LocalMode[catalog.Node]
+}
+
+// EVMSubscriber returns the in-process client that serves eth_subscribe
+// for the local world's EVM chain at path (/ext/bc/C/rpc, a devnet chain's
+// /ext/bc/<blockchainId>/rpc or its alias's), when the node service is
+// local; nil otherwise. The Handler closes it.
+func (h *Handler) EVMSubscriber(path string) *rpc.Client {
+	if !h.opts.LocalMode[catalog.Node] {
+		return nil
+	}
+	return h.opts.EVMSubs[path]
 }
 
 // evmHandler is the handler of an EVM JSON-RPC request on path.

@@ -18,7 +18,10 @@ import (
 	"github.com/avaedge/avaedge/proxy"
 )
 
-var _ proxy.LocalEVM = (*Handler)(nil)
+var (
+	_ proxy.LocalEVM           = (*Handler)(nil)
+	_ proxy.LocalSubscriptions = (*Handler)(nil)
+)
 
 // TestDevnetChainsRun builds the devnet in local mode and finds every EVM
 // chain it lists running: its JSON-RPC at /ext/bc/<blockchainId>/rpc and

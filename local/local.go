@@ -16,6 +16,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ethereum/go-ethereum/rpc"
+
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
@@ -34,6 +36,9 @@ type Options struct {
 	// EVMPaths serve the JSON-RPC of the local world's other EVM chains, by
 	// path (/ext/bc/<blockchainId>/rpc and its alias's).
 	EVMPaths map[string]http.Handler
+	// EVMSubs serve eth_subscribe for the local world's EVM chains (their
+	// WebSocket twins at the edge), by JSON-RPC path.
+	EVMSubs map[string]*rpc.Client
 	// LocalMode says, per service, that there is no upstream: everything of
 	// that service is answered locally.
 	LocalMode map[catalog.Service]bool

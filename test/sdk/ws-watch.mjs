@@ -13,6 +13,9 @@
 //     prints {"txs":[{hash,block,to,value}], "ethers":{blocks,events},
 //     "viem":{blocks,events}}.
 //
+//   node ws-watch.mjs blocks <http rpc url> <n>
+//     Makes n blocks, one native transfer each, and prints {"blocks":n}.
+//
 //   node ws-watch.mjs close <ws url> <api key>
 //     Connects ethers' WebSocketProvider with the key in X-Glacier-Api-Key,
 //     listens for blocks, prints {"ready":true}, and prints how many blocks
@@ -104,10 +107,21 @@ async function close(wsURL, key) {
   provider.destroy().catch(() => {});
 }
 
+async function blocks(rpcURL, n) {
+  const http = new JsonRpcProvider(rpcURL, undefined, { batchMaxCount: 1, staticNetwork: true, cacheTimeout: -1 });
+  const wallet = new Wallet(ewoqKey, http);
+  for (let i = 0; i < n; i++) {
+    const tx = await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n });
+    await tx.wait(1, 60_000);
+  }
+  console.log(JSON.stringify({ blocks: n }));
+}
+
 try {
   const [mode, ...args] = process.argv.slice(2);
   if (mode === "watch") await watch(args[0], args[1], Number(args[2]));
   else if (mode === "close") await close(args[0], args[1]);
+  else if (mode === "blocks") await blocks(args[0], Number(args[1]));
   else throw new Error(`unknown mode ${mode}`);
   process.exit(0);
 } catch (e) {

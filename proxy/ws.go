@@ -297,5 +297,23 @@ func (w *ratedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// What a client may push beyond what the edge reads is bounded too: a
+	// small receive buffer (a socket's messages are small; a large one
+	// is read at the byte rate anyway), so a client sending an oversized
+	// frame, refused from its header, has a few KiB in flight, not MiBs.
+	for nc := c; nc != nil; {
+		if tc, ok := nc.(interface{ SetReadBuffer(int) error }); ok {
+			tc.SetReadBuffer(socketReadBuffer)
+			break
+		}
+		u, ok := nc.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		nc = u.NetConn()
+	}
 	return &ratedConn{Conn: c, rate: w.rate, done: w.done}, brw, nil
 }
+
+// socketReadBuffer is the kernel receive buffer of a socket's connection.
+const socketReadBuffer = 64 << 10

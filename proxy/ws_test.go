@@ -416,6 +416,22 @@ func TestSocketBounds(t *testing.T) {
 			t.Fatalf("third subscription: %+v; want -32005 at most 2", m)
 		}
 	})
+	t.Run("subscriptions sent at once", func(t *testing.T) {
+		waitConns(t, reg, 0)
+		c := dialSocket(t, hs, "/ext/bc/C/ws", http.Header{"X-Glacier-Api-Key": {"a-key"}})
+		for i := range 10 {
+			c.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"eth_subscribe","params":["logs",{"address":"0x000000000000000000000000000000000000000`+strconv.Itoa(i)+`"}]}`))
+		}
+		made := 0
+		for range 10 {
+			if m := readMsg(t, c); m.Error == nil {
+				made++
+			}
+		}
+		if made != 2 {
+			t.Fatalf("%d of 10 subscriptions sent at once were made; want the connection's 2", made)
+		}
+	})
 	t.Run("subscription kinds and filters", func(t *testing.T) {
 		c := dialSocket(t, hs, "/ext/bc/C/ws", http.Header{"X-Glacier-Api-Key": {"a-key"}})
 		addrs := make([]string, 1001)

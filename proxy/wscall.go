@@ -204,12 +204,20 @@ func (sc *socketCalls) subscribe(params json.RawMessage) (any, *jsonrpc.EthError
 	if k.ep.feed == nil {
 		return nil, &jsonrpc.EthError{Code: jsonrpc.CodeServer, Message: k.ep.noFeed}
 	}
+	// A place among the connection's subscriptions is taken before the
+	// feed is asked, so messages served at once cannot pass the bound.
 	k.mu.Lock()
-	n := len(k.subs)
-	k.mu.Unlock()
-	if n >= k.opts.SubscriptionsPerConnection {
+	if len(k.subs)+k.joining >= k.opts.SubscriptionsPerConnection {
+		k.mu.Unlock()
 		return nil, &jsonrpc.EthError{Code: -32005, Message: "too many subscriptions on this connection (at most " + strconv.Itoa(k.opts.SubscriptionsPerConnection) + ")"}
 	}
+	k.joining++
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		k.joining--
+		k.mu.Unlock()
+	}()
 	release, ok := k.s.sockets.takeSubscription()
 	if !ok {
 		return nil, &jsonrpc.EthError{Code: -32005, Message: "too many subscriptions on this server; try again later"}

@@ -30,6 +30,12 @@ const (
 	closeOutOfCU      = 4429                             // the key ran out of compute units (or rate)
 )
 
+// maxPingRate is how many pings a second a client may send, in bursts of
+// twice as many.
+const maxPingRate = 10
+
+var errTooManyPings = errors.New("too many pings")
+
 // writeWait bounds one write to a client; closeWait bounds the close
 // handshake's frame and the writer's exit once a socket is closed.
 const (
@@ -82,8 +88,10 @@ type socket struct {
 
 	last atomic.Int64 // unix nanoseconds of the last message read
 
-	mu   sync.Mutex // guards subs
+	mu   sync.Mutex // guards subs and joining
 	subs map[string]*socketSub
+	// joining counts the subscriptions being made (subscribe).
+	joining int
 }
 
 // closeWith closes the socket with code and reason (at most 123 bytes):
@@ -161,6 +169,21 @@ func (k *socket) run() {
 	k.conn.SetReadLimit(o.MaxMessageBytes)
 	k.conn.SetPongHandler(func(string) error {
 		return k.conn.SetReadDeadline(time.Now().Add(readWait))
+	})
+	// A client may ping (browsers do not; some libraries do, every few
+	// seconds); a flood of pings, each a pong to write, is closed.
+	pings := rate.NewLimiter(maxPingRate, 2*maxPingRate)
+	k.conn.SetPingHandler(func(data string) error {
+		if !pings.Allow() {
+			k.closeWith(closePolicy, "too many pings")
+			return errTooManyPings
+		}
+		err := k.conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(closeWait))
+		var ne net.Error
+		if err == nil || errors.Is(err, websocket.ErrCloseSent) || errors.As(err, &ne) && ne.Timeout() {
+			return nil // as gorilla's own handler: a pong that cannot go now is dropped
+		}
+		return err
 	})
 	for {
 		k.conn.SetReadDeadline(time.Now().Add(readWait))

@@ -97,7 +97,7 @@ type fakeNode struct {
 	headers []http.Header
 }
 
-func newFakeNode(t *testing.T) *fakeNode {
+func newFakeNode(t testing.TB) *fakeNode {
 	t.Helper()
 	fn := &fakeNode{chain: newFakeChain()}
 	rs := rpc.NewServer()
@@ -119,7 +119,7 @@ func newFakeNode(t *testing.T) *fakeNode {
 }
 
 // socketEdge is an edge in front of a fake node, with a limiter of keys.
-func socketEdge(t *testing.T, keys string, o SocketOptions) (*Server, *httptest.Server, *fakeNode, *prometheus.Registry) {
+func socketEdge(t testing.TB, keys string, o SocketOptions) (*Server, *httptest.Server, *fakeNode, *prometheus.Registry) {
 	t.Helper()
 	fn := newFakeNode(t)
 	var c config.Config
@@ -152,7 +152,7 @@ func socketEdge(t *testing.T, keys string, o SocketOptions) (*Server, *httptest.
 }
 
 // dialSocket opens a WebSocket to path of hs with headers h.
-func dialSocket(t *testing.T, hs *httptest.Server, path string, h http.Header) *websocket.Conn {
+func dialSocket(t testing.TB, hs *httptest.Server, path string, h http.Header) *websocket.Conn {
 	t.Helper()
 	c, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+path, h)
 	if err != nil {
@@ -181,7 +181,7 @@ type rpcMsg struct {
 	} `json:"params"`
 }
 
-func readMsg(t *testing.T, c *websocket.Conn) rpcMsg {
+func readMsg(t testing.TB, c *websocket.Conn) rpcMsg {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	_, b, err := c.ReadMessage()
@@ -195,7 +195,7 @@ func readMsg(t *testing.T, c *websocket.Conn) rpcMsg {
 	return m
 }
 
-func call(t *testing.T, c *websocket.Conn, body string) rpcMsg {
+func call(t testing.TB, c *websocket.Conn, body string) rpcMsg {
 	t.Helper()
 	if err := c.WriteMessage(websocket.TextMessage, []byte(body)); err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func TestSocketThroughTheEdge(t *testing.T) {
 }
 
 // gauge finds an unlabelled collector by name in reg.
-func gauge(t *testing.T, reg *prometheus.Registry, name string) prometheus.Collector {
+func gauge(t testing.TB, reg *prometheus.Registry, name string) prometheus.Collector {
 	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
@@ -283,7 +283,7 @@ func gauge(t *testing.T, reg *prometheus.Registry, name string) prometheus.Colle
 }
 
 // closeOf reads until the connection closes and returns its close frame.
-func closeOf(t *testing.T, c *websocket.Conn) *websocket.CloseError {
+func closeOf(t testing.TB, c *websocket.Conn) *websocket.CloseError {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(15 * time.Second))
 	for {
@@ -298,7 +298,7 @@ func closeOf(t *testing.T, c *websocket.Conn) *websocket.CloseError {
 }
 
 // subscribeHeads subscribes c to newHeads and returns the id.
-func subscribeHeads(t *testing.T, c *websocket.Conn) string {
+func subscribeHeads(t testing.TB, c *websocket.Conn) string {
 	t.Helper()
 	m := call(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`)
 	var id string
@@ -579,7 +579,7 @@ func TestSocketBatch(t *testing.T) {
 
 // waitConns waits until the edge counts n open connections (a closed
 // client's is given back once the edge reads its close).
-func waitConns(t *testing.T, reg *prometheus.Registry, n float64) {
+func waitConns(t testing.TB, reg *prometheus.Registry, n float64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for testutil.ToFloat64(gauge(t, reg, "avaedge_ws_connections")) != n {

@@ -418,8 +418,10 @@ func (k *socket) charge(sub *socketSub) bool {
 		}
 	}
 	if u := k.s.opts.Usage; u != nil && k.identity != "" {
+		// The endpoint stands for the route, path and method of every
+		// notification it sends (usage.Record.Shape): counted by a pointer.
 		u.Record(usage.Record{Start: now, Identity: k.identity, KeyID: k.keyID, Route: catalog.EVMSocketRoute,
-			Path: k.ep.path, Method: "eth_subscription", RequestID: k.id, RemoteAddr: k.base.RemoteAddr, Host: k.base.Host,
+			Path: k.ep.path, Method: "eth_subscription", Shape: k.ep, RequestID: k.id, RemoteAddr: k.base.RemoteAddr, Host: k.base.Host,
 			Header: k.header, Status: http.StatusOK, Source: k.ep.feed.source, CU: cost, RPC: true})
 	}
 	return true

@@ -76,6 +76,7 @@ type socket struct {
 
 	out    chan outMsg
 	queued atomic.Int64 // bytes in out
+	note   []byte       // the writer's buffer of a notification (writeLoop only)
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by closeWith: the writer sends the close frame
@@ -299,17 +300,18 @@ func (k *socket) write(m outMsg) error {
 	if !k.charge(m.sub) {
 		return nil
 	}
-	w, err := k.conn.NextWriter(websocket.TextMessage)
-	if err != nil {
+	// Built in the writer's own buffer and written whole: gorilla's
+	// WriteMessage allocates nothing for a server without compression.
+	b := append(k.note[:0], notePrefix...)
+	b = append(b, m.sub.id...)
+	b = append(b, noteMiddle...)
+	b = append(b, m.body...)
+	k.note = append(b, noteSuffix...)
+	if err := k.conn.WriteMessage(websocket.TextMessage, k.note); err != nil {
 		return err
 	}
-	w.Write(notePrefix)
-	w.Write(m.sub.id)
-	w.Write(noteMiddle)
-	w.Write(m.body)
-	w.Write(noteSuffix)
-	if err := w.Close(); err != nil {
-		return err
+	if cap(k.note) > 64<<10 {
+		k.note = nil // a large one is not kept
 	}
 	m.sub.sent.Inc()
 	return nil

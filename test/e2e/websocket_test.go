@@ -108,21 +108,28 @@ func socketSubscriptions(t *testing.T, e *edge) int {
 	return n
 }
 
-// watchOver runs ws-watch.mjs watch against e's /ext/bc/C/ws, making n
-// transfers over rpc once the edge holds the libraries' four subscriptions
-// (two newHeads, two logs), and checks that each library saw exactly the
-// transfers' blocks and Transfer events.
-func watchOver(t *testing.T, e *edge, rpc string, n int) {
+// watchOver runs ws-watch.mjs watch against e's WebSocket at path, making
+// n transfers over rpc once the edge holds the libraries' four new
+// subscriptions (two newHeads, two logs), and checks that each library saw
+// exactly the transfers' blocks and Transfer events. Every other client's
+// subscriptions must have ended.
+func watchOver(t *testing.T, e *edge, path, rpc string, n int) {
 	t.Helper()
-	ws := "ws" + strings.TrimPrefix(e.URL, "http") + "/ext/bc/C/ws"
+	ws := "ws" + strings.TrimPrefix(e.URL, "http") + path
+	// The subscriptions of a previous watch are gone once its clients'
+	// closes are read.
+	for deadline := time.Now().Add(10 * time.Second); socketSubscriptions(t, e) != 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	before := socketSubscriptions(t, e)
 	cmd, stdin, sc, stderr := wsScript(t, "watch", ws, rpc, strconv.Itoa(n))
 	if line := nextLine(t, sc, stderr); !strings.Contains(string(line), `"ready":true`) {
 		t.Fatalf("ws-watch.mjs: %s", line)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for socketSubscriptions(t, e) < 4 {
+	for socketSubscriptions(t, e) < before+4 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the edge holds %d subscriptions 30 s after the libraries subscribed; want 4\n%s", socketSubscriptions(t, e), stderr)
+			t.Fatalf("the edge holds %d subscriptions 30 s after the libraries subscribed; want %d\n%s", socketSubscriptions(t, e), before+4, stderr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -166,10 +173,40 @@ func watchOver(t *testing.T, e *edge, rpc string, n int) {
 }
 
 // TestWebSocketDevnet: in devnet mode the dev chain's own subscriptions
-// reach ethers and viem through the edge.
+// reach ethers and viem through the edge, at /ext/bc/C/ws and at every
+// other EVM chain's of the devnet (by its alias, its transfers sent to its
+// blockchain id's /rpc).
 func TestWebSocketDevnet(t *testing.T) {
 	e := startEdge(t, map[string]string{"AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
-	watchOver(t, e, e.URL+"/ext/bc/C/rpc", 5)
+	watchOver(t, e, "/ext/bc/C/ws", e.URL+"/ext/bc/C/rpc", 5)
+	var list struct {
+		Subnets []struct {
+			Blockchains []struct {
+				BlockchainID   string `json:"blockchainId"`
+				BlockchainName string `json:"blockchainName"`
+				EVMChainID     uint64 `json:"evmChainId"`
+			} `json:"blockchains"`
+		} `json:"subnets"`
+	}
+	rep := do(t, "GET", e.URL+"/v1/networks/fuji/subnets?pageSize=100", nil, nil)
+	if err := json.Unmarshal(rep.Body, &list); err != nil || rep.Status != 200 {
+		t.Fatalf("listSubnets: %s", rep)
+	}
+	n := 0
+	for _, s := range list.Subnets {
+		for _, bc := range s.Blockchains {
+			if bc.EVMChainID == 0 {
+				continue
+			}
+			n++
+			t.Run(bc.BlockchainName, func(t *testing.T) {
+				watchOver(t, e, "/ext/bc/"+bc.BlockchainName+"/ws", e.URL+"/ext/bc/"+bc.BlockchainID+"/rpc", 2)
+			})
+		}
+	}
+	if n == 0 {
+		t.Fatal("the devnet lists no EVM chain besides the C-Chain")
+	}
 }
 
 // TestWebSocketFollowedNode: following a real node, the edge's
@@ -177,7 +214,7 @@ func TestWebSocketDevnet(t *testing.T) {
 func TestWebSocketFollowedNode(t *testing.T) {
 	n := startNode(t)
 	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir(), "AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
-	watchOver(t, e, e.URL+"/ext/bc/C/rpc", 5)
+	watchOver(t, e, "/ext/bc/C/ws", e.URL+"/ext/bc/C/rpc", 5)
 }
 
 // TestWebSocketProxy: in proxy mode in front of a real node, the same
@@ -185,7 +222,7 @@ func TestWebSocketFollowedNode(t *testing.T) {
 func TestWebSocketProxy(t *testing.T) {
 	n := startNode(t)
 	e := startEdge(t, map[string]string{"AVAEDGE_NODE_UPSTREAM": n.URI, "AVAEDGE_KEYS_FILE": bulkKeysFile(t)})
-	watchOver(t, e, e.URL+"/ext/bc/C/rpc", 5)
+	watchOver(t, e, "/ext/bc/C/ws", e.URL+"/ext/bc/C/rpc", 5)
 }
 
 // TestWebSocketOutOfComputeUnits: a key whose plan allows 20 CU a day

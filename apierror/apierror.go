@@ -84,6 +84,11 @@ func WriteOK(w http.ResponseWriter, v any) {
 		Write(w, http.StatusInternalServerError, "failed to encode the response")
 		return
 	}
+	WriteOKJSON(w, out)
+}
+
+// WriteOKJSON answers 200 with out, a JSON document the caller encoded.
+func WriteOKJSON(w http.ResponseWriter, out []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(out)))

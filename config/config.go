@@ -53,6 +53,14 @@ type Config struct {
 	// KeysFile is the API keys and plans file. Env AVAEDGE_KEYS_FILE. Empty
 	// means the real service's published plans, anonymous access only.
 	KeysFile string `yaml:"keys_file"`
+	// PageTokenSecret keys the MAC of the local routes' page tokens, at
+	// least 16 characters: replicas that share it continue each other's
+	// listings, and nobody without it can forge a token. Env
+	// AVAEDGE_PAGE_TOKEN_SECRET. Never logged. Empty means the keys file's
+	// page_token_secret, else one shared through Redis (the first replica to
+	// start stores one), else one made at first start in the data directory
+	// (pagetoken.secret), else one for this process only.
+	PageTokenSecret string `yaml:"page_token_secret"`
 	// UnissuedKeys bounds the keys nobody issued: without a keys file any
 	// client key is accepted and metered on its own under the "free" plan,
 	// and this keeps one address from buying more by rotating keys.
@@ -104,6 +112,10 @@ type Usage struct {
 	// LogsPerKey bounds the request logs kept per key (the newest are
 	// kept). Zero means the meter's default, 10,000.
 	LogsPerKey int `yaml:"logs_per_key"`
+	// LogBytesPerKey bounds the bytes of the request logs kept per key in
+	// Redis (the newest are kept). Zero means the meter's default, 1 KiB per
+	// line of LogsPerKey.
+	LogBytesPerKey int64 `yaml:"log_bytes_per_key"`
 	// LogMaxAge bounds how long a request log is kept. Zero means the
 	// meter's default, 168h (7 days).
 	LogMaxAge Duration `yaml:"log_max_age"`
@@ -391,6 +403,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	set("AVAEDGE_UPSTREAM_API_KEY", &c.UpstreamAPIKey)
 	set("AVAEDGE_REDIS", &c.Redis)
 	set("AVAEDGE_KEYS_FILE", &c.KeysFile)
+	set("AVAEDGE_PAGE_TOKEN_SECRET", &c.PageTokenSecret)
 	set("AVAEDGE_DATA_DIR", &c.DataDir)
 	for name, u := range map[string]*Upstream{"DATA": &c.Upstreams.Data, "METRICS": &c.Upstreams.Metrics, "NODE": &c.Upstreams.Node} {
 		v := getenv("AVAEDGE_" + name + "_UPSTREAM_HEADERS")

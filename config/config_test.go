@@ -30,16 +30,17 @@ func TestLoadDefaults(t *testing.T) {
 
 func TestEnvOverrides(t *testing.T) {
 	env := map[string]string{
-		"AVAEDGE_LISTEN":           "127.0.0.1:1",
-		"AVAEDGE_ADMIN_LISTEN":     "127.0.0.1:2",
-		"AVAEDGE_DATA_UPSTREAM":    "http://127.0.0.1:3",
-		"AVAEDGE_METRICS_UPSTREAM": "http://127.0.0.1:4",
-		"AVAEDGE_NODE_UPSTREAM":    "http://127.0.0.1:5",
-		"AVAEDGE_UPSTREAM_API_KEY": "op-key",
-		"AVAEDGE_REDIS":            "127.0.0.1:7000,127.0.0.1:7001",
-		"AVAEDGE_KEYS_FILE":        "/keys.yaml",
-		"AVAEDGE_DATA_DIR":         "/data",
-		"AVAEDGE_LOCAL_NETWORKS":   "fuji, testnet",
+		"AVAEDGE_LISTEN":            "127.0.0.1:1",
+		"AVAEDGE_ADMIN_LISTEN":      "127.0.0.1:2",
+		"AVAEDGE_DATA_UPSTREAM":     "http://127.0.0.1:3",
+		"AVAEDGE_METRICS_UPSTREAM":  "http://127.0.0.1:4",
+		"AVAEDGE_NODE_UPSTREAM":     "http://127.0.0.1:5",
+		"AVAEDGE_UPSTREAM_API_KEY":  "op-key",
+		"AVAEDGE_REDIS":             "127.0.0.1:7000,127.0.0.1:7001",
+		"AVAEDGE_KEYS_FILE":         "/keys.yaml",
+		"AVAEDGE_DATA_DIR":          "/data",
+		"AVAEDGE_LOCAL_NETWORKS":    "fuji, testnet",
+		"AVAEDGE_PAGE_TOKEN_SECRET": "env-page-token-secret",
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "c.yaml")
@@ -50,7 +51,7 @@ func TestEnvOverrides(t *testing.T) {
 	}
 	if c.Listen != "127.0.0.1:1" || c.AdminListen != "127.0.0.1:2" || c.Upstreams.Data.URL != "http://127.0.0.1:3" ||
 		c.Upstreams.Metrics.URL != "http://127.0.0.1:4" || c.Upstreams.Node.URL != "http://127.0.0.1:5" ||
-		c.UpstreamAPIKey != "op-key" || c.KeysFile != "/keys.yaml" || c.DataDir != "/data" ||
+		c.UpstreamAPIKey != "op-key" || c.KeysFile != "/keys.yaml" || c.DataDir != "/data" || c.PageTokenSecret != "env-page-token-secret" ||
 		strings.Join(c.Local.Networks, ",") != "fuji,testnet" || c.Upstreams.Data.Mode != "proxy" {
 		t.Fatalf("env not applied: %+v", c)
 	}

@@ -27,16 +27,27 @@ type LocalEVM struct {
 	// CallTimeout bounds the time of one such call, which then answers
 	// "execution aborted (timeout = 1s)". Zero means 1s.
 	CallTimeout Duration `yaml:"call_timeout"`
+	// CallBudget bounds the time all such calls of one request run
+	// together: a batch's calls share it, each cut off at CallTimeout or at
+	// what is left, and the calls after it is spent are refused with
+	// -32005, so a batch buys no more of the machine than one call. Zero
+	// means CallTimeout.
+	CallBudget Duration `yaml:"call_budget"`
 	// CallsPerClient bounds the calls that run the EVM at once for one
-	// client (address, IPv6 by /64); a batch's calls run one after another.
-	// A call waits up to CallTimeout for its turn, then is refused with
-	// -32005. Zero means 2.
+	// client across all the dev chains (C, devsubnet, devl1). A client is
+	// its API key, or without one its address (IPv6 by /64, after trusted
+	// proxies; a key nobody issued counts as its address). A batch's calls
+	// run one after another. A call waits up to CallTimeout for its turn,
+	// then is refused with -32005. Zero means 2.
 	CallsPerClient int `yaml:"calls_per_client"`
 	// FiltersPerClient and MaxFilters bound the filters clients install
 	// (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter),
-	// per client and in all; past them the install answers "exceed max
-	// filters per client" or "exceed max filters". A filter lives until it
-	// is uninstalled or not polled for 5 minutes. Zero means 16 and 1024.
+	// per client (as CallsPerClient counts them) and in all, across all the
+	// dev chains. A client past its share is refused "exceed max filters
+	// per client"; past MaxFilters a new filter evicts the one idle the
+	// longest, so a full table locks no newcomer out. A filter lives until
+	// it is uninstalled or not polled for 5 minutes (go-ethereum's
+	// timeout). Zero means 16 and 1024.
 	FiltersPerClient int `yaml:"filters_per_client"`
 	MaxFilters       int `yaml:"max_filters"`
 }
@@ -51,6 +62,7 @@ func (e *LocalEVM) validate(bad func(field, format string, args ...any)) {
 	}{
 		{"writes_per_minute", int64(e.WritesPerMinute)},
 		{"call_timeout", int64(e.CallTimeout)},
+		{"call_budget", int64(e.CallBudget)},
 		{"calls_per_client", int64(e.CallsPerClient)},
 		{"filters_per_client", int64(e.FiltersPerClient)},
 		{"max_filters", int64(e.MaxFilters)},

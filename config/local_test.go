@@ -15,10 +15,11 @@ func TestLocalEVM(t *testing.T) {
 		wantErr    string
 	}{
 		{"defaults", "", LocalEVM{Debug: false, WritesPerMinute: DefaultWritesPerMinute}, ""},
-		{"set", "local:\n  evm:\n    debug: true\n    writes_per_minute: 5\n    call_gas_cap: 1000000\n    call_timeout: 250ms\n    calls_per_client: 1\n    filters_per_client: 4\n    max_filters: 64\n",
-			LocalEVM{Debug: true, WritesPerMinute: 5, CallGasCap: 1_000_000, CallTimeout: Duration(250 * time.Millisecond), CallsPerClient: 1, FiltersPerClient: 4, MaxFilters: 64}, ""},
+		{"set", "local:\n  evm:\n    debug: true\n    writes_per_minute: 5\n    call_gas_cap: 1000000\n    call_timeout: 250ms\n    call_budget: 400ms\n    calls_per_client: 1\n    filters_per_client: 4\n    max_filters: 64\n",
+			LocalEVM{Debug: true, WritesPerMinute: 5, CallGasCap: 1_000_000, CallTimeout: Duration(250 * time.Millisecond), CallBudget: Duration(400 * time.Millisecond), CallsPerClient: 1, FiltersPerClient: 4, MaxFilters: 64}, ""},
 		{"negative", "local:\n  evm:\n    writes_per_minute: -1\n", LocalEVM{}, "local.evm.writes_per_minute: must not be negative"},
 		{"negative timeout", "local:\n  evm:\n    call_timeout: -1s\n", LocalEVM{}, "local.evm.call_timeout: must not be negative"},
+		{"negative budget", "local:\n  evm:\n    call_budget: -1s\n", LocalEVM{}, "local.evm.call_budget: must not be negative"},
 		{"negative filters", "local:\n  evm:\n    max_filters: -1\n", LocalEVM{}, "local.evm.max_filters: must not be negative"},
 		{"unknown field", "local:\n  evm:\n    trace: true\n", LocalEVM{}, "field trace not found"},
 	} {

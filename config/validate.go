@@ -44,6 +44,12 @@ func (c *Config) Validate() error {
 	if c.Usage.LogsPerKey < 0 {
 		bad("usage.logs_per_key", "must be at least 1, got %d", c.Usage.LogsPerKey)
 	}
+	if n := len(c.PageTokenSecret); n > 0 && n < 16 {
+		bad("page_token_secret", "must be at least 16 characters, got %d", n)
+	}
+	if c.Usage.LogBytesPerKey < 0 {
+		bad("usage.log_bytes_per_key", "must be at least 1, got %d", c.Usage.LogBytesPerKey)
+	}
 	if c.Replicas < 0 {
 		bad("replicas", "must be at least 1, got %d", c.Replicas)
 	}

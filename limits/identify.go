@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/binary"
@@ -34,6 +35,32 @@ func (c Client) Identity() string { return c.id }
 
 // Keyed reports whether the client presented a key that was accepted.
 func (c Client) Keyed() bool { return c.keyed }
+
+// Owner names who the client's share of what the edge holds for clients
+// belongs to (the dev chains' call slots and filters): its key for a key of
+// the keys file, else its address's anonymous id ("ip:<addr>", IPv6 by
+// /64), so keys nobody issued buy no extra share; with UnissuedKeys off
+// (PerAddress negative), an unissued key's hash.
+func (c Client) Owner() string {
+	if c.group != "" {
+		return c.group
+	}
+	return c.id
+}
+
+type clientKey struct{}
+
+// NewContext returns a copy of ctx that carries c, for the parts of the
+// edge that keep bounds per client (FromContext).
+func NewContext(ctx context.Context, c Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// FromContext returns the Client ctx carries, if NewContext put one there.
+func FromContext(ctx context.Context) (Client, bool) {
+	c, ok := ctx.Value(clientKey{}).(Client)
+	return c, ok
+}
 
 // Identify finds the client of r: its key (X-Glacier-Api-Key, else
 // X-Data-Api-Key) or, without one, its address. It does no I/O, so a

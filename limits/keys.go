@@ -59,6 +59,10 @@ type KeysFile struct {
 	// Anonymous is the plan of clients without a key, applied per client IP.
 	// Empty means clients must send a key.
 	Anonymous string `yaml:"anonymous"`
+	// PageTokenSecret, when set, keys the local routes' page tokens, shared
+	// by the replicas that read this file (config's page_token_secret).
+	// Read at start only, not on reload.
+	PageTokenSecret string `yaml:"page_token_secret"`
 	// Unmanaged, when set, is the plan of every key that is not in Keys:
 	// such a key is accepted and metered on its own, by its SHA-256. It is
 	// what DefaultKeysFile does, for an operator who manages no keys; a
@@ -145,6 +149,9 @@ func (kf *KeysFile) validate() error {
 	if len(kf.Plans) == 0 {
 		// Also what a half-written file looks like: never swap it in.
 		bad("plans", "defines no plans")
+	}
+	if n := len(kf.PageTokenSecret); n > 0 && n < 16 {
+		bad("page_token_secret", "must be at least 16 characters, got %d", n)
 	}
 	for name, p := range kf.Plans {
 		f := "plans." + name

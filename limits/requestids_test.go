@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -29,5 +30,41 @@ func TestRequestIDs(t *testing.T) {
 	r.RemoteAddr = "[2001:db8:1:2:aaaa::1]:5555"
 	if got := keys(r); len(got) != 1 || got[0] != "ip:2001:db8:1:2::/64" {
 		t.Fatalf("IPv6: %v; want its /64", got)
+	}
+}
+
+// TestOwner: a client's share belongs to its issued key, else to its
+// address (an unissued key buys none of its own while unissued keys are
+// bounded), and travels in a context.
+func TestOwner(t *testing.T) {
+	issued := newLimiter(t, Options{})
+	unissued := newLimiter(t, Options{Keys: DefaultKeysFile()})
+	unbounded := newLimiter(t, Options{Keys: DefaultKeysFile(), UnissuedKeys: UnissuedKeys{PerAddress: -1}})
+	for _, tc := range []struct {
+		name string
+		l    *Limiter
+		key  string
+		want string
+	}{
+		{"issued key", issued, "alice-secret", "key:alice"},
+		{"anonymous", issued, "", "ip:192.0.2.1"},
+		{"unissued key", unissued, "made-up", "ip:192.0.2.1"},
+		{"unissued key, unbounded", unbounded, "made-up", "hash:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, d := tc.l.Identify(req(tc.key))
+			if d.Status != 0 {
+				t.Fatalf("Identify: %d %s", d.Status, d.Message)
+			}
+			if got := c.Owner(); !strings.HasPrefix(got, tc.want) || tc.want != "hash:" && got != tc.want {
+				t.Fatalf("Owner() = %q; want %q", got, tc.want)
+			}
+			if got, ok := FromContext(NewContext(context.Background(), c)); !ok || got != c {
+				t.Fatalf("FromContext(NewContext(c)) = %v, %v; want c", got, ok)
+			}
+		})
+	}
+	if _, ok := FromContext(context.Background()); ok {
+		t.Fatal("FromContext of a bare context found a client")
 	}
 }

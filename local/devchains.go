@@ -40,8 +40,9 @@ func rpcPaths(blockchainID, alias string) []string {
 
 // devChains are the embedded chains of the devnet: the dev chain (the local
 // network's C-Chain) and every EVM chain the devnet lists, each with
-// Options.DevChain's bounds (gas cap, call slots, write and filter limits)
-// and ewoq funded in its genesis. The subnet chains start at their
+// Options.DevChain's bounds (gas cap, call budget, write limits), a client's
+// call slots and filters counted across all of them (one evm.Shares), and
+// ewoq funded in its genesis. The subnet chains start at their
 // CreateChainTx's time, ewoq holding what their listed genesis gives it.
 // Each runs the ICM messenger with its own blockchain id; the dev chain's
 // seed sends a message to the devnet's L1 (devICM). known are the devnet's
@@ -50,6 +51,9 @@ func devChains(o BuildOptions, dev *devnet.World) (specs []devChain, known map[s
 	c := o.DevChain
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Shares == nil {
+		c.Shares = evm.NewShares(c)
 	}
 	c.BlockchainID, c.ICMDestination, known = devICM(dev)
 	id := c.ChainID

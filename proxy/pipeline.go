@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/limits"
 )
 
 // serve is the pipeline every request runs once routing and validation have
@@ -279,7 +280,11 @@ func (s *Server) answerLocally(ex *exchange, p *preparedCall, w http.ResponseWri
 	h["X-Cache-Status"] = cacheHdr[cache.Bypass]
 	r := ex.r
 	if rt.IsRPC() {
-		r, _ = http.NewRequestWithContext(ex.r.Context(), http.MethodPost, ex.r.URL.String(), bytes.NewReader(p.body))
+		ctx := ex.r.Context()
+		if ex.identified { // the dev chains keep their bounds per client
+			ctx = limits.NewContext(ctx, ex.client)
+		}
+		r, _ = http.NewRequestWithContext(ctx, http.MethodPost, ex.r.URL.String(), bytes.NewReader(p.body))
 		r.Header = ex.r.Header.Clone()
 		r.Header.Set("Content-Type", "application/json")
 		r.RemoteAddr = ex.r.RemoteAddr

@@ -29,8 +29,9 @@ func (s *Server) mountUsage() {
 
 // serveUsage answers a usage route for the calling key: the key is
 // identified first (as the service's guards run before its validation, an
-// anonymous client gets 401 whatever it asks) and charged like any other
-// call, then the parameters are validated by the route's rules.
+// anonymous client gets 401 whatever it asks), charged like any other call (before
+// the query is parsed), then the query is parsed as strictly as every
+// route's and validated by the route's rules.
 func (s *Server) serveUsage(rt *catalog.Route, rm *routeMetrics, w http.ResponseWriter, r *http.Request) {
 	ex := s.begin(w, r, rt.Service, rt.Name)
 	ex.rm = rm
@@ -56,7 +57,14 @@ func (s *Server) serveUsage(rt *catalog.Route, rm *routeMetrics, w http.Response
 	if !s.admit(ex, charge) { // before the query is parsed (admit.go)
 		return
 	}
-	vals, msgs := rt.Validate(r, r.URL.Query(), nil)
+	// The query is read as strictly as every route's (a malformed pair, a
+	// repeated parameter or a ';' is a 400), never by r.URL.Query(), which
+	// drops what it cannot read and keeps the first of repeats.
+	q, msgs := rt.ParseQuery(r.URL.RawQuery)
+	var vals catalog.Values
+	if msgs == nil {
+		vals, msgs = rt.Validate(r, q, nil)
+	}
 	p := &preparedCall{rt: rt, rm: rm, service: rt.Service, vals: vals, charge: charge}
 	ex.prepared = p
 	if len(msgs) > 0 {

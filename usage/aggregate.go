@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -141,14 +142,24 @@ type minuteKey struct {
 type pending struct {
 	minutes  map[minuteKey]map[dims]*counters
 	cu       map[cuKey]int64     // charged since the last drain, for the metric
-	logs     map[string][]logRec // by identity, in arrival order
+	logs     map[string]*keyLogs // by identity
 	nLogs    int
 	requests int64
 }
 
 func newPending() *pending {
-	return &pending{minutes: map[minuteKey]map[dims]*counters{}, logs: map[string][]logRec{}, cu: map[cuKey]int64{}}
+	return &pending{minutes: map[minuteKey]map[dims]*counters{}, logs: map[string]*keyLogs{}, cu: map[cuKey]int64{}}
 }
+
+// keyLogs are one key's log lines held until the next flush, in arrival
+// order: those of the requests it was charged for and those of its refused
+// ones (an error status and no CU), apart, so that a flood of refusals pushes none of its real
+// traffic out, and is itself bounded (keptLines).
+type keyLogs struct {
+	charged, refused []logRec
+}
+
+func (k *keyLogs) len() int { return len(k.charged) + len(k.refused) }
 
 // cuKey names the compute-unit counter a record adds to.
 type cuKey struct{ typ, route, source string }
@@ -195,24 +206,41 @@ func (p *pending) addCell(c *cell) {
 
 // addLog adds a keyed request's log line to what is pending.
 func (p *pending) addLog(rec *Record, u *Meter) {
-	identity := rec.Identity
-	l := append(p.logs[identity], u.logRec(rec, u.dimsOf(rec)))
-	p.nLogs++
-	if keep := u.opts.LogsPerKey; len(l) >= 2*keep {
-		// Only the newest LogsPerKey lines of a key are ever kept.
-		p.nLogs -= len(l) - keep
-		l = append(l[:0], l[len(l)-keep:]...)
+	k := p.logs[rec.Identity]
+	if k == nil {
+		k = &keyLogs{}
+		p.logs[rec.Identity] = k
 	}
-	p.logs[identity] = l
+	l := &k.charged
+	if rec.CU == 0 && rec.Status >= 400 {
+		l = &k.refused
+	}
+	*l = append(*l, u.logRec(rec, u.dimsOf(rec)))
+	p.nLogs++
+	if keep := u.opts.LogsPerKey; len(*l) >= 2*keep {
+		// Only the newest LogsPerKey lines of a key are ever kept.
+		p.nLogs -= len(*l) - keep
+		*l = append((*l)[:0], (*l)[len(*l)-keep:]...)
+	}
 	if p.nLogs > maxPendingLogs {
 		p.dropOldestLog(u)
 	}
 }
 
-// dropOldestLog drops the oldest line of the key holding the most.
+// dropOldestLog drops the oldest line of the key holding the most: a
+// refused request's if it has one.
 func (p *pending) dropOldestLog(u *Meter) {
-	worst := longest(p.logs)
-	p.logs[worst] = p.logs[worst][1:]
+	var worst *keyLogs
+	for _, k := range p.logs {
+		if worst == nil || k.len() > worst.len() {
+			worst = k
+		}
+	}
+	if len(worst.refused) > 0 {
+		worst.refused = worst.refused[1:]
+	} else {
+		worst.charged = worst.charged[1:]
+	}
 	p.nLogs--
 	u.m.logsDropped.Inc()
 }
@@ -267,21 +295,24 @@ type logRec struct {
 	dur time.Duration
 }
 
-// logLine is one request's log as /v1/apiLogs answers it (glacier.json
-// LogsFormat), with the time and id it is ordered by.
+// logLine is one request's log line as the stores keep it: its time and
+// id, which order it, and the rest of its glacier.json LogsFormat object
+// (appendLog writes the whole object).
 type logLine struct {
 	At   int64 // unix milliseconds
 	ID   string
-	JSON []byte // the LogsFormat object
+	JSON string // the LogsFormat object from hostRegion on (logFormat's JSON)
 }
 
-// logFormat is glacier.json's LogsFormat.
+// logFormat is glacier.json's LogsFormat. Its first five fields are not
+// stored with each line: the time and id are the line's own, the key's id
+// that of the key whose log it is; appendLog writes them.
 type logFormat struct {
-	OrgID                string      `json:"orgId"`
-	LogID                string      `json:"logId"`
-	EventTimestamp       int64       `json:"eventTimestamp"`
-	APIKeyID             string      `json:"apiKeyId"`
-	APIKeyAlias          string      `json:"apiKeyAlias"`
+	OrgID                string      `json:"-"`
+	LogID                string      `json:"-"`
+	EventTimestamp       int64       `json:"-"`
+	APIKeyID             string      `json:"-"`
+	APIKeyAlias          string      `json:"-"`
 	HostRegion           string      `json:"hostRegion"`
 	RequestType          string      `json:"requestType"`
 	RequestPath          string      `json:"requestPath"`
@@ -316,7 +347,7 @@ func (u *Meter) logRec(rec *Record, d dims) logRec {
 func (r *logRec) line() logLine {
 	r.f.RequestDurationMsecs = float64(r.dur.Microseconds()) / 1000
 	b, _ := json.Marshal(&r.f) // strings and numbers only
-	return logLine{At: r.f.EventTimestamp, ID: r.f.LogID, JSON: b}
+	return logLine{At: r.f.EventTimestamp, ID: r.f.LogID, JSON: string(b)}
 }
 
 // bucketKey names one key's bucket of one level.
@@ -357,15 +388,39 @@ func (u *Meter) take(now time.Time) *batch {
 			}
 		}
 	}
-	for id, l := range p.logs {
-		l = l[max(0, len(l)-u.opts.LogsPerKey):]
-		lines := make([]logLine, len(l))
-		for i := range l {
-			lines[i] = l[i].line()
-		}
-		b.logs[id] = lines
+	for id, k := range p.logs {
+		b.logs[id] = u.keptLines(k)
 	}
 	return b
+}
+
+// keptLines are the lines a key's batch writes, newest first: its newest
+// LogsPerKey, of which its refused requests' at most as many as its charged
+// ones plus one a second of the flush interval (at least one). So a key's log
+// grows no faster than its plan lets it make requests, however fast it is
+// refused; the refused lines left out are counted in logs_dropped_total.
+func (u *Meter) keptLines(k *keyLogs) []logLine {
+	refused := min(len(k.refused), len(k.charged)+max(1, int(u.opts.FlushInterval/time.Second)))
+	if n := len(k.refused) - refused; n > 0 {
+		u.m.logsDropped.Add(float64(n))
+	}
+	recs := make([]*logRec, 0, len(k.charged)+refused)
+	for i := range k.charged {
+		recs = append(recs, &k.charged[i])
+	}
+	for i := len(k.refused) - refused; i < len(k.refused); i++ {
+		recs = append(recs, &k.refused[i])
+	}
+	sort.Slice(recs, func(i, j int) bool {
+		a, b := &recs[i].f, &recs[j].f
+		return a.EventTimestamp > b.EventTimestamp || a.EventTimestamp == b.EventTimestamp && a.LogID > b.LogID
+	})
+	recs = recs[:min(len(recs), u.opts.LogsPerKey)]
+	lines := make([]logLine, len(recs))
+	for i, r := range recs {
+		lines[i] = r.line()
+	}
+	return lines
 }
 
 // flush queues what is pending and writes the queue oldest first, stopping

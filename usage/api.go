@@ -2,13 +2,9 @@ package usage
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"sort"
-	"strconv"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
@@ -47,9 +43,20 @@ func (u *Meter) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route
 		u.log.Warn("usage: reading the usage store failed", "route", rt.Name, "err", err)
 		apierror.Write(w, http.StatusServiceUnavailable, "usage is unavailable right now: its store is not answering")
 	default:
+		if a, ok := body.(*logsAnswer); ok {
+			b := answerBufs.Get().(*[]byte)
+			*b = a.appendJSON((*b)[:0])
+			apierror.WriteOKJSON(w, *b)
+			answerBufs.Put(b)
+			return
+		}
 		apierror.WriteOK(w, body)
 	}
 }
+
+// answerBufs hold encoded apiLogs pages (up to about 100 KB) between
+// calls: a Write does not keep the bytes it is given.
+var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // badRequest is a parameter the route's rules could not check (a page
 // token), answered 400.
@@ -174,100 +181,4 @@ func (u *Meter) primaryRPC(ctx context.Context, v catalog.Values, c Caller) (any
 		Metrics           []metricDTO `json:"metrics"`
 		Network           string      `json:"network"`
 	}{string(iv), m, network}, err
-}
-
-// apiLogs pages through the caller's log lines in the range, newest first.
-// A page token names the last line of the page before (its time and id).
-func (u *Meter) apiLogs(ctx context.Context, v catalog.Values, c Caller) (any, error) {
-	type answer struct {
-		NextPageToken string            `json:"nextPageToken,omitempty"`
-		OrgID         string            `json:"orgId"`
-		Logs          []json.RawMessage `json:"logs"`
-	}
-	out := answer{OrgID: c.KeyID, Logs: []json.RawMessage{}}
-	var after *logLine
-	if v.Has("pageToken") {
-		l, ok := parseToken(v.Get("pageToken"))
-		if !ok {
-			return nil, badRequest("Invalid page token")
-		}
-		after = &l
-	}
-	if foreign(v, c) {
-		return out, nil
-	}
-	from, to := window(v, "daily", u.opts.Now())
-	if !v.Has("startTimestamp") {
-		from = 0 // every kept line, as far back as they are kept
-	}
-	lines, err := u.store.logs(ctx, c.Identity)
-	if err != nil {
-		return nil, err
-	}
-	kept := lines[:0]
-	for _, l := range lines {
-		if l.At < from*1000 || l.At >= to*1000 {
-			continue
-		}
-		var f logFormat
-		if json.Unmarshal(l.JSON, &f) != nil || !match(v, "chainId", f.ChainID) || !match(v, "requestType", f.RequestType) ||
-			!match(v, "requestPath", f.RequestPath) || !match(v, "responseCode", strconv.Itoa(f.ResponseCode)) {
-			continue
-		}
-		kept = append(kept, l)
-	}
-	sort.Slice(kept, func(i, j int) bool { return newer(&kept[i], &kept[j]) })
-	if len(kept) > u.opts.LogsPerKey {
-		kept = kept[:u.opts.LogsPerKey]
-	}
-	i := 0
-	if after != nil {
-		i = sort.Search(len(kept), func(i int) bool { return newer(after, &kept[i]) })
-	}
-	size, _ := strconv.Atoi(v.Get("pageSize"))
-	end := min(len(kept), i+max(size, 1))
-	for _, l := range kept[i:end] {
-		out.Logs = append(out.Logs, l.JSON)
-	}
-	if end < len(kept) {
-		out.NextPageToken = token(&kept[end-1])
-	}
-	return out, nil
-}
-
-// newer orders log lines newest first (by time, then id).
-func newer(a, b *logLine) bool {
-	if a.At != b.At {
-		return a.At > b.At
-	}
-	return a.ID > b.ID
-}
-
-func token(l *logLine) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(l.At, 10) + ":" + l.ID))
-}
-
-func parseToken(s string) (logLine, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return logLine{}, false
-	}
-	at, id, ok := strings.Cut(string(b), ":")
-	n, err := strconv.ParseInt(at, 10, 64)
-	if !ok || err != nil || id == "" {
-		return logLine{}, false
-	}
-	return logLine{At: n, ID: id}, true
-}
-
-// parseLogLine reads a stored LogsFormat object's time and id.
-func parseLogLine(b []byte) (logLine, bool) {
-	var f struct {
-		At int64  `json:"eventTimestamp"`
-		ID string `json:"logId"`
-	}
-	if json.Unmarshal(b, &f) != nil || f.ID == "" {
-		return logLine{}, false
-	}
-	return logLine{At: f.At, ID: f.ID, JSON: b}, true
 }

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -47,17 +48,52 @@ func FuzzParseField(f *testing.F) {
 	})
 }
 
-// FuzzParseLogLine: a stored log line is read or refused without
-// panicking; one the meter wrote reads back with its time and id.
-func FuzzParseLogLine(f *testing.F) {
+// FuzzParseMember: a stored log line (a member of a key's sorted set) is
+// read or refused without panicking; one the meter wrote reads back as the
+// line it was made from, and sorts among others as newer says.
+func FuzzParseMember(f *testing.F) {
 	r := logRec{f: logFormat{LogID: "a-1", EventTimestamp: 1795631520178, RequestType: "rpc"}}
-	f.Add(r.line().JSON)
-	f.Add([]byte(`{"eventTimestamp":"x"}`))
-	f.Add([]byte(`null`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		l, ok := parseLogLine(b)
-		if ok && l.ID == "" {
-			t.Fatalf("%q read as a line without an id", b)
+	l := r.line()
+	f.Add(member(&l), int64(1795631520178), "a-10")
+	f.Add("0001795631520178 a-1 {}", int64(0), "b")
+	f.Add("x", int64(-1), "")
+	f.Fuzz(func(t *testing.T, s string, at int64, id string) {
+		if l, ok := parseMember(s); ok && (l.ID == "" || l.At < 0) {
+			t.Fatalf("%q read as %+v", s, l)
+		}
+		if at < 0 || at > maxLogTime || id == "" || strings.ContainsFunc(id, func(r rune) bool { return r < '!' }) {
+			return
+		}
+		a := logLine{At: at, ID: id, JSON: `{"logId":"x"}`}
+		back, ok := parseMember(member(&a))
+		if !ok || back.At != a.At || back.ID != a.ID || back.JSON != a.JSON {
+			t.Fatalf("%+v read back as %+v (%v)", a, back, ok)
+		}
+		b := logLine{At: 1795631520178, ID: "a-1"}
+		if (member(&a) > member(&b)) != newer(&a, &b) && (a.At != b.At || a.ID != b.ID) {
+			t.Fatalf("%+v and %+v: members sort unlike newer", a, b)
+		}
+	})
+}
+
+// FuzzUnpackCounters: a stored counter field is read without panicking,
+// and counters packed by the meter read back as they were.
+func FuzzUnpackCounters(f *testing.F) {
+	d := dims{"data", "/v1/chains/{chainId}/blocks", "200", "43114", "", "", "cache"}.encode()
+	f.Add(d, "n=5,ok=5,cu=50,d0=5", int64(7))
+	f.Add(d+sep+"n", "12", int64(-1))
+	f.Add("x", "n=,=3,,n=-", int64(0))
+	f.Fuzz(func(t *testing.T, field, value string, v int64) {
+		got := map[string]int64{}
+		unpackCounters(field, value, got)
+		want := map[string]int64{d + sep + "n": v, d + sep + "d3": 1}
+		p := packCounters(want)
+		back := map[string]int64{}
+		for i := 0; i < len(p); i += 2 {
+			unpackCounters(p[i].(string), p[i+1].(string), back)
+		}
+		if !maps.Equal(back, want) {
+			t.Fatalf("%v packed as %v read back as %v", want, p, back)
 		}
 	})
 }

@@ -79,7 +79,7 @@ func (s *sqliteStore) write(ctx context.Context, b *batch, now time.Time) error 
 	}
 	for id, lines := range b.logs {
 		for _, l := range lines {
-			if _, err := put.ExecContext(ctx, id, l.At, l.ID, l.JSON); err != nil {
+			if _, err := put.ExecContext(ctx, id, l.At, l.ID, []byte(l.JSON)); err != nil {
 				return fmt.Errorf("usage: sqlite: %w", err)
 			}
 		}
@@ -125,8 +125,15 @@ func (s *sqliteStore) buckets(ctx context.Context, identity string, lv level, fr
 	return out, rows.Err()
 }
 
-func (s *sqliteStore) logs(ctx context.Context, identity string) ([]logLine, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT at, id, line FROM usage_logs WHERE identity = ?`, identity)
+func (s *sqliteStore) logs(ctx context.Context, identity string, q logQuery) ([]logLine, error) {
+	// The primary key (identity, at, id) orders the lines as newer does
+	// (ids compared as bytes): a page is one range of the index.
+	at, id := int64(maxLogTime)+1, ""
+	if q.after != nil {
+		at, id = q.after.At, q.after.ID
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT at, id, line FROM usage_logs WHERE identity = ? AND at >= ? AND at < ? AND (at, id) < (?, ?)
+		ORDER BY at DESC, id DESC LIMIT ?`, identity, q.from, q.to, at, id, q.limit)
 	if err != nil {
 		return nil, fmt.Errorf("usage: sqlite: %w", err)
 	}

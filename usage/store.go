@@ -18,8 +18,10 @@ type store interface {
 	// buckets returns identity's counter fields of level lv for the buckets
 	// starting in [from, to), by bucket start.
 	buckets(ctx context.Context, identity string, lv level, from, to int64) (map[int64]map[string]int64, error)
-	// logs returns identity's kept log lines, in any order.
-	logs(ctx context.Context, identity string) ([]logLine, error)
+	// logs returns up to q.limit of identity's kept log lines that q
+	// selects, newest first (in the order of newer): a bounded read, however
+	// long the key's log.
+	logs(ctx context.Context, identity string, q logQuery) ([]logLine, error)
 	// identities returns the keys that had usage on the days of [from, to).
 	identities(ctx context.Context, from, to int64) ([]string, error)
 }
@@ -32,7 +34,7 @@ type memStore struct {
 	mu         sync.Mutex // guards everything below
 	counts     map[bucketKey]map[string]int64
 	fields     int
-	logLines   map[string][]logLine // by identity, oldest first
+	logLines   map[string][]logLine // by identity, oldest first (the reverse of newer)
 	nLogs      int
 	days       map[int64]map[string]struct{}
 	maxFields  int
@@ -74,6 +76,9 @@ func (s *memStore) write(_ context.Context, b *batch, now time.Time) error {
 	}
 	for id, lines := range b.logs {
 		l := append(s.logLines[id], lines...)
+		// A batch's lines may be older than the last one's (a request that
+		// began before the drain it missed).
+		sort.Slice(l, func(i, j int) bool { return newer(&l[j], &l[i]) })
 		s.nLogs += len(lines)
 		if over := len(l) - s.logsPerKey; over > 0 {
 			l = l[over:]
@@ -155,10 +160,17 @@ func (s *memStore) buckets(_ context.Context, identity string, lv level, from, t
 	return out, nil
 }
 
-func (s *memStore) logs(_ context.Context, identity string) ([]logLine, error) {
+func (s *memStore) logs(_ context.Context, identity string, q logQuery) ([]logLine, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]logLine(nil), s.logLines[identity]...), nil
+	l := s.logLines[identity]
+	// The lines q allows are those below the first one it does not.
+	end := sort.Search(len(l), func(i int) bool { return !q.allows(&l[i]) || l[i].At >= q.to })
+	var out []logLine
+	for i := end - 1; i >= 0 && len(out) < q.limit && l[i].At >= q.from; i-- {
+		out = append(out, l[i])
+	}
+	return out, nil
 }
 
 func (s *memStore) identities(_ context.Context, from, to int64) ([]string, error) {

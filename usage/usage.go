@@ -108,6 +108,10 @@ type Options struct {
 	// LogsPerKey bounds the request logs kept per key (newest kept). Zero
 	// means 10,000.
 	LogsPerKey int
+	// LogBytesPerKey bounds the bytes of the request logs kept per key in
+	// Redis (newest kept). Zero means 1 KiB per line of LogsPerKey (a line
+	// is 0.4-1 KiB: its client-chosen values are clipped).
+	LogBytesPerKey int64
 	// LogMaxAge bounds how long a request log is kept. Zero means 7 days.
 	LogMaxAge time.Duration
 	// RetryFor is how long a batch that could not be written is kept and
@@ -171,6 +175,9 @@ func New(opts Options) (*Meter, error) {
 	if opts.LogsPerKey <= 0 {
 		opts.LogsPerKey = 10_000
 	}
+	if opts.LogBytesPerKey <= 0 {
+		opts.LogBytesPerKey = int64(opts.LogsPerKey) << 10
+	}
 	if opts.LogMaxAge <= 0 {
 		opts.LogMaxAge = 7 * 24 * time.Hour
 	}
@@ -204,7 +211,7 @@ func New(opts Options) (*Meter, error) {
 	switch {
 	case opts.Redis != nil:
 		u.store = &redisStore{rdb: opts.Redis, prefix: opts.Prefix + ":usage:", replica: u.replica,
-			logsPerKey: opts.LogsPerKey, logMaxAge: opts.LogMaxAge}
+			logsPerKey: opts.LogsPerKey, logBytesPerKey: opts.LogBytesPerKey, logMaxAge: opts.LogMaxAge}
 	case opts.DataDir != "":
 		s, err := openSQLite(opts.DataDir, opts.LogsPerKey, opts.LogMaxAge)
 		if err != nil {
@@ -233,7 +240,10 @@ func (u *Meter) run() {
 			u.drain()
 			u.flushMu.Unlock()
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), u.opts.FlushInterval)
+			// A large batch is written in many short round trips: it may
+			// take longer than a short interval (a hung Redis fails at once
+			// through the guard).
+			ctx, cancel := context.WithTimeout(context.Background(), max(u.opts.FlushInterval, 10*time.Second))
 			u.Flush(ctx)
 			cancel()
 		}

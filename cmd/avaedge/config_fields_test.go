@@ -87,6 +87,7 @@ upstream_api_key: operator-key
 redis: ` + rds.URL() + `
 redis_prefix: edgetest
 keys_file: ` + keys + `
+page_token_secret: edge-test-page-token-secret
 replicas: 3
 unissued_keys: {per_address: 7, window: 2h}
 trusted_proxies: [10.0.0.0/8]
@@ -129,7 +130,7 @@ local:
   evm_chains:
     - {chain_id: 99999, name: Test L1, rpc: "` + evmNode.URL + `", start_block: 7}
   disable_dev_chain: true
-  evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50}
+  evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, call_budget: 700ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50}
   node: ` + upstream.URL + `/node
 tls:
   domains: [edge.example]
@@ -138,7 +139,7 @@ tls:
   cert_file: ` + filepath.Join(dir, "cert.pem") + `
   key_file: ` + filepath.Join(dir, "key.pem") + `
   http_listen: 127.0.0.1:18081
-usage: {flush_interval: 3s, logs_per_key: 50, log_max_age: 2h, retry_for: 4m, disable: false}
+usage: {flush_interval: 3s, logs_per_key: 50, log_bytes_per_key: 40000, log_max_age: 2h, retry_for: 4m, disable: false}
 websocket: {disable: true, max_connections: 11, connections_per_key: 12, connections_per_address: 13, subscriptions_per_connection: 14,
   max_message_bytes: 15000, messages_per_second: 16, bytes_per_second: 17000, send_queue: 18, ping_interval: 19s, idle_timeout: 20s, notification_cost: 21}
 disable_access_log: true
@@ -203,6 +204,7 @@ log_level: debug
 		{"local.evm.writes_per_minute", w.local.DevChain.WritesPerMinute, 7},
 		{"local.evm.call_gas_cap", w.local.DevChain.CallGasCap, uint64(1_000_000)},
 		{"local.evm.call_timeout", w.local.DevChain.CallTimeout, 300 * time.Millisecond},
+		{"local.evm.call_budget", w.local.DevChain.CallBudget, 700 * time.Millisecond},
 		{"local.evm.calls_per_client", w.local.DevChain.CallsPerClient, 3},
 		{"local.evm.filters_per_client", w.local.DevChain.FiltersPerClient, 5},
 		{"local.evm.max_filters", w.local.DevChain.MaxFilters, 50},
@@ -218,6 +220,7 @@ log_level: debug
 		{"redis", []bool{a.Redis != nil, w.cache.Redis != nil, w.limits.Redis != nil}, []bool{true, true, true}},
 		{"redis_prefix", []string{w.cache.Prefix, w.limits.Prefix, tlsOpts.RedisPrefix}, []string{"edgetest", "edgetest", "edgetest"}},
 		{"keys_file", w.limits.KeysPath, keys},
+		{"page_token_secret", []string{string(w.pageTokens.secret), w.pageTokens.source}, []string{"edge-test-page-token-secret", "config"}},
 		{"replicas", w.limits.Replicas, 3},
 		{"unissued_keys.per_address", w.limits.UnissuedKeys.PerAddress, 7},
 		{"unissued_keys.window", w.limits.UnissuedKeys.Window, 2 * time.Hour},
@@ -250,6 +253,7 @@ log_level: debug
 		{"tls.http_listen", srvs.acme, "127.0.0.1:18081"},
 		{"usage.flush_interval", w.usage.FlushInterval, 3 * time.Second},
 		{"usage.logs_per_key", w.usage.LogsPerKey, 50},
+		{"usage.log_bytes_per_key", w.usage.LogBytesPerKey, int64(40000)},
 		{"usage.log_max_age", w.usage.LogMaxAge, 2 * time.Hour},
 		{"usage.retry_for", w.usage.RetryFor, 4 * time.Minute},
 		{"usage.disable", []bool{w.proxy.Usage != nil, w.usage.Redis != nil, w.usage.DataDir == dir, w.usage.Prefix == "edgetest"}, []bool{true, true, true, true}},

@@ -3,6 +3,7 @@ package main
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -25,8 +26,8 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 		Seed:            cfg.Local.Seed,
 		DisableDevChain: cfg.Local.DisableDevChain,
 		DevChain: evm.Options{Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: func(r *http.Request) []string { return limits.RequestIDs(r, trusted) },
-			Client: func(r *http.Request) string { return limits.AddressID(r, trusted) }, CallGasCap: e.CallGasCap,
-			CallTimeout: e.CallTimeout.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
+			Client: func(r *http.Request) string { return devChainClient(r, trusted) }, CallGasCap: e.CallGasCap,
+			CallTimeout: e.CallTimeout.D(), CallBudget: e.CallBudget.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
 		DataDir:    cfg.DataDir,
 		PublicURL:  cfg.PublicURL(),
 		Registerer: reg,
@@ -36,4 +37,14 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 		o.EVMChains = append(o.EVMChains, local.EVMChain(c))
 	}
 	return o
+}
+
+// devChainClient names the client of a dev chain request as the edge
+// identified it (its key, or its address; limits.Client.Owner), or, for a
+// request the edge did not identify, by its address.
+func devChainClient(r *http.Request, trusted []netip.Prefix) string {
+	if c, ok := limits.FromContext(r.Context()); ok {
+		return c.Owner()
+	}
+	return limits.AddressID(r, trusted)
 }

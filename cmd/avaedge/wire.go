@@ -23,6 +23,7 @@ import (
 	"github.com/avaedge/avaedge/internal/redisguard"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/local"
+	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/proxy"
 	"github.com/avaedge/avaedge/usage"
 )
@@ -54,6 +55,11 @@ type wiring struct {
 	admin     proxy.AdminOptions
 	usage     usage.Options
 	local     local.BuildOptions
+	// pageTokens is the page tokens' secret and where it came from.
+	pageTokens struct {
+		secret []byte
+		source string
+	}
 }
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
@@ -120,6 +126,15 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		a.closers = append(a.closers, rdb.Close, guard.Close)
 		a.Redis = rdb
 	}
+	secret, source, err := pageTokenSecret(ctx, cfg, rdb, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := pagetoken.SetSecret(secret); err != nil {
+		return nil, fmt.Errorf("page tokens (%s): %w", source, err)
+	}
+	a.wired.pageTokens.secret, a.wired.pageTokens.source = secret, source
+	log.Info("page tokens keyed", "secret", source)
 	a.wired.cache = cache.Options{
 		Prefix:        cfg.RedisPrefix,
 		MaxBytes:      cfg.Cache.MaxBytes,
@@ -167,17 +182,18 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	var meter *usage.Meter
 	if !cfg.Usage.Disable {
 		a.wired.usage = usage.Options{
-			Redis:         rdb,
-			Prefix:        cfg.RedisPrefix,
-			DataDir:       cfg.DataDir,
-			FlushInterval: cfg.Usage.FlushInterval.D(),
-			LogsPerKey:    cfg.Usage.LogsPerKey,
-			LogMaxAge:     cfg.Usage.LogMaxAge.D(),
-			RetryFor:      cfg.Usage.RetryFor.D(),
-			ClientIP:      clientIP,
-			EVMChainID:    evmChainID(nodeNetwork, localMode[catalog.Node]),
-			Registerer:    reg,
-			Logger:        log,
+			Redis:          rdb,
+			Prefix:         cfg.RedisPrefix,
+			DataDir:        cfg.DataDir,
+			FlushInterval:  cfg.Usage.FlushInterval.D(),
+			LogsPerKey:     cfg.Usage.LogsPerKey,
+			LogBytesPerKey: cfg.Usage.LogBytesPerKey,
+			LogMaxAge:      cfg.Usage.LogMaxAge.D(),
+			RetryFor:       cfg.Usage.RetryFor.D(),
+			ClientIP:       clientIP,
+			EVMChainID:     evmChainID(nodeNetwork, localMode[catalog.Node]),
+			Registerer:     reg,
+			Logger:         log,
 		}
 		if meter, err = usage.New(a.wired.usage); err != nil {
 			return nil, err

@@ -18,11 +18,21 @@
 # below 0.95x the bare server, and says how many lines were written and
 # dropped.
 #
+# The usage mode measures what keyed requests cost Redis with usage on (the
+# default): keyed cache hits of KEYS keys (64; each request names the next)
+# through an edge with limits and usage in a redis-server of its own,
+# against the same hits through an edge without Redis (limits and usage in
+# process), interleaved. Redis's INFO
+# commandstats (commands run inside Lua scripts included) is read before the
+# rounds and after the Redis edge has stopped and written what it held. It
+# fails above 0.5 commands per keyed request or below 0.85x in process.
+#
 #   deploy/bench/bench.sh [rounds] [seconds]
 #   deploy/bench/bench.sh accesslog [rounds] [seconds]
+#   deploy/bench/bench.sh usage [rounds] [seconds]
 set -euo pipefail
 MODE=hit
-if [ "${1:-}" = accesslog ]; then MODE=accesslog; shift; fi
+case "${1:-}" in accesslog | usage) MODE=$1; shift ;; esac
 ROUNDS=${1:-7}
 SECS=${2:-5}
 CONNS=${CONNS:-64}
@@ -49,9 +59,13 @@ go build -o "$TMP/avaedge" ./cmd/avaedge
 ORIGIN=127.0.0.1:18081; BARE=127.0.0.1:18082; NG=127.0.0.1:18083
 EDGE=127.0.0.1:18084; EDGE_REDIS=127.0.0.1:18085; REDIS_PORT=18086
 EDGE_KR=127.0.0.1:18087; EDGE_KC=127.0.0.1:18088; CLUSTER_PORTS="18091 18092 18093"
-EDGE_LOG=127.0.0.1:18089; EDGE_LOG_ADMIN=127.0.0.1:18090
+EDGE_LOG=127.0.0.1:18089; EDGE_LOG_ADMIN=127.0.0.1:18090; EDGE_UR=127.0.0.1:18094; REDIS_USAGE_PORT=18095
 "$TMP/origin" -listen $ORIGIN & PIDS+=($!)
 "$TMP/origin" -listen $BARE & PIDS+=($!)
+if [ $MODE = usage ]; then
+  redis-server --port $REDIS_USAGE_PORT --bind 127.0.0.1 --save '' --appendonly no --daemonize no >/dev/null & PIDS+=($!)
+  for i in $(seq 1 50); do redis-cli -p $REDIS_USAGE_PORT ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
 if [ $MODE = hit ]; then
 redis-server --port $REDIS_PORT --save '' --appendonly no --daemonize no >/dev/null & PIDS+=($!)
 CLUSTER=()
@@ -180,6 +194,60 @@ cache: {max_bytes: -1}
 routes:
   getLatestBlocks: {cache: immutable}
 YML
+if [ $MODE = usage ]; then
+  # KEYS keys (64 by default) on the bench plan, each request naming the
+  # next (wrk's Lua script), as a fleet's clients would.
+  KEYS=${KEYS:-64}
+  { echo "plans:"; echo "  bench: {cu_per_minute: 1000000000000, cu_per_day: 1000000000000000}"; echo "keys:"
+    for i in $(seq 0 $((KEYS - 1))); do echo "  - {id: bench-$i, key: bench-key-$i, plan: bench}"; done
+    echo "anonymous: bench"; } > "$TMP/keys-usage.yaml"
+  cat > "$TMP/keys.lua" <<LUA
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, {["x-glacier-api-key"] = "bench-key-" .. (n % $KEYS)})
+end
+LUA
+  # Usage on (the default) in both; the in-process edge keeps it in memory.
+  env "${common[@]}" AVAEDGE_KEYS_FILE="$TMP/keys-usage.yaml" AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
+  env "${common[@]}" AVAEDGE_KEYS_FILE="$TMP/keys-usage.yaml" AVAEDGE_LISTEN=$EDGE_UR AVAEDGE_REDIS=redis://127.0.0.1:$REDIS_USAGE_PORT/0 \
+    "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
+  UR_PID=$!
+  up $ORIGIN $EDGE $EDGE_UR
+  for a in $EDGE $EDGE_UR; do curl -sf -o /dev/null "http://$a$PATHQ"; hit $a "avaedge keyed ($a)" bench-key-0; done
+  # calls sums every command's calls in INFO commandstats.
+  calls() { redis-cli -p $REDIS_USAGE_PORT info commandstats | awk -F'[:=,]' '/^cmdstat_/ {s += $3} END {print s + 0}'; }
+  # reqs runs wrk with the key against $1 and prints "requests req/s".
+  reqs() {
+    out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" -s "$TMP/keys.lua" "http://$1$PATHQ")
+    if echo "$out" | grep -q "Non-2xx"; then echo "non-2xx answers from $1" >&2; echo "$out" >&2; exit 1; fi
+    echo "$out" | awk '/requests in/ {n = $1} /Requests\/sec/ {r = $2} END {print n, r}'
+  }
+  C0=$(calls); N=0; RATIOS=""; RK=""; RR=""
+  for round in $(seq 1 "$ROUNDS"); do
+    order="keyed redis"; ((round % 2)) || order="redis keyed"
+    for name in $order; do
+      if [ $name = keyed ]; then read -r _ K < <(reqs $EDGE); else read -r n R < <(reqs $EDGE_UR); N=$((N + n)); fi
+    done
+    RK="$RK $K"; RR="$RR $R"; RATIOS="$RATIOS $(ratio "$R" "$K")"
+    echo "round $round: keyed in process $K req/s, keyed with Redis $R req/s, ratio $(ratio "$R" "$K")"
+  done
+  kill "$UR_PID"; wait "$UR_PID" 2>/dev/null || true  # SIGTERM: the usage it holds is written
+  C=$(( $(calls) - C0 - 1 ))  # less this INFO itself
+  echo
+  redis-cli -p $REDIS_USAGE_PORT info commandstats | awk -F'[:=,]' '/^cmdstat_/ {sub(/^cmdstat_/, "", $1); printf "  %s %s\n", $1, $3}'
+  awk -v keys="$KEYS" -v c="$C" -v n="$N" -v k="$(echo $RK | median)" -v r="$(echo $RR | median)" -v q="$(echo $RATIOS | median)" -v all="$RATIOS" 'BEGIN {
+    printf "\nkeyed hits of %d keys, usage on: in process %s req/s, limits and usage in Redis %s req/s (medians)\n", keys, k, r
+    printf "ratio Redis/in process (median of per-round ratios) %.3f; per round:%s\n", q, all
+    printf "Redis commands (INFO commandstats, script internals included): %d for %d keyed requests, %.4f a request\n", c, n, c / n
+    if (c / n > 0.5) { print "FAIL: more than 0.5 Redis commands per keyed request"; f = 1 }
+    if (q < 0.85) { print "FAIL: keyed hits with Redis below 0.85x in process"; f = 1 }
+    exit f
+  }' || FAILED=1
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit ${FAILED:-0}
+fi
+
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE "$TMP/avaedge" -config "$TMP/edge.yaml" & PIDS+=($!)
 env "${common[@]}" AVAEDGE_LISTEN=$EDGE_REDIS AVAEDGE_REDIS=redis://127.0.0.1:$REDIS_PORT/0 "$TMP/avaedge" -config "$TMP/edge-redis.yaml" & PIDS+=($!)
 # Keyed: limits in Redis (one node, then the cluster), cache tier in process.

@@ -6,7 +6,6 @@ package apireq
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -212,27 +211,28 @@ func (q *Req) Page(n, size int, scope string) (lo, hi int, next string, herr *Er
 	return lo, hi, next, nil
 }
 
-// Offset returns where the requested page starts, for lists read a page at
-// a time (LIMIT and OFFSET) rather than whole.
-func (q *Req) Offset(scope string) (int, *Error) {
+// Cursor returns the cursor of the request's page token, the sort key of
+// the previous page's last row, for lists read a page at a time by key; ok
+// is false on the first page.
+func (q *Req) Cursor(scope string) (c uint64, ok bool, herr *Error) {
 	tok := q.Q.Get("pageToken")
 	if tok == "" {
-		return 0, nil
+		return 0, false, nil
 	}
 	c, err := pagetoken.Decode(scope, tok, q.Now)
-	if err != nil || c > math.MaxInt32 {
-		return 0, BadRequest("Invalid page token")
+	if err != nil {
+		return 0, false, BadRequest("Invalid page token")
 	}
-	return int(c), nil
+	return c, true, nil
 }
 
-// Next returns the token of the page after the one at offset lo of size
-// items, when more follow.
-func (q *Req) Next(scope string, lo, size int, more bool) string {
+// Next returns the token of the page after the one whose last row has the
+// sort key last, when more follow.
+func (q *Req) Next(scope string, last uint64, more bool) string {
 	if !more {
 		return ""
 	}
-	return pagetoken.Encode(scope, uint64(lo+size), q.Now)
+	return pagetoken.Encode(scope, last, q.Now)
 }
 
 // Paginate cuts items to the requested page.

@@ -18,6 +18,12 @@ import (
 // returns the answer with its body.
 func rawGet(t *testing.T, base, target string) (*http.Response, string) {
 	t.Helper()
+	return rawGetWithKey(t, base, target, "")
+}
+
+// rawGetWithKey is rawGet with key as x-glacier-api-key, when it is set.
+func rawGetWithKey(t *testing.T, base, target, key string) (*http.Response, string) {
+	t.Helper()
 	addr := strings.TrimPrefix(base, "http://")
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
@@ -25,7 +31,11 @@ func rawGet(t *testing.T, base, target string) (*http.Response, string) {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, addr)
+	hdr := ""
+	if key != "" {
+		hdr = "x-glacier-api-key: " + key + "\r\n"
+	}
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n\r\n", target, addr, hdr)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("GET %q: %v", target, err)

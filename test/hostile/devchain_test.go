@@ -69,7 +69,13 @@ func devRPCAt(t *testing.T, e *Edge, path, from, body string) (int, []rpcAnswer)
 	req, _ := http.NewRequest(http.MethodPost, e.URL+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Forwarded-For", from)
-	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	return doRPC(t, &http.Client{Timeout: 60 * time.Second}, req)
+}
+
+// doRPC sends req through c and returns the status and the answers.
+func doRPC(t *testing.T, c *http.Client, req *http.Request) (int, []rpcAnswer) {
+	t.Helper()
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,8 +181,10 @@ func overrideCall(id int, method string, code []byte) string {
 
 // TestDevChainCallBounded (issue 28 finding 5): one eth_call with a state
 // override running an ecrecover loop is cut off at local.evm.call_timeout
-// with go-ethereum's words, and so is every call of a 100-call batch of it;
-// with the defaults a call stops at 25,000,000 gas or 1s.
+// with go-ethereum's words; a 100-call batch of it shares one budget (issue
+// 35: call_budget, call_timeout by default), so its first call is cut off
+// and the others are refused; with the defaults a call stops at 25,000,000
+// gas or 1s.
 func TestDevChainCallBounded(t *testing.T) {
 	e := StartEdge(t, EdgeOptions{Config: devChainConfig, Keys: keysFile(0, true)})
 	loop := ecrecoverLoop(t)
@@ -197,8 +205,12 @@ func TestDevChainCallBounded(t *testing.T) {
 		t.Fatalf("batch: %d, %d answers; want 200 and 100", status, len(got))
 	}
 	for i, a := range got {
-		if a.Error == nil || a.Error.Message != aborted {
-			t.Fatalf("batch call %d: %s; want %q", i, a, aborted)
+		want := "execution budget exhausted: the calls of one request run the EVM at most 50ms in all"
+		if i == 0 {
+			want = aborted
+		}
+		if a.Error == nil || a.Error.Message != want {
+			t.Fatalf("batch call %d: %s; want %q", i, a, want)
 		}
 	}
 
@@ -262,43 +274,54 @@ func TestDevChainWriteTricks(t *testing.T) {
 }
 
 // TestDevChainFilterCap (issue 28 finding 5): filters are capped per client
-// and in all, with go-ethereum's kind of error.
+// with go-ethereum's kind of error, and in all (issue 35: a newcomer past
+// the cap evicts the filter idle the longest).
 func TestDevChainFilterCap(t *testing.T) {
 	e := StartEdge(t, EdgeOptions{Config: devChainConfig, Keys: keysFile(0, true)})
-	checkFilterCap(t, e, "/ext/bc/C/rpc")
+	checkFilterCap(t, e, "/ext/bc/C/rpc", "198.51.100.")
 }
 
-// checkFilterCap installs filters on the chain at path from three clients:
+// checkFilterCap installs filters on the chain at path from three clients
+// of the network prefix (fresh ones: the caps count across the chains):
 // devChainConfig's caps (2 per client, 3 in all) refuse the third of one
-// client and the fourth in all, with go-ethereum's kind of error; a method
-// outside the public namespaces is refused at the edge.
-func checkFilterCap(t *testing.T, e *Edge, path string) {
+// client with go-ethereum's kind of error, and the fourth in all evicts the
+// first; a method outside the public namespaces is refused at the edge.
+func checkFilterCap(t *testing.T, e *Edge, path, prefix string) {
 	t.Helper()
+	var first string
 	for i, tc := range []struct {
 		from, method, want string
 	}{
-		{"198.51.100.1", "eth_newBlockFilter", ""},
-		{"198.51.100.1", "eth_newPendingTransactionFilter", ""},
-		{"198.51.100.1", "eth_newBlockFilter", "exceed max filters per client"},
-		{"198.51.100.2", "eth_newBlockFilter", ""},
-		{"198.51.100.3", "eth_newBlockFilter", "exceed max filters"},
-		{"198.51.100.4", "admin_peers", "the method admin_peers does not exist/is not available"},
+		{"1", "eth_newBlockFilter", ""},
+		{"1", "eth_newPendingTransactionFilter", ""},
+		{"1", "eth_newBlockFilter", "exceed max filters per client"},
+		{"2", "eth_newBlockFilter", ""},
+		{"3", "eth_newBlockFilter", ""},
+		{"3", "eth_getFilterChanges", "filter not found"},
+		{"4", "admin_peers", "the method admin_peers does not exist/is not available"},
 	} {
-		_, as := devRPCAt(t, e, path, tc.from, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":[]}`, tc.method))
+		params := "[]"
+		if tc.method == "eth_getFilterChanges" {
+			params = "[" + first + "]"
+		}
+		_, as := devRPCAt(t, e, path, prefix+tc.from, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, tc.method, params))
 		if a := as[0]; tc.want == "" && a.Error != nil || tc.want != "" && (a.Error == nil || a.Error.Message != tc.want) {
-			t.Fatalf("%s call %d (%s from %s): %s; want %q", path, i, tc.method, tc.from, a, tc.want)
+			t.Fatalf("%s call %d (%s from %s): %s; want %q", path, i, tc.method, prefix+tc.from, a, tc.want)
+		}
+		if i == 0 {
+			first = string(as[0].Result)
 		}
 	}
 }
 
 // TestDevnetChainsBounded (issue 27): the devnet's subnet chains, at their
-// aliases, have the dev chain's per-client bounds, each chain its own
-// filters capped per client and in all; methods outside the public
-// namespaces are refused at the edge as on /ext/bc/C/rpc.
+// aliases, have the dev chain's per-client bounds (issue 35: counted across
+// the chains); methods outside the public namespaces are refused at the
+// edge as on /ext/bc/C/rpc.
 func TestDevnetChainsBounded(t *testing.T) {
 	e := StartEdge(t, EdgeOptions{Config: devChainConfig, Keys: keysFile(0, true)})
-	for _, chain := range []string{"devsubnet", "devl1"} {
-		t.Run(chain, func(t *testing.T) { checkFilterCap(t, e, "/ext/bc/"+chain+"/rpc") })
+	for i, chain := range []string{"devsubnet", "devl1"} {
+		t.Run(chain, func(t *testing.T) { checkFilterCap(t, e, "/ext/bc/"+chain+"/rpc", fmt.Sprintf("198.51.10%d.", i+1)) })
 	}
 }
 

@@ -15,7 +15,8 @@
 //
 // op is the dotted path of an SDK method from the SDK's client object
 // (AvaCloudSDK, Avalanche or Glacier); args its request. A paged method's
-// first page is printed. The output is one JSON object: name -> {"ok": true,
+// first page is printed; with "pages": N, up to N pages, as the SDK's own
+// iterator follows them (an array of their results). The output is one JSON object: name -> {"ok": true,
 // "result": ...} or {"ok": false, "error": "..."}. Exits non-zero when any
 // call fails.
 import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
@@ -64,6 +65,18 @@ async function first(p) {
   return r?.result ?? r;
 }
 
+// pages follows the SDK's iterator for up to n pages.
+async function pages(p, n) {
+  const r = await p;
+  if (!r || typeof r[Symbol.asyncIterator] !== "function") throw new Error("not a paged method");
+  const out = [];
+  for await (const page of r) {
+    out.push(page.result ?? page);
+    if (out.length >= n) break;
+  }
+  return out;
+}
+
 function describe(e) {
   // Glacier's ApiError carries the status and the body.
   const body = e?.body !== undefined ? ` ${JSON.stringify(e.body)}` : "";
@@ -84,7 +97,7 @@ for (const c of calls) {
     // options alone.
     const bare = obj[name].length <= 1 && Object.keys(c.args ?? {}).length === 0;
     const call = !options ? obj[name](c.args ?? {}) : bare ? obj[name](options) : obj[name](c.args ?? {}, options);
-    out[c.name] = { ok: true, result: await first(call) };
+    out[c.name] = { ok: true, result: c.pages ? await pages(call, c.pages) : await first(call) };
   } catch (e) {
     failed++;
     out[c.name] = { ok: false, error: describe(e) };

@@ -52,19 +52,15 @@ func (a *api) listAssetTxs(q *req) (any, *apireq.Error) {
 	f := pindex.TxFilter{BlockRange: q.timeRange(), Asset: d.ID, Types: q.List("txTypes")}
 	size := q.PageSize(10)
 	scope := q.Scope("X", d.ID)
-	lo, herr := q.Offset(scope)
-	if herr != nil || len(q.Errs) > 0 {
+	if herr := q.after(&f.BlockRange, scope); herr != nil || len(q.Errs) > 0 {
 		return nil, herr
 	}
-	f.Limit, f.Offset = size+1, lo
+	f.Limit = size + 1
 	list, err := a.src.Txs(q.ctx, pindex.ChainX, f)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
-	more := len(list) > size
-	if more {
-		list = list[:size]
-	}
-	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: q.Next(scope, lo, size, more),
+	list, next := txsNext(q, list, size, scope)
+	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next,
 		ChainInfo: glacier.ChainInfo{ChainName: "x-chain", Network: q.Network}}, a.xTx)
 }

@@ -52,20 +52,20 @@ func (a *api) listBlocks(q *req) (any, *apireq.Error) {
 	r := q.timeRange()
 	size := q.PageSize(10)
 	scope := q.Scope(string(chain))
-	lo, herr := q.Offset(scope)
-	if herr != nil || len(q.Errs) > 0 {
+	if herr := q.after(&r, scope); herr != nil || len(q.Errs) > 0 {
 		return nil, herr
 	}
-	r.Limit, r.Offset = size+1, lo
+	r.Limit = size + 1
 	bs, err := a.src.Blocks(q.ctx, chain, r)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
-	more := len(bs) > size
-	if more {
+	next := ""
+	if len(bs) > size {
 		bs = bs[:size]
+		next = q.Next(scope, uint64(bs[size-1].Pos()), true)
 	}
-	out := glacier.ListBlocksResponse{NextPageToken: q.Next(scope, lo, size, more), Blocks: []glacier.PrimaryBlock{},
+	out := glacier.ListBlocksResponse{NextPageToken: next, Blocks: []glacier.PrimaryBlock{},
 		ChainInfo: glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}}
 	for _, b := range bs {
 		out.Blocks = append(out.Blocks, a.blockItem(b))

@@ -140,6 +140,12 @@ func TestPaginationWalk(t *testing.T) {
 			{base + "/blockchains/p-chain/blocks?", "blocks"},
 			{base + "/blockchains/x-chain/transactions?sortOrder=asc", "transactions"},
 			{base + "/blockchains/p-chain/transactions?addresses=" + addrs, "transactions"},
+			// Read a page at a time by key (the previous page's last row).
+			{base + "/blockchains/x-chain/blocks?", "blocks"},
+			{base + "/blockchains/p-chain/transactions?", "transactions"},
+			{base + "/blockchains/p-chain/transactions?sortOrder=asc&addresses=" + ewoqP, "transactions"},
+			{base + "/blockchains/x-chain/assets/" + w.avaxID("fuji").String() + "/transactions?", "transactions"},
+			{base + "/blockchains/p-chain/transactions:listStaking?", "transactions"},
 		}
 		if w.devnet {
 			lists = append(lists, struct{ path, list string }{base + "/blockchains/p-chain/nodes/" + node + "/blocks?", "blocks"})

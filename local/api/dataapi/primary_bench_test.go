@@ -348,24 +348,44 @@ func BenchmarkPrimaryRoutes(b *testing.B) {
 			case whale:
 				name = rt.name + "/whale"
 			}
-			b.Run(name, func(b *testing.B) {
-				b.ReportAllocs()
-				times := make([]time.Duration, 0, b.N)
-				for b.Loop() {
-					path := rt.path(whale)
-					rec := httptest.NewRecorder()
-					t0 := time.Now()
-					mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-					times = append(times, time.Since(t0))
-					if rec.Code != http.StatusOK {
-						b.Fatalf("GET %s = %d %s", path, rec.Code, rec.Body)
-					}
-				}
-				slices.Sort(times)
-				q := func(p float64) float64 { return float64(times[int(p*float64(len(times)-1))]) / 1e6 }
-				b.ReportMetric(q(0.5), "p50-ms")
-				b.ReportMetric(q(0.99), "p99-ms")
-			})
+			b.Run(name, func(b *testing.B) { measure(b, mux, func() string { return rt.path(whale) }) })
 		}
 	}
+	// A deep page of the whale's transactions (the 21st of 100), reached
+	// by following the tokens as a client does.
+	for _, c := range []string{"P", "X"} {
+		path := nets + map[string]string{"P": "p-chain", "X": "x-chain"}[c] + "/transactions?pageSize=100&addresses=" + addr(c, true)
+		deep := path
+		for range 20 {
+			rec := httptest.NewRecorder()
+			mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, deep, nil))
+			var page struct{ NextPageToken string }
+			if json.Unmarshal(rec.Body.Bytes(), &page); page.NextPageToken == "" {
+				b.Fatalf("GET %s: %d, no next page", deep, rec.Code)
+			}
+			deep = path + "&pageToken=" + page.NextPageToken
+		}
+		b.Run("listLatestPrimaryNetworkTransactions/"+c+"/whale/deep", func(b *testing.B) { measure(b, mux, func() string { return deep }) })
+	}
+}
+
+// measure serves the path of next b.N times and reports the latencies'
+// p50 and p99 in ms.
+func measure(b *testing.B, mux http.Handler, next func() string) {
+	b.ReportAllocs()
+	times := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		path := next()
+		rec := httptest.NewRecorder()
+		t0 := time.Now()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		times = append(times, time.Since(t0))
+		if rec.Code != http.StatusOK {
+			b.Fatalf("GET %s = %d %s", path, rec.Code, rec.Body)
+		}
+	}
+	slices.Sort(times)
+	q := func(p float64) float64 { return float64(times[int(p*float64(len(times)-1))]) / 1e6 }
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
 }

@@ -25,8 +25,7 @@ func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
 	f.Asc = !q.Desc()
 	size := q.PageSize(10)
 	scope := q.Scope("P")
-	lo, herr := q.Offset(scope)
-	if herr != nil || len(q.Errs) > 0 {
+	if herr := q.after(&f.BlockRange, scope); herr != nil || len(q.Errs) > 0 {
 		return nil, herr
 	}
 	stakes, err := a.src.Stakes(q.ctx)
@@ -63,16 +62,12 @@ func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	f.IDs, f.Limit, f.Offset = ids, size+1, lo
+	f.IDs, f.Limit = ids, size+1
 	list, err := a.src.Txs(q.ctx, pindex.ChainP, f)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
-	more := len(list) > size
-	if more {
-		list = list[:size]
-	}
-	out.NextPageToken = q.Next(scope, lo, size, more)
+	list, out.NextPageToken = txsNext(q, list, size, scope)
 	return txPage(q, a.assets(q), list, out, a.pTx)
 }
 

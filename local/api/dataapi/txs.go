@@ -52,25 +52,41 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 	}
 	size := q.PageSize(10)
 	scope := q.Scope(string(chain))
-	lo, herr := q.Offset(scope)
-	if herr != nil || len(q.Errs) > 0 {
+	if herr := q.after(&f.BlockRange, scope); herr != nil || len(q.Errs) > 0 {
 		return nil, herr
 	}
-	f.Limit, f.Offset = size+1, lo
+	f.Limit = size + 1
 	list, err := a.src.Txs(q.ctx, chain, f)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}
-	more := len(list) > size
-	if more {
-		list = list[:size]
-	}
+	list, next := txsNext(q, list, size, scope)
 	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
-	next := q.Next(scope, lo, size, more)
 	if chain == pindex.ChainP {
 		return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, ChainInfo: info}, a.pTx)
 	}
 	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, ChainInfo: info}, a.xTx)
+}
+
+// after sets r to continue after the cursor of the request's page token
+// for scope, if it has one.
+func (q *req) after(r *pindex.BlockRange, scope string) *apireq.Error {
+	c, ok, herr := q.Cursor(scope)
+	if ok {
+		p := pindex.Pos(c)
+		r.After = &p
+	}
+	return herr
+}
+
+// txsNext cuts list, read with a limit of size+1, to size and returns the
+// next page's token for scope: the last transaction's place.
+func txsNext(q *req, list []*pindex.Tx, size int, scope string) ([]*pindex.Tx, string) {
+	if len(list) <= size {
+		return list, ""
+	}
+	list = list[:size]
+	return list, q.Next(scope, uint64(list[size-1].Pos()), true)
 }
 
 // txPage fills out's transactions with list's, each in the Data API's

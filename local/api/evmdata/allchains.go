@@ -2,29 +2,31 @@ package evmdata
 
 import (
 	"context"
+	"errors"
 	"sort"
 
 	"github.com/avaedge/avaedge/local/source/evmindex"
 )
 
 // The lists across chains (/v1/blocks, /v1/transactions) merge the chains'
-// newest items by block time. Their page token is a position in that
-// order, (time, chain, skip): the items of chains before the chain at time
-// and earlier, of the chain at time after the first skip items it has
-// there, of the chains after it at time and earlier. Chains are numbered in
-// networkChains' order.
+// newest items by block time, then chain (numbered in networkChains'
+// order), then position in the chain, newest first. Their page token is the
+// last item's chain and position, from which the next page starts by key:
+// the items of chains before it older than its time, of its chain below its
+// position, of the chains after it at its time and older. Its time is its
+// block's, read again, not carried.
 type allCursor struct {
-	time  uint64 // Unix seconds, < 2^34
 	chain int    // < 2^6
-	skip  int    // < 2^24
+	order uint64 // the item's position: a block number, or a TxPos (of a block below 2^34)
+	time  uint64 // the item's block's time
 }
 
-func (c allCursor) pack() uint64 {
-	return c.time<<30 | uint64(c.chain&63)<<24 | uint64(min(c.skip, 1<<24-1))
-}
+// pack stores the cursor in a token's 64 bits (order+1, so that no
+// cursor is zero, which s.cursor refuses).
+func (c allCursor) pack() uint64 { return uint64(c.chain&63)<<58 | (c.order+1)&(1<<58-1) }
 
 func unpackAll(v uint64) allCursor {
-	return allCursor{time: v >> 30, chain: int(v>>24) & 63, skip: int(v & (1<<24 - 1))}
+	return allCursor{chain: int(v >> 58), order: v&(1<<58-1) - 1}
 }
 
 // maxAllChains bounds the chains an all-chains list merges (the cursor has
@@ -38,38 +40,51 @@ type merged[T any] struct {
 	item        T
 }
 
-// start returns where chain i's items begin for cursor c (an exclusive
-// block bound for the chain's listing, 0 for none left) and how many of
-// its first items to skip.
-func (s *server) start(ctx context.Context, c *ChainInfo, i int, cur *allCursor) (before uint64, skip int, err error) {
+// allKind says how an all-chains list's positions relate to blocks.
+type allKind struct {
+	// bound is the exclusive position bound of the items below block n.
+	bound func(n uint64) uint64
+	// block is the block of the item at position p.
+	block func(p uint64) uint64
+}
+
+var (
+	blockItems = allKind{bound: func(n uint64) uint64 { return n }, block: func(p uint64) uint64 { return p }}
+	txItems    = allKind{bound: func(n uint64) uint64 { return uint64(evmindex.PosOf(n, 0)) },
+		block: func(p uint64) uint64 { return evmindex.TxPos(p).Block() }}
+)
+
+// start returns where chain i's items begin for cursor c: an exclusive
+// bound of their positions, 0 for none left.
+func (s *server) start(ctx context.Context, c *ChainInfo, i int, cur *allCursor, k allKind) (before uint64, err error) {
 	if cur == nil {
 		head, ok := s.ix.Head(c.ChainID)
 		if !ok {
-			return 0, 0, nil
+			return 0, nil
 		}
-		return head + 1, 0, nil
+		return k.bound(head + 1), nil
+	}
+	if i == cur.chain {
+		return cur.order, nil
 	}
 	t := cur.time
 	if i < cur.chain {
 		if t == 0 {
-			return 0, 0, nil
+			return 0, nil
 		}
 		t--
 	}
 	n, ok, err := s.ix.BlockAt(ctx, c.ChainID, t)
 	if err != nil || !ok {
-		return 0, 0, err
+		return 0, err
 	}
-	if i == cur.chain {
-		skip = cur.skip
-	}
-	return n + 1, skip, nil
+	return k.bound(n + 1), nil
 }
 
 // mergeAll orders every chain's items (each newest first) by time, then
 // chain, then position, trims them to size and returns the next cursor
 // (nil on the last page).
-func mergeAll[T any](items []merged[T], size int, cur *allCursor) ([]merged[T], *allCursor) {
+func mergeAll[T any](items []merged[T], size int) ([]merged[T], *allCursor) {
 	sort.SliceStable(items, func(a, b int) bool {
 		x, y := items[a], items[b]
 		if x.time != y.time {
@@ -85,20 +100,12 @@ func mergeAll[T any](items []merged[T], size int, cur *allCursor) ([]merged[T], 
 	}
 	items = items[:size]
 	last := items[size-1]
-	next := &allCursor{time: last.time, chain: last.chain}
-	for _, m := range items {
-		if m.time == last.time && m.chain == last.chain {
-			next.skip++
-		}
-	}
-	if cur != nil && cur.time == last.time && cur.chain == last.chain {
-		next.skip += cur.skip
-	}
-	return items, next
+	return items, &allCursor{chain: last.chain, order: last.order}
 }
 
-// allChains reads network, pageSize and pageToken of an all-chains list.
-func (s *server) allChains(r *req, filters ...string) ([]*ChainInfo, int, string, *allCursor, error) {
+// allChains reads network, pageSize and pageToken of an all-chains list of
+// items of kind k.
+func (s *server) allChains(r *req, k allKind, filters ...string) ([]*ChainInfo, int, string, *allCursor, error) {
 	chains := s.networkChains(r.Get("network"))
 	if len(chains) > maxAllChains {
 		chains = chains[:maxAllChains]
@@ -106,42 +113,49 @@ func (s *server) allChains(r *req, filters ...string) ([]*ChainInfo, int, string
 	size, _ := pageSize(r, 10)
 	sc := scope(r, append([]string{"network=" + r.Get("network")}, filters...)...)
 	v, err := s.cursor(r, sc)
+	if err != nil || v == 0 {
+		return chains, size, sc, nil, err
+	}
+	cur := unpackAll(v)
+	if cur.chain >= len(chains) {
+		return nil, 0, "", nil, errBadRequest{"Invalid page token"}
+	}
+	b, err := s.ix.Block(r.Context(), chains[cur.chain].ChainID, k.block(cur.order))
+	if errors.Is(err, evmindex.ErrNotFound) {
+		return nil, 0, "", nil, errBadRequest{"Invalid page token"}
+	}
 	if err != nil {
 		return nil, 0, "", nil, err
 	}
-	var cur *allCursor
-	if v != 0 {
-		c := unpackAll(v)
-		cur = &c
-	}
-	return chains, size, sc, cur, nil
+	cur.time = b.Timestamp
+	return chains, size, sc, &cur, nil
 }
 
 // listLatestBlocksAllChains answers GET /v1/blocks: the newest blocks of
 // every chain (of network, when set), newest first.
 func (s *server) listLatestBlocksAllChains(r *req) (any, error) {
-	chains, size, sc, cur, err := s.allChains(r)
+	chains, size, sc, cur, err := s.allChains(r, blockItems)
 	if err != nil {
 		return nil, err
 	}
 	var items []merged[evmBlock]
 	for i, c := range chains {
-		before, skip, err := s.start(r.Context(), c, i, cur)
+		before, err := s.start(r.Context(), c, i, cur, blockItems)
 		if err != nil {
 			return nil, err
 		}
 		if before == 0 {
 			continue
 		}
-		rows, err := s.ix.LatestBlocks(r.Context(), c.ChainID, before, size+1+skip)
+		rows, err := s.ix.LatestBlocks(r.Context(), c.ChainID, before, size+1)
 		if err != nil {
 			return nil, err
 		}
-		for _, b := range rows[min(skip, len(rows)):] {
+		for _, b := range rows {
 			items = append(items, merged[evmBlock]{time: b.Timestamp, order: b.Number, chain: i, item: blockJSON(c, b)})
 		}
 	}
-	page, next := mergeAll(items, size, cur)
+	page, next := mergeAll(items, size)
 	out := struct {
 		NextPageToken string     `json:"nextPageToken,omitempty"`
 		Blocks        []evmBlock `json:"blocks"`
@@ -159,25 +173,24 @@ func (s *server) listLatestBlocksAllChains(r *req) (any, error) {
 // transactions of every chain (of network, when set), newest first, with
 // the status filter.
 func (s *server) listLatestTransactionsAllChains(r *req) (any, error) {
-	chains, size, sc, cur, err := s.allChains(r, "status="+r.Get("status"))
+	chains, size, sc, cur, err := s.allChains(r, txItems, "status="+r.Get("status"))
 	if err != nil {
 		return nil, err
 	}
 	ctx := r.Context()
 	var items []merged[listedTransaction]
 	for i, c := range chains {
-		before, skip, err := s.start(ctx, c, i, cur)
+		before, err := s.start(ctx, c, i, cur, txItems)
 		if err != nil {
 			return nil, err
 		}
 		if before == 0 {
 			continue
 		}
-		rows, err := s.ix.ChainTxs(ctx, c.ChainID, statusOf(r), evmindex.Blocks(0, before), size+1+skip)
+		rows, err := s.ix.ChainTxs(ctx, c.ChainID, statusOf(r), evmindex.Range{To: evmindex.TxPos(before)}, size+1)
 		if err != nil {
 			return nil, err
 		}
-		rows = rows[min(skip, len(rows)):]
 		created, err := s.ix.Created(ctx, c.ChainID, rows)
 		if err != nil {
 			return nil, err
@@ -187,7 +200,7 @@ func (s *server) listLatestTransactionsAllChains(r *req) (any, error) {
 			items = append(items, merged[listedTransaction]{time: t.BlockTimestamp, order: uint64(t.Pos()), chain: i, item: listedJSON(c, t, created)})
 		}
 	}
-	page, next := mergeAll(items, size, cur)
+	page, next := mergeAll(items, size)
 	out := struct {
 		NextPageToken string              `json:"nextPageToken,omitempty"`
 		Transactions  []listedTransaction `json:"transactions"`

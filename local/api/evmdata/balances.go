@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -44,12 +45,12 @@ const BalanceBlockHeader = "X-Avaedge-Balance-Block"
 
 // balanceRequest is what every balance route reads first.
 type balanceRequest struct {
-	chain  *ChainInfo
-	owner  common.Address
-	at     *uint64
-	size   int
-	offset uint64
-	scope  string
+	chain *ChainInfo
+	owner common.Address
+	at    *uint64
+	size  int
+	after []byte // the previous page's last holding's Key; nil on the first page
+	scope string
 }
 
 func (s *server) balanceRequest(r *req, maxSize int, withBlock bool, filters ...string) (*balanceRequest, error) {
@@ -78,8 +79,10 @@ func (s *server) balanceRequest(r *req, maxSize int, withBlock bool, filters ...
 		fs = append(fs, f+"="+q.Get(f))
 	}
 	b.scope = scope(r, fs...)
-	if b.offset, err = s.cursor(r, b.scope); err != nil {
-		return nil, err
+	if tok := r.Get("pageToken"); tok != "" {
+		if b.after, err = pagetoken.DecodeKey(b.scope, tok, s.now()); err != nil {
+			return nil, errBadRequest{"Invalid page token"}
+		}
 	}
 	return b, nil
 }
@@ -104,14 +107,14 @@ func contracts(name, raw string) ([]common.Address, error) {
 // noSpam leaves out spam tokens.
 func (s *server) holdings(ctx context.Context, b *balanceRequest, kind evmindex.TokenKind, cs []common.Address, noSpam bool) ([]evmindex.Holding, string, error) {
 	hs, err := s.ix.Holdings(ctx, evmindex.HoldingQuery{ChainID: b.chain.ChainID, Owner: b.owner, Kind: kind, Contracts: cs, AtBlock: b.at, NoSpam: noSpam,
-		Offset: int(b.offset), Limit: b.size + 1})
+		After: b.after, Limit: b.size + 1})
 	if err != nil {
 		return nil, "", err
 	}
 	next := ""
 	if len(hs) > b.size {
 		hs = hs[:b.size]
-		next = s.token(b.scope, b.offset+uint64(b.size))
+		next = pagetoken.EncodeKey(b.scope, hs[b.size-1].Key(), s.now())
 	}
 	return hs, next, nil
 }

@@ -91,6 +91,31 @@ func TestIndexEmbeddedSeed(t *testing.T) {
 	if len(h) != 4 || h[0].Balance.Int64() != 100 || h[1].Balance.Int64() != 10 {
 		t.Fatalf("ewoq 1155 holdings at block 4: %+v", h)
 	}
+	// Page by page, each after the previous page's last Key: the same
+	// holdings, now and at block 4.
+	for _, at := range []*uint64{nil, &at} {
+		all, _ := ix.Holdings(ctx, HoldingQuery{ChainID: 43112, Owner: acc[0].Address, Kind: ERC1155, AtBlock: at, Limit: 10})
+		var paged []Holding
+		var after []byte
+		for range 10 {
+			page, err := ix.Holdings(ctx, HoldingQuery{ChainID: 43112, Owner: acc[0].Address, Kind: ERC1155, AtBlock: at, After: after, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			paged, after = append(paged, page...), page[0].Key()
+		}
+		if len(paged) != len(all) {
+			t.Fatalf("holdings at %v one at a time: %d; want the %d of one page", at, len(paged), len(all))
+		}
+		for i := range all {
+			if paged[i].TokenID.Cmp(all[i].TokenID) != 0 || paged[i].Balance.Cmp(all[i].Balance) != 0 {
+				t.Fatalf("holding %d at %v one at a time: %+v; want %+v", i, at, paged[i], all[i])
+			}
+		}
+	}
 	nfts, err := ix.Holdings(ctx, HoldingQuery{ChainID: 43112, Owner: acc[2].Address, Kind: ERC721, Limit: 10})
 	if err != nil || len(nfts) != 2 || nfts[0].TokenID.Int64() != 4 || nfts[1].TokenID.Int64() != 5 {
 		t.Fatalf("dev2 nfts %+v (%v)", nfts, err)

@@ -1,6 +1,7 @@
 package evmindex
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -241,8 +242,36 @@ type HoldingQuery struct {
 	Contracts []common.Address // filter; empty means all
 	AtBlock   *uint64          // balances after this block; nil means the latest (ERC-721 supports only nil)
 	NoSpam    bool             // leave out spam tokens (Token.Spam)
-	Offset    int
-	Limit     int
+	// After, when set, is the Key of the previous page's last holding: the
+	// holdings after it, found by key.
+	After []byte
+	Limit int
+}
+
+// Key is the holding's place in the order of an owner's holdings: its
+// contract, then its token id as 32 bytes (none for ERC-20).
+func (h Holding) Key() []byte {
+	k := h.Contract.Bytes()
+	if h.TokenID != nil {
+		k = append(k, idBytes(h.TokenID)...)
+	}
+	return k
+}
+
+// afterHolding returns the condition of the holdings after key.
+func afterHolding(key []byte, args *[]any) string {
+	switch {
+	case key == nil:
+		return ""
+	case len(key) <= common.AddressLength:
+		*args = append(*args, key)
+		return ` AND contract > ?`
+	}
+	c, id := key[:common.AddressLength], key[common.AddressLength:]
+	// contract >= ? bounds the index's range; the OR keeps, in that
+	// contract, the ids past the key's.
+	*args = append(*args, c, c, id)
+	return ` AND contract >= ? AND (contract > ? OR token_id > ?)`
 }
 
 // Holdings returns the owner's holdings. Current balances are one index
@@ -254,19 +283,20 @@ func (ix *Index) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, error
 		}
 	}
 	filter, args := contractFilter(q.Contracts)
+	filter += afterHolding(q.After, &args)
 	var query string
 	switch q.Kind {
 	case ERC20:
-		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + spamFilter(q.NoSpam, "erc20_balances") + ` ORDER BY contract LIMIT ? OFFSET ?`
+		query = `SELECT contract, NULL, balance FROM erc20_balances WHERE chain_id=? AND owner=?` + filter + spamFilter(q.NoSpam, "erc20_balances") + ` ORDER BY contract LIMIT ?`
 	case ERC1155:
-		query = `SELECT contract, token_id, balance FROM erc1155_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ? OFFSET ?`
+		query = `SELECT contract, token_id, balance FROM erc1155_balances WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ?`
 	case ERC721:
-		query = `SELECT contract, token_id, '1' FROM nft_owners WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ? OFFSET ?`
+		query = `SELECT contract, token_id, '1' FROM nft_owners WHERE chain_id=? AND owner=?` + filter + ` ORDER BY contract, token_id LIMIT ?`
 	default:
 		return nil, fmt.Errorf("evmindex: holdings of kind %d", q.Kind)
 	}
 	all := append([]any{q.ChainID, q.Owner.Bytes()}, args...)
-	rows, err := ix.r.QueryContext(ctx, query, append(all, q.Limit, q.Offset)...)
+	rows, err := ix.r.QueryContext(ctx, query, append(all, q.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: holdings: %w", err)
 	}
@@ -376,10 +406,9 @@ func (ix *Index) holdingsAt(ctx context.Context, q HoldingQuery) ([]Holding, err
 		}
 		return out[i].TokenID.Cmp(out[j].TokenID) < 0
 	})
-	if q.Offset >= len(out) {
-		return nil, nil
+	if q.After != nil {
+		out = out[sort.Search(len(out), func(i int) bool { return bytes.Compare(out[i].Key(), q.After) > 0 }):]
 	}
-	out = out[q.Offset:]
 	if len(out) > q.Limit {
 		out = out[:q.Limit]
 	}

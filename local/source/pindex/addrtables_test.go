@@ -202,9 +202,14 @@ func checkAddressTables(t *testing.T, ix *Index, addrs []avax.ShortID, when stri
 				t.Fatalf("%s: %s's %s txs\n got %v\nwant %v", when, a, c, got, want)
 			}
 			if len(want) > 3 {
-				page, err := ix.Txs(ctx, c, TxFilter{Addrs: []avax.ShortID{a}, BlockRange: BlockRange{Limit: 2, Offset: 1}})
-				if err != nil || len(page) != 2 || page[0].ID != want[1] || page[1].ID != want[2] {
-					t.Fatalf("%s: %s's %s txs, second page of two: %v, %v; want %v", when, a, c, page, err, want[1:3])
+				first, err := ix.Txs(ctx, c, TxFilter{Addrs: []avax.ShortID{a}, BlockRange: BlockRange{Limit: 2}})
+				if err != nil || len(first) != 2 {
+					t.Fatalf("%s: %s's %s txs, first page of two: %v, %v", when, a, c, first, err)
+				}
+				after := first[1].Pos()
+				page, err := ix.Txs(ctx, c, TxFilter{Addrs: []avax.ShortID{a}, BlockRange: BlockRange{Limit: 2, After: &after}})
+				if err != nil || len(page) != 2 || page[0].ID != want[2] || page[1].ID != want[3] {
+					t.Fatalf("%s: %s's %s txs, second page of two: %v, %v; want %v", when, a, c, page, err, want[2:4])
 				}
 			}
 			want = col(`SELECT a.utxo FROM utxo_addrs a LEFT JOIN spends s ON s.utxo = a.utxo
@@ -324,5 +329,22 @@ func TestAddressTables(t *testing.T) {
 	checkAddressTables(t, ix, w.addrs, "after the upgrade from version 2")
 	if err := ix.st.r.QueryRow(`SELECT COUNT(*) FROM addr_txs`).Scan(&n); err != nil || n < 100 {
 		t.Fatalf("addr_txs has %d rows after the upgrade, %v", n, err)
+	}
+}
+
+// TestPos: a place packs its height and its index, the genesis
+// transactions' negative ones included, and reads them back.
+func TestPos(t *testing.T) {
+	for _, c := range []struct {
+		h uint64
+		i int
+	}{{0, -3}, {0, 0}, {7, 12}, {1<<40 - 1, 1<<23 - 1}, {5, -1 << 23}} {
+		p := PosOf(c.h, c.i)
+		if p.Height() != c.h || p.Index() != c.i {
+			t.Fatalf("PosOf(%d, %d) reads back %d, %d", c.h, c.i, p.Height(), p.Index())
+		}
+	}
+	if !(PosOf(1, -1) < PosOf(1, 0) && PosOf(1, 5) < PosOf(2, -4)) {
+		t.Fatal("places do not sort as the listings do")
 	}
 }

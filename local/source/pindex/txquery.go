@@ -12,20 +12,76 @@ import (
 
 // BlockRange selects blocks or transactions of one chain: by time (Unix
 // seconds, 0 for no bound), newest first unless Asc, at most Limit (0 for
-// all) after skipping Offset.
+// all), after the position After when it is set.
 type BlockRange struct {
-	Start, End    int64
-	Asc           bool
-	Limit, Offset int
+	Start, End int64
+	Asc        bool
+	Limit      int
+	// After, when set, continues a listing after the row at that place
+	// (the previous page's last, Tx.Pos or Block.Pos): the rows past it in
+	// the listing's order, found by key. Any position is a place to start
+	// from, whether a row has it or not.
+	After *Pos
 }
 
-// page appends LIMIT and OFFSET.
+// Pos is a row's place in the order of a chain's listings: a transaction's
+// block height and index in its block, or a block's height (index 0).
+type Pos uint64
+
+// posBias stores an index, negative for the genesis transactions, as an
+// unsigned number of 24 bits.
+const posBias = 1 << 23
+
+// PosOf returns the place of index (within ±2^23) in the block at height
+// (below 2^40).
+func PosOf(height uint64, index int) Pos {
+	return Pos(height<<24 | uint64(index+posBias)&(1<<24-1))
+}
+
+// Height returns the block height of p.
+func (p Pos) Height() uint64 { return uint64(p) >> 24 }
+
+// Index returns the index in its block of p.
+func (p Pos) Index() int { return int(p&(1<<24-1)) - posBias }
+
+// Pos returns the transaction's place in its chain's listings.
+func (t *Tx) Pos() Pos { return PosOf(t.Height, t.Index) }
+
+// Pos returns the block's place in its chain's listings.
+func (b *Block) Pos() Pos { return PosOf(b.Height, 0) }
+
+// page appends LIMIT.
 func (r BlockRange) page(q string, args *[]any) string {
 	if r.Limit > 0 {
-		q += ` LIMIT ? OFFSET ?`
-		*args = append(*args, r.Limit, r.Offset)
+		q += ` LIMIT ?`
+		*args = append(*args, r.Limit)
 	}
 	return q
+}
+
+// after returns the condition of r.After on the height column (of table
+// by, "" for none) and, unless noIdx, its idx column: the rows past it in
+// the listing's order. The height bound alone is what an index's range
+// starts from; the second clause keeps, at that height, the rows past the
+// index.
+func (r BlockRange) after(by string, noIdx bool, args *[]any) string {
+	if r.After == nil {
+		return ""
+	}
+	if by != "" {
+		by += "."
+	}
+	op := " < "
+	if r.Asc {
+		op = " > "
+	}
+	h := r.After.Height()
+	if noIdx {
+		*args = append(*args, h)
+		return " AND " + by + "height" + op + "?"
+	}
+	*args = append(*args, h, h, r.After.Index())
+	return " AND " + by + "height" + op[:2] + "= ? AND (" + by + "height" + op + "? OR " + by + "idx" + op + "?)"
 }
 
 func (r BlockRange) where(args *[]any) string {
@@ -47,7 +103,7 @@ func (r BlockRange) where(args *[]any) string {
 // Blocks returns chain's blocks in r.
 func (ix *Index) Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Block, error) {
 	args := []any{string(chain)}
-	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + r.where(&args) + ` ORDER BY height`
+	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + r.where(&args) + r.after("", true, &args) + ` ORDER BY height`
 	if !r.Asc {
 		q += ` DESC`
 	}
@@ -131,7 +187,7 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		addrs = false
 	}
 	args = append(args, string(chain))
-	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE ` + chainCol + `=?` + f.where(&args)
+	q := `SELECT t.id, t.chain, t.height, t.idx, t.type, t.time, t.body FROM ` + from + ` WHERE ` + chainCol + `=?` + f.where(&args) + f.after(by, false, &args)
 	if len(f.Types) > 0 {
 		q += ` AND t.type IN (` + marks(len(f.Types)) + `)`
 		for _, t := range f.Types {

@@ -126,7 +126,8 @@ func TestCallBounds(t *testing.T) {
 		t.Errorf("eth_simulateV1: %s; want it cut off at the timeout", raw)
 	}
 
-	// A batch of 100: each call is cut off on its own.
+	// A batch of 100: the calls share one budget, CallTimeout by default:
+	// the first is cut off at it, the others are refused.
 	calls := make([]string, 100)
 	for i := range calls {
 		calls[i] = overrideCall("eth_call", i, loop, `"latest"`)
@@ -136,9 +137,14 @@ func TestCallBounds(t *testing.T) {
 	if err := json.Unmarshal(raw, &batch); err != nil || len(batch) != 100 {
 		t.Fatalf("batch: %d answers (%v); want 100", len(batch), err)
 	}
+	const spent = "execution budget exhausted: the calls of one request run the EVM at most 25ms in all"
 	for i, a := range batch {
-		if a.Error == nil || a.Error.Message != aborted {
-			t.Fatalf("batch call %d: %s; want %q", i, a, aborted)
+		want := spent
+		if i == 0 {
+			want = aborted
+		}
+		if a.Error == nil || a.Error.Message != want || i > 0 && a.Error.Code != -32005 {
+			t.Fatalf("batch call %d: %s; want %q", i, a, want)
 		}
 	}
 
@@ -149,6 +155,72 @@ func TestCallBounds(t *testing.T) {
 	_, raw = post(t, gsrv.URL, "a", overrideCall("eth_estimateGas", 1, spinLoop, `"latest"`))
 	if !strings.Contains(string(raw), "gas required exceeds allowance (1000000)") {
 		t.Fatalf("eth_estimateGas of an endless loop: %s; want the cap of 1000000", raw)
+	}
+}
+
+// TestCallBudget: a batch's calls share Options.CallBudget: each is cut
+// off at CallTimeout or at what is left, and once it is spent the others
+// are refused with -32005 without running; calls that do not run the EVM
+// are not counted.
+func TestCallBudget(t *testing.T) {
+	c := newTestChain(t, Options{CallTimeout: 40 * time.Millisecond, CallBudget: 100 * time.Millisecond, NoSeed: true, Client: byClient})
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	loop := ecrecoverLoop(t)
+	calls := []string{`{"jsonrpc":"2.0","id":0,"method":"eth_blockNumber","params":[]}`}
+	for i := 1; i <= 10; i++ {
+		calls = append(calls, overrideCall("eth_call", i, loop, `"latest"`))
+	}
+	_, raw := post(t, srv.URL, "a", "["+strings.Join(calls, ",")+"]")
+	var batch []answer
+	if err := json.Unmarshal(raw, &batch); err != nil || len(batch) != len(calls) {
+		t.Fatalf("batch: %d answers (%v); want %d", len(batch), err, len(calls))
+	}
+	if batch[0].Error != nil {
+		t.Fatalf("eth_blockNumber: %s", batch[0])
+	}
+	// 40ms, 40ms, then the ~20ms left (none, on a loaded machine): at most
+	// three calls ran, seven or more were refused.
+	for i, a := range batch[1:] {
+		refused := a.Error != nil && a.Error.Code == -32005 && strings.Contains(a.Error.Message, "budget exhausted")
+		switch {
+		case i < 2 && (a.Error == nil || a.Error.Message != "execution aborted (timeout = 40ms)"):
+			t.Fatalf("call %d: %s; want cut off at 40ms", i+1, a)
+		case i == 2 && !refused && (a.Error == nil || !strings.HasPrefix(a.Error.Message, "execution aborted (timeout = ")):
+			t.Fatalf("call %d: %s; want cut off at what is left of the budget, or refused", i+1, a)
+		case i > 2 && !refused:
+			t.Fatalf("call %d: %s; want -32005 budget exhausted", i+1, a)
+		}
+	}
+	// Another request has a budget of its own.
+	_, raw = post(t, srv.URL, "a", overrideCall("eth_call", 1, loop, `"latest"`))
+	if !strings.Contains(string(raw), "execution aborted (timeout = 40ms)") {
+		t.Fatalf("the next request's call: %s; want cut off at 40ms", raw)
+	}
+}
+
+// TestCallSlotsShared: chains with one Shares count a client's running
+// calls across them: with its slots held on one chain, its call on
+// another waits, then is refused; another client's runs.
+func TestCallSlotsShared(t *testing.T) {
+	shares := NewShares(Options{CallsPerClient: 2})
+	c := newTestChain(t, Options{NoSeed: true, Client: byClient, CallTimeout: 30 * time.Millisecond, Shares: shares})
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	ctx := context.Background()
+	for range 2 { // a's two calls running on another chain of the shares
+		release, err := shares.slots.acquire(ctx, "client:a", time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+	}
+	call := overrideCall("eth_call", 1, ecrecoverLoop(t), `"latest"`)
+	if _, raw := post(t, srv.URL, "a", call); !strings.Contains(string(raw), "too many concurrent calls: at most 2") {
+		t.Fatalf("a's third call: %s; want refused", raw)
+	}
+	if _, raw := post(t, srv.URL, "b", call); !strings.Contains(string(raw), "execution aborted (timeout = 30ms)") {
+		t.Fatalf("b's call: %s; want run", raw)
 	}
 }
 

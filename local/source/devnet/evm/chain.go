@@ -84,6 +84,12 @@ type Options struct {
 	// per client: calls running at once and filters. Nil means the
 	// connection's address, IPv6 addresses by /64.
 	Client func(r *http.Request) string
+	// Shares, when set, are the call slots and filters this chain shares
+	// with the other chains given the same (NewShares): a client's
+	// CallsPerClient and FiltersPerClient, and MaxFilters, hold across all
+	// of them, and these fields of Shares' Options apply, not this chain's.
+	// Nil means the chain's own.
+	Shares *Shares
 	// CallGasCap bounds the gas of one call that runs the EVM without a
 	// transaction (eth_call, eth_estimateGas, eth_createAccessList,
 	// eth_simulateV1 in all, eth_fillTransaction): go-ethereum's RPCGasCap.
@@ -93,6 +99,12 @@ type Options struct {
 	// which it answers "execution aborted (timeout = ...)": go-ethereum's
 	// RPCEVMTimeout. Zero means DefaultCallTimeout (1s).
 	CallTimeout time.Duration
+	// CallBudget bounds the time all the calls of one request to Handler
+	// that run the EVM spend together: a batch's calls share it, each cut
+	// off at CallTimeout or at what is left of the budget, and a call
+	// after it is spent is refused with -32005. So a batch buys no more of
+	// the machine than one call. Zero means CallTimeout.
+	CallBudget time.Duration
 	// CallsPerClient bounds the calls that run the EVM at once for one
 	// client through Handler; a batch's calls run one after another. A call
 	// waits up to CallTimeout for a slot, then is refused with -32005. Zero
@@ -101,7 +113,10 @@ type Options struct {
 	// FiltersPerClient and MaxFilters bound the filters installed through
 	// Handler (eth_newFilter, eth_newBlockFilter,
 	// eth_newPendingTransactionFilter) per client and in all; a filter
-	// lives until it is uninstalled or not polled for 5 minutes. Zero means
+	// lives until it is uninstalled or not polled for 5 minutes (go-
+	// ethereum's timeout). A client past its share is refused ("exceed max
+	// filters per client"); a filter past MaxFilters evicts the one idle
+	// the longest, so a full table refuses nobody. Zero means
 	// DefaultFiltersPerClient (16) and DefaultMaxFilters (1024).
 	FiltersPerClient int
 	MaxFilters       int
@@ -123,7 +138,7 @@ type Chain struct {
 	eth      *eth.Ethereum
 	rpc      *rpc.Server  // Client's: every served namespace
 	public   *rpc.Server  // Handler's: without debug unless Options.Debug
-	filters  *filterTable // the filters installed through Handler
+	filters  *filterGuard // the filters installed through Handler
 	writes   *writeLimiter
 	accounts []Account
 	seed     *Seed
@@ -161,9 +176,10 @@ func New(ctx context.Context, opts Options) (*Chain, error) {
 	}
 	opts.CallGasCap = cmp.Or(opts.CallGasCap, DefaultCallGasCap)
 	opts.CallTimeout = cmp.Or(opts.CallTimeout, DefaultCallTimeout)
-	opts.CallsPerClient = cmp.Or(opts.CallsPerClient, DefaultCallsPerClient)
-	opts.FiltersPerClient = cmp.Or(opts.FiltersPerClient, DefaultFiltersPerClient)
-	opts.MaxFilters = cmp.Or(opts.MaxFilters, DefaultMaxFilters)
+	opts.CallBudget = cmp.Or(opts.CallBudget, opts.CallTimeout)
+	if opts.Shares == nil {
+		opts.Shares = NewShares(opts)
+	}
 	c := &Chain{
 		opts:     opts,
 		chainID:  new(big.Int).SetUint64(opts.ChainID),

@@ -18,6 +18,17 @@ type request struct {
 	// writes is how many transactions the request may still send: what
 	// Handler counted in it and took from the client's write allowance.
 	writes atomic.Int64
+	// budgeted says the request's calls that run the EVM share budget, the
+	// time (ns) they may still run (Options.CallBudget); without it (the
+	// in-process Client) each has the call timeout.
+	budgeted bool
+	budget   atomic.Int64
+}
+
+// errBudget refuses a call of a request whose calls have spent
+// Options.CallBudget.
+func errBudget(budget time.Duration) error {
+	return &limitError{"execution budget exhausted: the calls of one request run the EVM at most " + budget.String() + " in all"}
 }
 
 type requestKey struct{}
@@ -98,6 +109,7 @@ const (
 // guard runs the methods of guardedAPI. It is safe for concurrent use.
 type guard struct {
 	timeout time.Duration
+	budget  time.Duration // Options.CallBudget, for the refusal's words
 	slots   *callSlots
 	methods map[string]method // by Go method name
 }
@@ -119,19 +131,33 @@ func (g *guard) run(ctx context.Context, name string, kind int, raw ...*json.Raw
 	if kind&runsEVM == 0 {
 		return m.call(ctx, args)
 	}
+	if req.budgeted && req.budget.Load() <= 0 {
+		return nil, errBudget(g.budget)
+	}
 	release, err := g.slots.acquire(ctx, req.client, g.timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	cctx, cancel := context.WithTimeout(ctx, g.timeout)
+	timeout := g.timeout
+	if req.budgeted {
+		// Read again: another call of the request may have run meanwhile.
+		left := time.Duration(req.budget.Load())
+		if left <= 0 {
+			return nil, errBudget(g.budget)
+		}
+		timeout = min(timeout, left)
+	}
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := m.call(cctx, args)
+	req.budget.Add(-int64(time.Since(start)))
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		// go-ethereum's own words for eth_call; eth_estimateGas and
 		// eth_createAccessList stop at the deadline with a partial answer
 		// or "context deadline exceeded".
-		return nil, fmt.Errorf("execution aborted (timeout = %v)", g.timeout)
+		return nil, fmt.Errorf("execution aborted (timeout = %v)", timeout.Round(time.Millisecond))
 	}
 	return res, err
 }
@@ -193,8 +219,8 @@ func (a *guardedAPI) SendRawTransactionSync(ctx context.Context, input json.RawM
 
 // newGuard finds go-ethereum's method for each of guardedAPI's among
 // services and checks that their parameters match.
-func newGuard(services []any, timeout time.Duration, slots *callSlots) (*guardedAPI, error) {
-	g := &guard{timeout: timeout, slots: slots, methods: map[string]method{}}
+func newGuard(services []any, timeout, budget time.Duration, slots *callSlots) (*guardedAPI, error) {
+	g := &guard{timeout: timeout, budget: budget, slots: slots, methods: map[string]method{}}
 	api := &guardedAPI{g: g}
 	ctxType := reflect.TypeFor[context.Context]()
 	wt := reflect.TypeOf(api)

@@ -42,7 +42,7 @@ func (web3API) Sha3(input hexutil.Bytes) hexutil.Bytes { return crypto.Keccak256
 // the server of Handler (without debug unless opts.Debug), on which the
 // methods that run the EVM, send transactions or install filters are
 // guarded (guard.go, filters.go).
-func newRPCServers(backend *eth.Ethereum, opts Options) (client, public *rpc.Server, table *filterTable, err error) {
+func newRPCServers(backend *eth.Ethereum, opts Options) (client, public *rpc.Server, fg *filterGuard, err error) {
 	client, public = rpc.NewServer(), rpc.NewServer()
 	// go-ethereum's node sets these on its own servers (node/defaults.go).
 	public.SetBatchLimits(1000, 25_000_000)
@@ -72,17 +72,17 @@ func newRPCServers(backend *eth.Ethereum, opts Options) (client, public *rpc.Ser
 	}
 	// Registered last, these replace go-ethereum's methods of the same
 	// names on the public server.
-	guarded, err := newGuard(ethServices, opts.CallTimeout, newCallSlots(opts.CallsPerClient))
+	guarded, err := newGuard(ethServices, opts.CallTimeout, opts.CallBudget, opts.Shares.slots)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	table = newFilterTable(filterAPI, opts.FiltersPerClient, opts.MaxFilters)
-	for _, svc := range []any{guarded, &filterGuard{table}} {
+	fg = &filterGuard{t: opts.Shares.filters, api: filterAPI}
+	for _, svc := range []any{guarded, fg} {
 		if err := public.RegisterName("eth", svc); err != nil {
 			return nil, nil, nil, fmt.Errorf("evm: rpc eth: %w", err)
 		}
 	}
-	return client, public, table, nil
+	return client, public, fg, nil
 }
 
 // maxRequestBody bounds one JSON-RPC request body, as go-ethereum's HTTP
@@ -104,11 +104,13 @@ const maxRequestBody = 5 << 20
 // A request that sends transactions is answered after the block that
 // includes them is sealed, so a client's next eth_getTransactionReceipt
 // finds it. Calls that run the EVM are bounded by Options.CallGasCap and
-// Options.CallTimeout and by their client's Options.CallsPerClient;
-// filters by Options.FiltersPerClient and Options.MaxFilters.
+// Options.CallTimeout, together by Options.CallBudget, and by their
+// client's Options.CallsPerClient; filters by Options.FiltersPerClient and
+// Options.MaxFilters (across the chains of Options.Shares).
 func (c *Chain) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req := &request{client: c.client(r)}
+		req := &request{client: c.client(r), budgeted: true}
+		req.budget.Store(int64(c.opts.CallBudget))
 		if r.Method != http.MethodPost {
 			// go-ethereum answers GET/OPTIONS itself; no writes.
 			c.public.ServeHTTP(w, r.WithContext(withRequest(r.Context(), req)))

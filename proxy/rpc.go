@@ -193,6 +193,14 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 			return
 		}
 		s.answerOwn(ex, calls, edge, own)
+		if len(own) > 0 {
+			// A socket's own calls are counted by their method.
+			p := &preparedCall{rt: rt, service: catalog.Node, charge: charge, method: "batch"}
+			if !batch {
+				p.method = calls[0].Method
+			}
+			ex.prepared = p
+		}
 		var b []byte
 		for i, a := range edge {
 			if i > 0 {

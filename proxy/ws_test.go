@@ -20,6 +20,7 @@ import (
 
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/usage"
 )
 
 // fakeChain is an "eth" service for go-ethereum's rpc.Server: eth_chainId,
@@ -587,5 +588,72 @@ func waitConns(t testing.TB, reg *prometheus.Registry, n float64) {
 			t.Fatalf("avaedge_ws_connections did not reach %v", n)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSocketUsage: a socket's upgrade, each of its calls and each
+// notification are in its key's usage, which the RPC usage routes count by
+// method.
+func TestSocketUsage(t *testing.T) {
+	fn := newFakeNode(t)
+	var c config.Config
+	c.Upstreams.Node.URL = fn.srv.URL
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	up, err := NewUpstream(catalog.Node, c.Upstreams.Node, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meter, err := usage.New(usage.Options{FlushInterval: time.Hour, EVMChainID: "43114"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { meter.Close() })
+	lim := testLimiter(t, "plans:\n  p: {cu_per_minute: 100000}\nkeys:\n  - {id: alice, key: alice-key, plan: p}\n")
+	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Node: up}, Limiter: lim, Usage: meter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	ws := dialSocket(t, hs, "/ext/bc/C/ws", http.Header{"X-Glacier-Api-Key": {"alice-key"}})
+	call(t, ws, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`)
+	subscribeHeads(t, ws)
+	for i := range 3 {
+		fn.chain.emit("newHeads", map[string]int{"n": i})
+		readMsg(t, ws)
+	}
+	if err := meter.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodGet, "/v1/rpcUsageMetrics?groupBy=rpcMethod", nil)
+	r.Header.Set("X-Glacier-Api-Key", "alice-key")
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, r)
+	var got struct {
+		Metrics []struct {
+			Values []struct {
+				GroupValue     string `json:"groupValue"`
+				TotalRequests  int64  `json:"totalRequests"`
+				APICreditsUsed int64  `json:"apiCreditsUsed"`
+			} `json:"values"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
+		t.Fatalf("rpcUsageMetrics = %d %s", w.Code, w.Body)
+	}
+	counts := map[string]int64{}
+	for _, m := range got.Metrics {
+		for _, v := range m.Values {
+			counts[v.GroupValue] += v.TotalRequests
+		}
+	}
+	want := map[string]int64{"eth_chainId": 1, "eth_subscribe": 1, "eth_subscription": 3}
+	for m, n := range want {
+		if counts[m] != n {
+			t.Errorf("rpcUsageMetrics by method = %v; want %v", counts, want)
+			break
+		}
 	}
 }

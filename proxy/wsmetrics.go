@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // socketMetrics are the WebSocket endpoints' series. The calls inside a
@@ -20,7 +22,7 @@ type socketMetrics struct {
 }
 
 func newSocketMetrics() *socketMetrics {
-	return &socketMetrics{
+	m := &socketMetrics{
 		conns: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "avaedge", Name: "ws_connections",
 			Help: "Open WebSocket connections."}),
 		subs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "avaedge", Name: "ws_subscriptions",
@@ -38,6 +40,26 @@ func newSocketMetrics() *socketMetrics {
 		feedSubs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "avaedge", Name: "ws_feed_subscriptions",
 			Help: "Subscriptions the edge holds on the chains (shared by the clients that subscribe alike), by source."}, []string{"source"}),
 	}
+	return m.init()
+}
+
+// init creates the series a dashboard reads before any socket has had
+// them: every kind, source and bound, the close codes the edge sends.
+func (m *socketMetrics) init() *socketMetrics {
+	for _, k := range catalog.SubscriptionKinds {
+		m.subs.WithLabelValues(k)
+		m.notes.WithLabelValues(k)
+	}
+	for _, s := range []string{"upstream", "local"} {
+		m.feedSubs.WithLabelValues(s)
+	}
+	for _, b := range []string{"key", "address", "server"} {
+		m.refused.WithLabelValues(b)
+	}
+	for _, c := range []int{closeNormal, closeGoingAway, closePolicy, closeTooBig, closeBadGateway, closeOutOfCU} {
+		m.closed.WithLabelValues(closeLabel(c))
+	}
+	return m
 }
 
 func (m *socketMetrics) collectors() []prometheus.Collector {

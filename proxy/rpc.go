@@ -160,7 +160,7 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 			refusal = c.Invalid
 		case !ok:
 			refusal = jsonrpc.EthMethodNotFound(c.Method)
-		case ex.sock != nil && isSocketMethod(c.Method):
+		case isSocketMethod(c.Method) && socketCallsOf(ex) != nil:
 			// A socket's own call: answered by the edge once charged.
 			cost += price
 			if !c.IsNotification() {
@@ -237,6 +237,7 @@ func (s *Server) answerOwn(ex *exchange, calls []jsonrpc.EthCall, edge []edgeAns
 	if len(own) == 0 {
 		return
 	}
+	sc := socketCallsOf(ex)
 	j := 0
 	for i := range calls {
 		c := &calls[i]
@@ -246,7 +247,7 @@ func (s *Server) answerOwn(ex *exchange, calls []jsonrpc.EthCall, edge []edgeAns
 		if _, ok := s.evmPrice(c.Method, ex.keyID); !ok {
 			continue
 		}
-		edge[own[j]].body = ex.sock.answer(c)
+		edge[own[j]].body = sc.answer(c)
 		j++
 	}
 }

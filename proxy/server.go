@@ -233,9 +233,6 @@ type exchange struct {
 	// (identified says whether it did).
 	client     limits.Client
 	identified bool
-	// sock is the socket whose message this is (wscall.go), nil for an
-	// HTTP request.
-	sock *socketCalls
 }
 
 // statusWriter records the status and size written.

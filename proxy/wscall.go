@@ -41,13 +41,12 @@ import (
 func (k *socket) serve(msg []byte) {
 	defer func() { <-k.slots; k.calls.Done() }()
 	w := &messageWriter{h: make(http.Header, 8)}
+	sc := &socketCalls{sock: k}
 	r := (&http.Request{Method: http.MethodPost, URL: &url.URL{Path: k.ep.rpcPath}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: k.header, Host: k.base.Host, RemoteAddr: k.base.RemoteAddr, RequestURI: k.ep.rpcPath,
-		ContentLength: int64(len(msg)), Body: http.NoBody}).WithContext(k.ctx)
-	sc := &socketCalls{sock: k}
+		ContentLength: int64(len(msg)), Body: http.NoBody}).WithContext(context.WithValue(k.ctx, socketCallsKey{}, sc))
 	s := k.s
 	ex := s.begin(w, r, catalog.Node, catalog.EVMRoute)
-	ex.sock = sc
 	if s.admitEndpoint(ex, s.endpoints["evm"]) {
 		s.serveEVM(ex, msg)
 	}
@@ -155,6 +154,18 @@ type socketCalls struct {
 	// made are the subscriptions the message made, started once its
 	// answer is queued.
 	made []*socketSub
+}
+
+// socketCallsKey is the context key of a socket message's socketCalls,
+// which serveEVM finds there: an HTTP request has none (and its exchange,
+// allocated on every hit, no field for it).
+type socketCallsKey struct{}
+
+// socketCallsOf returns the socket calls of ex's message, nil for an HTTP
+// request.
+func socketCallsOf(ex *exchange) *socketCalls {
+	sc, _ := ex.r.Context().Value(socketCallsKey{}).(*socketCalls)
+	return sc
 }
 
 // isSocketMethod reports whether a call is the socket's own.

@@ -5,8 +5,9 @@
 // (as avalanchego's utils/constants and genesis configs define them;
 // test/avalanchego checks this table against those).
 //
-// The catalogue, the proxy and the local world read these facts here and
-// nowhere else. The package imports nothing of avaedge, so any package may
+// It also names the primary network's chains (Chain, ResolveChain) and the
+// VMs of its chains. The catalogue, the proxy and the local world read these
+// facts here and nowhere else. The package imports nothing of avaedge, so any package may
 // import it.
 package avanet
 
@@ -21,8 +22,54 @@ const PChainID = "11111111111111111111111111111111LpoYY"
 // FallbackHRP is the bech32 HRP of a network this table does not know.
 const FallbackHRP = "custom"
 
-// TestnetName is the Data API's other name for fuji.
+// TestnetName is the Data API's other name for fuji, and the Metrics API's
+// name of every network that is not mainnet.
 const TestnetName = "testnet"
+
+// The VM ids of the primary network's chains and of Subnet-EVM
+// (avalanchego's utils/constants; Subnet-EVM's): each VM's name as 32
+// zero-padded bytes, in cb58.
+const (
+	PlatformVMID = "rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT" // "platformvm"
+	AVMID        = "jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq" // "avm"
+	EVMID        = "mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6" // "evm"
+	SubnetEVMID  = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy" // "subnetevm"
+)
+
+// Chain names one of the primary network's three chains as the node's
+// aliases do: "P", "X" or "C".
+type Chain string
+
+// The primary network's chains.
+const (
+	ChainP Chain = "P"
+	ChainX Chain = "X"
+	ChainC Chain = "C"
+)
+
+// Alias returns the Data API's name of the chain: "p-chain", "x-chain" or
+// "c-chain".
+func (c Chain) Alias() string { return strings.ToLower(string(c)) + "-chain" }
+
+// ResolveChain maps a chain reference onto a primary-network chain: the
+// aliases P, X, C, platform, avm, evm, p-chain, x-chain and c-chain (any
+// case), and the three chains' blockchain ids on every network of the table.
+func ResolveChain(ref string) (Chain, bool) {
+	switch strings.ToLower(ref) {
+	case "p", "p-chain", "platform":
+		return ChainP, true
+	case "x", "x-chain", "avm":
+		return ChainX, true
+	case "c", "c-chain", "evm":
+		return ChainC, true
+	}
+	for _, n := range All() {
+		if c, ok := n.ChainOf(ref); ok {
+			return c, true
+		}
+	}
+	return "", false
+}
 
 // Network is one network's facts. Blockchain and asset ids are cb58, as the
 // node and the services print them.
@@ -41,6 +88,33 @@ type Network struct {
 	AVAXAssetID string
 	// EVMChainID is the C-Chain's EVM chain id (eth_chainId).
 	EVMChainID uint64
+}
+
+// ChainID returns the blockchain id of chain c on the network: PChainID for
+// the P-Chain.
+func (n Network) ChainID(c Chain) string {
+	switch c {
+	case ChainX:
+		return n.XChainID
+	case ChainC:
+		return n.CChainID
+	}
+	return PChainID
+}
+
+// ChainOf returns the chain whose blockchain id on the network is id.
+func (n Network) ChainOf(id string) (Chain, bool) {
+	switch {
+	case id == "":
+		return "", false
+	case id == PChainID:
+		return ChainP, true
+	case id == n.XChainID:
+		return ChainX, true
+	case id == n.CChainID:
+		return ChainC, true
+	}
+	return "", false
 }
 
 // The networks.

@@ -66,3 +66,34 @@ func TestIDsDistinct(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveChain(t *testing.T) {
+	tests := []struct {
+		ref  string
+		want Chain
+		ok   bool
+	}{
+		{"P", ChainP, true}, {"platform", ChainP, true}, {"P-Chain", ChainP, true}, {PChainID, ChainP, true},
+		{"x", ChainX, true}, {"AVM", ChainX, true}, {"x-chain", ChainX, true}, {Local.XChainID, ChainX, true}, {Fuji.XChainID, ChainX, true},
+		{"c", ChainC, true}, {"evm", ChainC, true}, {Mainnet.CChainID, ChainC, true},
+		{"d", "", false}, {"", "", false}, {Mainnet.AVAXAssetID, "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := ResolveChain(tt.ref); got != tt.want || ok != tt.ok {
+			t.Errorf("ResolveChain(%q) = %q, %v; want %q, %v", tt.ref, got, ok, tt.want, tt.ok)
+		}
+	}
+	for _, n := range All() {
+		for _, c := range []Chain{ChainP, ChainX, ChainC} {
+			if got, ok := n.ChainOf(n.ChainID(c)); got != c || !ok {
+				t.Errorf("%s: ChainOf(ChainID(%s)) = %q, %v", n.Name, c, got, ok)
+			}
+		}
+	}
+	if _, ok := (Network{}).ChainOf(""); ok {
+		t.Errorf("an empty id names a chain of a network without ids")
+	}
+	if got := ChainX.Alias(); got != "x-chain" {
+		t.Errorf("ChainX.Alias() = %q", got)
+	}
+}

@@ -2,28 +2,20 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"path/filepath"
+	"slices"
 
-	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/dataapi"
-	"github.com/avaedge/avaedge/local/api/evmdata"
-	"github.com/avaedge/avaedge/local/api/metricsapi"
-	"github.com/avaedge/avaedge/local/api/node"
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
-	"github.com/avaedge/avaedge/local/source/evmindex"
-	"github.com/avaedge/avaedge/local/source/pindex"
-	"github.com/avaedge/avaedge/local/source/warpsource"
+	"github.com/avaedge/avaedge/local/world"
+	"github.com/avaedge/avaedge/local/world/devnet"
+	"github.com/avaedge/avaedge/local/world/followed"
 )
 
 // BuildOptions configures Build: which network the local world is, what
@@ -87,60 +79,19 @@ type EVMChain struct {
 	StartBlock uint64
 }
 
-// Build assembles the local world: its primary network (the devnet, or the
-// index of the followed node), the EVM chains (the embedded dev chain, the
-// followed node's C-Chain, Options.EVMChains) with the indexer that follows
-// them, the metrics computed from it, the node's methods and the signature
-// aggregator over the network's validators. The Handler owns what Build
-// opened: its Close closes it. When a step fails, Build closes what it had
-// opened before it returns the error.
+// Build assembles the local world: it opens the world (the devnet, or the
+// network of the followed node), follows the world's EVM chains and
+// Options.EVMChains with one EVM index that feeds the metrics engine, and
+// wires the world to the handlers of each API (the Data API, the Metrics
+// API, the node's methods, the signature aggregator). The Handler owns what
+// Build opened: its Close closes it. When a step fails, Build closes what it
+// had opened before it returns the error.
 func Build(ctx context.Context, opts BuildOptions) (*Handler, error) {
 	return build(ctx, opts, buildHooks{})
 }
 
-// buildHooks let a test watch Build. step, when set, is asked before each
-// step and fails Build with its error; opened and closed, when set, are told
-// of each component Build opens and closes.
-type buildHooks struct {
-	step           func(name string) error
-	opened, closed func(name string)
-}
-
-// closer is a component Build opened.
-type closer struct {
-	name  string
-	close func() error
-}
-
-// wiring records what Build handed each component, so that a test can find
-// every option in the component it configures.
-type wiring struct {
-	devnet   devnet.Config
-	pindex   pindex.Options
-	devChain *evm.Options // nil when the dev chain does not run
-	evmIndex evmindex.Options
-	evmInfos []evmdata.ChainInfo
-	metrics  metricsapi.Options
-}
-
-// builder collects what the steps of Build open and contribute.
-type builder struct {
-	opts     BuildOptions
-	log      *slog.Logger
-	hooks    buildHooks
-	closers  []closer
-	handlers map[string]catalog.Handler
-	methods  map[string]jsonrpc.Method
-	evmRPC   http.Handler
-	evmPaths map[string]http.Handler // the other EVM chains' JSON-RPC, by path
-	evmSubs  map[string]*rpc.Client  // every dev chain's subscriptions, by JSON-RPC path
-	indexed  map[string]bool         // EVM chain ids followed from real nodes
-	wired    wiring
-}
-
 func build(ctx context.Context, opts BuildOptions, hooks buildHooks) (*Handler, error) {
-	b := &builder{opts: opts, log: opts.Logger, hooks: hooks, handlers: map[string]catalog.Handler{}, indexed: map[string]bool{},
-		evmPaths: map[string]http.Handler{}, evmSubs: map[string]*rpc.Client{}}
+	b := &builder{opts: opts, log: opts.Logger, hooks: hooks, handlers: map[string]catalog.Handler{}}
 	if b.log == nil {
 		b.log = slog.Default()
 	}
@@ -152,162 +103,91 @@ func build(ctx context.Context, opts BuildOptions, hooks buildHooks) (*Handler, 
 	return h, nil
 }
 
-// step asks the test hook before the step called name.
-func (b *builder) step(name string) error {
-	if b.hooks.step == nil {
-		return nil
-	}
-	if err := b.hooks.step(name); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
-// opened records a component to close, last opened first.
-func (b *builder) opened(name string, close func() error) {
-	b.closers = append(b.closers, closer{name, close})
-	if b.hooks.opened != nil {
-		b.hooks.opened(name)
-	}
-}
-
-func (b *builder) add(hs map[string]catalog.Handler) {
-	for name, h := range hs {
-		b.handlers[name] = h
-	}
-}
-
-func (b *builder) path(file string) string {
-	if b.opts.DataDir == "" {
-		return ""
-	}
-	return filepath.Join(b.opts.DataDir, file)
-}
-
+// build wires the world to the handlers, one step after the other.
 func (b *builder) build(ctx context.Context) (*Handler, error) {
-	// The primary network: the followed node's index, or the devnet.
-	var followed *pindex.Index
-	var dev *devnet.World
-	if b.opts.Node != "" {
-		ix, err := b.openNodeIndex(ctx)
-		if err != nil {
-			return nil, err
-		}
-		followed = ix
-	} else {
-		if err := b.step("devnet"); err != nil {
-			return nil, err
-		}
-		b.wired.devnet = devnet.Config{Seed: b.opts.Seed}
-		w, err := devnet.New(b.wired.devnet)
-		if err != nil {
-			return nil, fmt.Errorf("devnet: %w", err)
-		}
-		b.opened("devnet", w.Close)
-		dev = w
-	}
-	if err := b.buildEVM(ctx, followed, dev); err != nil {
+	o := b.opts
+	if err := b.step("world"); err != nil {
 		return nil, err
 	}
-
-	// The primary-network Data API routes: one set of handlers over an
-	// index, the followed node's or the devnet's. Over a followed node,
-	// routes it cannot answer have no local implementation: nothing of the
-	// devnet passes for that network. The devnet answers as any network.
-	if followed != nil {
-		b.add(dataapi.Handlers(dataapi.Options{Source: followed, Logger: b.log}))
-	} else {
-		b.add(dataapi.Handlers(dataapi.Options{Source: dev.Index(), AnyNetwork: true, Nodes: dev, Proposers: dev, GenesisSupply: devnet.InitialSupply, Logger: b.log}))
+	w, err := b.openWorld(ctx)
+	if err != nil {
+		return nil, err
 	}
+	b.opened("world", w.Close)
 
-	// The node's methods: the followed node's fall back to its index, never
-	// to the devnet; the devnet's node answers as the local network, or as
-	// the node upstream's network when that is mapped to the devnet.
+	// The EVM chains and the metrics over them, with the primary network's
+	// stakes.
+	wc, known := w.EVMChains()
+	chains := append(slices.Clone(wc), configuredChains(o.EVMChains)...)
+	e, err := b.openEVM(ctx, chains, w)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.waitFor(ctx, e.index, chains); err != nil {
+		return nil, err
+	}
+	data, metrics := e.handlers(chains, known, o.LocalMode)
+	b.add(data)
+	b.add(metrics)
+
+	// The primary network's Data API routes: routes a world cannot answer
+	// have no local implementation, so nothing of one world passes for
+	// another.
+	ds := w.DataSource()
+	ds.Logger = b.log
+	b.add(dataapi.Handlers(ds))
+
+	// The node's methods: the devnet's node answers as the local network,
+	// or as the node upstream's network when that is mapped to the devnet.
 	if err := b.step("node methods"); err != nil {
 		return nil, err
 	}
-	if followed != nil {
-		ms, err := node.IndexMethods(ctx, followed)
-		if err != nil {
-			return nil, fmt.Errorf("local node: %w", err)
-		}
-		b.methods = ms
-	} else {
-		nodeAs := avanet.Local.Name
-		if !b.opts.LocalMode[catalog.Node] && b.opts.NodeNetwork != "" {
-			nodeAs = b.opts.NodeNetwork
-		}
-		nw, err := node.FromDevnet(dev, nodeAs)
-		if err != nil {
-			return nil, fmt.Errorf("local node: %w", err)
-		}
-		b.methods = node.Methods(nw)
+	nodeAs := avanet.Local.Name
+	if !o.LocalMode[catalog.Node] && o.NodeNetwork != "" {
+		nodeAs = o.NodeNetwork
+	}
+	nm, err := w.Node(ctx, nodeAs)
+	if err != nil {
+		return nil, fmt.Errorf("local node: %w", err)
 	}
 
-	// Signatures: the devnet's validators, or the followed network's over
-	// the p2p protocol.
+	// Signatures: the world's validators.
 	if err := b.step("warp source"); err != nil {
 		return nil, err
 	}
-	var src warp.Source
-	if followed != nil {
-		s, err := warpsource.NewNode(warpsource.NodeOptions{Index: followed, Node: b.opts.Node})
-		if err != nil {
-			return nil, fmt.Errorf("warp source: %w", err)
-		}
-		b.opened("warp source", s.Close)
-		src = s
-	} else {
-		src = warpsource.Devnet(dev)
-	}
-	b.add(warp.NewAggregator(src, warp.Options{Registerer: b.opts.Registerer, Logger: b.log}).Handlers())
+	b.add(warp.NewAggregator(w.WarpSource(), warp.Options{Registerer: o.Registerer, Logger: b.log}).Handlers())
 
 	if err := b.step("handler"); err != nil {
 		return nil, err
 	}
+	rpc, paths, subs := evmRPC(chains)
 	h := New(Options{
-		Routes:       b.opts.Routes,
+		Routes:       o.Routes,
 		Handlers:     b.handlers,
-		Methods:      b.methods,
-		EVM:          b.evmRPC,
-		EVMPaths:     b.evmPaths,
-		EVMSubs:      b.evmSubs,
-		LocalMode:    b.opts.LocalMode,
-		Networks:     b.opts.Networks,
-		NodeNetwork:  b.opts.NodeNetwork,
-		FollowedNode: followed != nil,
-		IndexedChain: func(id string) bool { return b.indexed[id] },
+		Methods:      nm.Methods,
+		EVM:          rpc,
+		EVMPaths:     paths,
+		EVMSubs:      subs,
+		LocalMode:    o.LocalMode,
+		Networks:     o.Networks,
+		NodeNetwork:  o.NodeNetwork,
+		RealNode:     nm.Real,
+		IndexedChain: indexedChains(chains),
 	})
 	h.closers, h.onClose, h.wired = b.closers, b.hooks.closed, b.wired
 	return h, nil
 }
 
-// openNodeIndex opens the index of the followed node's P- and X-Chain and
-// starts following. The followers run until the Handler is closed.
-func (b *builder) openNodeIndex(ctx context.Context) (*pindex.Index, error) {
-	if err := b.step("node index"); err != nil {
-		return nil, err
+// openWorld opens the world: the network of the followed node when
+// Options.Node names one, the devnet otherwise. The devnet's embedded
+// chains run when some service is local.
+func (b *builder) openWorld(ctx context.Context) (world.World, error) {
+	o := b.opts
+	if o.Node != "" {
+		b.wired.followed = followed.Options{Node: o.Node, Path: b.path("pindex.db"), Registerer: o.Registerer, Logger: b.log}
+		return followed.Open(ctx, b.wired.followed)
 	}
-	b.wired.pindex = pindex.Options{Node: b.opts.Node, Path: b.path("pindex.db"), Registerer: b.opts.Registerer, Logger: b.log}
-	ix, err := pindex.Open(ctx, b.wired.pindex)
-	if err != nil {
-		return nil, err
-	}
-	b.opened("node index", ix.Close)
-	ix.Start(context.WithoutCancel(ctx))
-	return ix, nil
-}
-
-// closeAll closes cs, last opened first, and tells closed of each.
-func closeAll(cs []closer, closed func(name string)) error {
-	var errs []error
-	for i := len(cs) - 1; i >= 0; i-- {
-		if err := cs[i].close(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", cs[i].name, err))
-		}
-		if closed != nil {
-			closed(cs[i].name)
-		}
-	}
-	return errors.Join(errs...)
+	local := o.LocalMode[catalog.Data] || o.LocalMode[catalog.Metrics] || o.LocalMode[catalog.Node]
+	b.wired.devnet = devnet.Options{Seed: o.Seed, Chains: local && !o.DisableDevChain, DevChain: o.DevChain, PublicURL: o.PublicURL}
+	return devnet.Open(ctx, b.wired.devnet)
 }

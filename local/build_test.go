@@ -91,10 +91,12 @@ func TestBuildFailureClosesEverything(t *testing.T) {
 		steps []string
 	}{
 		{"devnet", BuildOptions{LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true, catalog.Node: true}},
-			[]string{"devnet", "dev chain", "evm index", "metrics", "evm catch-up", "node methods", "warp source", "handler"}},
+			[]string{"world", "evm index", "metrics", "evm catch-up", "node methods", "warp source", "handler"}},
+		{"devnet without chains", BuildOptions{LocalMode: map[catalog.Service]bool{catalog.Data: true}, DisableDevChain: true},
+			[]string{"world", "metrics", "node methods", "warp source", "handler"}},
 		{"followed node", BuildOptions{Node: node.URL, EVMChains: []EVMChain{{ChainID: 99999, RPC: evmNode.URL}},
 			LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true}},
-			[]string{"node index", "evm index", "metrics", "node methods", "warp source", "handler"}},
+			[]string{"world", "evm index", "metrics", "node methods", "warp source", "handler"}},
 	}
 	for _, w := range worlds {
 		for _, fail := range append(slices.Clone(w.steps), "") {
@@ -191,21 +193,21 @@ func TestBuildOptionsReachComponents(t *testing.T) {
 		got, want any
 	}{
 		{"Routes", len(followed.routes), len(routes)},
-		{"LocalMode", []bool{followed.opts.LocalMode[catalog.Metrics], followed.opts.LocalMode[catalog.Data], d.devChain != nil},
+		{"LocalMode", []bool{followed.opts.LocalMode[catalog.Metrics], followed.opts.LocalMode[catalog.Data], d.devnet.Chains},
 			[]bool{true, false, true}},
 		{"Networks", followed.opts.Networks, []string{"fuji"}},
 		{"NodeNetwork", followed.opts.NodeNetwork, "fuji"},
-		{"Node", []any{f.pindex.Node, f.evmIndex.Chains[0].RPCURL, followed.opts.FollowedNode}, []any{node.URL, node.URL + "/ext/bc/C/rpc", true}},
+		{"Node", []any{f.followed.Node, f.evmIndex.Chains[0].RPCURL, followed.opts.RealNode}, []any{node.URL, node.URL + "/ext/bc/C/rpc", true}},
 		{"Seed", d.devnet.Seed, int64(42)},
-		{"DevChain", []any{d.devChain.Debug, d.devChain.WritesPerMinute}, []any{true, 7}},
-		{"DisableDevChain", []bool{noDev.wired.devChain == nil, noDev.opts.EVM == nil}, []bool{true, true}},
+		{"DevChain", []any{d.devnet.DevChain.Debug, d.devnet.DevChain.WritesPerMinute, d.devnet.Chains}, []any{true, 7, true}},
+		{"DisableDevChain", []bool{noDev.wired.devnet.Chains, noDev.opts.EVM == nil}, []bool{false, true}},
 		{"EVMChains", []any{f.evmIndex.Chains[1].ChainID, f.evmIndex.Chains[1].RPCURL, f.evmIndex.Chains[1].StartBlock, f.evmInfos[1].ChainName, followed.opts.IndexedChain("99999")},
 			[]any{uint64(99999), evmNode.URL, uint64(7), "Test L1", true}},
-		{"DataDir", []string{f.pindex.Path, f.evmIndex.Path, f.metrics.Path},
+		{"DataDir", []string{f.followed.Path, f.evmIndex.Path, f.metrics.Path},
 			[]string{filepath.Join(dir, "pindex.db"), filepath.Join(dir, "evmindex.db"), filepath.Join(dir, "metrics.db")}},
-		{"PublicURL", d.evmInfos[0].RPCURL, "http://edge.example:8080/ext/bc/C/rpc"},
-		{"Registerer", []bool{f.pindex.Registerer == reg, f.evmIndex.Registerer == reg, f.metrics.Registerer == reg}, []bool{true, true, true}},
-		{"Logger", []bool{f.pindex.Logger == log, f.evmIndex.Logger == log, f.metrics.Logger == log}, []bool{true, true, true}},
+		{"PublicURL", []string{d.devnet.PublicURL, d.evmInfos[0].RPCURL}, []string{"http://edge.example:8080", "http://edge.example:8080/ext/bc/C/rpc"}},
+		{"Registerer", []bool{f.followed.Registerer == reg, f.evmIndex.Registerer == reg, f.metrics.Registerer == reg}, []bool{true, true, true}},
+		{"Logger", []bool{f.followed.Logger == log, f.evmIndex.Logger == log, f.metrics.Logger == log}, []bool{true, true, true}},
 	}
 	covered := map[string]bool{}
 	for _, row := range rows {

@@ -5,80 +5,160 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
-	"github.com/avaedge/avaedge/local/cchain"
-	"github.com/avaedge/avaedge/local/source/devnet"
-	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
-	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
+	"github.com/avaedge/avaedge/local/world"
 )
 
-// avaxToken is the native token of the Avalanche EVM chains.
-var avaxToken = evmdata.NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}
+// evmWorld is the EVM index that follows a world's EVM chains and the
+// metrics engine it feeds.
+type evmWorld struct {
+	index  *evmindex.Index // nil when no EVM chain is followed
+	engine *metricsapi.Engine
+	infos  []evmdata.ChainInfo
+	log    *slog.Logger
+}
 
-// buildEVM starts the embedded dev chains (the C-Chain and every EVM chain
-// the devnet lists, when some service is local and no node is followed), the
-// indexer that follows it, the followed node's
-// C-Chain and Options.EVMChains, the metrics engine that the indexer feeds,
-// and the EVM Data API and Metrics API handlers over them. dev is the
-// devnet, nil when a node is followed.
-func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *devnet.World) error {
+// openEVM opens the EVM index over chains (none without chains) and the
+// metrics engine fed by it, which also reads the P-Chain stakes of the
+// world's primary network. The engine reads the index too (ICM messages,
+// holders): the index opens first, its hooks reach the engine before it
+// starts following, and it closes (its followers stop) before the engine.
+func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.Primary) (*evmWorld, error) {
 	o := b.opts
-	runDev := !o.DisableDevChain && followed == nil &&
-		(o.LocalMode[catalog.Data] || o.LocalMode[catalog.Metrics] || o.LocalMode[catalog.Node])
-	var chains []evmindex.ChainOptions
-	var infos []evmdata.ChainInfo
-	var mchains []metricsapi.Chain
-	// In local mode the C-Chain answers under every id clients of the real
-	// services use for it (mainnet's, fuji's, the local network's): the
-	// dev chain, or the followed network's C-Chain, as the network names
-	// resolve to the devnet or the followed network. Never in proxy mode,
-	// where devnet data must not pass for a real network's.
-	var aliases *cchain.Aliases
-	var pending *pendingChain
-	indexed := func(c evmindex.ChainOptions, info evmdata.ChainInfo, mc metricsapi.Chain) {
-		chains, infos, mchains = append(chains, c), append(infos, info), append(mchains, mc)
-		b.indexed[strconv.FormatUint(c.ChainID, 10)] = true
-	}
-	if followed != nil {
-		c, info, mc, err := nodeCChain(ctx, o.Node, followed.Network(), b.log)
+	e := &evmWorld{log: b.log}
+	b.wired.metrics = metricsapi.Options{Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db")}
+	b.wired.metrics.Stakes, b.wired.metrics.HRP = p.Stakes()
+	var feed metricsFeed
+	if len(chains) > 0 {
+		if err := b.step("evm index"); err != nil {
+			return nil, err
+		}
+		opts := make([]evmindex.ChainOptions, len(chains))
+		for i, c := range chains {
+			opts[i] = icmChain(c.Index, c.Metrics.BlockchainID)
+			e.infos = append(e.infos, c.Info)
+			b.wired.metrics.Chains = append(b.wired.metrics.Chains, c.Metrics)
+		}
+		b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: opts, Registerer: o.Registerer, Logger: b.log,
+			OnBlock: feed.block, OnRollback: feed.rollback}
+		b.wired.evmInfos = e.infos
+		ix, err := evmindex.Open(ctx, b.wired.evmIndex)
 		if err != nil {
-			b.log.Warn("the followed node's C-Chain is not indexed", "err", err)
-		} else {
-			indexed(c, info, mc)
-			aliases = &cchain.Aliases{Target: c.ChainID, BlockchainID: mc.BlockchainID}
-			pending = &pendingChain{evmID: c.ChainID, blockchainID: mc.BlockchainID}
+			return nil, fmt.Errorf("evm index: %w", err)
+		}
+		e.index = ix
+		b.wired.metrics.ICM, b.wired.metrics.Holders = ix, ix
+		if o.LocalMode[catalog.Metrics] {
+			b.wired.metrics.CChain = cChainAliases(chains)
 		}
 	}
-	var devs []*evm.Chain
-	var known map[string]uint64 // the devnet's EVM chains, for the ICM answers
-	if runDev {
-		if err := b.step("dev chain"); err != nil {
-			return err
+	engine, err := b.openMetrics()
+	if err != nil {
+		if e.index != nil {
+			e.index.Close()
 		}
-		var specs []devChain
-		specs, known = devChains(o, dev)
-		for _, spec := range specs {
-			chain, err := b.startDevChain(ctx, spec)
-			if err != nil {
-				return err
-			}
-			devs = append(devs, chain)
-			chains = append(chains, evmindex.ChainOptions{ChainID: chain.ChainID(), Client: b.devClient(spec.name, chain), PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer})
-			infos, mchains = append(infos, spec.info), append(mchains, spec.metrics)
+		return nil, err
+	}
+	e.engine = engine
+	if e.index == nil {
+		return e, nil
+	}
+	b.opened("evm index", e.index.Close)
+	feed.engine, feed.log = engine, b.log
+	for _, c := range chains {
+		ih, iok := e.index.Head(c.Index.ChainID)
+		mh, mok := engine.Head(c.Index.ChainID)
+		if iok && (!mok || mh < ih) {
+			b.log.Warn("the metrics history in the data directory ends before the EVM index; metrics miss those blocks until both files are removed and rebuilt",
+				"chain", c.Index.ChainID, "indexHead", ih, "metricsHead", mh)
 		}
 	}
-	for _, c := range o.EVMChains {
+	e.index.Start(ctx)
+	return e, nil
+}
+
+// openMetrics opens the metrics engine (Options.metrics as wired).
+func (b *builder) openMetrics() (*metricsapi.Engine, error) {
+	if err := b.step("metrics"); err != nil {
+		return nil, err
+	}
+	engine, err := metricsapi.New(b.wired.metrics)
+	if err != nil {
+		return nil, fmt.Errorf("metrics engine: %w", err)
+	}
+	b.opened("metrics", engine.Close)
+	return engine, nil
+}
+
+// waitFor waits, at most 60s, until the index holds every chain's Head (an
+// embedded chain's seeded history).
+func (b *builder) waitFor(ctx context.Context, ix *evmindex.Index, chains []world.EVMChain) error {
+	if ix == nil || !slices.ContainsFunc(chains, func(c world.EVMChain) bool { return c.Head > 0 }) {
+		return nil
+	}
+	if err := b.step("evm catch-up"); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for _, c := range chains {
+		if c.Head == 0 {
+			continue
+		}
+		if err := ix.WaitFor(wctx, c.Index.ChainID, c.Head); err != nil {
+			return fmt.Errorf("evm index: catching up with the chain %d: %w", c.Index.ChainID, err)
+		}
+	}
+	return nil
+}
+
+// handlers are the EVM Data API's handlers over the index (none without
+// one) and the Metrics API's. In local mode a service answers for the
+// C-Chain under every id clients of the real services use for it (the
+// world's C-Chain: the dev chain, or the followed network's); never in proxy
+// mode, where devnet data must not pass for a real network's. A pending
+// chain's routes answer 503 until its node first answers (with nothing of
+// it indexed), each service's gate resolving the aliases of its own mode.
+func (e *evmWorld) handlers(chains []world.EVMChain, known map[string]uint64, localMode map[catalog.Service]bool) (data, metrics map[string]catalog.Handler) {
+	aliases := cChainAliases(chains)
+	only := func(s catalog.Service) *cchain.Aliases {
+		if localMode[s] {
+			return aliases
+		}
+		return nil
+	}
+	if e.index != nil {
+		data = evmdata.Handlers(evmdata.Options{Index: e.index, Chains: e.infos, Logger: e.log, CChain: only(catalog.Data), KnownChains: known})
+	}
+	metrics = e.engine.Handlers()
+	for _, c := range chains {
+		if c.Pending {
+			p := pendingChain{evmID: c.Index.ChainID, blockchainID: c.Metrics.BlockchainID, ready: readyIn(e.index, c.Index.ChainID)}
+			data, metrics = p.gate(data, catalog.Data, only(catalog.Data)), p.gate(metrics, catalog.Metrics, only(catalog.Metrics))
+		}
+	}
+	return data, metrics
+}
+
+// configuredChains are Options.EVMChains as the world's chains: followed
+// from real nodes, on mainnet when the chain id is the C-Chain's there, on
+// the test networks otherwise.
+func configuredChains(cs []EVMChain) []world.EVMChain {
+	out := make([]world.EVMChain, 0, len(cs))
+	for _, c := range cs {
 		name := c.Name
 		if name == "" {
 			name = "EVM chain " + strconv.FormatUint(c.ChainID, 10)
@@ -87,164 +167,90 @@ func (b *builder) buildEVM(ctx context.Context, followed *pindex.Index, dev *dev
 		if c.ChainID == avanet.Mainnet.EVMChainID {
 			network = avanet.Mainnet.Name
 		}
-		indexed(evmindex.ChainOptions{ChainID: c.ChainID, RPCURL: c.RPC, StartBlock: c.StartBlock},
-			evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
-				IsTestnet: c.ChainID != avanet.Mainnet.EVMChainID, NetworkToken: avaxToken},
-			metricsapi.Chain{EVMChainID: c.ChainID, ChainName: name, BlockchainID: strconv.FormatUint(c.ChainID, 10), SubnetID: avanet.PChainID, Network: network})
+		out = append(out, world.EVMChain{
+			Index: evmindex.ChainOptions{ChainID: c.ChainID, RPCURL: c.RPC, StartBlock: c.StartBlock},
+			Info: evmdata.ChainInfo{ChainID: c.ChainID, ChainName: name, Description: name + " (indexed by avaedge)", RPCURL: c.RPC,
+				IsTestnet: c.ChainID != avanet.Mainnet.EVMChainID, NetworkToken: evmdata.AVAXToken},
+			Metrics: metricsapi.Chain{EVMChainID: c.ChainID, ChainName: name, BlockchainID: strconv.FormatUint(c.ChainID, 10), SubnetID: avanet.PChainID, Network: network},
+			Real:    true,
+		})
 	}
-	if len(chains) == 0 {
-		// No EVM chain to index: the Metrics routes of the primary network
-		// (staking, L1 validator fees, validators' addresses) still answer.
-		if err := b.step("metrics"); err != nil {
-			return err
-		}
-		b.wired.metrics = metricsapi.Options{Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db")}
-		b.wired.metrics.Stakes, b.wired.metrics.HRP = stakeSource(followed, dev)
-		engine, err := metricsapi.New(b.wired.metrics)
-		if err != nil {
-			return fmt.Errorf("metrics engine: %w", err)
-		}
-		b.opened("metrics", engine.Close)
-		b.add(engine.Handlers())
-		return nil
-	}
-	icmChains(chains, mchains)
-	if len(devs) > 0 {
-		aliases = &cchain.Aliases{Target: devs[0].ChainID(), BlockchainID: avanet.Local.CChainID}
-	}
-	only := func(s catalog.Service) *cchain.Aliases {
-		if o.LocalMode[s] {
-			return aliases
-		}
-		return nil
-	}
+	return out
+}
 
-	// The engine, fed by the index's hooks, also reads the index (ICM
-	// messages, holders): the index opens first, its hooks reach the engine
-	// before it starts following, and it closes (its followers stop) before
-	// the engine.
-	if err := b.step("evm index"); err != nil {
-		return err
-	}
-	var onBlock evmindex.BlockHook
-	var onRollback evmindex.RollbackHook
-	b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: chains, Registerer: o.Registerer, Logger: b.log,
-		OnBlock:    func(ctx context.Context, blk *evmindex.Block) { onBlock(ctx, blk) },
-		OnRollback: func(ctx context.Context, chainID, from uint64) { onRollback(ctx, chainID, from) }}
-	b.wired.evmInfos = infos
-	ix, err := evmindex.Open(ctx, b.wired.evmIndex)
-	if err != nil {
-		return fmt.Errorf("evm index: %w", err)
-	}
-	if err := b.step("metrics"); err != nil {
-		ix.Close()
-		return err
-	}
-	b.wired.metrics = metricsapi.Options{Chains: mchains, Logger: b.log, Registerer: o.Registerer, Path: b.path("metrics.db"), CChain: only(catalog.Metrics),
-		ICM: ix, Holders: ix}
-	b.wired.metrics.Stakes, b.wired.metrics.HRP = stakeSource(followed, dev)
-	engine, err := metricsapi.New(b.wired.metrics)
-	if err != nil {
-		ix.Close()
-		return fmt.Errorf("metrics engine: %w", err)
-	}
-	b.opened("metrics", engine.Close)
-	b.opened("evm index", ix.Close)
-	onBlock, onRollback = metricsHooks(engine, b.log)
+// cChainAliases are the ids clients of the real services use for the
+// C-Chain (mainnet's, fuji's, the local network's), resolving to the
+// world's C-Chain; nil when the world has none.
+func cChainAliases(chains []world.EVMChain) *cchain.Aliases {
 	for _, c := range chains {
-		ih, iok := ix.Head(c.ChainID)
-		mh, mok := engine.Head(c.ChainID)
-		if iok && (!mok || mh < ih) {
-			b.log.Warn("the metrics history in the data directory ends before the EVM index; metrics miss those blocks until both files are removed and rebuilt",
-				"chain", c.ChainID, "indexHead", ih, "metricsHead", mh)
+		if c.CChain {
+			return &cchain.Aliases{Target: c.Index.ChainID, BlockchainID: c.Metrics.BlockchainID}
 		}
 	}
-	ix.Start(ctx)
-	if len(devs) > 0 {
-		if err := b.step("evm catch-up"); err != nil {
-			return err
-		}
-		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		defer cancel()
-		for _, chain := range devs {
-			if err := ix.WaitFor(wctx, chain.ChainID(), chain.Seed().Head); err != nil {
-				return fmt.Errorf("evm index: catching up with the dev chain %d: %w", chain.ChainID(), err)
-			}
-		}
-	}
-	data, metrics := evmdata.Handlers(evmdata.Options{Index: ix, Chains: infos, Logger: b.log, CChain: only(catalog.Data), KnownChains: known}), engine.Handlers()
-	if pending != nil {
-		// The followed C-Chain comes up when its node first answers; until
-		// then, with nothing of it indexed, its routes answer 503.
-		pending.ready = func() bool { return ix.Ready(pending.evmID) }
-		pending.aliases = only(catalog.Data)
-		data = pending.gate(data, catalog.Data)
-		pending.aliases = only(catalog.Metrics)
-		metrics = pending.gate(metrics, catalog.Metrics)
-	}
-	b.add(data)
-	b.add(metrics)
 	return nil
 }
 
-// nodeCChain describes the followed node's C-Chain for the EVM indexer, the
-// EVM Data API and the Metrics API, with the chain id the node reports, or,
-// when its C-Chain does not answer yet (or any more), the one avanet knows
-// for the network: the follower then waits for the node in the background
-// (evmindex.ChainOptions.CheckLater) and the index answers meanwhile.
-func nodeCChain(ctx context.Context, node string, n pindex.Network, log *slog.Logger) (evmindex.ChainOptions, evmdata.ChainInfo, metricsapi.Chain, error) {
-	const path = "/ext/bc/C/rpc"
-	c := jsonrpc.NewClient(node, jsonrpc.ClientOptions{Timeout: 5 * time.Second, MaxAnswerBytes: 1 << 16})
-	defer c.Close()
-	url := c.Base() + path
-	var id string
-	var chainID uint64
-	if err := c.Call(ctx, path, "eth_chainId", []any{}, &id); err != nil {
-		known, ok := avanet.ByID(n.ID)
-		if !ok {
-			return evmindex.ChainOptions{}, evmdata.ChainInfo{}, metricsapi.Chain{}, fmt.Errorf("the C-Chain at %s (network %d, whose C-Chain id avaedge does not know): %w", url, n.ID, err)
+// indexedChains reports whether an EVM chain id is one of chains followed
+// from a real node.
+func indexedChains(chains []world.EVMChain) func(string) bool {
+	fromNodes := map[string]bool{}
+	for _, c := range chains {
+		if c.Real {
+			fromNodes[strconv.FormatUint(c.Index.ChainID, 10)] = true
 		}
-		log.Warn("the followed node's C-Chain does not answer; its routes answer from the index, and it is followed once it answers", "url", url, "err", err)
-		chainID = known.EVMChainID
-	} else {
-		hexID, ok := strings.CutPrefix(id, "0x")
-		v, err := strconv.ParseUint(hexID, 16, 64)
-		if !ok || err != nil {
-			return evmindex.ChainOptions{}, evmdata.ChainInfo{}, metricsapi.Chain{}, fmt.Errorf("the C-Chain at %s: eth_chainId %q", url, id)
-		}
-		chainID = v
 	}
-	network := avanet.TestnetName
-	if n.ID == avanet.Mainnet.ID {
-		network = avanet.Mainnet.Name
-	}
-	info := evmdata.ChainInfo{ChainID: chainID, ChainName: "C-Chain", Description: "the followed node's C-Chain (indexed by avaedge)", RPCURL: url,
-		IsTestnet: n.ID != avanet.Mainnet.ID, PlatformChainID: n.C, SubnetID: avanet.PChainID, NetworkToken: avaxToken}
-	mc := metricsapi.Chain{EVMChainID: chainID, ChainName: "C-Chain", BlockchainID: n.C, SubnetID: avanet.PChainID, Network: network}
-	return evmindex.ChainOptions{ChainID: chainID, RPCURL: url, CheckLater: true}, info, mc, nil
+	return func(id string) bool { return fromNodes[id] }
 }
 
-// metricsHooks feed indexed blocks to the metrics engine.
+// evmRPC are the embedded chains' JSON-RPC handlers: the C-Chain's for the
+// node's C-Chain endpoints, and every chain's by its paths.
+func evmRPC(chains []world.EVMChain) (http.Handler, map[string]http.Handler, map[string]*rpc.Client) {
+	var c http.Handler
+	paths, subs := map[string]http.Handler{}, map[string]*rpc.Client{}
+	for _, ch := range chains {
+		if ch.RPC == nil {
+			continue
+		}
+		if ch.CChain {
+			c = ch.RPC
+			if ch.Subscriber != nil {
+				subs["/ext/bc/C/rpc"] = ch.Subscriber
+			}
+		}
+		for _, p := range ch.Paths {
+			paths[p] = ch.RPC
+			if ch.Subscriber != nil {
+				subs[p] = ch.Subscriber
+			}
+		}
+	}
+	return c, paths, subs
+}
+
+// metricsFeed feeds indexed blocks to the metrics engine, once it is set.
 // A block the engine already holds (it keeps its own history in the data
 // directory, so after a restart the index may hand it blocks it has) is
 // skipped before it is converted. The engine logs the blocks it drops
 // (unknown chain, out of order); other failures (its store) are logged here.
-func metricsHooks(e *metricsapi.Engine, log *slog.Logger) (evmindex.BlockHook, evmindex.RollbackHook) {
-	onBlock := func(ctx context.Context, b *evmindex.Block) {
-		if head, ok := e.Head(b.ChainID); ok && b.Number <= head {
-			return
-		}
-		err := e.Apply(ctx, metricsBlock(b))
-		if err != nil && ctx.Err() == nil && !errors.Is(err, metricsapi.ErrUnknownChain) && !errors.Is(err, metricsapi.ErrOutOfOrder) {
-			log.Error("metrics engine failed to apply a block", "chain", b.ChainID, "block", b.Number, "err", err)
-		}
+type metricsFeed struct {
+	engine *metricsapi.Engine
+	log    *slog.Logger
+}
+
+func (f *metricsFeed) block(ctx context.Context, b *evmindex.Block) {
+	if head, ok := f.engine.Head(b.ChainID); ok && b.Number <= head {
+		return
 	}
-	onRollback := func(ctx context.Context, chainID, from uint64) {
-		if err := e.Rollback(ctx, chainID, from); err != nil && ctx.Err() == nil {
-			log.Error("metrics engine rollback failed", "chain", chainID, "from", from, "err", err)
-		}
+	err := f.engine.Apply(ctx, metricsBlock(b))
+	if err != nil && ctx.Err() == nil && !errors.Is(err, metricsapi.ErrUnknownChain) && !errors.Is(err, metricsapi.ErrOutOfOrder) {
+		f.log.Error("metrics engine failed to apply a block", "chain", b.ChainID, "block", b.Number, "err", err)
 	}
-	return onBlock, onRollback
+}
+
+func (f *metricsFeed) rollback(ctx context.Context, chainID, from uint64) {
+	if err := f.engine.Rollback(ctx, chainID, from); err != nil && ctx.Err() == nil {
+		f.log.Error("metrics engine rollback failed", "chain", chainID, "from", from, "err", err)
+	}
 }
 
 // metricsBlock converts an indexed block. Mints and burns name the zero

@@ -10,18 +10,17 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // TestBuildICMWiring builds a devnet world and a followed node's world and
 // finds the ICM wiring in the components: every indexed chain reads the
 // published TeleporterMessenger's events, the C-Chains and the devnet's
 // subnet chains with their blockchain ids (an extra EVM chain without one:
-// it announces it); the dev
-// chain's seed sends to the devnet's L1; the metrics engine reads the
-// index's messages and the P-Chain stakes of the world's primary network.
+// it announces it); the metrics engine reads the index's messages and the
+// P-Chain stakes of the world's primary network. (What the dev chain's seed
+// sends is local/world/devnet's TestDevChainsICM.)
 func TestBuildICMWiring(t *testing.T) {
 	node := fakeNode(t, avanet.Local.EVMChainID)
 	evmNode := fakeNode(t, 99999)
@@ -73,25 +72,4 @@ func TestBuildICMWiring(t *testing.T) {
 	if got, want := dev.metrics.HRP("mainnet"), avanet.Mainnet.HRP; got != want {
 		t.Errorf("devnet: the stakers' HRP for mainnet %q; want %q", got, want)
 	}
-	var l1 common.Hash
-	for _, s := range devnetSubnets(t) {
-		if s.IsL1() && len(s.Chains) == 1 {
-			l1 = common.Hash(s.Chains[0].ID)
-		}
-	}
-	if dev.devChain.BlockchainID != common.Hash(devnet.CChainID) || dev.devChain.ICMDestination != l1 || l1 == (common.Hash{}) {
-		t.Errorf("the dev chain's seed: blockchain id %s, message to %s; want %s, to the devnet's L1 chain %s",
-			dev.devChain.BlockchainID, dev.devChain.ICMDestination, common.Hash(devnet.CChainID), l1)
-	}
-}
-
-// devnetSubnets returns the subnets of the default devnet.
-func devnetSubnets(t *testing.T) []*devnet.Subnet {
-	t.Helper()
-	w, err := devnet.New(devnet.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return w.Subnets()
 }

@@ -1,12 +1,23 @@
 // Package local is avaedge's offline implementation of every catalogued
-// route. Build chooses the world (the devnet, or a followed avalanchego
-// node's network) and wires its sources (local/source: devnet, pindex,
-// evmindex, warpsource) to the handlers of each API (local/api: the Data
-// API, the Metrics API, the node's JSON-RPC, the signature aggregator). The
-// Handler it returns dispatches a validated call to them (Handler.Answer, the
-// edge's entry), mounts them on the catalogue's paths for use without the
-// edge (Handler.ServeHTTP), and decides what it may answer for in proxy mode
-// (Handler.Covers).
+// route, laid out by role, each layer importing only those below it:
+//
+//	local/vocab/...   vocabulary: ids and codecs (avax), the Warp message codec
+//	                  (warpmsg), the Data API's answer shapes (glacier), the
+//	                  C-Chain's aliases (cchain), page tokens (pagetoken)
+//	local/source/...  sources: the P/X index (pindex), the EVM index
+//	                  (evmindex), validators over p2p (acp118, warpsource), the
+//	                  devnet's generated network and embedded chains (devnet)
+//	local/api/...     handlers: the Data API (dataapi, evmdata), the Metrics
+//	                  API (metricsapi), the node's methods (node), the signature
+//	                  aggregator (warp)
+//	local/world/...   worlds: what a world is (world) and the two there are
+//	                  (devnet, followed), each opening and owning its sources
+//	local             wiring: Build opens a world and wires it to the handlers
+//
+// The Handler Build returns dispatches a validated call to the handlers
+// (Handler.Answer, the edge's entry), mounts them on the catalogue's paths for
+// use without the edge (Handler.ServeHTTP), and decides what it may answer
+// for in proxy mode (Handler.Covers).
 package local
 
 import (
@@ -48,10 +59,10 @@ type Options struct {
 	// NodeNetwork is the node upstream's network name; node methods fall back
 	// locally only when it is one of Networks.
 	NodeNetwork string
-	// FollowedNode says the node methods are answered from the index of the
-	// followed node (AVAEDGE_LOCAL_NODE), so they fall back locally whenever
-	// that node does not answer.
-	FollowedNode bool
+	// RealNode says the node methods are a real network's (the index of a
+	// followed node, AVAEDGE_LOCAL_NODE), so they fall back locally whenever
+	// the node upstream does not answer.
+	RealNode bool
 	// IndexedChain reports whether an EVM chain id (or blockchain id) is
 	// followed by the indexer from a real node, so EVM and metrics routes may
 	// fall back for it. Nil means none.
@@ -181,7 +192,7 @@ func (h *Handler) Covers(rt *catalog.Route, v catalog.Values) bool {
 		if rt.Endpoint == "evm" {
 			return false
 		}
-		return h.opts.FollowedNode || (h.opts.NodeNetwork != "" && slices.Contains(h.opts.Networks, h.opts.NodeNetwork))
+		return h.opts.RealNode || (h.opts.NodeNetwork != "" && slices.Contains(h.opts.Networks, h.opts.NodeNetwork))
 	}
 	if n := v["network"]; n != "" {
 		return slices.Contains(h.opts.Networks, n)
@@ -217,4 +228,32 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	apierror.Write(w, http.StatusNotFound, "Cannot "+r.Method+" "+r.URL.Path)
+}
+
+// ServesEVM reports whether path is the JSON-RPC endpoint of one of the
+// local world's own EVM chains besides /ext/bc/C/rpc (a devnet chain's
+// /ext/bc/<blockchainId>/rpc or its alias's), answered locally when the
+// node service is.
+func (h *Handler) ServesEVM(path string) bool {
+	_, ok := h.opts.EVMPaths[path]
+	return ok && h.opts.LocalMode[catalog.Node]
+}
+
+// EVMSubscriber returns the in-process client that serves eth_subscribe
+// for the local world's EVM chain at path (/ext/bc/C/rpc, a devnet chain's
+// /ext/bc/<blockchainId>/rpc or its alias's), when the node service is
+// local; nil otherwise. The world closes it.
+func (h *Handler) EVMSubscriber(path string) *rpc.Client {
+	if !h.opts.LocalMode[catalog.Node] {
+		return nil
+	}
+	return h.opts.EVMSubs[path]
+}
+
+// evmHandler is the handler of an EVM JSON-RPC request on path.
+func (h *Handler) evmHandler(path string) http.Handler {
+	if eh, ok := h.opts.EVMPaths[path]; ok {
+		return eh
+	}
+	return h.rpc["evm"]
 }

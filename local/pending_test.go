@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -79,5 +80,64 @@ func TestFollowedCChainComesUp(t *testing.T) {
 	}
 	if rec := get("/v2/chains/43112/metrics/txCount"); rec.Code != 200 {
 		t.Errorf("a Metrics route once the C-Chain answers: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestPendingGateModes runs the Data API and the Metrics API in different
+// modes (one local, the other proxied) over a followed node whose C-Chain
+// has not answered yet. Each service's gate resolves the C-Chain's aliases
+// of its own mode: in local mode mainnet's and fuji's C-Chain ids answer the
+// 503 of a chain not up yet; proxied, they are not the followed chain's, and
+// the service's own handler answers them (a chain it does not know).
+func TestPendingGateModes(t *testing.T) {
+	node := fakeNode(t, avanet.Local.EVMChainID)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ext/bc/C/rpc" {
+			http.Error(w, "chain not bootstrapped", http.StatusServiceUnavailable)
+			return
+		}
+		node.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	data := `{"message":"` + pendingMessage + `","statusCode":503,"error":"Service Unavailable"}`
+	metrics := `{"message":["` + pendingMessage + `"],"statusCode":503,"error":"Service Unavailable"}`
+	mainnetC := "/v1/chains/" + strconv.FormatUint(avanet.Mainnet.EVMChainID, 10) + "/blocks"
+	mainnetCMetrics := "/v2/chains/" + strconv.FormatUint(avanet.Mainnet.EVMChainID, 10) + "/metrics/txCount"
+	for _, tc := range []struct {
+		name  string
+		local catalog.Service
+		// gated answer the pending 503; open answer anything else.
+		gated, open map[string]string
+	}{
+		{"data local, metrics proxied", catalog.Data,
+			map[string]string{mainnetC: data, "/v1/chains/43112/blocks": data, "/v2/chains/43112/metrics/txCount": metrics},
+			map[string]string{mainnetCMetrics: metrics}},
+		{"metrics local, data proxied", catalog.Metrics,
+			map[string]string{mainnetCMetrics: metrics, "/v1/chains/43112/blocks": data, "/v2/chains/43112/metrics/txCount": metrics},
+			map[string]string{mainnetC: data}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := Build(context.Background(), BuildOptions{Node: front.URL, Logger: slog.New(slog.DiscardHandler),
+				LocalMode: map[catalog.Service]bool{tc.local: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			get := func(path string) *httptest.ResponseRecorder {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+				return rec
+			}
+			for path, body := range tc.gated {
+				if rec := get(path); rec.Code != http.StatusServiceUnavailable || strings.TrimSpace(rec.Body.String()) != body {
+					t.Errorf("%s: %d %s; want 503 %s", path, rec.Code, rec.Body, body)
+				}
+			}
+			for path, body := range tc.open {
+				if rec := get(path); strings.TrimSpace(rec.Body.String()) == body {
+					t.Errorf("%s: %d %s; want the handler's own answer, not the gate's", path, rec.Code, rec.Body)
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 )
 
@@ -174,8 +175,8 @@ func (u *Meter) primaryRPC(ctx context.Context, v catalog.Values, c Caller) (any
 	})
 	m, err := u.series(ctx, c.Identity, iv, from, to, g)
 	network := v.Get("network")
-	if network == "fuji" {
-		network = "testnet"
+	if network == avanet.Fuji.Name {
+		network = avanet.TestnetName
 	}
 	return struct {
 		AggregateDuration string      `json:"aggregateDuration"`

@@ -17,7 +17,7 @@ import (
 
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
-	"github.com/avaedge/avaedge/local/pagetoken"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
 // pageTokenFile is the file of the data directory that keeps the page

@@ -23,7 +23,7 @@ import (
 	"github.com/avaedge/avaedge/internal/redisguard"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/local"
-	"github.com/avaedge/avaedge/local/pagetoken"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 	"github.com/avaedge/avaedge/proxy"
 	"github.com/avaedge/avaedge/usage"
 )

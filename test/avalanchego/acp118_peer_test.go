@@ -20,8 +20,8 @@ import (
 	"github.com/ava-labs/avalanchego/utils/crypto/bls"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // fakeNode is one avalanchego-side connection built from avalanchego's own

@@ -19,6 +19,15 @@ func TestNetworkFacts(t *testing.T) {
 	if avanet.PChainID != constants.PlatformChainID.String() {
 		t.Errorf("PChainID = %s; avalanchego %s", avanet.PChainID, constants.PlatformChainID)
 	}
+	for name, vm := range map[string]struct{ ours, theirs string }{
+		"platformvm": {avanet.PlatformVMID, constants.PlatformVMID.String()},
+		"avm":        {avanet.AVMID, constants.AVMID.String()},
+		"evm":        {avanet.EVMID, constants.EVMID.String()},
+	} {
+		if vm.ours != vm.theirs {
+			t.Errorf("the VM id of %s is %s; avalanchego %s", name, vm.ours, vm.theirs)
+		}
+	}
 	for _, n := range avanet.All() {
 		t.Run(n.Name, func(t *testing.T) {
 			if got := constants.NetworkName(n.ID); got != n.Name {

@@ -29,16 +29,17 @@ import (
 
 	avajson "github.com/ava-labs/avalanchego/utils/json"
 
-	localavax "github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	localavax "github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // xUTXOs are addr's X-Chain UTXOs in the devnet's index, spent ones with
 // includeSpent.
 func xUTXOs(t testing.TB, dw *devnet.World, addr localavax.ShortID, includeSpent bool) []*pindex.UTXO {
 	t.Helper()
-	us, err := dw.Index().UTXOs(context.Background(), pindex.ChainX, []localavax.ShortID{addr}, includeSpent)
+	us, err := dw.Index().UTXOs(context.Background(), avanet.ChainX, []localavax.ShortID{addr}, includeSpent)
 	if err != nil {
 		t.Fatal(err)
 	}

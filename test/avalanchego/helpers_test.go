@@ -9,6 +9,7 @@ import (
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/node"
 	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/world/devnet/primary"
 )
 
 // The devnet is deterministic and immutable, so one world serves every test.
@@ -38,9 +39,9 @@ var xPaths = []string{"/ext/bc/X", "/ext/bc/avm", "/ext/X", "/ext/avm"}
 // base URI, for avalanchego's clients, and the node's View.
 func serveNode(t testing.TB, network string) (string, *node.View) {
 	t.Helper()
-	w, err := node.FromDevnet(devnetWorld(t), network)
+	w, err := primary.NodeView(devnetWorld(t), network)
 	if err != nil {
-		t.Fatalf("FromDevnet(%q): %v", network, err)
+		t.Fatalf("NodeView(%q): %v", network, err)
 	}
 	rpc := jsonrpc.NewServer(node.Methods(w))
 	mux := http.NewServeMux()

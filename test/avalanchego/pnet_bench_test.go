@@ -17,6 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	walletcommon "github.com/ava-labs/avalanchego/wallet/subnet/primary/common"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
@@ -82,10 +83,10 @@ func BenchmarkCatchUp(b *testing.B) {
 		t0 := time.Now()
 		ix.Start(ctx)
 		wctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
-		err = ix.WaitFor(wctx, pindex.ChainP, tip)
+		err = ix.WaitFor(wctx, avanet.ChainP, tip)
 		cancel()
 		if err != nil {
-			h, ok := ix.Head(pindex.ChainP)
+			h, ok := ix.Head(avanet.ChainP)
 			ix.Close()
 			b.Fatalf("the index did not reach P-Chain height %d in %s (its head: %d, %v): %v", tip, catchUpTimeout, h, ok, err)
 		}

@@ -22,7 +22,7 @@ func check(t *testing.T, uri, base string, ix *pindex.Index, in *issued) [][]byt
 	t.Helper()
 	ctx := context.Background()
 	n := ix.Network()
-	xID, pID := n.X, constants.PlatformChainID.String()
+	xID, pID := n.XChainID, constants.PlatformChainID.String()
 	local := func(a ids.ShortID) string { s, _ := address.FormatBech32("local", a[:]); return s }
 
 	// Transactions and their blocks, as stored.
@@ -50,7 +50,7 @@ func check(t *testing.T, uri, base string, ix *pindex.Index, in *issued) [][]byt
 	for _, u := range page.UTXOs {
 		switch u.CreationTxHash {
 		case in.xTransfer.String():
-			if u.Asset.Amount != strconv.FormatUint(units.Avax, 10) || u.Asset.Symbol != "AVAX" || u.Asset.AssetID != n.Avax {
+			if u.Asset.Amount != strconv.FormatUint(units.Avax, 10) || u.Asset.Symbol != "AVAX" || u.Asset.AssetID != n.AVAXAssetID {
 				t.Errorf("transfer UTXO asset = %+v", u.Asset)
 			}
 		case in.asset.String():

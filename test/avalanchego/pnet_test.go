@@ -29,6 +29,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/api/dataapi"
 	"github.com/avaedge/avaedge/local/source/pindex"
@@ -273,10 +274,10 @@ func TestFollowedNode(t *testing.T) {
 	ix.Start(ctx)
 	pHeight, _ := platformvm.NewClient(node.URI).GetHeight(ctx)
 	xHeight, _ := avm.NewClient(node.URI, "X").GetHeight(ctx)
-	if err := ix.WaitFor(ctx, pindex.ChainP, pHeight); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, pHeight); err != nil {
 		t.Fatalf("P-Chain not indexed to %d: %v", pHeight, err)
 	}
-	if err := ix.WaitFor(ctx, pindex.ChainX, xHeight); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainX, xHeight); err != nil {
 		t.Fatalf("X-Chain not indexed to %d: %v", xHeight, err)
 	}
 	if err := ix.RefreshValidators(ctx); err != nil {
@@ -296,7 +297,7 @@ func TestFollowedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, ok := ix.Head(pindex.ChainP); !ok || h != pHeight {
+	if h, ok := ix.Head(avanet.ChainP); !ok || h != pHeight {
 		t.Fatalf("resumed P head = %d, %v; want %d", h, ok, pHeight)
 	}
 	ix.Start(ctx)

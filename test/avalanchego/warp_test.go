@@ -11,7 +11,9 @@ import (
 
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet"
-	"github.com/avaedge/avaedge/local/source/warpsource"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
+	"github.com/avaedge/avaedge/local/world/devnet/primary"
 )
 
 // TestWarpVerifiesWithAvalanchego checks the local aggregator's signed
@@ -22,11 +24,12 @@ func TestWarpVerifiesWithAvalanchego(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := warpsource.Devnet(dev)
+	defer dev.Close()
+	src := primary.NewSigner(dev)
 	agg := warp.NewAggregator(src, warp.Options{})
 	fuji, _ := dev.Network("fuji")
-	payload := (&warp.AddressedCall{SourceAddress: []byte{0xaa}, Payload: []byte("avaedge")}).Bytes()
-	msg := &warp.UnsignedMessage{NetworkID: fuji.ID, SourceChainID: [32]byte(fuji.CChain), Payload: payload}
+	payload := (&warpmsg.AddressedCall{SourceAddress: []byte{0xaa}, Payload: []byte("avaedge")}).Bytes()
+	msg := &warpmsg.UnsignedMessage{NetworkID: fuji.ID, SourceChainID: [32]byte(avax.MustParseID(fuji.CChainID)), Payload: payload}
 
 	var l1Subnet [32]byte
 	for _, s := range dev.Subnets() {

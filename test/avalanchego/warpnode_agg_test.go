@@ -26,6 +26,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/pindex"
@@ -73,7 +74,7 @@ func TestNodeWarpAggregates(t *testing.T) {
 	}
 	defer ix.Close()
 	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, pindex.ChainP, pHeight); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, pHeight); err != nil {
 		t.Fatalf("P-Chain not indexed to %d: %v", pHeight, err)
 	}
 	src, err := warpsource.NewNode(warpsource.NodeOptions{Index: ix, Node: node.URI})
@@ -334,7 +335,7 @@ func BenchmarkNodeWarpAggregate(b *testing.B) {
 	}
 	defer ix.Close()
 	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, pindex.ChainP, pHeight); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, pHeight); err != nil {
 		b.Fatal(err)
 	}
 	src, err := warpsource.NewNode(warpsource.NodeOptions{Index: ix, Node: node.URI})

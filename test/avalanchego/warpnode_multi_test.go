@@ -28,6 +28,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/source/warpsource"
@@ -166,7 +167,7 @@ func startL1Pair(t *testing.T, ctx context.Context) *l1Pair {
 	}
 	t.Cleanup(func() { l.ix.Close() })
 	l.ix.Start(ctx)
-	if err := l.ix.WaitFor(ctx, pindex.ChainP, l.pHeight); err != nil {
+	if err := l.ix.WaitFor(ctx, avanet.ChainP, l.pHeight); err != nil {
 		t.Fatal(err)
 	}
 	return l

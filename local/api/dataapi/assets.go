@@ -1,10 +1,11 @@
 package dataapi
 
 import (
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // assetOf reads the assetId path value: an asset of the X-Chain, AVAX
@@ -27,7 +28,7 @@ func (a *api) assetOf(q *req) (pindex.Asset, *apireq.Error) {
 // getAsset is getAssetDetails: an asset as its CreateAssetTx made it
 // (AVAX's is the X-Chain's genesis).
 func (a *api) getAsset(q *req) (any, *apireq.Error) {
-	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}
 	d, herr := a.assetOf(q)
@@ -42,7 +43,7 @@ func (a *api) getAsset(q *req) (any, *apireq.Error) {
 // spent or made a UTXO of the asset, its creation included, newest first,
 // with the transactions list's type and time filters.
 func (a *api) listAssetTxs(q *req) (any, *apireq.Error) {
-	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}
 	d, herr := a.assetOf(q)
@@ -56,7 +57,7 @@ func (a *api) listAssetTxs(q *req) (any, *apireq.Error) {
 		return nil, herr
 	}
 	f.Limit = size + 1
-	list, err := a.src.Txs(q.ctx, pindex.ChainX, f)
+	list, err := a.src.Txs(q.ctx, avanet.ChainX, f)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}

@@ -3,16 +3,17 @@ package dataapi
 import (
 	"strconv"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // utxoSet reads the UTXOs of chain that addrs may spend: unspent ones, or
 // every one with includeSpent. getUtxosByAddresses lists it and
 // getBalancesByAddresses sums it, so the two always agree.
-func (a *api) utxoSet(q *req, chain pindex.Chain, addrs []avax.ShortID, includeSpent bool) ([]*pindex.UTXO, *apireq.Error) {
+func (a *api) utxoSet(q *req, chain avanet.Chain, addrs []avax.ShortID, includeSpent bool) ([]*pindex.UTXO, *apireq.Error) {
 	us, err := a.src.UTXOs(q.ctx, chain, addrs, includeSpent)
 	if err != nil {
 		return nil, apireq.Internal(err)
@@ -66,13 +67,13 @@ func (t *tally) list(c *assetCache) ([]glacier.AggregatedAmount, *apireq.Error) 
 
 // sharedTally tallies a chain's shared memory per source chain and asset.
 type sharedTally struct {
-	order []pindex.Chain
-	by    map[pindex.Chain]*tally
+	order []avanet.Chain
+	by    map[avanet.Chain]*tally
 }
 
-func (s *sharedTally) add(from pindex.Chain, asset string, v uint64) {
+func (s *sharedTally) add(from avanet.Chain, asset string, v uint64) {
 	if s.by == nil {
-		s.by = map[pindex.Chain]*tally{}
+		s.by = map[avanet.Chain]*tally{}
 	}
 	if s.by[from] == nil {
 		s.order = append(s.order, from)
@@ -107,7 +108,7 @@ func (s *sharedTally) list(q *req, c *assetCache, status string) ([]glacier.Shar
 // shared memory (exports to it that the index has not seen imported: the
 // index does not follow the C-Chain's atomic transactions).
 func (a *api) getBalances(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr
 	}
@@ -137,7 +138,7 @@ func (a *api) getBalances(q *req) (any, *apireq.Error) {
 		}
 	}
 	status := ""
-	if chain == pindex.ChainP {
+	if chain == avanet.ChainP {
 		status = "unlocked"
 	}
 	au, herr := atomicUnlocked.list(q, assets, status)
@@ -152,10 +153,10 @@ func (a *api) getBalances(q *req) (any, *apireq.Error) {
 		return nil, herr
 	}
 	switch chain {
-	case pindex.ChainC:
+	case avanet.ChainC:
 		return glacier.ListBalancesResponse[glacier.CChainBalances]{ChainInfo: info,
 			Balances: glacier.CChainBalances{AtomicMemoryUnlocked: au, AtomicMemoryLocked: al}}, nil
-	case pindex.ChainX:
+	case avanet.ChainX:
 		var locked, unlocked tally
 		for _, u := range all {
 			switch {
@@ -221,7 +222,7 @@ func pKind(u *pindex.UTXO, now uint64) int {
 // whose transactions made or spent one of the addresses' UTXOs; 404 when
 // none did.
 func (a *api) lastActivity(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr
 	}
@@ -237,8 +238,8 @@ func (a *api) lastActivity(q *req) (any, *apireq.Error) {
 		return nil, apireq.NotFound("No activity found for the addresses on the " + alias(chain))
 	}
 	network := q.Network
-	if network == "testnet" {
-		network = "fuji" // PrimaryNetworkType names no testnet
+	if network == avanet.TestnetName {
+		network = avanet.Fuji.Name // PrimaryNetworkType names no testnet
 	}
 	return glacier.LastActivity{Timestamp: act.Time, BlockNumber: strconv.FormatUint(act.Height, 10), TxHash: q.view.id(act.TxID),
 		UTXOID: act.UTXOID, IsConsumed: act.Consumed, ChainName: alias(chain), Network: network}, nil

@@ -3,10 +3,11 @@ package dataapi
 import (
 	"strconv"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // blockItem is b as a PrimaryNetworkBlock, with its proposer and P-Chain
@@ -22,7 +23,7 @@ func (a *api) blockItem(b *pindex.Block) glacier.PrimaryBlock {
 		if d, ok := p.Proposer(b.Chain, b.ID); ok {
 			item.ProposerDetails = &d
 		}
-		if b.Chain == pindex.ChainP {
+		if b.Chain == avanet.ChainP {
 			if supply, n, fees, ok := p.PChainState(b.ID); ok {
 				item.CurrentSupply, item.ActiveL1Validators, item.L1ValidatorsAccruedFees = u64(supply), &n, &fees
 			}
@@ -45,7 +46,7 @@ func (q *req) timeRange() pindex.BlockRange {
 // listBlocks is listLatestPrimaryNetworkBlocks: the chain's blocks, newest
 // first, read a page at a time.
 func (a *api) listBlocks(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr
 	}
@@ -75,7 +76,7 @@ func (a *api) listBlocks(q *req) (any, *apireq.Error) {
 
 // getBlock is getBlockById.
 func (a *api) getBlock(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr
 	}
@@ -98,7 +99,7 @@ func (a *api) getBlock(q *req) (any, *apireq.Error) {
 // The C-Chain's blocks are not indexed here: none either. A node the
 // network does not know is 404.
 func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr
 	}
@@ -165,15 +166,14 @@ func (a *api) knownNode(q *req, node avax.NodeID) (bool, *apireq.Error) {
 // over their DAG). Otherwise the index holds none of the vertices before
 // the linearization: 503.
 func (a *api) linearX(q *req) *apireq.Error {
-	bs, err := a.src.Blocks(q.ctx, pindex.ChainX, pindex.BlockRange{Asc: true, Limit: 1})
+	bs, err := a.src.Blocks(q.ctx, avanet.ChainX, pindex.BlockRange{Asc: true, Limit: 1})
 	if err != nil {
 		return apireq.Internal(err)
 	}
 	if len(bs) == 0 || bs[0].Height != 0 {
 		return apireq.Unavailable("the X-Chain's genesis is not indexed yet")
 	}
-	own := a.src.Network()
-	if p := bs[0].Parent; p != avax.EmptyID.String() && p != emptyStopVertex(own.ChainID(pindex.ChainX)).String() {
+	if p := bs[0].Parent; p != avax.EmptyID.String() && p != emptyStopVertex(a.own.x).String() {
 		return apireq.Unavailable("the X-Chain's vertices, before its linearization, are not indexed")
 	}
 	return nil
@@ -194,7 +194,7 @@ func emptyStopVertex(chain avax.ID) avax.ID {
 // listVertices is listLatestXChainVertices and getVertexByHeight: an
 // X-Chain linear from its genesis has no vertex at any height.
 func (a *api) listVertices(q *req) (any, *apireq.Error) {
-	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}
 	if herr := a.linearX(q); herr != nil {
@@ -209,7 +209,7 @@ func (a *api) listVertices(q *req) (any, *apireq.Error) {
 // getVertex is getVertexByHash: an X-Chain linear from its genesis has no
 // vertex, so every hash is 404.
 func (a *api) getVertex(q *req) (any, *apireq.Error) {
-	if _, herr := q.resolveChain(pindex.ChainX); herr != nil {
+	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}
 	if herr := a.linearX(q); herr != nil {

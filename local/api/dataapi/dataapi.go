@@ -24,12 +24,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // Source is what the handlers read: a *pindex.Index, the followed node's or
@@ -51,9 +51,9 @@ type Source interface {
 // Chains describes the indexed network: its ids, the clock of its stake
 // statuses, and how far each chain is indexed.
 type Chains interface {
-	Network() pindex.Network
+	Network() avanet.Network
 	Now() time.Time
-	Head(c pindex.Chain) (uint64, bool)
+	Head(c avanet.Chain) (uint64, bool)
 }
 
 // Subnets reads the subnets with their owners, chains and L1 conversions.
@@ -72,7 +72,7 @@ type Blockchains interface {
 // Activity reads what happened to addresses' UTXOs: their latest activity
 // on a chain, and the rewards they were paid.
 type Activity interface {
-	LastActivity(ctx context.Context, chain pindex.Chain, addrs []avax.ShortID) (pindex.Activity, bool, error)
+	LastActivity(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID) (pindex.Activity, bool, error)
 	RewardUTXOs(ctx context.Context, addrs []avax.ShortID) ([]*pindex.UTXO, error)
 }
 
@@ -86,8 +86,8 @@ type Supplies interface {
 
 // UTXOs reads UTXOs, the chains an address used and the assets.
 type UTXOs interface {
-	UTXOs(ctx context.Context, chain pindex.Chain, addrs []avax.ShortID, includeSpent bool) ([]*pindex.UTXO, error)
-	ChainsOf(ctx context.Context, addr avax.ShortID) ([]pindex.Chain, error)
+	UTXOs(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID, includeSpent bool) ([]*pindex.UTXO, error)
+	ChainsOf(ctx context.Context, addr avax.ShortID) ([]avanet.Chain, error)
 	Asset(ctx context.Context, id string) (pindex.Asset, bool, error)
 }
 
@@ -100,14 +100,14 @@ type Stakes interface {
 
 // Blocks reads the P- and X-Chain's blocks.
 type Blocks interface {
-	Blocks(ctx context.Context, chain pindex.Chain, r pindex.BlockRange) ([]*pindex.Block, error)
-	BlockByID(ctx context.Context, chain pindex.Chain, id string) (*pindex.Block, bool, error)
-	BlockID(ctx context.Context, chain pindex.Chain, height uint64) (string, error)
+	Blocks(ctx context.Context, chain avanet.Chain, r pindex.BlockRange) ([]*pindex.Block, error)
+	BlockByID(ctx context.Context, chain avanet.Chain, id string) (*pindex.Block, bool, error)
+	BlockID(ctx context.Context, chain avanet.Chain, height uint64) (string, error)
 }
 
 // Txs reads transactions and the UTXOs each made and spent.
 type Txs interface {
-	Txs(ctx context.Context, chain pindex.Chain, f pindex.TxFilter) ([]*pindex.Tx, error)
+	Txs(ctx context.Context, chain avanet.Chain, f pindex.TxFilter) ([]*pindex.Tx, error)
 	Tx(ctx context.Context, id string) (*pindex.Tx, bool, error)
 	TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*pindex.UTXO, err error)
 }
@@ -129,10 +129,10 @@ type Nodes interface {
 // listPrimaryNetworkBlocksByNodeId lists no block.
 type Proposers interface {
 	// Proposer returns the proposer of chain's block id.
-	Proposer(chain pindex.Chain, id string) (glacier.ProposerDetails, bool)
+	Proposer(chain avanet.Chain, id string) (glacier.ProposerDetails, bool)
 	// Proposed returns the ids of chain's blocks node proposed, newest
 	// first; ok is false when node is none of the network's.
-	Proposed(chain pindex.Chain, node avax.NodeID) (ids []string, ok bool)
+	Proposed(chain avanet.Chain, node avax.NodeID) (ids []string, ok bool)
 	// PChainState returns the supply and the active L1 validators and their
 	// accrued fees after the P-Chain block id.
 	PChainState(id string) (supply uint64, l1Validators int, l1Fees uint64, ok bool)
@@ -174,7 +174,7 @@ func Handlers(opts Options) map[string]catalog.Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	a := &api{src: opts.Source, opts: opts, log: opts.Logger.With("component", "dataapi")}
+	a := &api{src: opts.Source, opts: opts, log: opts.Logger.With("component", "dataapi"), own: idsOf(opts.Source.Network())}
 	hs := map[string]catalog.Handler{
 		"listSubnets":                                 a.handle("listSubnets", a.listSubnets),
 		"getSubnetById":                               a.handle("getSubnetById", a.getSubnet),
@@ -213,6 +213,7 @@ type api struct {
 	src  Source
 	opts Options
 	log  *slog.Logger
+	own  ids // the source's network
 
 	currentMu sync.Mutex
 	currents  map[string]parsedCurrent // by subnet
@@ -226,6 +227,32 @@ type req struct {
 	ctx  context.Context
 }
 
+// ids are a network's ids, parsed once.
+type ids struct {
+	net          avanet.Network
+	x, c, avaxID avax.ID
+}
+
+// idsOf parses n's ids; an id that does not parse stays zero (the sources
+// check their network's ids when they open).
+func idsOf(n avanet.Network) ids {
+	out := ids{net: n}
+	out.x, _ = avax.ParseID(n.XChainID)
+	out.c, _ = avax.ParseID(n.CChainID)
+	out.avaxID, _ = avax.ParseID(n.AVAXAssetID)
+	return out
+}
+
+// presented are the ids of the networks the devnet presents itself as
+// (Options.AnyNetwork), by network id.
+var presented = func() map[uint32]ids {
+	out := map[uint32]ids{}
+	for _, n := range avanet.All() {
+		out[n.ID] = idsOf(n)
+	}
+	return out
+}()
+
 // view is how the answers present the indexed network (own) under the
 // requested name: the HRP of its addresses and the ids of its X- and
 // C-Chain and of AVAX, which stand for own's in every answer.
@@ -233,7 +260,7 @@ type view struct {
 	hrp     string
 	x, c    avax.ID
 	avaxID  avax.ID
-	own     pindex.Network
+	own     ids
 	network string // the requested name
 }
 
@@ -250,22 +277,23 @@ func (a *api) handle(op string, fn func(*req) (any, *apireq.Error)) catalog.Hand
 
 // viewOf returns the presentation of the network named name.
 func (a *api) viewOf(name string) view {
-	own := a.src.Network()
-	v := view{hrp: own.HRP, x: own.XChainID, c: own.CChainID, avaxID: own.AVAX, own: own, network: name}
+	own := a.own
+	v := view{hrp: own.net.HRP, x: own.x, c: own.c, avaxID: own.avaxID, own: own, network: name}
 	if a.opts.AnyNetwork {
-		if n, ok := devnet.LookupNetwork(name); ok {
-			v.hrp, v.x, v.c, v.avaxID = n.HRP, n.XChain, n.CChain, n.AVAX
+		if n, ok := avanet.ByName(name); ok {
+			as := presented[n.ID]
+			v.hrp, v.x, v.c, v.avaxID = n.HRP, as.x, as.c, as.avaxID
 		}
 	}
 	return v
 }
 
 // chainID is the id of chain as presented.
-func (v view) chainID(c pindex.Chain) avax.ID {
+func (v view) chainID(c avanet.Chain) avax.ID {
 	switch c {
-	case pindex.ChainX:
+	case avanet.ChainX:
 		return v.x
-	case pindex.ChainC:
+	case avanet.ChainC:
 		return v.c
 	}
 	return avax.EmptyID
@@ -275,11 +303,11 @@ func (v view) chainID(c pindex.Chain) avax.ID {
 // AVAX ids as the view's, others as they are.
 func (v view) id(s string) string {
 	switch s {
-	case v.own.X:
+	case v.own.net.XChainID:
 		return v.x.String()
-	case v.own.C:
+	case v.own.net.CChainID:
 		return v.c.String()
-	case v.own.Avax:
+	case v.own.net.AVAXAssetID:
 		return v.avaxID.String()
 	}
 	return s
@@ -314,11 +342,8 @@ func (q *req) rebech32(chain string, addrs []string) []string {
 // resolveChain reads the blockchainId path value (an alias or a primary
 // network chain's id, as the catalogue allows) and checks it names one of
 // allowed.
-func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *apireq.Error) {
-	var c pindex.Chain
-	if dc, ok := devnet.ResolveChain(q.Q.Get("blockchainId")); ok {
-		c = pindex.Chain(dc.String())
-	}
+func (q *req) resolveChain(allowed ...avanet.Chain) (avanet.Chain, *apireq.Error) {
+	c, _ := avanet.ResolveChain(q.Q.Get("blockchainId"))
 	for _, a := range allowed {
 		if a == c {
 			return c, nil
@@ -331,9 +356,4 @@ func (q *req) resolveChain(allowed ...pindex.Chain) (pindex.Chain, *apireq.Error
 	return "", apireq.BadRequest("blockchainId must be one of the following values: " + strings.Join(names, ", "))
 }
 
-func alias(c pindex.Chain) string { return strings.ToLower(string(c)) + "-chain" }
-
-var (
-	_ Nodes     = (*devnet.World)(nil)
-	_ Proposers = (*devnet.World)(nil)
-)
+func alias(c avanet.Chain) string { return c.Alias() }

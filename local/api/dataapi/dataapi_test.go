@@ -19,9 +19,9 @@ import (
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/spectest"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -45,7 +45,7 @@ type world struct {
 // hrp is the HRP the world's answers print for network.
 func (w *world) hrp(network string) string {
 	if w.devnet {
-		n, _ := devnet.LookupNetwork(network)
+		n, _ := avanet.ByName(network)
 		return n.HRP
 	}
 	return avanet.Local.HRP
@@ -54,8 +54,8 @@ func (w *world) hrp(network string) string {
 // avaxID is the AVAX id the world's answers print for network.
 func (w *world) avaxID(network string) avax.ID {
 	if w.devnet {
-		n, _ := devnet.LookupNetwork(network)
-		return n.AVAX
+		n, _ := avanet.ByName(network)
+		return avax.MustParseID(n.AVAXAssetID)
 	}
 	return devnet.AVAXAssetID
 }
@@ -63,8 +63,8 @@ func (w *world) avaxID(network string) avax.ID {
 // xChain is the X-Chain id the world's answers print for network.
 func (w *world) xChain(network string) avax.ID {
 	if w.devnet {
-		n, _ := devnet.LookupNetwork(network)
-		return n.XChain
+		n, _ := avanet.ByName(network)
+		return avax.MustParseID(n.XChainID)
 	}
 	return devnet.XChainID
 }
@@ -72,15 +72,15 @@ func (w *world) xChain(network string) avax.ID {
 // cChain is the C-Chain id the world's answers print for network.
 func (w *world) cChain(network string) avax.ID {
 	if w.devnet {
-		n, _ := devnet.LookupNetwork(network)
-		return n.CChain
+		n, _ := avanet.ByName(network)
+		return avax.MustParseID(n.CChainID)
 	}
 	return devnet.CChainID
 }
 
 // named is the network a name names (the ids of the catalogue's enums).
-func named(network string) devnet.Network {
-	n, _ := devnet.LookupNetwork(network)
+func named(network string) avanet.Network {
+	n, _ := avanet.ByName(network)
 	return n
 }
 
@@ -111,7 +111,7 @@ func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []pindex.Chain{pindex.ChainX, pindex.ChainP} {
+	for _, c := range []avanet.Chain{avanet.ChainX, avanet.ChainP} {
 		var blocks []*pindex.RawBlock
 		for _, b := range dw.Blocks(c) {
 			nb := *b
@@ -126,7 +126,7 @@ func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
 					}
 				}
 			}
-			if c == pindex.ChainP {
+			if c == avanet.ChainP {
 				nb.Genesis = nil
 				for _, g := range b.Genesis {
 					if strings.Contains(string(g), `"chainName"`) {
@@ -320,7 +320,7 @@ func (w *world) l1(t testing.TB) *devnet.Subnet {
 }
 
 // txOf returns the id of a transaction of kind on chain.
-func (w *world) txOf(t testing.TB, chain pindex.Chain, kind string) string {
+func (w *world) txOf(t testing.TB, chain avanet.Chain, kind string) string {
 	t.Helper()
 	txs, err := w.src.Txs(context.Background(), chain, pindex.TxFilter{Types: []string{kind}})
 	if err != nil || len(txs) == 0 {
@@ -345,7 +345,7 @@ func cases(t testing.TB, w *world, network string) []testCase {
 		{"getSubnetById", base + "/subnets/" + l1, "Subnet", "blockchains"},
 		{"utxos P", base + "/blockchains/p-chain/utxos?includeSpent=true&addresses=" + ewoqP, "ListPChainUtxosResponse", "utxos"},
 		{"utxos X", base + "/blockchains/x-chain/utxos?includeSpent=true&addresses=" + ewoqX, "ListUtxosResponse", "utxos"},
-		{"utxos X id", base + "/blockchains/" + named(network).XChain.String() + "/utxos?addresses=" + ewoqX[2:], "ListUtxosResponse", "utxos"},
+		{"utxos X id", base + "/blockchains/" + named(network).XChainID + "/utxos?addresses=" + ewoqX[2:], "ListUtxosResponse", "utxos"},
 		{"utxos C", base + "/blockchains/c-chain/utxos?addresses=" + ewoqX, "ListUtxosResponse", "utxos"},
 		{"rewards", base + "/rewards:listPending?pageSize=100&nodeIds=" + node, "ListPendingRewardsResponse", "pendingRewards"},
 		{"validator", base + "/validators/" + node + "?pageSize=100", "ListValidatorDetailsResponse", "validators"},
@@ -371,7 +371,7 @@ func cases(t testing.TB, w *world, network string) []testCase {
 		{"balances P then", base + "/blockchains/p-chain/balances?blockTimestamp=" + fmt.Sprint(w.dev.GenesisTime().Unix()+20*86400) + "&addresses=" + ewoqP,
 			"ListPChainBalancesResponse", ""},
 		{"last activity X", base + "/blockchains/x-chain/lastActivityTimestampByAddresses?addresses=" + ewoqX, "LastActivityTimestamp", ""},
-		{"last activity P", base + "/blockchains/" + named(network).PChain.String() + "/lastActivityTimestampByAddresses?addresses=" + ewoqP,
+		{"last activity P", base + "/blockchains/" + avanet.PChainID + "/lastActivityTimestampByAddresses?addresses=" + ewoqP,
 			"LastActivityTimestamp", ""},
 		{"staking txs", base + "/blockchains/p-chain/transactions:listStaking?pageSize=100", "ListPChainTransactionsResponse", "transactions"},
 		{"rewards", base + "/rewards?pageSize=100", "ListHistoricalRewardsResponse", "historicalRewards"},
@@ -380,18 +380,18 @@ func cases(t testing.TB, w *world, network string) []testCase {
 		{"blocks of node P", base + "/blockchains/p-chain/nodes/" + node + "/blocks", "ListPrimaryNetworkBlocksResponse", ""},
 	}
 	for _, c := range []struct {
-		chain pindex.Chain
+		chain avanet.Chain
 		kind  string
 	}{
-		{pindex.ChainP, "ImportTx"}, {pindex.ChainP, "ExportTx"}, {pindex.ChainP, "BaseTx"}, {pindex.ChainP, "AddPermissionlessValidatorTx"},
-		{pindex.ChainP, "AddPermissionlessDelegatorTx"}, {pindex.ChainP, "RewardValidatorTx"}, {pindex.ChainP, "CreateSubnetTx"},
-		{pindex.ChainP, "CreateChainTx"}, {pindex.ChainP, "ConvertSubnetToL1Tx"}, {pindex.ChainP, "RegisterL1ValidatorTx"},
-		{pindex.ChainP, "SetL1ValidatorWeightTx"}, {pindex.ChainP, "IncreaseL1ValidatorBalanceTx"}, {pindex.ChainP, "DisableL1ValidatorTx"},
-		{pindex.ChainP, "AddSubnetValidatorTx"}, {pindex.ChainP, "RemoveSubnetValidatorTx"}, {pindex.ChainP, "AddValidatorTx"},
-		{pindex.ChainX, "BaseTx"}, {pindex.ChainX, "CreateAssetTx"}, {pindex.ChainX, "ImportTx"}, {pindex.ChainX, "ExportTx"},
+		{avanet.ChainP, "ImportTx"}, {avanet.ChainP, "ExportTx"}, {avanet.ChainP, "BaseTx"}, {avanet.ChainP, "AddPermissionlessValidatorTx"},
+		{avanet.ChainP, "AddPermissionlessDelegatorTx"}, {avanet.ChainP, "RewardValidatorTx"}, {avanet.ChainP, "CreateSubnetTx"},
+		{avanet.ChainP, "CreateChainTx"}, {avanet.ChainP, "ConvertSubnetToL1Tx"}, {avanet.ChainP, "RegisterL1ValidatorTx"},
+		{avanet.ChainP, "SetL1ValidatorWeightTx"}, {avanet.ChainP, "IncreaseL1ValidatorBalanceTx"}, {avanet.ChainP, "DisableL1ValidatorTx"},
+		{avanet.ChainP, "AddSubnetValidatorTx"}, {avanet.ChainP, "RemoveSubnetValidatorTx"}, {avanet.ChainP, "AddValidatorTx"},
+		{avanet.ChainX, "BaseTx"}, {avanet.ChainX, "CreateAssetTx"}, {avanet.ChainX, "ImportTx"}, {avanet.ChainX, "ExportTx"},
 	} {
 		schema := "PChainTransaction"
-		if c.chain == pindex.ChainX {
+		if c.chain == avanet.ChainX {
 			schema = "XChainLinearTransaction"
 		}
 		cs = append(cs, testCase{"tx " + string(c.chain) + " " + c.kind,

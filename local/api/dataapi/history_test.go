@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // TestHistoryThroughTheAPI walks the world through the handlers as a
@@ -59,7 +60,7 @@ func TestHistoryThroughTheAPI(t *testing.T) {
 			addrs = append(addrs, avax.FormatBech32(hrp, a))
 		}
 		all := strings.Join(addrs, ",")
-		xChain, cChain := named("fuji").XChain.String(), named("fuji").CChain.String()
+		xChain, cChain := named("fuji").XChainID, named("fuji").CChainID
 		chainOf := map[string]string{"11111111111111111111111111111111LpoYY": "p-chain", xChain: "x-chain", w.xChain("fuji").String(): "x-chain"}
 		utxos := 0
 		for _, chain := range []string{"p-chain", "x-chain", "c-chain"} {
@@ -131,7 +132,7 @@ func jsonEqual(a, b any) bool {
 // transactions: amounts staked, burned and moved, chains and assets.
 func TestTxAmounts(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
-		get := func(chain pindex.Chain, kind string, v any) {
+		get := func(chain avanet.Chain, kind string, v any) {
 			t.Helper()
 			code, body := w.get(t, "/v1/networks/fuji/blockchains/"+alias(chain)+"/transactions/"+w.txOf(t, chain, kind))
 			if code != 200 || json.Unmarshal(body, v) != nil {
@@ -139,28 +140,28 @@ func TestTxAmounts(t *testing.T) {
 			}
 		}
 		var conv glacier.PChainTx
-		get(pindex.ChainP, "ConvertSubnetToL1Tx", &conv)
+		get(avanet.ChainP, "ConvertSubnetToL1Tx", &conv)
 		if len(conv.AmountL1ValidatorBalanceBurned) != 1 || conv.AmountL1ValidatorBalanceBurned[0].Amount != "3000000000" ||
 			conv.SubnetID != w.l1(t).ID.String() || len(conv.AmountBurned) != 1 || conv.AmountBurned[0].Amount != "1000000" {
 			t.Errorf("ConvertSubnetToL1Tx: L1 balance %+v, burned %+v, subnet %s", conv.AmountL1ValidatorBalanceBurned, conv.AmountBurned, conv.SubnetID)
 		}
 		var stake glacier.PChainTx
-		get(pindex.ChainP, "AddPermissionlessDelegatorTx", &stake)
+		get(avanet.ChainP, "AddPermissionlessDelegatorTx", &stake)
 		if len(stake.AmountStaked) != 1 || stake.NodeID == "" || stake.StartTimestamp == 0 {
 			t.Errorf("AddPermissionlessDelegatorTx: staked %+v, node %q", stake.AmountStaked, stake.NodeID)
 		}
 		var imp glacier.PChainTx
-		get(pindex.ChainP, "ImportTx", &imp)
+		get(avanet.ChainP, "ImportTx", &imp)
 		if imp.SourceChain != w.xChain("fuji").String() || len(imp.ConsumedUTXOs) != 1 || imp.ConsumedUTXOs[0].CreatedOnChainID != imp.SourceChain {
 			t.Errorf("ImportTx: source %s, consumed %+v", imp.SourceChain, imp.ConsumedUTXOs)
 		}
 		var exp glacier.XChainTx
-		get(pindex.ChainX, "ExportTx", &exp)
+		get(avanet.ChainX, "ExportTx", &exp)
 		if exp.DestinationChain == "" || len(exp.EmittedUTXOs) < 2 {
 			t.Errorf("X ExportTx: destination %q, emitted %d", exp.DestinationChain, len(exp.EmittedUTXOs))
 		}
 		var reward glacier.PChainTx
-		get(pindex.ChainP, "RewardValidatorTx", &reward)
+		get(avanet.ChainP, "RewardValidatorTx", &reward)
 		// The reward UTXOs: the devnet's blocks carry them, the follower
 		// reads them from the node.
 		if len(reward.EmittedUTXOs) == 0 || len(reward.Value) != 1 {
@@ -176,11 +177,11 @@ var errStore = errors.New("disk I/O error: sqlite3 is on fire")
 
 func (failing) Stakes(context.Context) ([]*pindex.Stake, error) { return nil, errStore }
 
-func (failing) Txs(context.Context, pindex.Chain, pindex.TxFilter) ([]*pindex.Tx, error) {
+func (failing) Txs(context.Context, avanet.Chain, pindex.TxFilter) ([]*pindex.Tx, error) {
 	return nil, errStore
 }
 
-func (failing) UTXOs(context.Context, pindex.Chain, []avax.ShortID, bool) ([]*pindex.UTXO, error) {
+func (failing) UTXOs(context.Context, avanet.Chain, []avax.ShortID, bool) ([]*pindex.UTXO, error) {
 	return nil, errStore
 }
 
@@ -190,7 +191,7 @@ func (failing) Asset(context.Context, string) (pindex.Asset, bool, error) {
 	return pindex.Asset{}, false, errStore
 }
 
-func (failing) LastActivity(context.Context, pindex.Chain, []avax.ShortID) (pindex.Activity, bool, error) {
+func (failing) LastActivity(context.Context, avanet.Chain, []avax.ShortID) (pindex.Activity, bool, error) {
 	return pindex.Activity{}, false, errStore
 }
 
@@ -200,7 +201,7 @@ func (failing) RewardUTXOs(context.Context, []avax.ShortID) ([]*pindex.UTXO, err
 
 func (failing) Totals(context.Context) (pindex.Totals, error) { return pindex.Totals{}, errStore }
 
-func (failing) Blocks(context.Context, pindex.Chain, pindex.BlockRange) ([]*pindex.Block, error) {
+func (failing) Blocks(context.Context, avanet.Chain, pindex.BlockRange) ([]*pindex.Block, error) {
 	return nil, errStore
 }
 

@@ -4,10 +4,10 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
-	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/api/apireq"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // listL1Validators is listL1Validators: the validators of every L1, as the
@@ -68,6 +68,6 @@ func (a *api) listL1Validators(q *req) (any, *apireq.Error) {
 	if page == nil {
 		page = []glacier.L1Validator{}
 	}
-	head, _ := a.src.Head(pindex.ChainP)
+	head, _ := a.src.Head(avanet.ChainP)
 	return glacier.ListL1ValidatorsResponse{NextPageToken: next, Validators: page, BlockHeight: strconv.FormatUint(head, 10)}, nil
 }

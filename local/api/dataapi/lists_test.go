@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // TestEveryStatus validates validators and delegators of every status
@@ -401,7 +402,7 @@ func TestFilters(t *testing.T) {
 			m := w.getOK(t, base+"/addresses:listChainIds?addresses="+ewoqX)
 			got := m["addresses"].([]any)[0].(map[string]any)["blockchainIds"].([]any)
 			n := named("mainnet")
-			if want := []any{n.PChain.String(), n.XChain.String(), n.CChain.String()}; !slices.Equal(got, want) {
+			if want := []any{avanet.PChainID, n.XChainID, n.CChainID}; !slices.Equal(got, want) {
 				t.Fatalf("blockchainIds = %v; want %v", got, want)
 			}
 		})

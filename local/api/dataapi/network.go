@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // stakeFigures are the primary network's active stakes as the network

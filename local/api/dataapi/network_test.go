@@ -15,10 +15,10 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 func (w *world) getInto(t *testing.T, path string, v any) {
@@ -284,7 +284,7 @@ func TestAssets(t *testing.T) {
 		if a.Name != "Avalanche" || a.Symbol != "AVAX" || a.Denomination != 9 || a.Cap != "fixed" || a.CreatedAtTimestamp != w.dev.GenesisTime().Unix() {
 			t.Errorf("AVAX: %+v", a)
 		}
-		gold := w.txOf(t, pindex.ChainX, "CreateAssetTx")
+		gold := w.txOf(t, avanet.ChainX, "CreateAssetTx")
 		w.getInto(t, base+gold, &a)
 		if a.Name != "Devnet Gold" || a.Symbol != "DGLD" || a.Denomination != 2 || a.AssetID != gold {
 			t.Errorf("Devnet Gold: %+v", a)
@@ -556,9 +556,9 @@ func TestVerticesOfAFollowedNetwork(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ix.Close()
-			b0, _ := json.Marshal(map[string]any{"id": avax.Hash256([]byte("x block 0")).String(), "parentID": tc.parent(net.XChainID).String(),
+			b0, _ := json.Marshal(map[string]any{"id": avax.Hash256([]byte("x block 0")).String(), "parentID": tc.parent(avax.MustParseID(net.XChainID)).String(),
 				"height": 0, "time": 1000, "txs": []any{}})
-			if err := ix.Append(ctx, pindex.ChainX, []*pindex.RawBlock{{Height: 0, JSON: b0}}); err != nil {
+			if err := ix.Append(ctx, avanet.ChainX, []*pindex.RawBlock{{Height: 0, JSON: b0}}); err != nil {
 				t.Fatal(err)
 			}
 			mux := catalog.NewMux(catalog.Catalogue(), Handlers(Options{Source: reported{ix, pindex.Supply{}}}))

@@ -18,8 +18,8 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // The primary-network benchmark's world, a synthetic follow: the P- and
@@ -67,27 +67,27 @@ type benchUTXO struct {
 }
 
 // benchFixture writes the world, with n transactions, into ix.
-func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
+func benchFixture(b *testing.B, ix *pindex.Index, net avanet.Network, n int) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(benchSeed, benchSeed))
 	// Address benchAddrs is the faucet.
-	addrStr := map[pindex.Chain][]string{pindex.ChainP: make([]string, benchAddrs+1), pindex.ChainX: make([]string, benchAddrs+1)}
+	addrStr := map[avanet.Chain][]string{avanet.ChainP: make([]string, benchAddrs+1), avanet.ChainX: make([]string, benchAddrs+1)}
 	for i := range benchAddrs + 1 {
 		for c := range addrStr {
 			addrStr[c][i] = avax.FormatAddress(string(c), net.HRP, benchAddr(i))
 		}
 	}
-	out := func(c pindex.Chain, addr int, amount uint64) map[string]any {
-		return map[string]any{"assetID": net.Avax, "fxID": avax.SECP256K1FxID.String(),
+	out := func(c avanet.Chain, addr int, amount uint64) map[string]any {
+		return map[string]any{"assetID": net.AVAXAssetID, "fxID": avax.SECP256K1FxID.String(),
 			"output": map[string]any{"addresses": []string{addrStr[c][addr]}, "amount": amount, "locktime": 0, "threshold": 1}}
 	}
 	owner := func(addr int) map[string]any {
-		return map[string]any{"addresses": []string{addrStr[pindex.ChainP][addr]}, "locktime": 0, "threshold": 1}
+		return map[string]any{"addresses": []string{addrStr[avanet.ChainP][addr]}, "locktime": 0, "threshold": 1}
 	}
-	txID := func(c pindex.Chain, k int) string {
+	txID := func(c avanet.Chain, k int) string {
 		return avax.Hash256([]byte(fmt.Sprintf("bench %s tx %d", c, k))).String()
 	}
-	blockID := func(c pindex.Chain, h uint64) string {
+	blockID := func(c avanet.Chain, h uint64) string {
 		return avax.Hash256([]byte(fmt.Sprintf("bench %s block %d", c, h))).String()
 	}
 	mustJSON := func(v any) json.RawMessage {
@@ -98,30 +98,30 @@ func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 		return raw
 	}
 	const allocation = 1_000 * 1_000_000_000
-	change := map[pindex.Chain][]benchUTXO{}
-	heights := map[pindex.Chain]uint64{}
+	change := map[avanet.Chain][]benchUTXO{}
+	heights := map[avanet.Chain]uint64{}
 	start := uint64(benchStart.Unix())
 
 	// The genesis: the X-Chain's AVAX CreateAssetTx and a P-Chain tx each
 	// allocating the faucet; the P-Chain's stakers.
 	var current []apiValidatorJSON
-	for _, c := range []pindex.Chain{pindex.ChainX, pindex.ChainP} {
+	for _, c := range []avanet.Chain{avanet.ChainX, avanet.ChainP} {
 		change[c] = make([]benchUTXO, benchAddrs+1)
-		id := net.Avax
-		if c == pindex.ChainP {
+		id := net.AVAXAssetID
+		if c == avanet.ChainP {
 			id = txID(c, -1)
 		}
 		outs := []any{out(c, benchAddrs, allocation*(benchAddrs+1))["output"]}
 		change[c][benchAddrs] = benchUTXO{tx: id, index: 0, amount: allocation * (benchAddrs + 1)}
 		var genesis []json.RawMessage
-		if c == pindex.ChainX {
-			genesis = append(genesis, mustJSON(map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": net.ID, "blockchainID": net.X,
+		if c == avanet.ChainX {
+			genesis = append(genesis, mustJSON(map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": net.ID, "blockchainID": net.XChainID,
 				"outputs": []any{}, "inputs": []any{}, "memo": "0x", "name": "Avalanche", "symbol": "AVAX", "denomination": 9,
 				"initialStates": []any{map[string]any{"fxIndex": 0, "fxID": avax.SECP256K1FxID.String(), "outputs": outs}}}}))
 		} else {
 			wrapped := make([]any, len(outs))
 			for i := range outs {
-				wrapped[i] = map[string]any{"assetID": net.Avax, "fxID": avax.SECP256K1FxID.String(), "output": outs[i]}
+				wrapped[i] = map[string]any{"assetID": net.AVAXAssetID, "fxID": avax.SECP256K1FxID.String(), "output": outs[i]}
 			}
 			genesis = append(genesis, mustJSON(map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": net.ID,
 				"blockchainID": avax.EmptyID.String(), "outputs": wrapped, "inputs": []any{}, "memo": "0x"}}))
@@ -167,9 +167,9 @@ func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 	}
 
 	// The transactions, in batches of 1,000 blocks per chain.
-	pending := map[pindex.Chain][]*pindex.RawBlock{}
-	txs := map[pindex.Chain][]any{}
-	flush := func(c pindex.Chain, force bool) {
+	pending := map[avanet.Chain][]*pindex.RawBlock{}
+	txs := map[avanet.Chain][]any{}
+	flush := func(c avanet.Chain, force bool) {
 		if len(txs[c]) == benchPerBlock || (force && len(txs[c]) > 0) {
 			heights[c]++
 			h := heights[c]
@@ -185,9 +185,9 @@ func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 		}
 	}
 	// The faucet's funding transactions, a chain of them on each chain.
-	for _, c := range []pindex.Chain{pindex.ChainX, pindex.ChainP} {
-		blockchain := net.X
-		if c == pindex.ChainP {
+	for _, c := range []avanet.Chain{avanet.ChainX, avanet.ChainP} {
+		blockchain := net.XChainID
+		if c == avanet.ChainP {
 			blockchain = avax.EmptyID.String()
 		}
 		for first := 0; first < benchAddrs; first += benchFunding {
@@ -202,16 +202,16 @@ func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 			change[c][benchAddrs] = benchUTXO{tx: id, index: uint32(len(outs)), amount: rest}
 			outs = append(outs, out(c, benchAddrs, rest))
 			txs[c] = append(txs[c], map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": net.ID, "blockchainID": blockchain,
-				"outputs": outs, "inputs": []any{map[string]any{"txID": u.tx, "outputIndex": u.index, "assetID": net.Avax,
+				"outputs": outs, "inputs": []any{map[string]any{"txID": u.tx, "outputIndex": u.index, "assetID": net.AVAXAssetID,
 					"fxID": avax.SECP256K1FxID.String(), "input": map[string]any{"amount": u.amount, "signatureIndices": []int{0}}}},
 				"memo": "0x"}, "credentials": []any{}})
 			flush(c, false)
 		}
 	}
 	for k := range n {
-		c := pindex.ChainX
+		c := avanet.ChainX
 		if k%5 == 4 {
-			c = pindex.ChainP
+			c = avanet.ChainP
 		}
 		from := 1 + r.IntN(benchAddrs-1)
 		if r.IntN(20) == 0 {
@@ -224,19 +224,19 @@ func benchFixture(b *testing.B, ix *pindex.Index, net pindex.Network, n int) {
 		u := change[c][from]
 		paid := uint64(1_000 + r.IntN(1_000_000))
 		id := txID(c, k)
-		blockchain := net.X
-		if c == pindex.ChainP {
+		blockchain := net.XChainID
+		if c == avanet.ChainP {
 			blockchain = avax.EmptyID.String()
 		}
 		txs[c] = append(txs[c], map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": net.ID, "blockchainID": blockchain,
 			"outputs": []any{out(c, to, paid), out(c, from, u.amount-paid-benchFee)},
-			"inputs": []any{map[string]any{"txID": u.tx, "outputIndex": u.index, "assetID": net.Avax, "fxID": avax.SECP256K1FxID.String(),
+			"inputs": []any{map[string]any{"txID": u.tx, "outputIndex": u.index, "assetID": net.AVAXAssetID, "fxID": avax.SECP256K1FxID.String(),
 				"input": map[string]any{"amount": u.amount, "signatureIndices": []int{0}}}}, "memo": "0x"}, "credentials": []any{}})
 		change[c][from] = benchUTXO{tx: id, index: 1, amount: u.amount - paid - benchFee}
 		flush(c, false)
 	}
-	flush(pindex.ChainX, true)
-	flush(pindex.ChainP, true)
+	flush(avanet.ChainX, true)
+	flush(avanet.ChainP, true)
 }
 
 // The platform.getCurrentValidators shapes the fixture stores.
@@ -297,8 +297,7 @@ func BenchmarkPrimaryRoutes(b *testing.B) {
 		path = filepath.Join(b.TempDir(), "pindex.db")
 	}
 	_, statErr := os.Stat(path)
-	l := avanet.Local
-	net := pindex.Network{ID: l.ID, HRP: l.HRP, X: l.XChainID, C: l.CChainID, Avax: l.AVAXAssetID}
+	net := avanet.Local
 	clock := benchStart.Add(30 * 24 * time.Hour)
 	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: path, Now: func() time.Time { return clock }})
 	if err != nil {

@@ -4,10 +4,11 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // listStakingTxs is listActivePrimaryNetworkStakingTransactions: the
@@ -17,7 +18,7 @@ import (
 // back: its stake outputs are its) or is rewarded by; every active one
 // without addresses. The transactions list's type and time filters apply.
 func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
-	if _, herr := q.resolveChain(pindex.ChainP); herr != nil {
+	if _, herr := q.resolveChain(avanet.ChainP); herr != nil {
 		return nil, herr
 	}
 	addrs := q.Addresses("addresses")
@@ -47,7 +48,7 @@ func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
 	if len(addrs) > 0 {
 		ids = rewarded
 		if len(active) > 0 {
-			funded, err := a.src.Txs(q.ctx, pindex.ChainP, pindex.TxFilter{IDs: active, Addrs: addrs})
+			funded, err := a.src.Txs(q.ctx, avanet.ChainP, pindex.TxFilter{IDs: active, Addrs: addrs})
 			if err != nil {
 				return nil, apireq.Internal(err)
 			}
@@ -63,7 +64,7 @@ func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
 		return out, nil
 	}
 	f.IDs, f.Limit = ids, size+1
-	list, err := a.src.Txs(q.ctx, pindex.ChainP, f)
+	list, err := a.src.Txs(q.ctx, avanet.ChainP, f)
 	if err != nil {
 		return nil, apireq.Internal(err)
 	}

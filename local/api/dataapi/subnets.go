@@ -7,11 +7,10 @@ import (
 	"strconv"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
-	"github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 func (q *req) subnet(s *pindex.Subnet) glacier.Subnet {
@@ -52,7 +51,7 @@ func (q *req) blockchain(c pindex.Blockchain) glacier.Blockchain {
 			}
 		}
 	}
-	if c.ID == q.view.own.C && q.view.c != q.view.own.CChainID {
+	if c.ID == q.view.own.net.CChainID && q.view.c != q.view.own.c {
 		// The devnet's C-Chain as the named network's: its EVM chain id
 		// too, and not the dev chain's genesis.
 		b.EVMChainID, b.GenesisData = evmChainID(q.view.network), nil
@@ -105,7 +104,7 @@ func (a *api) listChainIDs(q *req) (any, *apireq.Error) {
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
-	named, _ := devnet.LookupNetwork(q.Network)
+	named, _ := avanet.ByName(q.Network)
 	out := glacier.ListChainIDsResponse{Addresses: []glacier.AddressChains{}}
 	for _, addr := range addrs {
 		chains, err := a.src.ChainsOf(q.ctx, addr)
@@ -113,9 +112,9 @@ func (a *api) listChainIDs(q *req) (any, *apireq.Error) {
 			return nil, apireq.Internal(err)
 		}
 		item := glacier.AddressChains{Address: avax.FormatBech32(q.view.hrp, addr), BlockchainIDs: []string{}}
-		for _, c := range []devnet.Chain{devnet.ChainP, devnet.ChainX, devnet.ChainC} {
-			if slices.Contains(chains, pindex.Chain(c.String())) {
-				item.BlockchainIDs = append(item.BlockchainIDs, named.ChainID(c).String())
+		for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX, avanet.ChainC} {
+			if slices.Contains(chains, c) {
+				item.BlockchainIDs = append(item.BlockchainIDs, named.ChainID(c))
 			}
 		}
 		out.Addresses = append(out.Addresses, item)

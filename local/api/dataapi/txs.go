@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // unsignedJSON is the part of the node's JSON of a transaction the answers
@@ -38,7 +39,7 @@ type unsignedJSON struct {
 // listTxs is listLatestPrimaryNetworkTransactions for the P- and X-Chain,
 // read a page at a time.
 func (a *api) listTxs(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr
 	}
@@ -62,7 +63,7 @@ func (a *api) listTxs(q *req) (any, *apireq.Error) {
 	}
 	list, next := txsNext(q, list, size, scope)
 	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
-	if chain == pindex.ChainP {
+	if chain == avanet.ChainP {
 		return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, ChainInfo: info}, a.pTx)
 	}
 	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, ChainInfo: info}, a.xTx)
@@ -106,7 +107,7 @@ func txPage[T any](q *req, assets *assetCache, list []*pindex.Tx, out glacier.Li
 
 // getTx is getTxByHash for the P- and X-Chain.
 func (a *api) getTx(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr
 	}
@@ -118,7 +119,7 @@ func (a *api) getTx(q *req) (any, *apireq.Error) {
 	if !ok || t.Chain != chain {
 		return nil, apireq.NotFound("Transaction " + apireq.Shorten(id) + " not found on the " + alias(chain))
 	}
-	if chain == pindex.ChainP {
+	if chain == avanet.ChainP {
 		return a.pTx(q, a.assets(q), t)
 	}
 	return a.xTx(q, a.assets(q), t)
@@ -217,7 +218,7 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *
 	}
 	balance += u.Balance
 	if balance > 0 {
-		l1.add(v.own.Avax, balance)
+		l1.add(v.own.net.AVAXAssetID, balance)
 	}
 	burned := sums{}
 	for _, id := range in.order {

@@ -5,16 +5,17 @@ import (
 	"cmp"
 	"strconv"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // getUTXOs is getUtxosByAddresses (GET, addresses in the query) and
 // getUtxosByAddressesV2 (POST, in the body).
 func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
-	chain, herr := q.resolveChain(pindex.ChainP, pindex.ChainX, pindex.ChainC)
+	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr
 	}
@@ -59,7 +60,7 @@ func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 	}
 	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
 	assets := a.assets(q)
-	if chain == pindex.ChainP {
+	if chain == avanet.ChainP {
 		out := glacier.ListUTXOsResponse[glacier.PChainUTXO]{NextPageToken: next, UTXOs: []glacier.PChainUTXO{}, ChainInfo: info}
 		for _, u := range page {
 			am, herr := assets.amount(u)
@@ -86,11 +87,11 @@ func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
 func (v view) ownID(s string) string {
 	switch s {
 	case v.x.String():
-		return v.own.X
+		return v.own.net.XChainID
 	case v.c.String():
-		return v.own.C
+		return v.own.net.CChainID
 	case v.avaxID.String():
-		return v.own.Avax
+		return v.own.net.AVAXAssetID
 	}
 	return s
 }
@@ -100,7 +101,7 @@ func (v view) ownID(s string) string {
 func (q *req) utxoBytes(u *pindex.UTXO) string {
 	const at = 2 + 32 + 4 // codec version, tx id, output index
 	b := u.Bytes
-	if q.view.avaxID != q.view.own.AVAX && len(b) >= at+32 && bytes.Equal(b[at:at+32], q.view.own.AVAX[:]) {
+	if q.view.avaxID != q.view.own.avaxID && len(b) >= at+32 && bytes.Equal(b[at:at+32], q.view.own.avaxID[:]) {
 		b = bytes.Clone(b)
 		copy(b[at:], q.view.avaxID[:])
 	}
@@ -153,12 +154,12 @@ func (c *assetCache) asset(id string) (glacier.AssetAmount, *apireq.Error) {
 func (q *req) pItem(u *pindex.UTXO, am glacier.AssetAmount) glacier.PChainUTXO {
 	v := q.view
 	item := glacier.PChainUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
-		ConsumedOnChainID: v.chainID(pindex.ChainP).String(), CreatedOnChainID: v.chainID(u.CreatedOn).String(),
+		ConsumedOnChainID: v.chainID(avanet.ChainP).String(), CreatedOnChainID: v.chainID(u.CreatedOn).String(),
 		UTXOID: u.ID, UTXOBytes: q.utxoBytes(u), Amount: am.Amount, AssetID: am.AssetID,
 		BlockNumber: strconv.FormatUint(u.Height, 10), BlockTimestamp: u.Time, PlatformLocktime: u.Locktime,
 		OutputIndex: u.OutputIndex, RewardType: u.Reward, StakeableLocktime: u.StakeLocktime, Staked: u.Staked,
 		Threshold: u.Threshold, TxHash: u.TxID, UTXOType: "TRANSFER"}
-	if u.Chain != pindex.ChainP { // exported from the P-Chain to another
+	if u.Chain != avanet.ChainP { // exported from the P-Chain to another
 		item.ConsumedOnChainID = v.chainID(u.Chain).String()
 	}
 	if u.Spent {
@@ -173,7 +174,7 @@ func (q *req) pItem(u *pindex.UTXO, am glacier.AssetAmount) glacier.PChainUTXO {
 }
 
 // xItem is u, a UTXO of chain (X or C), as a Utxo.
-func (q *req) xItem(u *pindex.UTXO, chain pindex.Chain, am glacier.AssetAmount) glacier.XUTXO {
+func (q *req) xItem(u *pindex.UTXO, chain avanet.Chain, am glacier.AssetAmount) glacier.XUTXO {
 	v := q.view
 	item := glacier.XUTXO{Addresses: q.bech32("", u.Addresses), Asset: am,
 		ConsumedOnChainID: v.chainID(chain).String(), CreatedOnChainID: v.chainID(u.CreatedOn).String(),

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/apireq"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // Delegation limits of avalanchego's primary network on every network: a

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 	"github.com/ethereum/go-ethereum/common"
 )
 

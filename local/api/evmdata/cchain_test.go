@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 )
 
 // TestCChainAliases checks issue 17's local-mode consistency: with

@@ -3,7 +3,7 @@ package evmdata
 import (
 	"slices"
 
-	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 )
 
 func toChainInfoJSON(c *ChainInfo) chainInfoJSON {

@@ -18,9 +18,9 @@ import (
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/cchain"
-	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 	"github.com/ethereum/go-ethereum/common"
 )
 
@@ -53,6 +53,9 @@ type ChainInfo struct {
 	// chain through a C-Chain alias (Options.CChain); zero means ChainID.
 	as uint64
 }
+
+// AVAXToken is the native token of the Avalanche EVM chains.
+var AVAXToken = NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18}
 
 // LocalChain returns the ChainInfo of the embedded dev chain (chain id
 // 43112 by default) reachable at rpcURL.

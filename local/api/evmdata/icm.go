@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // The ICM routes (glacier.json's "Interchain Messaging": getIcmMessage,

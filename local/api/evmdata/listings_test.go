@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/cchain"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 )

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )

@@ -1,6 +1,9 @@
 package metricsapi
 
-import "github.com/avaedge/avaedge/local/cchain"
+import (
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
+)
 
 // alias returns the chain a C-Chain alias (Options.CChain) names, or nil,
 // and the C-Chain as the requested id's network names it. The chains map
@@ -23,10 +26,10 @@ func (e *Engine) aliasChain(requested string) (Chain, bool) {
 	c := cs.info
 	c.EVMChainID, c.BlockchainID = id.EVMChainID, id.BlockchainID
 	switch id.Network {
-	case "mainnet":
-		c.Network = "mainnet"
-	case "fuji":
-		c.Network = "testnet"
+	case avanet.Mainnet.Name:
+		c.Network = avanet.Mainnet.Name
+	case avanet.Fuji.Name:
+		c.Network = avanet.TestnetName
 	}
 	return c, true
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 )
 
 // TestCChainAliases checks issue 17's local-mode consistency: with

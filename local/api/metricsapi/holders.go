@@ -12,8 +12,8 @@ import (
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
 // HolderSource reads token holders from the EVM index (evmindex.Index).

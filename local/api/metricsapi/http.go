@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/pagetoken"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
 // defaultPageSize is the page size of getAvgTps, and of getEvmChainMetrics
@@ -215,8 +216,8 @@ func (c Chain) toJSON() chainJSON {
 // by network (mainnet, or testnet/fuji), on one page.
 func (e *Engine) serveChains(w http.ResponseWriter, r *http.Request, v catalog.Values) {
 	network := v["network"]
-	if network == "fuji" {
-		network = "testnet"
+	if network == avanet.Fuji.Name {
+		network = avanet.TestnetName
 	}
 	if tok := v["pageToken"]; tok != "" {
 		// The list fits one page, so no token was ever issued.

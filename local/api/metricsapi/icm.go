@@ -11,10 +11,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/avaedge/avaedge/apierror"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
 // ICMSource counts the ICM messages the EVM index assembled
@@ -76,9 +77,9 @@ func (e *Engine) icmFilterOf(v catalog.Values) (*icmFilter, string) {
 	}
 	if n := v["network"]; n != "" {
 		f.chains = map[common.Hash]bool{}
-		want := "mainnet"
-		if n != "mainnet" {
-			want = "testnet"
+		want := avanet.Mainnet.Name
+		if n != avanet.Mainnet.Name {
+			want = avanet.TestnetName
 		}
 		for _, c := range e.list {
 			aliased := e.cchain != nil && c.EVMChainID == e.cchain.Target

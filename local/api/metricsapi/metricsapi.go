@@ -76,7 +76,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/avaedge/avaedge/local/cchain"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/cchain"
 )
 
 // Block is one indexed block, delivered to Apply in chain order.
@@ -211,14 +212,14 @@ func New(opts Options) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
-	for _, name := range []string{"total", "mainnet", "testnet"} {
+	for _, name := range []string{"total", avanet.Mainnet.Name, avanet.TestnetName} {
 		e.groups[name] = newGroup()
 	}
 	for _, c := range opts.Chains {
 		switch c.Network {
-		case "mainnet", "testnet":
-		case "fuji":
-			c.Network = "testnet"
+		case avanet.Mainnet.Name, avanet.TestnetName:
+		case avanet.Fuji.Name:
+			c.Network = avanet.TestnetName
 		default:
 			return nil, fmt.Errorf("metricsapi: chain %d: network %q is not mainnet or testnet", c.EVMChainID, c.Network)
 		}

@@ -5,8 +5,9 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/avaedge/avaedge/internal/spectest"
 )
 
 // spec is the real Metrics API's OpenAPI document, popsicle.json.

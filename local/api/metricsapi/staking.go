@@ -13,9 +13,9 @@ import (
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/pagetoken"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
 // StakeSource reads the P-Chain's validations and delegations: the

@@ -2,11 +2,12 @@ package metricsapi
 
 import (
 	"context"
-	"github.com/avaedge/avaedge/catalog"
 	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/avaedge/avaedge/catalog"
 )
 
 // TestStoreReplay applies, rolls back and re-applies blocks with a store,

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Error texts of avalanchego's avm service and state.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 func TestBalances(t *testing.T) {

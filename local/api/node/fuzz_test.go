@@ -39,18 +39,3 @@ func FuzzMethods(f *testing.F) {
 		}
 	})
 }
-
-func BenchmarkGetUTXOs(b *testing.B) {
-	w, err := FromDevnet(benchDevnet(b), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := Methods(w)["avm.getUTXOs"]
-	params := json.RawMessage(`{"addresses":["X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"],"limit":"10"}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := m(context.Background(), params); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -6,20 +6,21 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Index is what IndexMethods reads: the index of a followed avalanchego
 // node (local/source/pindex); *pindex.Index is one.
 type Index interface {
-	Network() pindex.Network
-	Head(c pindex.Chain) (uint64, bool)
+	Network() avanet.Network
+	Head(c avanet.Chain) (uint64, bool)
 	Recorded(method string) (json.RawMessage, bool)
 	XBlock(id string, height uint64) ([]byte, json.RawMessage, bool)
 	XTx(id string) ([]byte, json.RawMessage, bool)
-	XUTXOs(ctx context.Context, source pindex.Chain, addr avax.ShortID) ([]*pindex.UTXO, error)
+	XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*pindex.UTXO, error)
 	Asset(ctx context.Context, id string) (pindex.Asset, bool, error)
 	BlockchainIDs(ctx context.Context) ([]string, error)
 }
@@ -40,20 +41,17 @@ var offline = []string{"info.peers", "info.uptime"}
 // devnet never answers for a followed network.
 func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, error) {
 	n := ix.Network()
+	x, c, avaxID := avax.MustParseID(n.XChainID), avax.MustParseID(n.CChainID), avax.MustParseID(n.AVAXAssetID)
 	w := &View{
 		NetworkID: n.ID,
 		Chains: []Chain{
 			{ID: avax.EmptyID, Aliases: []string{"P", "platform"}},
-			{ID: n.XChainID, Aliases: []string{"X", "avm"}},
-			{ID: n.CChainID, Aliases: []string{"C", "evm"}},
+			{ID: x, Aliases: []string{"X", "avm"}},
+			{ID: c, Aliases: []string{"C", "evm"}},
 		},
-		Assets:      []Asset{{ID: n.AVAX, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
-		AssetLookup: assetLookup(ix),
-		Blocks:      indexJSONBlocks{indexBlocks{ix}},
-		Txs:         indexJSONTxs{indexTxs{ix}},
-		UTXOs: indexUTXOs{ix: ix, chains: map[avax.ID]pindex.Chain{
-			n.XChainID: pindex.ChainX, avax.EmptyID: pindex.ChainP, n.CChainID: pindex.ChainC}},
+		Assets: []Asset{{ID: avaxID, Alias: "AVAX", Name: "Avalanche", Symbol: "AVAX", Denomination: 9}},
 	}
+	w.ReadIndex(ix, map[avax.ID]avanet.Chain{x: avanet.ChainX, avax.EmptyID: avanet.ChainP, c: avanet.ChainC}, true)
 	chains, err := ix.BlockchainIDs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("node: blockchains of the index: %w", err)
@@ -94,6 +92,21 @@ func recorded(ix Index, name string) jsonrpc.Method {
 	}
 }
 
+// ReadIndex makes the View's X-Chain the one of ix: its blocks,
+// transactions and UTXOs (Blocks, Txs, UTXOs) and the assets it holds
+// (AssetLookup). chains names the primary network's chains by the ids a
+// caller may give as a UTXO source. With nodeJSON, encoding "json" answers
+// with the node's own JSON of blocks and transactions, which the index keeps;
+// without, the JSON is printed from the bytes with the View's addresses.
+func (w *View) ReadIndex(ix Index, chains map[avax.ID]avanet.Chain, nodeJSON bool) {
+	w.AssetLookup = assetLookup(ix)
+	w.Blocks, w.Txs = indexBlocks{ix}, indexTxs{ix}
+	if nodeJSON {
+		w.Blocks, w.Txs = indexJSONBlocks{indexBlocks{ix}}, indexJSONTxs{indexTxs{ix}}
+	}
+	w.UTXOs = indexUTXOs{ix: ix, chains: chains}
+}
+
 // assetLookup finds the assets the index holds.
 func assetLookup(ix Index) func(id avax.ID) (*Asset, bool) {
 	return func(id avax.ID) (*Asset, bool) {
@@ -119,7 +132,7 @@ func (b indexBlocks) BlockAt(height uint64) ([]byte, bool) {
 	return bs, ok
 }
 
-func (b indexBlocks) Height() (uint64, bool) { return b.ix.Head(pindex.ChainX) }
+func (b indexBlocks) Height() (uint64, bool) { return b.ix.Head(avanet.ChainX) }
 
 type indexJSONBlocks struct{ indexBlocks }
 
@@ -150,7 +163,7 @@ func (t indexJSONTxs) TxJSON(id avax.ID) (json.RawMessage, bool) {
 // primary network's chains by the ids a caller may give as a source.
 type indexUTXOs struct {
 	ix     Index
-	chains map[avax.ID]pindex.Chain
+	chains map[avax.ID]avanet.Chain
 }
 
 func (u indexUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {

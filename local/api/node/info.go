@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Node software facts reported by getNodeVersion (avalanchego v1.14.2
@@ -31,13 +31,13 @@ var (
 	errNotValidator = errors.New("node is not a validator")
 )
 
-// Well-known VM and Fx ids: their names as 32 zero-padded bytes
-// (avalanchego utils/constants and the fx factories).
+// Well-known VM ids (avanet) and Fx ids: their names as 32 zero-padded
+// bytes (avalanchego utils/constants and the fx factories).
 var (
-	platformVMID  = nameID("platformvm")
-	avmID         = nameID("avm")
-	evmID         = nameID("evm")
-	subnetEVMID   = nameID("subnetevm")
+	platformVMID  = avax.MustParseID(avanet.PlatformVMID)
+	avmID         = avax.MustParseID(avanet.AVMID)
+	evmID         = avax.MustParseID(avanet.EVMID)
+	subnetEVMID   = avax.MustParseID(avanet.SubnetEVMID)
 	secp256k1fxID = nameID("secp256k1fx")
 	nftfxID       = nameID("nftfx")
 	propertyfxID  = nameID("propertyfx")

@@ -10,7 +10,7 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 func TestInfoMethods(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // The JSON types below decode arguments and encode results the way

@@ -14,7 +14,7 @@ import (
 	"fmt"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // service holds a View with the lookups the methods need. It is read-only

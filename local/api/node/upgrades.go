@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Upgrades is a network's upgrade schedule, as info.upgrades answers it
@@ -88,7 +88,7 @@ var (
 		ApricotPhasePost6Time:        utc(2022, time.September, 7, 3, 0),
 		BanffTime:                    utc(2022, time.October, 18, 16, 0),
 		CortinaTime:                  utc(2023, time.April, 25, 15, 0),
-		CortinaXChainStopVertexID:    mustID("jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga"),
+		CortinaXChainStopVertexID:    avax.MustParseID("jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga"),
 		DurangoTime:                  utc(2024, time.March, 6, 16, 0),
 		EtnaTime:                     utc(2024, time.December, 16, 17, 0),
 		FortunaTime:                  utc(2025, time.April, 8, 15, 0),
@@ -108,7 +108,7 @@ var (
 		ApricotPhasePost6Time:        utc(2022, time.September, 7, 6, 0),
 		BanffTime:                    utc(2022, time.October, 3, 14, 0),
 		CortinaTime:                  utc(2023, time.April, 6, 15, 0),
-		CortinaXChainStopVertexID:    mustID("2D1cmbiG36BqQMRyHt4kFhWarmatA1ighSpND3FeFgz3vFVtCZ"),
+		CortinaXChainStopVertexID:    avax.MustParseID("2D1cmbiG36BqQMRyHt4kFhWarmatA1ighSpND3FeFgz3vFVtCZ"),
 		DurangoTime:                  utc(2024, time.February, 13, 16, 0),
 		EtnaTime:                     utc(2024, time.November, 25, 16, 0),
 		FortunaTime:                  utc(2025, time.March, 13, 15, 0),
@@ -147,14 +147,6 @@ func UpgradesFor(networkID uint32) Upgrades {
 		return fujiUpgrades
 	}
 	return localUpgrades
-}
-
-func mustID(s string) avax.ID {
-	id, err := avax.ParseID(s)
-	if err != nil {
-		panic(err)
-	}
-	return id
 }
 
 func (s *service) getUpgrades(context.Context, *noArgs) (Upgrades, error) { return s.upgrades, nil }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Limits of avm.getUTXOs (avm/service.go).

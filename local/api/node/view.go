@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // View is the network that the node methods describe, as one of its

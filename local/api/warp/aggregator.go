@@ -15,6 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	blst "github.com/supranational/blst/bindings/go"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // DefaultQuorumPercentage is the quorum of a request that names none.
@@ -29,15 +32,15 @@ type Source interface {
 	// SubnetOf returns the subnet that validates chainID; the P-chain (and
 	// every primary-network chain) maps to the primary network, the empty id.
 	// ok false answers 404.
-	SubnetOf(chainID [IDLen]byte) (subnetID [IDLen]byte, ok bool)
+	SubnetOf(chainID [warpmsg.IDLen]byte) (subnetID [warpmsg.IDLen]byte, ok bool)
 	// Validators returns the subnet's validator set at a P-chain height, 0
 	// meaning the current one. An error wrapping ErrUnknownSubnet answers 404,
 	// one wrapping ErrUnknownHeight answers 400, any other 500.
-	Validators(ctx context.Context, subnetID [IDLen]byte, pChainHeight uint64) ([]Validator, error)
+	Validators(ctx context.Context, subnetID [warpmsg.IDLen]byte, pChainHeight uint64) ([]warpmsg.Validator, error)
 	// Sign asks one validator to sign msg, the UnsignedMessage bytes, and
 	// returns its 96-byte compressed signature. It may fail (the validator is
 	// offline) or take time; it must return when ctx is done.
-	Sign(ctx context.Context, nodeID [ShortIDLen]byte, msg []byte) ([]byte, error)
+	Sign(ctx context.Context, nodeID [warpmsg.ShortIDLen]byte, msg []byte) ([]byte, error)
 	// L1Message returns the UnsignedMessage bytes of the P-chain L1 message
 	// (SubnetToL1Conversion, RegisterL1Validator, ...) that a primary-network
 	// transaction hash or a justification stands for; ok false answers 404.
@@ -89,7 +92,7 @@ type Request struct {
 	Justification []byte
 	// SigningSubnetID is the subnet whose validators sign. The zero id means
 	// the subnet of the message's source chain, as in icm-services.
-	SigningSubnetID [IDLen]byte
+	SigningSubnetID [warpmsg.IDLen]byte
 	// QuorumPercentage is the share of the subnet's weight that must sign,
 	// 0..100. Zero means DefaultQuorumPercentage, as in icm-services.
 	QuorumPercentage uint64
@@ -174,23 +177,23 @@ func (a *Aggregator) aggregate(ctx context.Context, req Request) ([]byte, error)
 			u.NetworkID, req.Network, networkID)
 	}
 	subnetID := req.SigningSubnetID
-	if subnetID == ([IDLen]byte{}) {
+	if subnetID == ([warpmsg.IDLen]byte{}) {
 		if subnetID, ok = a.src.SubnetOf(u.SourceChainID); !ok {
-			return nil, reqErr(ErrUnknownChain, "Source blockchain %s not found", encodeCB58(u.SourceChainID[:]))
+			return nil, reqErr(ErrUnknownChain, "Source blockchain %s not found", avax.CB58Encode(u.SourceChainID[:]))
 		}
 	}
 	vdrs, err := a.src.Validators(ctx, subnetID, req.PChainHeight)
 	switch {
 	case errors.Is(err, ErrUnknownSubnet):
-		return nil, reqErr(ErrUnknownSubnet, "Subnet %s not found", encodeCB58(subnetID[:]))
+		return nil, reqErr(ErrUnknownSubnet, "Subnet %s not found", avax.CB58Encode(subnetID[:]))
 	case errors.Is(err, ErrUnknownHeight):
 		return nil, reqErr(ErrUnknownHeight, "P-Chain height %d has not been reached", req.PChainHeight)
 	case err != nil:
-		return nil, fmt.Errorf("validators of subnet %s: %w", encodeCB58(subnetID[:]), err)
+		return nil, fmt.Errorf("validators of subnet %s: %w", avax.CB58Encode(subnetID[:]), err)
 	}
 	set, err := NewValidatorSet(vdrs)
 	if err != nil {
-		return nil, fmt.Errorf("validator set of subnet %s: %w", encodeCB58(subnetID[:]), err)
+		return nil, fmt.Errorf("validator set of subnet %s: %w", avax.CB58Encode(subnetID[:]), err)
 	}
 
 	msg := u.Bytes()
@@ -206,7 +209,7 @@ func (a *Aggregator) aggregate(ctx context.Context, req Request) ([]byte, error)
 	if !agg.Aggregate(sigs, false) {
 		return nil, errors.New("aggregate signatures: blst refused")
 	}
-	out := &Message{UnsignedMessage: *u, Signature: BitSetSignature{Signers: NewSigners(indices...)}}
+	out := &warpmsg.Message{UnsignedMessage: *u, Signature: warpmsg.BitSetSignature{Signers: warpmsg.NewSigners(indices...)}}
 	copy(out.Signature.Signature[:], agg.ToAffine().Compress())
 	if err := set.Verify(out, u.NetworkID, quorum, 100); err != nil {
 		return nil, fmt.Errorf("verify aggregate: %w", err)
@@ -239,9 +242,9 @@ func checkPercentages(quorum, buffer uint64) []string {
 
 // unsigned returns the message to sign: req.Message, or the P-chain L1
 // message of req.Justification.
-func (a *Aggregator) unsigned(networkID uint32, req Request) (*UnsignedMessage, error) {
+func (a *Aggregator) unsigned(networkID uint32, req Request) (*warpmsg.UnsignedMessage, error) {
 	if req.Message != nil {
-		u, err := ParseUnsignedMessage(req.Message)
+		u, err := warpmsg.ParseUnsignedMessage(req.Message)
 		if err != nil {
 			return nil, reqErr(ErrInvalidRequest, "message must be an Avalanche Warp unsigned message: %v", err)
 		}
@@ -254,7 +257,7 @@ func (a *Aggregator) unsigned(networkID uint32, req Request) (*UnsignedMessage, 
 	if !ok {
 		return nil, reqErr(ErrL1MessageNotFound, "No P-Chain L1 message found for %s", shortHex(req.Justification))
 	}
-	u, err := ParseUnsignedMessage(raw)
+	u, err := warpmsg.ParseUnsignedMessage(raw)
 	if err != nil {
 		return nil, fmt.Errorf("L1 message of the source: %w", err)
 	}
@@ -403,4 +406,4 @@ func (a *Aggregator) fetch(ctx context.Context, v *CanonicalValidator, msg []byt
 	return nil, errors.Join(errs...)
 }
 
-func nodeIDString(id [ShortIDLen]byte) string { return "NodeID-" + encodeCB58(id[:]) }
+func nodeIDString(id [warpmsg.ShortIDLen]byte) string { return avax.NodeID(id).String() }

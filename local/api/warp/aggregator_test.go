@@ -9,14 +9,16 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 const fujiID = 5
 
 // testMessage returns the bytes of an unsigned message from chain on fuji.
-func testMessage(chain [IDLen]byte, body string) []byte {
-	call := &AddressedCall{SourceAddress: seq(0x10, 20), Payload: []byte(body)}
-	return (&UnsignedMessage{NetworkID: fujiID, SourceChainID: chain, Payload: call.Bytes()}).Bytes()
+func testMessage(chain [warpmsg.IDLen]byte, body string) []byte {
+	call := &warpmsg.AddressedCall{SourceAddress: seq(0x10, 20), Payload: []byte(body)}
+	return (&warpmsg.UnsignedMessage{NetworkID: fujiID, SourceChainID: chain, Payload: call.Bytes()}).Bytes()
 }
 
 func TestAggregateQuorum(t *testing.T) {
@@ -147,7 +149,7 @@ func TestAggregatePChainHeight(t *testing.T) {
 	current := newFakeValidators(0, equalWeights(4, 10)...)
 	old := newFakeValidators(50, equalWeights(3, 10)...)
 	src := newFakeSource(current)
-	src.history[40] = map[[IDLen]byte][]*fakeValidator{primaryID: old}
+	src.history[40] = map[[warpmsg.IDLen]byte][]*fakeValidator{primaryID: old}
 	a := NewAggregator(src, Options{})
 	msg := testMessage(cChainID, "height")
 
@@ -167,11 +169,11 @@ func TestAggregateJustification(t *testing.T) {
 	primary := newFakeValidators(0, equalWeights(5, 20)...)
 	src := newFakeSource(primary)
 	subnet := idOf("converted subnet")
-	conv := NewL1Unsigned(fujiID, &SubnetToL1Conversion{ID: idOf("conversion id")}).Bytes()
+	conv := warpmsg.NewL1Unsigned(fujiID, &warpmsg.SubnetToL1Conversion{ID: idOf("conversion id")}).Bytes()
 	src.l1[string(subnet[:])] = conv
 	txHash := idOf("register tx")
-	reg := NewL1Unsigned(fujiID, &RegisterL1Validator{SubnetID: subnet, NodeID: seq(1, 20), Weight: 5,
-		RemainingBalanceOwner: PChainOwner{Threshold: 1, Addresses: [][20]byte{[20]byte(seq(2, 20))}}}).Bytes()
+	reg := warpmsg.NewL1Unsigned(fujiID, &warpmsg.RegisterL1Validator{SubnetID: subnet, NodeID: seq(1, 20), Weight: 5,
+		RemainingBalanceOwner: warpmsg.PChainOwner{Threshold: 1, Addresses: [][20]byte{[20]byte(seq(2, 20))}}}).Bytes()
 	src.l1[string(txHash[:])] = reg
 	a := NewAggregator(src, Options{})
 
@@ -189,11 +191,11 @@ func TestAggregateJustification(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkSigned(t, signed, tt.want, primary, 67)
-			m, err := ParseMessage(signed)
+			m, err := warpmsg.ParseMessage(signed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := L1MessageOf(&m.UnsignedMessage); err != nil {
+			if _, err := warpmsg.L1MessageOf(&m.UnsignedMessage); err != nil {
 				t.Fatalf("signed message carries no L1 message: %v", err)
 			}
 		})
@@ -398,8 +400,8 @@ var _ MessageNetworks = networksSource{}
 func TestAggregateMessageNetworks(t *testing.T) {
 	vs := newFakeValidators(0, equalWeights(4, 10)...)
 	message := func(networkID uint32) []byte {
-		call := &AddressedCall{SourceAddress: seq(0x10, 20), Payload: []byte("networks")}
-		return (&UnsignedMessage{NetworkID: networkID, SourceChainID: cChainID, Payload: call.Bytes()}).Bytes()
+		call := &warpmsg.AddressedCall{SourceAddress: seq(0x10, 20), Payload: []byte("networks")}
+		return (&warpmsg.UnsignedMessage{NetworkID: networkID, SourceChainID: cChainID, Payload: call.Bytes()}).Bytes()
 	}
 	with := NewAggregator(networksSource{newFakeSource(vs)}, Options{})
 	without := NewAggregator(newFakeSource(vs), Options{})
@@ -418,7 +420,7 @@ func TestAggregateMessageNetworks(t *testing.T) {
 		{"an unknown id", with, "fuji", 99, ErrNetworkMismatch},
 		{"own id without the ability", without, "fuji", localNetwork, ErrNetworkMismatch},
 	}
-	set, err := NewValidatorSet(func() []Validator {
+	set, err := NewValidatorSet(func() []warpmsg.Validator {
 		out, _ := newFakeSource(vs).Validators(context.Background(), primaryID, 0)
 		return out
 	}())
@@ -434,7 +436,7 @@ func TestAggregateMessageNetworks(t *testing.T) {
 			if tt.want != nil {
 				return
 			}
-			m, err := ParseMessage(signed)
+			m, err := warpmsg.ParseMessage(signed)
 			if err != nil {
 				t.Fatal(err)
 			}

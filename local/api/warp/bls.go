@@ -6,6 +6,8 @@ import (
 	"math/big"
 
 	blst "github.com/supranational/blst/bindings/go"
+
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // SignatureDST is the hash-to-curve domain separation tag of Warp signatures
@@ -26,7 +28,7 @@ var (
 // parsePublicKey decompresses a 48-byte key and checks it is in G1 and not
 // the identity.
 func parsePublicKey(b []byte) (*blst.P1Affine, error) {
-	if len(b) != PublicKeyLen {
+	if len(b) != warpmsg.PublicKeyLen {
 		return nil, fmt.Errorf("%w: %d bytes", ErrInvalidPublicKey, len(b))
 	}
 	pk := new(blst.P1Affine).Uncompress(b)
@@ -38,7 +40,7 @@ func parsePublicKey(b []byte) (*blst.P1Affine, error) {
 
 // parseSignature decompresses a 96-byte signature and checks it is in G2.
 func parseSignature(b []byte) (*blst.P2Affine, error) {
-	if len(b) != SignatureLen {
+	if len(b) != warpmsg.SignatureLen {
 		return nil, fmt.Errorf("%w: %d bytes", ErrInvalidSignature, len(b))
 	}
 	sig := new(blst.P2Affine).Uncompress(b)
@@ -51,29 +53,6 @@ func parseSignature(b []byte) (*blst.P2Affine, error) {
 // verify reports whether sig signs msg under pk; both are already validated.
 func verify(pk *blst.P1Affine, sig *blst.P2Affine, msg []byte) bool {
 	return sig.Verify(false, pk, false, msg, sigDST)
-}
-
-// NewSigners returns the minimal big-endian bitset with the given canonical
-// indices set: {0,2} → 05, {8} → 0100, {} → empty.
-func NewSigners(indices ...int) []byte {
-	var n big.Int
-	for _, i := range indices {
-		n.SetBit(&n, i, 1)
-	}
-	return n.Bytes()
-}
-
-// SignerIndices returns the canonical indices set in a signer bitset, in
-// increasing order. It does not check minimality; ParseMessage does.
-func SignerIndices(signers []byte) []int {
-	var out []int
-	for i := range len(signers) * 8 {
-		byteIdx := len(signers) - 1 - i/8
-		if signers[byteIdx]&(1<<(i%8)) != 0 {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // quorumMet reports num*total <= den*signed with big integers, the Warp

@@ -5,11 +5,13 @@ import (
 	"sync"
 
 	blst "github.com/supranational/blst/bindings/go"
+
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // sigKey names one validator's signature of one message: the message id
 // followed by the 48-byte compressed public key.
-type sigKey [32 + PublicKeyLen]byte
+type sigKey [32 + warpmsg.PublicKeyLen]byte
 
 func newSigKey(msgID [32]byte, pk []byte) sigKey {
 	var k sigKey

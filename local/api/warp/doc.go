@@ -1,12 +1,8 @@
 // Package warp serves the Data API's signature aggregator from a local world:
-// it parses and builds Avalanche Warp messages, computes the canonical
-// validator set of a signing subnet, asks that set's validators for BLS
-// signatures and aggregates them with blst (avalanchego vms/platformvm/warp;
-// the byte layouts and rules are in docs/facts.md, section 6).
-//
-// Every byte layout here is avalanchego's linear codec: big-endian integers, a
-// u16 codec version 0 in front of each top-level value, a u32 type id in front
-// of each interface value, and u32 length prefixes on slices.
+// it computes the canonical validator set of a signing subnet, asks that
+// set's validators for BLS signatures and aggregates them with blst
+// (avalanchego vms/platformvm/warp; the rules are in docs/facts.md, section
+// 6). The messages it signs are parsed and built by local/vocab/warpmsg.
 //
 // The world is a Source (validator sets, signers, P-chain L1 messages). An
 // Aggregator asks a set's validators in descending weight order, verifies

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // Errors of Aggregate. Each is wrapped in an error whose text is safe to show
@@ -22,13 +25,13 @@ var (
 	ErrUnknownChain = errors.New("warp: unknown source chain")
 	// ErrUnknownSubnet: the signing subnet does not exist. Source.Validators
 	// returns an error wrapping it for a subnet it does not know (404).
-	ErrUnknownSubnet = errors.New("warp: unknown subnet")
+	ErrUnknownSubnet = warpmsg.ErrUnknownSubnet
 	// ErrUnknownHeight: Source.Validators returns an error wrapping it for a
 	// P-chain height it has not reached (400).
-	ErrUnknownHeight = errors.New("warp: unknown P-chain height")
+	ErrUnknownHeight = warpmsg.ErrUnknownHeight
 	// ErrL1MessageNotFound: Source.L1Message knows no message for the
 	// justification or transaction hash (404).
-	ErrL1MessageNotFound = errors.New("warp: L1 message not found")
+	ErrL1MessageNotFound = warpmsg.ErrL1MessageNotFound
 	// ErrQuorumNotReached: the validators that signed hold less than the
 	// quorum; the error is a *QuorumError (400).
 	ErrQuorumNotReached = errors.New("warp: quorum not reached")
@@ -50,7 +53,7 @@ func reqErr(kind error, format string, args ...any) error {
 // QuorumError reports signatures that stayed below the quorum. Its text gives
 // the percentage of the subnet's weight that signed.
 type QuorumError struct {
-	SubnetID         [IDLen]byte
+	SubnetID         [warpmsg.IDLen]byte
 	SignedWeight     uint64
 	TotalWeight      uint64
 	QuorumPercentage uint64
@@ -58,7 +61,7 @@ type QuorumError struct {
 
 func (e *QuorumError) Error() string {
 	return fmt.Sprintf("Failed to reach quorum: validators holding %s%% of the weight of subnet %s signed; %d%% required",
-		percentOf(e.SignedWeight, e.TotalWeight), encodeCB58(e.SubnetID[:]), e.QuorumPercentage)
+		percentOf(e.SignedWeight, e.TotalWeight), avax.CB58Encode(e.SubnetID[:]), e.QuorumPercentage)
 }
 
 // Unwrap makes errors.Is(err, ErrQuorumNotReached) hold.

@@ -14,11 +14,13 @@ import (
 	"time"
 
 	blst "github.com/supranational/blst/bindings/go"
+
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // fakeValidator is one validator of the fake world, with a real blst key.
 type fakeValidator struct {
-	nodeID  [ShortIDLen]byte
+	nodeID  [warpmsg.ShortIDLen]byte
 	weight  uint64
 	sk      *blst.SecretKey // nil: no BLS key
 	pk      []byte          // compressed; nil without key
@@ -59,14 +61,14 @@ func equalWeights(n int, w uint64) []uint64 {
 // fakeSource implements Source over fixed maps. It is safe for concurrent use.
 type fakeSource struct {
 	networks map[string]uint32
-	chains   map[[IDLen]byte][IDLen]byte                 // chain -> subnet
-	subnets  map[[IDLen]byte][]*fakeValidator            // current sets
-	history  map[uint64]map[[IDLen]byte][]*fakeValidator // sets at past heights
-	height   uint64                                      // current height
-	l1       map[string][]byte                           // justification or tx hash -> unsigned bytes
+	chains   map[[warpmsg.IDLen]byte][warpmsg.IDLen]byte         // chain -> subnet
+	subnets  map[[warpmsg.IDLen]byte][]*fakeValidator            // current sets
+	history  map[uint64]map[[warpmsg.IDLen]byte][]*fakeValidator // sets at past heights
+	height   uint64                                              // current height
+	l1       map[string][]byte                                   // justification or tx hash -> unsigned bytes
 
 	mu    sync.Mutex // guards calls
-	calls map[[ShortIDLen]byte]int
+	calls map[[warpmsg.ShortIDLen]byte]int
 }
 
 var _ Source = (*fakeSource)(nil)
@@ -75,21 +77,21 @@ var (
 	cChainID     = idOf("c-chain")
 	l1ChainID    = idOf("l1-chain")
 	l1SubnetID   = idOf("l1-subnet")
-	primaryID    [IDLen]byte
+	primaryID    [warpmsg.IDLen]byte
 	localNetwork = uint32(12345)
 )
 
-func idOf(s string) [IDLen]byte { return sha256.Sum256([]byte(s)) }
+func idOf(s string) [warpmsg.IDLen]byte { return sha256.Sum256([]byte(s)) }
 
 func newFakeSource(primary []*fakeValidator) *fakeSource {
 	return &fakeSource{
 		networks: map[string]uint32{"mainnet": 1, "fuji": 5, "testnet": 5, "local": localNetwork},
-		chains:   map[[IDLen]byte][IDLen]byte{PChainID: primaryID, cChainID: primaryID},
-		subnets:  map[[IDLen]byte][]*fakeValidator{primaryID: primary},
-		history:  map[uint64]map[[IDLen]byte][]*fakeValidator{},
+		chains:   map[[warpmsg.IDLen]byte][warpmsg.IDLen]byte{warpmsg.PChainID: primaryID, cChainID: primaryID},
+		subnets:  map[[warpmsg.IDLen]byte][]*fakeValidator{primaryID: primary},
+		history:  map[uint64]map[[warpmsg.IDLen]byte][]*fakeValidator{},
 		height:   100,
 		l1:       map[string][]byte{},
-		calls:    map[[ShortIDLen]byte]int{},
+		calls:    map[[warpmsg.ShortIDLen]byte]int{},
 	}
 }
 
@@ -98,12 +100,12 @@ func (f *fakeSource) Network(name string) (uint32, bool) {
 	return id, ok
 }
 
-func (f *fakeSource) SubnetOf(chainID [IDLen]byte) ([IDLen]byte, bool) {
+func (f *fakeSource) SubnetOf(chainID [warpmsg.IDLen]byte) ([warpmsg.IDLen]byte, bool) {
 	s, ok := f.chains[chainID]
 	return s, ok
 }
 
-func (f *fakeSource) set(subnetID [IDLen]byte, height uint64) ([]*fakeValidator, error) {
+func (f *fakeSource) set(subnetID [warpmsg.IDLen]byte, height uint64) ([]*fakeValidator, error) {
 	if height > f.height {
 		return nil, fmt.Errorf("height %d: %w", height, ErrUnknownHeight)
 	}
@@ -119,19 +121,19 @@ func (f *fakeSource) set(subnetID [IDLen]byte, height uint64) ([]*fakeValidator,
 	return vs, nil
 }
 
-func (f *fakeSource) Validators(_ context.Context, subnetID [IDLen]byte, height uint64) ([]Validator, error) {
+func (f *fakeSource) Validators(_ context.Context, subnetID [warpmsg.IDLen]byte, height uint64) ([]warpmsg.Validator, error) {
 	vs, err := f.set(subnetID, height)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Validator, len(vs))
+	out := make([]warpmsg.Validator, len(vs))
 	for i, v := range vs {
-		out[i] = Validator{NodeID: v.nodeID, Weight: v.weight, PublicKey: v.pk}
+		out[i] = warpmsg.Validator{NodeID: v.nodeID, Weight: v.weight, PublicKey: v.pk}
 	}
 	return out, nil
 }
 
-func (f *fakeSource) find(nodeID [ShortIDLen]byte) *fakeValidator {
+func (f *fakeSource) find(nodeID [warpmsg.ShortIDLen]byte) *fakeValidator {
 	for _, vs := range f.subnets {
 		for _, v := range vs {
 			if v.nodeID == nodeID {
@@ -151,7 +153,7 @@ func (f *fakeSource) find(nodeID [ShortIDLen]byte) *fakeValidator {
 	return nil
 }
 
-func (f *fakeSource) Sign(ctx context.Context, nodeID [ShortIDLen]byte, msg []byte) ([]byte, error) {
+func (f *fakeSource) Sign(ctx context.Context, nodeID [warpmsg.ShortIDLen]byte, msg []byte) ([]byte, error) {
 	f.mu.Lock()
 	f.calls[nodeID]++
 	f.mu.Unlock()
@@ -182,7 +184,7 @@ func (f *fakeSource) L1Message(networkID uint32, key []byte) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	if u, err := ParseUnsignedMessage(b); err != nil || u.NetworkID != networkID {
+	if u, err := warpmsg.ParseUnsignedMessage(b); err != nil || u.NetworkID != networkID {
 		return nil, false
 	}
 	return b, true
@@ -234,15 +236,15 @@ func checkSigned(t testing.TB, signed, unsigned []byte, vdrs []*fakeValidator, q
 		t.Fatalf("signed message does not start with the unsigned message")
 	}
 	tail := signed[len(unsigned):]
-	if len(tail) < 8+SignatureLen {
+	if len(tail) < 8+warpmsg.SignatureLen {
 		t.Fatalf("signature tail is %d bytes", len(tail))
 	}
 	if typ := binary.BigEndian.Uint32(tail); typ != 0 {
 		t.Fatalf("signature type = %d; want 0", typ)
 	}
 	n := int(binary.BigEndian.Uint32(tail[4:]))
-	if len(tail) != 8+n+SignatureLen {
-		t.Fatalf("signature tail is %d bytes; want %d", len(tail), 8+n+SignatureLen)
+	if len(tail) != 8+n+warpmsg.SignatureLen {
+		t.Fatalf("signature tail is %d bytes; want %d", len(tail), 8+n+warpmsg.SignatureLen)
 	}
 	bits := tail[8 : 8+n]
 	if n > 0 && bits[0] == 0 {

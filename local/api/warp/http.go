@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // Handlers returns the Data API's signature-aggregator routes, keyed by
@@ -90,4 +93,24 @@ func requestOf(v catalog.Values) (Request, []string) {
 	req.QuorumPercentageBuffer, _ = strconv.ParseUint(v["quorumPercentageBuffer"], 10, 64)
 	req.PChainHeight, _ = strconv.ParseUint(v["pChainHeight"], 10, 64)
 	return req, nil
+}
+
+// parseID reads a 32-byte id written as hex (0x optional) or cb58.
+func parseID(s string) ([warpmsg.IDLen]byte, error) {
+	h := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if len(h) == 2*warpmsg.IDLen {
+		var id [warpmsg.IDLen]byte
+		if _, err := hex.Decode(id[:], []byte(h)); err == nil {
+			return id, nil
+		}
+	}
+	return avax.ParseID(s)
+}
+
+// decodeHex reads hex with an optional 0x prefix.
+func decodeHex(s string) ([]byte, error) {
+	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s = s[2:]
+	}
+	return hex.DecodeString(s)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // newTestServer mounts the handlers through the catalogue, the way the local
@@ -32,7 +34,7 @@ type testWorld struct {
 	src     *fakeSource
 	primary []*fakeValidator
 	msg     []byte
-	txHash  [IDLen]byte
+	txHash  [warpmsg.IDLen]byte
 	l1Msg   []byte
 }
 
@@ -41,7 +43,7 @@ func newTestWorld() *testWorld {
 	w.src = newFakeSource(w.primary)
 	w.msg = testMessage(cChainID, "http")
 	w.txHash = idOf("conversion tx")
-	w.l1Msg = NewL1Unsigned(fujiID, &SubnetToL1Conversion{ID: idOf("conversion")}).Bytes()
+	w.l1Msg = warpmsg.NewL1Unsigned(fujiID, &warpmsg.SubnetToL1Conversion{ID: idOf("conversion")}).Bytes()
 	w.src.l1[string(w.txHash[:])] = w.l1Msg
 	return w
 }
@@ -66,7 +68,7 @@ func TestHandlersSuccess(t *testing.T) {
 			`{"message":"` + hex.EncodeToString(w.msg) + `","signingSubnetId":"0x` + strings.Repeat("00", 32) + `","quorumPercentage":75.0}`, w.msg, 75},
 		{"POST justification", "POST", "/v1/signatureAggregator/fuji/aggregateSignatures",
 			`{"justification":"` + hex.EncodeToString(w.txHash[:]) + `"}`, w.l1Msg, 67},
-		{"GET by cb58 tx hash", "GET", "/v1/signatureAggregator/fuji/aggregateSignatures/" + encodeCB58(w.txHash[:]), "", w.l1Msg, 67},
+		{"GET by cb58 tx hash", "GET", "/v1/signatureAggregator/fuji/aggregateSignatures/" + avax.CB58Encode(w.txHash[:]), "", w.l1Msg, 67},
 		{"GET by hex tx hash", "GET", "/v1/signatureAggregator/fuji/aggregateSignatures/0x" + hex.EncodeToString(w.txHash[:]), "", w.l1Msg, 67},
 	}
 	for _, tt := range tests {
@@ -109,7 +111,7 @@ func TestHandlersErrors(t *testing.T) {
 	srv := newTestServer(t, NewAggregator(w.src, Options{Logger: slog.New(slog.DiscardHandler)}))
 	post := "/v1/signatureAggregator/fuji/aggregateSignatures"
 	nowhereID, otherTx := idOf("nowhere"), idOf("other tx")
-	nowhere := encodeCB58(nowhereID[:])
+	nowhere := avax.CB58Encode(nowhereID[:])
 	tests := []struct {
 		name   string
 		method string
@@ -161,11 +163,11 @@ func TestHandlersErrors(t *testing.T) {
 			`{"message":"Cannot GET /v1/signatureAggregator/fuji/aggregateSignatures","statusCode":404,"error":"Not Found"}`},
 		{"GET bad tx hash", "GET", post + "/notahash", ``, 400,
 			`{"message":["txHash must be a cb58 or hex encoded transaction hash"],"statusCode":400,"error":"Bad Request"}`},
-		{"GET unknown tx hash", "GET", post + "/" + encodeCB58(otherTx[:]), ``, 404,
+		{"GET unknown tx hash", "GET", post + "/" + avax.CB58Encode(otherTx[:]), ``, 404,
 			`{"message":"No P-Chain L1 message found for 0x` + hex.EncodeToString(otherTx[:]) + `","statusCode":404,"error":"Not Found"}`},
-		{"GET unknown network", "GET", "/v1/signatureAggregator/devnet/aggregateSignatures/" + encodeCB58(w.txHash[:]), ``, 400,
+		{"GET unknown network", "GET", "/v1/signatureAggregator/devnet/aggregateSignatures/" + avax.CB58Encode(w.txHash[:]), ``, 400,
 			`{"message":["network must be one of the following values: mainnet, fuji, testnet"],"statusCode":400,"error":"Bad Request"}`},
-		{"GET quorum unreachable", "GET", post + "/" + encodeCB58(w.txHash[:]), ``, 400,
+		{"GET quorum unreachable", "GET", post + "/" + avax.CB58Encode(w.txHash[:]), ``, 400,
 			`{"message":"Failed to reach quorum: validators holding 50.00% of the weight of subnet 11111111111111111111111111111111LpoYY signed; 67% required","statusCode":400,"error":"Bad Request"}`},
 	}
 	for _, tt := range tests {

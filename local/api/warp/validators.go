@@ -8,23 +8,16 @@ import (
 	"slices"
 
 	blst "github.com/supranational/blst/bindings/go"
-)
 
-// Validator is one validator of a subnet as a Source reports it.
-type Validator struct {
-	NodeID [ShortIDLen]byte
-	Weight uint64
-	// PublicKey is the 48-byte compressed BLS key; nil if the validator has
-	// none.
-	PublicKey []byte
-}
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
+)
 
 // CanonicalValidator is one distinct BLS key of a validator set, with the
 // summed weight of every validator that registered it.
 type CanonicalValidator struct {
 	PublicKey []byte // 48-byte compressed
 	Weight    uint64
-	NodeIDs   [][ShortIDLen]byte // in the order the Source listed them
+	NodeIDs   [][warpmsg.ShortIDLen]byte // in the order the Source listed them
 
 	key          *blst.P1Affine
 	uncompressed []byte
@@ -58,7 +51,7 @@ var (
 // validators sharing a key are merged with summed weights; the rest are
 // sorted by uncompressed public key. A malformed key or a weight overflow is
 // an error.
-func NewValidatorSet(vdrs []Validator) (*ValidatorSet, error) {
+func NewValidatorSet(vdrs []warpmsg.Validator) (*ValidatorSet, error) {
 	set := &ValidatorSet{}
 	byKey := make(map[string]int, len(vdrs))
 	for _, v := range vdrs {
@@ -84,7 +77,7 @@ func NewValidatorSet(vdrs []Validator) (*ValidatorSet, error) {
 		set.Validators = append(set.Validators, CanonicalValidator{
 			PublicKey:    bytes.Clone(v.PublicKey),
 			Weight:       v.Weight,
-			NodeIDs:      [][ShortIDLen]byte{v.NodeID},
+			NodeIDs:      [][warpmsg.ShortIDLen]byte{v.NodeID},
 			key:          key,
 			uncompressed: key.Serialize(),
 		})
@@ -99,12 +92,12 @@ func NewValidatorSet(vdrs []Validator) (*ValidatorSet, error) {
 // indices, the quorum quorumNum/quorumDen of TotalWeight with big integers,
 // and the aggregate signature under the aggregate key of the signers. m's
 // bitset must be minimal (ParseMessage guarantees it).
-func (s *ValidatorSet) Verify(m *Message, networkID uint32, quorumNum, quorumDen uint64) error {
+func (s *ValidatorSet) Verify(m *warpmsg.Message, networkID uint32, quorumNum, quorumDen uint64) error {
 	if m.NetworkID != networkID {
 		return fmt.Errorf("%w: %d, want %d", ErrWrongNetwork, m.NetworkID, networkID)
 	}
 	if sg := m.Signature.Signers; len(sg) > 0 && sg[0] == 0 {
-		return ErrNonMinimalSigners
+		return warpmsg.ErrNonMinimalSigners
 	}
 	var bits big.Int
 	bits.SetBytes(m.Signature.Signers)

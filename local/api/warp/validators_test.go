@@ -8,15 +8,17 @@ import (
 	"testing"
 
 	blst "github.com/supranational/blst/bindings/go"
+
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 func TestNewValidatorSet(t *testing.T) {
 	vs := newFakeValidators(0, 5, 7, 11, 13, 17, 19)
 	vs[3].pk = vs[1].pk // shares vs[1]'s key
 	vs[5].pk = nil      // no BLS key
-	in := make([]Validator, len(vs))
+	in := make([]warpmsg.Validator, len(vs))
 	for i, v := range vs {
-		in[i] = Validator{NodeID: v.nodeID, Weight: v.weight, PublicKey: v.pk}
+		in[i] = warpmsg.Validator{NodeID: v.nodeID, Weight: v.weight, PublicKey: v.pk}
 	}
 	set, err := NewValidatorSet(in)
 	if err != nil {
@@ -43,14 +45,14 @@ func TestNewValidatorSet(t *testing.T) {
 	}
 
 	t.Run("overflow", func(t *testing.T) {
-		_, err := NewValidatorSet([]Validator{{Weight: math.MaxUint64}, {Weight: 1}})
+		_, err := NewValidatorSet([]warpmsg.Validator{{Weight: math.MaxUint64}, {Weight: 1}})
 		if !errors.Is(err, ErrWeightOverflow) {
 			t.Fatalf("err = %v; want ErrWeightOverflow", err)
 		}
 	})
 	t.Run("malformed key", func(t *testing.T) {
 		for _, pk := range [][]byte{seq(1, 48), seq(1, 47), make([]byte, 48)} {
-			if _, err := NewValidatorSet([]Validator{{Weight: 1, PublicKey: pk}}); !errors.Is(err, ErrInvalidPublicKey) {
+			if _, err := NewValidatorSet([]warpmsg.Validator{{Weight: 1, PublicKey: pk}}); !errors.Is(err, ErrInvalidPublicKey) {
 				t.Errorf("key %x: err = %v; want ErrInvalidPublicKey", pk, err)
 			}
 		}
@@ -65,16 +67,16 @@ func TestValidatorSetVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := make([]Validator, len(vs))
+	in := make([]warpmsg.Validator, len(vs))
 	for i, v := range vs {
-		in[i] = Validator{NodeID: v.nodeID, Weight: v.weight, PublicKey: v.pk}
+		in[i] = warpmsg.Validator{NodeID: v.nodeID, Weight: v.weight, PublicKey: v.pk}
 	}
 	set, err := NewValidatorSet(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parse := func() *Message {
-		m, err := ParseMessage(signed)
+	parse := func() *warpmsg.Message {
+		m, err := warpmsg.ParseMessage(signed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,17 +87,17 @@ func TestValidatorSetVerify(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		mutate  func(m *Message)
+		mutate  func(m *warpmsg.Message)
 		network uint32
 		want    error
 	}{
-		{"wrong network", func(*Message) {}, 1, ErrWrongNetwork},
-		{"unknown signer", func(m *Message) { m.Signature.Signers = NewSigners(0, 1, 2, 3) }, fujiID, ErrUnknownSigner},
-		{"too few signers", func(m *Message) { m.Signature.Signers = NewSigners(0) }, fujiID, ErrInsufficientWeight}, // 33% < 50%
-		{"signature of other signers", func(m *Message) { m.Signature.Signers = NewSigners(0, 1) }, fujiID, ErrInvalidSignature},
-		{"other payload", func(m *Message) { m.Payload = append(m.Payload, 0) }, fujiID, ErrInvalidSignature},
-		{"garbage signature", func(m *Message) { m.Signature.Signature = [96]byte{1} }, fujiID, ErrInvalidSignature},
-		{"non-minimal signers", func(m *Message) { m.Signature.Signers = []byte{0, 7} }, fujiID, ErrNonMinimalSigners},
+		{"wrong network", func(*warpmsg.Message) {}, 1, ErrWrongNetwork},
+		{"unknown signer", func(m *warpmsg.Message) { m.Signature.Signers = warpmsg.NewSigners(0, 1, 2, 3) }, fujiID, ErrUnknownSigner},
+		{"too few signers", func(m *warpmsg.Message) { m.Signature.Signers = warpmsg.NewSigners(0) }, fujiID, ErrInsufficientWeight}, // 33% < 50%
+		{"signature of other signers", func(m *warpmsg.Message) { m.Signature.Signers = warpmsg.NewSigners(0, 1) }, fujiID, ErrInvalidSignature},
+		{"other payload", func(m *warpmsg.Message) { m.Payload = append(m.Payload, 0) }, fujiID, ErrInvalidSignature},
+		{"garbage signature", func(m *warpmsg.Message) { m.Signature.Signature = [96]byte{1} }, fujiID, ErrInvalidSignature},
+		{"non-minimal signers", func(m *warpmsg.Message) { m.Signature.Signers = []byte{0, 7} }, fujiID, warpmsg.ErrNonMinimalSigners},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

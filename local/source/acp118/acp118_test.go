@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/source/acp118/pb/p2p"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // node is an in-process peer speaking this package's encoding: it
@@ -94,10 +96,8 @@ func (n *node) serve(c net.Conn) {
 				return
 			}
 			resp := &SignatureResponse{Signature: n.sign(r.Message)}
-			out := appendBytesField(nil, 1, in.AppRequest.ChainID)
-			out = appendVarintField(out, 2, uint64(in.AppRequest.RequestID))
-			out = appendBytesField(out, 3, resp.Marshal())
-			writeFrame(c, wrap(fieldAppResponse, out))
+			writeFrame(c, marshal(&p2p.Message{Message: &p2p.Message_AppResponse{AppResponse: &p2p.AppResponse{
+				ChainId: in.AppRequest.ChainID, RequestId: in.AppRequest.RequestID, AppBytes: resp.Marshal()}}}))
 		}
 	}
 }
@@ -255,22 +255,22 @@ func TestParseMessageRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zip := func(b []byte) []byte { return wrap(fieldCompressedZstd, enc.EncodeAll(b, nil)) }
-	if in, err := ParseMessage(zip(PongMessage())); err != nil || in.Kind != fieldPong {
+	zip := func(b []byte) []byte { return compressed(enc.EncodeAll(b, nil)) }
+	if in, err := ParseMessage(zip(PongMessage())); err != nil || in.Kind != kindOf("pong") {
 		t.Fatalf("compressed Pong: %+v, %v", in, err)
 	}
 	for name, b := range map[string][]byte{
 		"truncated tag":      {0x80},
 		"truncated bytes":    {0x7a, 5, 1},
 		"nested compression": zip(zip(PongMessage())),
-		"not zstd":           wrap(fieldCompressedZstd, []byte("plain")),
+		"not zstd":           compressed([]byte("plain")),
 	} {
 		if _, err := ParseMessage(b); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: err = %v; want ErrMalformed", name, err)
 		}
 	}
 	// An unknown message is not an error: it is skipped by its kind.
-	in, err := ParseMessage(wrap(32, []byte{0x0a, 0}))
+	in, err := ParseMessage(marshal(&p2p.Message{Message: &p2p.Message_AppGossip{AppGossip: &p2p.AppGossip{ChainId: []byte{1}}}}))
 	if err != nil || in.Kind != 32 {
 		t.Fatalf("AppGossip: %+v, %v", in, err)
 	}
@@ -279,11 +279,19 @@ func TestParseMessageRejects(t *testing.T) {
 func FuzzParseMessage(f *testing.F) {
 	f.Add(HandshakeMessage(&Handshake{NetworkID: 1, IPAddr: make([]byte, 16), IPPort: 1, SupportedACPs: []uint32{1, 2}}))
 	f.Add(AppRequestMessage(&AppRequest{ChainID: make([]byte, 32), RequestID: 1, Deadline: 1, AppBytes: SignatureAppBytes([]byte("m"), nil)}))
-	f.Add(wrap(fieldAppError, []byte{0x18, 0x05, 0x22, 0x01, 'x'}))
+	f.Add(marshal(&p2p.Message{Message: &p2p.Message_AppError{AppError: &p2p.AppError{ErrorCode: -3, ErrorMessage: "x"}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		in, err := ParseMessage(b)
 		if err == nil && in == nil {
 			t.Fatal("nil message without error")
 		}
 	})
+}
+
+// kindOf is the Kind of p2p.Message's oneof field name.
+func kindOf(name protoreflect.Name) int { return int(messageFields.ByName(name).Number()) }
+
+// compressed is a p2p.Message whose oneof is compressed_zstd holding b.
+func compressed(b []byte) []byte {
+	return marshal(&p2p.Message{Message: &p2p.Message_CompressedZstd{CompressedZstd: b}})
 }

@@ -12,14 +12,15 @@ import (
 	blst "github.com/supranational/blst/bindings/go"
 
 	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // clientSource is a warp.Source whose validators are asked through a
 // Client; it counts how the Sign calls ended.
 type clientSource struct {
 	c                  *Client
-	vals               []warp.Validator
+	vals               []warpmsg.Validator
 	timeouts, backoffs atomic.Int32
 }
 
@@ -29,7 +30,7 @@ func (s *clientSource) L1Message(uint32, []byte) ([]byte, bool) {
 	return nil, false
 }
 
-func (s *clientSource) Validators(context.Context, [32]byte, uint64) ([]warp.Validator, error) {
+func (s *clientSource) Validators(context.Context, [32]byte, uint64) ([]warpmsg.Validator, error) {
 	return s.vals, nil
 }
 
@@ -45,7 +46,7 @@ func (s *clientSource) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([
 }
 
 // blsNode is a node that signs with a BLS key of its own, as a validator.
-func blsNode(t *testing.T, weight uint64) (*node, warp.Validator) {
+func blsNode(t *testing.T, weight uint64) (*node, warpmsg.Validator) {
 	t.Helper()
 	var ikm [32]byte
 	rand.Read(ikm[:])
@@ -54,7 +55,7 @@ func blsNode(t *testing.T, weight uint64) (*node, warp.Validator) {
 	n.sign = func(msg []byte) []byte {
 		return new(blst.P2Affine).Sign(sk, msg, []byte(warp.SignatureDST)).Compress()
 	}
-	return n, warp.Validator{NodeID: n.id.NodeID(), Weight: weight, PublicKey: new(blst.P1Affine).From(sk).Compress()}
+	return n, warpmsg.Validator{NodeID: n.id.NodeID(), Weight: weight, PublicKey: new(blst.P1Affine).From(sk).Compress()}
 }
 
 // TestAggregationWithHungValidator: validators of 40, 30 and 30, the last
@@ -70,22 +71,22 @@ func TestAggregationWithHungValidator(t *testing.T) {
 	h.hang.Store(true)
 	clock := newFakeClock()
 	src := &clientSource{c: newClient(t, 7, ClientOptions{Backoff: 30 * time.Second, Now: clock.Now}, a, b, h),
-		vals: []warp.Validator{va, vb, vh}}
+		vals: []warpmsg.Validator{va, vb, vh}}
 	agg := warp.NewAggregator(src, warp.Options{SignerTimeout: 250 * time.Millisecond})
 	ctx := context.Background()
 	seq := 0
 	aggregate := func(quorum uint64) ([]byte, error) {
 		seq++
-		msg := &warp.UnsignedMessage{NetworkID: 7, SourceChainID: [32]byte{9}, Payload: []byte(fmt.Sprint("message ", seq))}
+		msg := &warpmsg.UnsignedMessage{NetworkID: 7, SourceChainID: [32]byte{9}, Payload: []byte(fmt.Sprint("message ", seq))}
 		return agg.Aggregate(ctx, warp.Request{Network: "local", Message: msg.Bytes(), QuorumPercentage: quorum})
 	}
 	signers := func(t *testing.T, signed []byte) int {
 		t.Helper()
-		m, err := warp.ParseMessage(signed)
+		m, err := warpmsg.ParseMessage(signed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(warp.SignerIndices(m.Signature.Signers))
+		return len(warpmsg.SignerIndices(m.Signature.Signers))
 	}
 
 	for i := range 10 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // ErrBackoff means the validator timed out recently and is not asked again

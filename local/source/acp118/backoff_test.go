@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // fakeClock is a clock that moves only when told.

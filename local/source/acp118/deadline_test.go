@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/avaedge/avaedge/local/source/acp118/pb/p2p"
 )
 
 // stallingPeer listens for one connection, handshakes with this package's
@@ -110,7 +112,7 @@ func TestPeerPingsKeepAlive(t *testing.T) {
 				if err != nil {
 					return
 				}
-				if in, err := ParseMessage(b); err == nil && in.Kind == fieldPong {
+				if in, err := ParseMessage(b); err == nil && in.Kind == kindOf("pong") {
 					pongs.Add(1)
 				}
 			}
@@ -120,7 +122,7 @@ func TestPeerPingsKeepAlive(t *testing.T) {
 		for {
 			select {
 			case <-tick.C:
-				writeFrame(c, wrap(fieldPing, nil))
+				writeFrame(c, marshal(&p2p.Message{Message: &p2p.Message_Ping{Ping: &p2p.Ping{}}}))
 			case <-stop:
 				io.Copy(io.Discard, c)
 				return

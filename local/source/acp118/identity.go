@@ -17,7 +17,7 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // popDST is the domain separation tag of BLS proofs of possession, with

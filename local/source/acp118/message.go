@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/avaedge/avaedge/local/source/acp118/pb/p2p"
 )
 
 // MaxMessageSize bounds one framed message, avalanchego's
@@ -21,17 +23,25 @@ const MaxMessageSize = 2 << 20
 const SignatureHandlerID = 2
 
 // HandshakeMessage returns the p2p.Message carrying h.
-func HandshakeMessage(h *Handshake) []byte { return wrap(fieldHandshake, h.Marshal()) }
+func HandshakeMessage(h *Handshake) []byte {
+	return marshal(&p2p.Message{Message: &p2p.Message_Handshake{Handshake: h.pb()}})
+}
 
 // PeerListMessage returns a p2p.Message carrying an empty PeerList: this
 // client knows no peers worth gossiping.
-func PeerListMessage() []byte { return wrap(fieldPeerList, nil) }
+func PeerListMessage() []byte {
+	return marshal(&p2p.Message{Message: &p2p.Message_PeerList_{PeerList_: &p2p.PeerList{}}})
+}
 
 // PongMessage returns a p2p.Message carrying a Pong.
-func PongMessage() []byte { return wrap(fieldPong, nil) }
+func PongMessage() []byte {
+	return marshal(&p2p.Message{Message: &p2p.Message_Pong{Pong: &p2p.Pong{}}})
+}
 
 // AppRequestMessage returns the p2p.Message carrying r.
-func AppRequestMessage(r *AppRequest) []byte { return wrap(fieldAppRequest, r.Marshal()) }
+func AppRequestMessage(r *AppRequest) []byte {
+	return marshal(&p2p.Message{Message: &p2p.Message_AppRequest{AppRequest: r.pb()}})
+}
 
 // SignatureAppBytes returns an AppRequest's app bytes asking for a signature
 // of msg: the handler prefix, then the SignatureRequest.
@@ -41,7 +51,8 @@ func SignatureAppBytes(msg, justification []byte) []byte {
 }
 
 // Inbound is one decoded p2p.Message. Exactly one field is set, or none for
-// a message this package does not handle (Kind names it by field number).
+// a message this package does not handle (Kind names it by its field
+// number in p2p.Message's oneof; 0 for none p2p.proto knows).
 type Inbound struct {
 	Kind        int
 	Handshake   *Handshake
@@ -73,13 +84,16 @@ func ParseMessage(b []byte) (*Inbound, error) {
 }
 
 func parseMessage(b []byte, mayDecompress bool) (*Inbound, error) {
-	num, inner, err := unwrap(b)
-	if err != nil {
+	var m p2p.Message
+	if err := unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	in := &Inbound{Kind: int(num)}
-	switch num {
-	case fieldCompressedZstd:
+	in := &Inbound{}
+	if f := m.ProtoReflect().WhichOneof(messageFields.ByName("compressed_zstd").ContainingOneof()); f != nil {
+		in.Kind = int(f.Number())
+	}
+	switch msg := m.Message.(type) {
+	case *p2p.Message_CompressedZstd:
 		if !mayDecompress {
 			return nil, fmt.Errorf("%w: nested compression", ErrMalformed)
 		}
@@ -87,7 +101,7 @@ func parseMessage(b []byte, mayDecompress bool) (*Inbound, error) {
 		if err != nil {
 			return nil, err
 		}
-		plain, err := d.DecodeAll(inner, nil)
+		plain, err := d.DecodeAll(msg.CompressedZstd, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%w: zstd: %v", ErrMalformed, err)
 		}
@@ -95,21 +109,21 @@ func parseMessage(b []byte, mayDecompress bool) (*Inbound, error) {
 			return nil, fmt.Errorf("%w: decompressed message of %d bytes", ErrMalformed, len(plain))
 		}
 		return parseMessage(plain, false)
-	case fieldHandshake:
-		in.Handshake, err = ParseHandshake(inner)
-	case fieldPeerList:
+	case *p2p.Message_Handshake:
+		in.Handshake = handshakeOf(msg.Handshake)
+	case *p2p.Message_PeerList_:
 		in.PeerList = true
-	case fieldPing:
+	case *p2p.Message_Ping:
 		in.Ping = true
-	case fieldAppResponse:
-		in.AppResponse, err = ParseAppResponse(inner)
-	case fieldAppError:
-		in.AppError, err = ParseAppError(inner)
-	case fieldAppRequest:
-		in.AppRequest, err = ParseAppRequest(inner)
-	}
-	if err != nil {
-		return nil, err
+	case *p2p.Message_AppResponse:
+		r := msg.AppResponse
+		in.AppResponse = &AppResponse{ChainID: r.ChainId, RequestID: r.RequestId, AppBytes: r.AppBytes}
+	case *p2p.Message_AppError:
+		r := msg.AppError
+		in.AppError = &AppError{ChainID: r.ChainId, RequestID: r.RequestId, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage}
+	case *p2p.Message_AppRequest:
+		r := msg.AppRequest
+		in.AppRequest = &AppRequest{ChainID: r.ChainId, RequestID: r.RequestId, Deadline: r.Deadline, AppBytes: r.AppBytes}
 	}
 	return in, nil
 }

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Errors of a peer connection.

@@ -6,7 +6,7 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // BLS domain separation tags of avalanchego's min-pk scheme (utils/crypto/bls):

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // The devnet's answers of platform.getCurrentValidators (avalanchego

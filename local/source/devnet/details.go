@@ -1,9 +1,9 @@
 package devnet
 
 import (
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/glacier"
-	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/glacier"
 )
 
 // What only the devnet knows of its network, beyond what its index holds:
@@ -22,13 +22,13 @@ func (w *World) Node(id avax.NodeID) (glacier.Geolocation, string, bool) {
 }
 
 // block returns chain's block with id.
-func (w *World) block(chain pindex.Chain, id string) (*Block, bool) {
+func (w *World) block(chain avanet.Chain, id string) (*Block, bool) {
 	b, ok := w.blockIDs[chain][id]
 	return b, ok
 }
 
 // Proposer returns who proposed chain's block id (snowman++).
-func (w *World) Proposer(chain pindex.Chain, id string) (glacier.ProposerDetails, bool) {
+func (w *World) Proposer(chain avanet.Chain, id string) (glacier.ProposerDetails, bool) {
 	b, ok := w.block(chain, id)
 	if !ok || !b.HasProposer {
 		return glacier.ProposerDetails{}, false
@@ -39,15 +39,15 @@ func (w *World) Proposer(chain pindex.Chain, id string) (glacier.ProposerDetails
 
 // Proposed returns the ids of chain's blocks node proposed, newest first;
 // ok is false when node is none of the world's.
-func (w *World) Proposed(chain pindex.Chain, node avax.NodeID) ([]string, bool) {
+func (w *World) Proposed(chain avanet.Chain, node avax.NodeID) ([]string, bool) {
 	if _, ok := w.nodeIdx[node]; !ok {
 		return nil, false
 	}
 	bs := w.pBlocks
 	switch chain {
-	case pindex.ChainX:
+	case avanet.ChainX:
 		bs = w.xBlocks
-	case pindex.ChainC: // the dev chain's blocks are not the primary network's
+	case avanet.ChainC: // the dev chain's blocks are not the primary network's
 		bs = nil
 	}
 	var out []string
@@ -62,7 +62,7 @@ func (w *World) Proposed(chain pindex.Chain, node avax.NodeID) ([]string, bool) 
 // PChainState returns the supply and the active L1 validators and their
 // accrued fees after the P-Chain block id.
 func (w *World) PChainState(id string) (supply uint64, l1Validators int, l1Fees uint64, ok bool) {
-	b, ok := w.block(pindex.ChainP, id)
+	b, ok := w.block(avanet.ChainP, id)
 	if !ok {
 		return 0, 0, 0, false
 	}

@@ -11,8 +11,8 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
-	"github.com/avaedge/avaedge/local/avax"
-	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 func newWorld(t testing.TB, cfg Config) *World {
@@ -31,7 +31,7 @@ func digest(t testing.TB, w *World) [32]byte {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	for _, v := range []any{w.Validations(), w.Delegations(), w.Subnets(), w.PBlocks(), w.XBlocks(), w.L1Registrations(), w.L1Changes(),
-		w.Blocks(pindex.ChainP), w.Blocks(pindex.ChainX)} {
+		w.Blocks(avanet.ChainP), w.Blocks(avanet.ChainX)} {
 		if err := enc.Encode(v); err != nil {
 			t.Fatal(err)
 		}
@@ -261,30 +261,12 @@ func TestValidatorSets(t *testing.T) {
 	if sub, ok := w.SubnetOf(l1.Chains[0].ID); !ok || sub != l1.ID {
 		t.Fatal("SubnetOf(L1 chain)")
 	}
-	if sub, ok := w.SubnetOf(mainnetNet.XChain); !ok || !sub.IsEmpty() {
+	if sub, ok := w.SubnetOf(avax.MustParseID(avanet.Mainnet.XChainID)); !ok || !sub.IsEmpty() {
 		t.Fatal("SubnetOf(mainnet X)")
 	}
 }
 
-func TestResolve(t *testing.T) {
-	tests := []struct {
-		ref  string
-		want Chain
-		ok   bool
-	}{
-		{"X", ChainX, true}, {"x-chain", ChainX, true}, {"p-chain", ChainP, true}, {"C", ChainC, true},
-		{"11111111111111111111111111111111LpoYY", ChainP, true},
-		{"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM", ChainX, true},
-		{"yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp", ChainC, true},
-		{"2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed", ChainX, true},
-		{"d-chain", 0, false}, {"", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := ResolveChain(tt.ref)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ResolveChain(%q) = %v, %v; want %v, %v", tt.ref, got, ok, tt.want, tt.ok)
-		}
-	}
+func TestNetworks(t *testing.T) {
 	w := newWorld(t, Config{})
 	for name, hrp := range map[string]string{"mainnet": "avax", "fuji": "fuji", "testnet": "fuji", "local": "local"} {
 		n, ok := w.Network(name)
@@ -292,7 +274,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Network(%s) = %+v, %v", name, n, ok)
 		}
 	}
-	if got := avax.FormatAddress("X", localNet.HRP, w.Ewoq()); got != "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u" {
+	if got := avax.FormatAddress("X", avanet.Local.HRP, w.Ewoq()); got != "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u" {
 		t.Errorf("ewoq = %s", got)
 	}
 	if !bytes.Equal(ValidatorManagerAddress[:2], []byte{0x0f, 0xee}) {

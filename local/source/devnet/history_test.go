@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // TestHistoryConsistent reads the world's index as the Data API does and
@@ -18,7 +19,7 @@ func TestHistoryConsistent(t *testing.T) {
 	w := newWorld(t, Config{})
 	ix := w.Index()
 	ctx := context.Background()
-	tx := func(id string, chain pindex.Chain, typ string) {
+	tx := func(id string, chain avanet.Chain, typ string) {
 		t.Helper()
 		got, ok, err := ix.Tx(ctx, id)
 		switch {
@@ -32,7 +33,7 @@ func TestHistoryConsistent(t *testing.T) {
 	}
 
 	utxos := 0
-	for _, c := range []pindex.Chain{pindex.ChainP, pindex.ChainX, pindex.ChainC} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX, avanet.ChainC} {
 		us, err := ix.UTXOs(ctx, c, w.Addresses(), true)
 		if err != nil {
 			t.Fatal(err)
@@ -60,38 +61,38 @@ func TestHistoryConsistent(t *testing.T) {
 		case v.BLS == nil:
 			kind = "AddValidatorTx"
 		}
-		tx(v.TxID.String(), pindex.ChainP, kind)
+		tx(v.TxID.String(), avanet.ChainP, kind)
 		if !v.RewardTxID.IsEmpty() {
-			tx(v.RewardTxID.String(), pindex.ChainP, "RewardValidatorTx")
+			tx(v.RewardTxID.String(), avanet.ChainP, "RewardValidatorTx")
 		}
 		if v.Removed() {
-			tx(v.RemoveTxID.String(), pindex.ChainP, "RemoveSubnetValidatorTx")
+			tx(v.RemoveTxID.String(), avanet.ChainP, "RemoveSubnetValidatorTx")
 		}
 	}
 	for _, d := range w.Delegations() {
-		tx(d.TxID.String(), pindex.ChainP, "AddPermissionlessDelegatorTx")
+		tx(d.TxID.String(), avanet.ChainP, "AddPermissionlessDelegatorTx")
 		if !d.RewardTxID.IsEmpty() {
-			tx(d.RewardTxID.String(), pindex.ChainP, "RewardValidatorTx")
+			tx(d.RewardTxID.String(), avanet.ChainP, "RewardValidatorTx")
 		}
 	}
 	for _, s := range w.Subnets() {
-		tx(s.ID.String(), pindex.ChainP, "CreateSubnetTx")
+		tx(s.ID.String(), avanet.ChainP, "CreateSubnetTx")
 		for _, c := range s.Chains {
-			tx(c.ID.String(), pindex.ChainP, "CreateChainTx")
+			tx(c.ID.String(), avanet.ChainP, "CreateChainTx")
 		}
 		if s.Conversion != nil {
-			tx(s.Conversion.TxID.String(), pindex.ChainP, "ConvertSubnetToL1Tx")
+			tx(s.Conversion.TxID.String(), avanet.ChainP, "ConvertSubnetToL1Tx")
 		}
 	}
 	for _, r := range w.L1Registrations() {
-		tx(r.TxID.String(), pindex.ChainP, "RegisterL1ValidatorTx")
+		tx(r.TxID.String(), avanet.ChainP, "RegisterL1ValidatorTx")
 	}
 	for _, c := range w.L1Changes() {
-		tx(c.TxID.String(), pindex.ChainP, c.Kind)
+		tx(c.TxID.String(), avanet.ChainP, c.Kind)
 	}
 
 	// Every input of every transaction spends a UTXO the index holds.
-	for _, c := range []pindex.Chain{pindex.ChainP, pindex.ChainX} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 		txs, err := ix.Txs(ctx, c, pindex.TxFilter{})
 		if err != nil {
 			t.Fatal(err)
@@ -117,9 +118,9 @@ func TestHistoryConsistent(t *testing.T) {
 	}
 
 	// Every transaction type the index classifies appears.
-	for c, want := range map[pindex.Chain][]string{
-		pindex.ChainX: {"BaseTx", "CreateAssetTx", "ImportTx", "ExportTx"},
-		pindex.ChainP: {"BaseTx", "ImportTx", "ExportTx", "AddValidatorTx", "AddPermissionlessValidatorTx", "AddPermissionlessDelegatorTx",
+	for c, want := range map[avanet.Chain][]string{
+		avanet.ChainX: {"BaseTx", "CreateAssetTx", "ImportTx", "ExportTx"},
+		avanet.ChainP: {"BaseTx", "ImportTx", "ExportTx", "AddValidatorTx", "AddPermissionlessValidatorTx", "AddPermissionlessDelegatorTx",
 			"AddSubnetValidatorTx", "RemoveSubnetValidatorTx", "RewardValidatorTx", "CreateSubnetTx", "CreateChainTx", "ConvertSubnetToL1Tx",
 			"RegisterL1ValidatorTx", "SetL1ValidatorWeightTx", "IncreaseL1ValidatorBalanceTx", "DisableL1ValidatorTx"},
 	} {
@@ -152,8 +153,8 @@ func TestHistoryConsistent(t *testing.T) {
 	if chains, err := ix.ChainsOf(ctx, w.Ewoq()); err != nil || len(chains) != 3 {
 		t.Errorf("ewoq has UTXOs on %v (%v); want C, P, X", chains, err)
 	}
-	for _, c := range []pindex.Chain{pindex.ChainP, pindex.ChainX} {
-		if h, ok := ix.Head(c); !ok || (c == pindex.ChainP && h != w.PHeight()) || (c == pindex.ChainX && h != uint64(len(w.XBlocks())-1)) {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
+		if h, ok := ix.Head(c); !ok || (c == avanet.ChainP && h != w.PHeight()) || (c == avanet.ChainX && h != uint64(len(w.XBlocks())-1)) {
 			t.Errorf("%s-Chain head %d, %v", c, h, ok)
 		}
 	}
@@ -167,7 +168,7 @@ func TestXReplay(t *testing.T) {
 	w := newWorld(t, Config{})
 	ctx := context.Background()
 	utxos := map[avax.ID]*avax.UTXO{}
-	genesis, err := w.Index().UTXOs(ctx, pindex.ChainX, w.Addresses(), true)
+	genesis, err := w.Index().UTXOs(ctx, avanet.ChainX, w.Addresses(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestXReplay(t *testing.T) {
 		}
 	}
 	// What the P-Chain exported to the X-Chain.
-	atomic, err := w.Index().XUTXOs(ctx, pindex.ChainP, w.Ewoq())
+	atomic, err := w.Index().XUTXOs(ctx, avanet.ChainP, w.Ewoq())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestXReplay(t *testing.T) {
 		t.Errorf("%d imported inputs, %d exported to the X-Chain unspent; want the P-Chain's one export, imported", imported, len(atomic))
 	}
 	// The index's unspent X UTXOs are the replay's.
-	unspent, err := w.Index().UTXOs(ctx, pindex.ChainX, w.Addresses(), false)
+	unspent, err := w.Index().UTXOs(ctx, avanet.ChainX, w.Addresses(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestXReplay(t *testing.T) {
 		t.Fatalf("the index holds %d unspent X UTXOs; the replay %d", len(unspent), len(utxos))
 	}
 	for _, u := range unspent {
-		if _, ok := utxos[avax.ID(mustID(u.ID))]; !ok {
+		if _, ok := utxos[avax.ID(avax.MustParseID(u.ID))]; !ok {
 			t.Errorf("the index's unspent %s is not the replay's", u.ID)
 		}
 	}

@@ -11,20 +11,20 @@ import (
 // index stores the world's blocks in an index in memory, as a followed
 // node's would be stored, with the validators its network has now.
 func (w *World) index() error {
-	w.blockIDs = map[pindex.Chain]map[string]*Block{}
-	for c, bs := range map[pindex.Chain][]*Block{pindex.ChainP: w.pBlocks, pindex.ChainX: w.xBlocks} {
+	w.blockIDs = map[avanet.Chain]map[string]*Block{}
+	for c, bs := range map[avanet.Chain][]*Block{avanet.ChainP: w.pBlocks, avanet.ChainX: w.xBlocks} {
 		w.blockIDs[c] = make(map[string]*Block, len(bs))
 		for _, b := range bs {
 			w.blockIDs[c][b.ID.String()] = b
 		}
 	}
 	ctx := context.Background()
-	net := pindex.Network{ID: NetworkID, HRP: avanet.Local.HRP, X: XChainID.String(), C: CChainID.String(), Avax: AVAXAssetID.String()}
+	net := avanet.Local
 	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: pindex.Memory, Now: w.Now})
 	if err != nil {
 		return fmt.Errorf("devnet: %w", err)
 	}
-	for _, c := range []pindex.Chain{pindex.ChainX, pindex.ChainP} {
+	for _, c := range []avanet.Chain{avanet.ChainX, avanet.ChainP} {
 		if err := ix.Append(ctx, c, w.raw[c]); err != nil {
 			ix.Close()
 			return fmt.Errorf("devnet: %w", err)
@@ -49,4 +49,4 @@ func (w *World) index() error {
 // Blocks returns the world's blocks of chain (P or X) as a node's
 // getBlockByHeight gives them, by height: what its index holds. The slice is
 // shared: do not modify it.
-func (w *World) Blocks(c pindex.Chain) []*pindex.RawBlock { return w.raw[c] }
+func (w *World) Blocks(c avanet.Chain) []*pindex.RawBlock { return w.raw[c] }

@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // InitialSupply is the AVAX supply at genesis, in nAVAX.
@@ -241,7 +241,7 @@ func (h *history) buildPChain() error {
 	if g.JSON, err = json.Marshal(pBlockJSON{Time: G, ParentID: avax.EmptyID.String(), Height: 0, ID: genesis.ID.String()}); err != nil {
 		return err
 	}
-	w.raw[pindex.ChainP] = append([]*pindex.RawBlock{g}, raws...)
+	w.raw[avanet.ChainP] = append([]*pindex.RawBlock{g}, raws...)
 	w.setHeights()
 	w.assignProposers()
 	w.l1Fees()

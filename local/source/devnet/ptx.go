@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // unsigned makes tx's unsigned transaction (its JSON form) and applies it to
@@ -169,7 +169,7 @@ func (h *history) unsigned(tx *PTx) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := &warp.L1ValidatorWeight{ValidationID: [32]byte(c.ValidationID), Nonce: c.Nonce, Weight: c.Weight}
+		m := &warpmsg.L1ValidatorWeight{ValidationID: [32]byte(c.ValidationID), Nonce: c.Nonce, Weight: c.Weight}
 		msg, err := w.fromManager(m.Bytes(), w.l1SetAt(c.Time))
 		if err != nil {
 			return nil, err

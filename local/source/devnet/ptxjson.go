@@ -3,7 +3,7 @@ package devnet
 import (
 	"encoding/json"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // The json encoding of P-Chain transactions and blocks, as avalanchego

@@ -3,7 +3,7 @@ package devnet
 import (
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // PTx is one P-Chain transaction of the world: what it does, when, and, once

@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"slices"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Staking parameters of the devnet.

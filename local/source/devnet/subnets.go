@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // ValidatorManagerAddress is the L1's validator manager contract, the usual
@@ -239,8 +239,8 @@ func (w *World) L1Changes() []*L1Change { return w.l1Ops }
 
 // Message returns the RegisterL1Validator Warp message the registration
 // carries.
-func (r *L1Registration) Message() *warp.RegisterL1Validator {
-	m := &warp.RegisterL1Validator{
+func (r *L1Registration) Message() *warpmsg.RegisterL1Validator {
+	m := &warpmsg.RegisterL1Validator{
 		SubnetID:              [32]byte(r.SubnetID),
 		NodeID:                r.NodeID[:],
 		Expiry:                r.Expiry,
@@ -252,8 +252,8 @@ func (r *L1Registration) Message() *warp.RegisterL1Validator {
 	return m
 }
 
-func warpOwner(o Owner) warp.PChainOwner {
-	out := warp.PChainOwner{Threshold: o.Threshold}
+func warpOwner(o Owner) warpmsg.PChainOwner {
+	out := warpmsg.PChainOwner{Threshold: o.Threshold}
 	for _, a := range o.Addresses {
 		out.Addresses = append(out.Addresses, [20]byte(a))
 	}

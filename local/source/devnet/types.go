@@ -1,7 +1,7 @@
 package devnet
 
 import (
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Status is a stake's state at the world's clock, as the Data API names it.

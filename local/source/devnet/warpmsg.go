@@ -7,8 +7,8 @@ import (
 
 	blst "github.com/supranational/blst/bindings/go"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // fromManager returns the signed Warp message the L1's validator manager
@@ -17,8 +17,8 @@ import (
 // on its chain, signed by every node of signers, the L1's validators then.
 func (w *World) fromManager(payload []byte, signers []avax.NodeID) ([]byte, error) {
 	c := w.conversion
-	call := &warp.AddressedCall{SourceAddress: c.Address, Payload: payload}
-	u := warp.UnsignedMessage{NetworkID: NetworkID, SourceChainID: [32]byte(c.ChainID), Payload: call.Bytes()}
+	call := &warpmsg.AddressedCall{SourceAddress: c.Address, Payload: payload}
+	u := warpmsg.UnsignedMessage{NetworkID: NetworkID, SourceChainID: [32]byte(c.ChainID), Payload: call.Bytes()}
 	msg := u.Bytes()
 	// The canonical order: by uncompressed public key.
 	nodes := make([]*node, 0, len(signers))
@@ -39,7 +39,7 @@ func (w *World) fromManager(payload []byte, signers []avax.NodeID) ([]byte, erro
 		}
 		indices[i] = i
 	}
-	m := warp.Message{UnsignedMessage: u, Signature: warp.BitSetSignature{Signers: warp.NewSigners(indices...)}}
+	m := warpmsg.Message{UnsignedMessage: u, Signature: warpmsg.BitSetSignature{Signers: warpmsg.NewSigners(indices...)}}
 	copy(m.Signature.Signature[:], agg.ToAffine().Compress())
 	return m.Bytes(), nil
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Well-known constants of avalanchego's local network (network id 12345).
@@ -18,18 +18,17 @@ var (
 	// NetworkID is the devnet's network id.
 	NetworkID = avanet.Local.ID
 	// PChainID is the P-chain's id on every network: the empty id.
-	PChainID = mustID(avanet.PChainID)
+	PChainID = avax.MustParseID(avanet.PChainID)
 	// XChainID and CChainID are the local network's X- and C-chain ids.
-	XChainID = mustID(avanet.Local.XChainID)
-	CChainID = mustID(avanet.Local.CChainID)
+	XChainID = avax.MustParseID(avanet.Local.XChainID)
+	CChainID = avax.MustParseID(avanet.Local.CChainID)
 	// AVAXAssetID is the local network's AVAX asset id.
-	AVAXAssetID = mustID(avanet.Local.AVAXAssetID)
-	// SubnetEVMID is the VM id of Subnet-EVM.
-	SubnetEVMID = mustID("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy")
-	// AVMID and EVMID are the VM ids of the X- and C-Chain (avalanchego's
-	// constants: the names' bytes).
-	AVMID = avax.ID{'a', 'v', 'm'}
-	EVMID = avax.ID{'e', 'v', 'm'}
+	AVAXAssetID = avax.MustParseID(avanet.Local.AVAXAssetID)
+	// SubnetEVMID is the VM id of Subnet-EVM; AVMID and EVMID are the VM
+	// ids of the X- and C-Chain (avanet).
+	SubnetEVMID = avax.MustParseID(avanet.SubnetEVMID)
+	AVMID       = avax.MustParseID(avanet.AVMID)
+	EVMID       = avax.MustParseID(avanet.EVMID)
 	// EwoqKey is the well-known local test key "ewoq" (hex).
 	EwoqKey = "56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 )
@@ -44,14 +43,6 @@ const (
 	hour             = int64(60 * 60)
 	txFee            = nAVAX / 1000
 )
-
-func mustID(s string) avax.ID {
-	id, err := avax.ParseID(s)
-	if err != nil {
-		panic(err)
-	}
-	return id
-}
 
 // World is one deterministic devnet: a primary network whose P- and X-Chain
 // history is blocks of transactions, stored in an index (local/source/pindex)
@@ -88,8 +79,8 @@ type World struct {
 
 	// raw are the blocks in the node's encodings, per chain, as the index
 	// stores them; blockIDs the blocks by chain and id.
-	raw      map[pindex.Chain][]*pindex.RawBlock
-	blockIDs map[pindex.Chain]map[string]*Block
+	raw      map[avanet.Chain][]*pindex.RawBlock
+	blockIDs map[avanet.Chain]map[string]*Block
 	ix       *pindex.Index
 }
 
@@ -108,7 +99,7 @@ func New(cfg Config) (*World, error) {
 		pTxs:    map[avax.ID]*PTx{},
 		changes: map[avax.ID][]SetChange{},
 		xTxs:    map[avax.ID]*XTx{},
-		raw:     map[pindex.Chain][]*pindex.RawBlock{},
+		raw:     map[avanet.Chain][]*pindex.RawBlock{},
 	}
 	if err := w.makeKeys(); err != nil {
 		return nil, err

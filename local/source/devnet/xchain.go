@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // XTx is an X-Chain transaction with its bytes and the block that holds it.
@@ -297,7 +297,7 @@ func (h *history) buildXChain() error {
 			rb.Genesis = []json.RawMessage{genesisJSON}
 		}
 		w.xBlocks = append(w.xBlocks, blk)
-		w.raw[pindex.ChainX] = append(w.raw[pindex.ChainX], rb)
+		w.raw[avanet.ChainX] = append(w.raw[avanet.ChainX], rb)
 		parent = blk.ID
 	}
 	if !imported {

@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Activity is the latest thing a chain's transactions did to a set of
@@ -21,7 +22,7 @@ type Activity struct {
 // LastActivity returns the latest block of chain whose transactions made or
 // spent a UTXO any of addrs may spend (a spend wins over a creation in the
 // same block); ok is false when there is none.
-func (ix *Index) LastActivity(ctx context.Context, chain Chain, addrs []avax.ShortID) (Activity, bool, error) {
+func (ix *Index) LastActivity(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID) (Activity, bool, error) {
 	if len(addrs) == 0 {
 		return Activity{}, false, nil
 	}

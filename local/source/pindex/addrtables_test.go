@@ -9,7 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // addrWorld writes a random P/X history through the index's write path:
@@ -19,12 +20,12 @@ import (
 type addrWorld struct {
 	t       *testing.T
 	ix      *Index
-	net     Network
+	net     avanet.Network
 	r       *rand.Rand
 	addrs   []avax.ShortID
-	heights map[Chain]uint64
-	unspent map[Chain][]addrUTXO // spendable by a BaseTx or ExportTx
-	pending []addrUTXO           // exported to P, not imported yet
+	heights map[avanet.Chain]uint64
+	unspent map[avanet.Chain][]addrUTXO // spendable by a BaseTx or ExportTx
+	pending []addrUTXO                  // exported to P, not imported yet
 	k       int
 }
 
@@ -38,23 +39,23 @@ func (w *addrWorld) id(kind string, n int) string {
 	return avax.Hash256(fmt.Appendf(nil, "addr world %s %d", kind, n)).String()
 }
 
-func (w *addrWorld) out(c Chain, amount uint64) map[string]any {
+func (w *addrWorld) out(c avanet.Chain, amount uint64) map[string]any {
 	n := 1 + w.r.IntN(2)
 	var as []string
 	for _, i := range w.r.Perm(len(w.addrs))[:n] {
 		as = append(as, avax.FormatAddress(string(c), w.net.HRP, w.addrs[i]))
 	}
-	return map[string]any{"assetID": w.net.Avax, "fxID": avax.SECP256K1FxID.String(),
+	return map[string]any{"assetID": w.net.AVAXAssetID, "fxID": avax.SECP256K1FxID.String(),
 		"output": map[string]any{"addresses": as, "amount": amount, "locktime": 0, "threshold": 1}}
 }
 
 func (w *addrWorld) in(u addrUTXO) map[string]any {
-	return map[string]any{"txID": u.tx, "outputIndex": u.index, "assetID": w.net.Avax, "fxID": avax.SECP256K1FxID.String(),
+	return map[string]any{"txID": u.tx, "outputIndex": u.index, "assetID": w.net.AVAXAssetID, "fxID": avax.SECP256K1FxID.String(),
 		"input": map[string]any{"amount": u.amount, "signatureIndices": []int{0}}}
 }
 
 // block makes chain's next block of one tx.
-func (w *addrWorld) block(c Chain, tx map[string]any) *RawBlock {
+func (w *addrWorld) block(c avanet.Chain, tx map[string]any) *RawBlock {
 	w.heights[c]++
 	h := w.heights[c]
 	raw, err := json.Marshal(map[string]any{"id": w.id(string(c)+" block", int(h)), "parentID": w.id(string(c)+" block", int(h-1)),
@@ -65,28 +66,28 @@ func (w *addrWorld) block(c Chain, tx map[string]any) *RawBlock {
 	return &RawBlock{Height: h, JSON: raw, Type: "BanffStandardBlock", Size: 100}
 }
 
-func (w *addrWorld) append(c Chain, b *RawBlock) {
+func (w *addrWorld) append(c avanet.Chain, b *RawBlock) {
 	if err := w.ix.Append(context.Background(), c, []*RawBlock{b}); err != nil {
 		w.t.Fatal(err)
 	}
 }
 
-func (w *addrWorld) take(c Chain) addrUTXO {
+func (w *addrWorld) take(c avanet.Chain) addrUTXO {
 	i := w.r.IntN(len(w.unspent[c]))
 	u := w.unspent[c][i]
 	w.unspent[c] = slices.Delete(w.unspent[c], i, i+1)
 	return u
 }
 
-func (w *addrWorld) chainID(c Chain) string {
-	if c == ChainX {
-		return w.net.X
+func (w *addrWorld) chainID(c avanet.Chain) string {
+	if c == avanet.ChainX {
+		return w.net.XChainID
 	}
 	return avax.EmptyID.String()
 }
 
 // transfer spends one UTXO of c into two outputs.
-func (w *addrWorld) transfer(c Chain) (string, map[string]any) {
+func (w *addrWorld) transfer(c avanet.Chain) (string, map[string]any) {
 	u := w.take(c)
 	w.k++
 	id := w.id("transfer", w.k)
@@ -98,40 +99,40 @@ func (w *addrWorld) transfer(c Chain) (string, map[string]any) {
 
 // export spends an X UTXO into one output exported to P.
 func (w *addrWorld) export() (addrUTXO, map[string]any) {
-	u := w.take(ChainX)
+	u := w.take(avanet.ChainX)
 	w.k++
 	id := w.id("export", w.k)
 	e := addrUTXO{id, 0, u.amount - 1}
-	return e, map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": w.net.ID, "blockchainID": w.net.X,
+	return e, map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": w.net.ID, "blockchainID": w.net.XChainID,
 		"outputs": []any{}, "inputs": []any{w.in(u)}, "memo": "0x", "destinationChain": avax.EmptyID.String(),
-		"exportedOutputs": []any{w.out(ChainP, e.amount)}}}
+		"exportedOutputs": []any{w.out(avanet.ChainP, e.amount)}}}
 }
 
 // importTx imports e on P into one P output.
 func (w *addrWorld) importTx(e addrUTXO) map[string]any {
 	w.k++
 	id := w.id("import", w.k)
-	w.unspent[ChainP] = append(w.unspent[ChainP], addrUTXO{id, 0, e.amount - 1})
+	w.unspent[avanet.ChainP] = append(w.unspent[avanet.ChainP], addrUTXO{id, 0, e.amount - 1})
 	return map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": w.net.ID, "blockchainID": avax.EmptyID.String(),
-		"outputs": []any{w.out(ChainP, e.amount-1)}, "inputs": []any{}, "memo": "0x", "sourceChain": w.net.X,
+		"outputs": []any{w.out(avanet.ChainP, e.amount-1)}, "inputs": []any{}, "memo": "0x", "sourceChain": w.net.XChainID,
 		"importedInputs": []any{w.in(e)}}}
 }
 
 func (w *addrWorld) genesis() {
-	for _, c := range []Chain{ChainX, ChainP} {
+	for _, c := range []avanet.Chain{avanet.ChainX, avanet.ChainP} {
 		var outs []any
 		for range 6 {
 			outs = append(outs, w.out(c, 1_000_000_000))
 		}
 		id := w.id("genesis", len(c))
 		var tx map[string]any
-		if c == ChainX {
-			id = w.net.Avax
+		if c == avanet.ChainX {
+			id = w.net.AVAXAssetID
 			var inner []any
 			for _, o := range outs {
 				inner = append(inner, o.(map[string]any)["output"])
 			}
-			tx = map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": w.net.ID, "blockchainID": w.net.X, "outputs": []any{},
+			tx = map[string]any{"id": id, "unsignedTx": map[string]any{"networkID": w.net.ID, "blockchainID": w.net.XChainID, "outputs": []any{},
 				"inputs": []any{}, "memo": "0x", "name": "Avalanche", "symbol": "AVAX", "denomination": 9,
 				"initialStates": []any{map[string]any{"fxIndex": 0, "fxID": avax.SECP256K1FxID.String(), "outputs": inner}}}}
 		} else {
@@ -152,20 +153,20 @@ func (w *addrWorld) steps(n int) {
 	for range n {
 		switch k := w.r.IntN(10); {
 		case k < 4:
-			_, tx := w.transfer(ChainX)
-			w.append(ChainX, w.block(ChainX, tx))
+			_, tx := w.transfer(avanet.ChainX)
+			w.append(avanet.ChainX, w.block(avanet.ChainX, tx))
 		case k < 7:
-			_, tx := w.transfer(ChainP)
-			w.append(ChainP, w.block(ChainP, tx))
+			_, tx := w.transfer(avanet.ChainP)
+			w.append(avanet.ChainP, w.block(avanet.ChainP, tx))
 		case k < 9 || len(w.pending) == 0:
 			e, tx := w.export()
 			w.pending = append(w.pending, e)
-			w.append(ChainX, w.block(ChainX, tx))
+			w.append(avanet.ChainX, w.block(avanet.ChainX, tx))
 		default:
 			i := w.r.IntN(len(w.pending))
 			e := w.pending[i]
 			w.pending = slices.Delete(w.pending, i, i+1)
-			w.append(ChainP, w.block(ChainP, w.importTx(e)))
+			w.append(avanet.ChainP, w.block(avanet.ChainP, w.importTx(e)))
 		}
 	}
 }
@@ -192,7 +193,7 @@ func checkAddressTables(t *testing.T, ix *Index, addrs []avax.ShortID, when stri
 		}
 		return out
 	}
-	for _, c := range []Chain{ChainP, ChainX} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 		for _, a := range addrs {
 			want := col(`SELECT t.id FROM txs t WHERE t.chain=? AND t.id IN (
 				SELECT COALESCE(u.emitted_by, u.tx) FROM utxos u JOIN utxo_addrs a ON a.utxo = u.id WHERE a.addr=?
@@ -244,7 +245,7 @@ func checkAddressTables(t *testing.T, ix *Index, addrs []avax.ShortID, when stri
 }
 
 // txIDs lists the ids of chain's txs of addrs, newest first.
-func txIDs(t *testing.T, ix *Index, chain Chain, addrs ...avax.ShortID) []string {
+func txIDs(t *testing.T, ix *Index, chain avanet.Chain, addrs ...avax.ShortID) []string {
 	t.Helper()
 	txs, err := ix.Txs(context.Background(), chain, TxFilter{Addrs: addrs})
 	if err != nil {
@@ -264,14 +265,14 @@ func txIDs(t *testing.T, ix *Index, chain Chain, addrs ...avax.ShortID) []string
 // previous version, which they are filled in at open.
 func TestAddressTables(t *testing.T) {
 	ctx := context.Background()
-	net := Network{ID: 12345, HRP: "local", X: fakeX.String(), C: fakeC.String(), Avax: fakeAVAX.String()}
+	net := avanet.Network{ID: 12345, Name: "local", HRP: "local", XChainID: fakeX.String(), CChainID: fakeC.String(), AVAXAssetID: fakeAVAX.String()}
 	path := filepath.Join(t.TempDir(), "pindex.db")
 	ix, err := Open(ctx, Options{Network: &net, Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { ix.Close() }()
-	w := &addrWorld{t: t, ix: ix, net: net, r: rand.New(rand.NewPCG(3, 30)), heights: map[Chain]uint64{}, unspent: map[Chain][]addrUTXO{}}
+	w := &addrWorld{t: t, ix: ix, net: net, r: rand.New(rand.NewPCG(3, 30)), heights: map[avanet.Chain]uint64{}, unspent: map[avanet.Chain][]addrUTXO{}}
 	for i := range 5 {
 		w.addrs = append(w.addrs, avax.ShortID{0xad, byte(i)})
 	}
@@ -282,16 +283,16 @@ func TestAddressTables(t *testing.T) {
 	// The P-Chain imports an export the X-Chain's block has not brought
 	// yet.
 	e, export := w.export()
-	xb := w.block(ChainX, export)
-	w.append(ChainP, w.block(ChainP, w.importTx(e)))
-	w.append(ChainX, xb)
+	xb := w.block(avanet.ChainX, export)
+	w.append(avanet.ChainP, w.block(avanet.ChainP, w.importTx(e)))
+	w.append(avanet.ChainX, xb)
 	checkAddressTables(t, ix, w.addrs, "after an import stored before its export")
 
 	// Rollbacks: P's spends above its middle height are undone, so the
 	// X-Chain UTXOs they imported are unspent again; then X's (whose
 	// exports P's remaining blocks did not import, as a node's would not).
-	hp := int64(w.heights[ChainP] / 2)
-	if err := ix.st.rollback(ctx, net.Avax, ChainP, hp); err != nil {
+	hp := int64(w.heights[avanet.ChainP] / 2)
+	if err := ix.st.rollback(ctx, net.AVAXAssetID, avanet.ChainP, hp); err != nil {
 		t.Fatal(err)
 	}
 	checkAddressTables(t, ix, w.addrs, "after a P-Chain rollback")
@@ -300,7 +301,7 @@ func TestAddressTables(t *testing.T) {
 		Scan(&hx); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.st.rollback(ctx, net.Avax, ChainX, max(hx, int64(w.heights[ChainX])-20)); err != nil {
+	if err := ix.st.rollback(ctx, net.AVAXAssetID, avanet.ChainX, max(hx, int64(w.heights[avanet.ChainX])-20)); err != nil {
 		t.Fatal(err)
 	}
 	checkAddressTables(t, ix, w.addrs, "after an X-Chain rollback")

@@ -9,18 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
-)
-
-// Chain names a chain of the primary network by its alias.
-type Chain string
-
-// The chains the index follows (P, X) or holds atomic UTXOs of (C).
-const (
-	ChainP Chain = "P"
-	ChainX Chain = "X"
-	ChainC Chain = "C"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // RawBlock is one block as the node returns it (platform.getBlockByHeight,
@@ -77,9 +68,9 @@ const (
 // follower at a time.
 type writer struct {
 	tx  *sql.Tx
-	net *Network
+	net *avanet.Network
 	// height and time of the block being applied.
-	chain  Chain
+	chain  avanet.Chain
 	height uint64
 	time   int64
 	// idx is the position in its block of the transaction being applied.
@@ -94,7 +85,7 @@ func (w *writer) exec(q string, args ...any) error {
 }
 
 // apply stores one block and everything its transactions make.
-func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, error) {
+func (w *writer) apply(chain avanet.Chain, f *RawBlock, prevTime int64) (*blockJSON, error) {
 	var b blockJSON
 	if err := json.Unmarshal(f.JSON, &b); err != nil {
 		return nil, fmt.Errorf("pindex: %s block %d: %w", chain, f.Height, err)
@@ -103,7 +94,7 @@ func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, er
 		return nil, fmt.Errorf("pindex: %s block at height %d says height %d", chain, f.Height, b.Height)
 	}
 	typ, size := "StandardBlock", len(f.Bytes)
-	if chain == ChainP {
+	if chain == avanet.ChainP {
 		typ = pBlockType(f.Bytes)
 	}
 	if f.Bytes == nil && f.Type != "" {
@@ -132,7 +123,7 @@ func (w *writer) apply(chain Chain, f *RawBlock, prevTime int64) (*blockJSON, er
 	}
 	txs, _ := json.Marshal(ids)
 	var raw, js any // kept for the node methods (X-Chain only)
-	if chain == ChainX {
+	if chain == avanet.ChainX {
 		raw, js = f.Bytes, string(f.JSON)
 	}
 	if err := w.exec(`INSERT INTO blocks (chain, height, id, parent, time, type, size, txs, bytes, json) VALUES (?,?,?,?,?,?,?,?,?,?)`,
@@ -172,7 +163,7 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 		return "", err
 	}
 	typ := classifyX(keys)
-	if w.chain == ChainP {
+	if w.chain == avanet.ChainP {
 		typ = classifyP(keys)
 	}
 	var signed any
@@ -205,7 +196,7 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 	}
 	switch typ {
 	case TxExport:
-		dest, err := w.net.alias(u.DestinationChain)
+		dest, err := chainOf(w.net, u.DestinationChain)
 		if err != nil {
 			return "", err
 		}
@@ -241,7 +232,7 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 			}
 		}
 	}
-	if w.chain == ChainP {
+	if w.chain == avanet.ChainP {
 		if err := w.applyP(typ, t.ID, txID, &u, next); err != nil {
 			return "", err
 		}
@@ -264,7 +255,7 @@ type stakeWindow struct{ start, end int64 }
 // shared memory, holds it). Outputs other than secp256k1fx transfer outputs
 // (mint and NFT outputs) count for the output indexes but are not UTXOs the
 // Data API lists.
-func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJSON, chain Chain, stake *stakeWindow) error {
+func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJSON, chain avanet.Chain, stake *stakeWindow) error {
 	inner, lock := o, uint64(0)
 	if o.Output != nil {
 		inner, lock = o.Output, o.Locktime
@@ -305,7 +296,7 @@ func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJS
 // (addr_txs). An exported output may have been imported (spent) by the
 // other chain's follower already: then its spender touched them too, and
 // it is not unspent.
-func (w *writer) owned(id string, chain Chain, addrs []avax.ShortID, tx string, txHeight uint64, idx int) error {
+func (w *writer) owned(id string, chain avanet.Chain, addrs []avax.ShortID, tx string, txHeight uint64, idx int) error {
 	var spender struct {
 		chain, tx string
 		height    uint64
@@ -416,24 +407,24 @@ func pchainOwnerRow(o pchainOwnerJSON) (string, error) {
 // l1Message reads the L1 message in a signed Warp message (0x hex): the
 // payload of its AddressedCall, which the L1's validator manager sends (its
 // source chain and address are the conversion's manager's).
-func l1Message(s string) (warp.L1Message, error) {
+func l1Message(s string) (warpmsg.L1Message, error) {
 	b, err := hexBytes(s)
 	if err != nil {
 		return nil, err
 	}
-	m, err := warp.ParseMessage(b)
+	m, err := warpmsg.ParseMessage(b)
 	if err != nil {
 		return nil, fmt.Errorf("warp message: %w", err)
 	}
-	p, err := warp.ParsePayload(m.Payload)
+	p, err := warpmsg.ParsePayload(m.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("warp message: %w", err)
 	}
-	call, ok := p.(*warp.AddressedCall)
+	call, ok := p.(*warpmsg.AddressedCall)
 	if !ok {
 		return nil, fmt.Errorf("warp message: the payload is a %T, not an AddressedCall", p)
 	}
-	return warp.ParseL1Message(call.Payload)
+	return warpmsg.ParseL1Message(call.Payload)
 }
 
 func hexID(b [32]byte) string { return avax.ID(b).String() }

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // logBuffer is a slog destination safe for the followers' goroutines.
@@ -94,7 +96,7 @@ func TestCatchUpParentMismatchIsAnError(t *testing.T) {
 			if want := node.id("elsewhere", bad-1).String(); !strings.Contains(line, want) {
 				t.Errorf("the error does not name the parent the node gave, %s: %s", want, line)
 			}
-			if h, _ := ix.Head(ChainP); h >= bad {
+			if h, _ := ix.Head(avanet.ChainP); h >= bad {
 				t.Fatalf("head %d: block %d, whose parent is not block %d, was indexed", h, bad, bad-1)
 			}
 			before := calls.Load()
@@ -107,7 +109,7 @@ func TestCatchUpParentMismatchIsAnError(t *testing.T) {
 			node.mu.Unlock()
 			wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 			defer wcancel()
-			if err := ix.WaitFor(wctx, ChainP, 6); err != nil {
+			if err := ix.WaitFor(wctx, avanet.ChainP, 6); err != nil {
 				t.Fatalf("the index did not reach the tip once the node was consistent: %v", err)
 			}
 		})
@@ -148,7 +150,7 @@ func TestCallTimeout(t *testing.T) {
 	hang.Store(false)
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer wcancel()
-	if err := ix.WaitFor(wctx, ChainP, 3); err != nil {
+	if err := ix.WaitFor(wctx, avanet.ChainP, 3); err != nil {
 		t.Fatalf("the index did not catch up once the node answered: %v", err)
 	}
 }
@@ -169,11 +171,11 @@ func TestCatchUpManyBatches(t *testing.T) {
 	}
 	defer ix.Close()
 	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, ChainP, 60); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, 60); err != nil {
 		t.Fatal(err)
 	}
 	for h := uint64(0); h <= 60; h++ {
-		b, ok, err := ix.Block(ctx, ChainP, h)
+		b, ok, err := ix.Block(ctx, avanet.ChainP, h)
 		if err != nil || !ok || b.ID != node.id("block", h).String() {
 			t.Fatalf("block %d = %+v, %v, %v; want id %s", h, b, ok, err, node.id("block", h))
 		}
@@ -208,7 +210,7 @@ func TestCatchUpReusesConnections(t *testing.T) {
 	}
 	defer ix.Close()
 	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, ChainP, 300); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, 300); err != nil {
 		t.Fatal(err)
 	}
 	// Eight fetches at once, the X-Chain's poll and the validators'.

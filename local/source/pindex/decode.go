@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // The node's JSON encoding of blocks and transactions (encoding "json" of

@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/avaedge/avaedge/local/api/warp"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // What a transaction adds to the lookup tables beyond its own rows: the
@@ -27,7 +28,7 @@ const schemaVersion = 3
 // derive stores the lookup rows of transaction id, of type typ, at position
 // idx of the block being applied.
 func (w *writer) derive(typ, id string, idx int, u *unsignedJSON) error {
-	if w.chain == ChainX {
+	if w.chain == avanet.ChainX {
 		for _, asset := range movedAssets(typ, id, u) {
 			if err := w.exec(`INSERT OR IGNORE INTO asset_txs (asset, height, idx, tx) VALUES (?,?,?,?)`, asset, w.height, idx, id); err != nil {
 				return err
@@ -106,9 +107,9 @@ func l1Changes(typ string, u *unsignedJSON) ([]l1Change, error) {
 			return nil, err
 		}
 		switch m := m.(type) {
-		case *warp.RegisterL1Validator:
+		case *warpmsg.RegisterL1Validator:
 			return []l1Change{{hexID(m.ValidationID()), deref(u.Balance)}}, nil
-		case *warp.L1ValidatorWeight:
+		case *warpmsg.L1ValidatorWeight:
 			return []l1Change{{hexID(m.ValidationID), 0}}, nil
 		}
 		return nil, fmt.Errorf("%s carries a %T", typ, m)
@@ -248,7 +249,7 @@ func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 		if err := json.Unmarshal([]byte(t.body), &body); err != nil {
 			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
-		w.chain, w.height = Chain(t.chain), t.height
+		w.chain, w.height = avanet.Chain(t.chain), t.height
 		if err := w.derive(t.typ, t.id, t.idx, &body.Unsigned); err != nil {
 			return 0, fmt.Errorf("tx %s: %w", t.id, err)
 		}
@@ -259,7 +260,7 @@ func deriveAll(tx *sql.Tx, avaxID string) (int, error) {
 			}
 		}
 	}
-	for _, c := range []Chain{ChainP, ChainX} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 		if err := resetBurned(tx, avaxID, c); err != nil {
 			return 0, err
 		}

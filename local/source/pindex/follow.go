@@ -11,38 +11,41 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // progressEvery is how often catching up is logged.
 const progressEvery = 5 * time.Second
 
-func (c Chain) path() string {
-	if c == ChainX {
+// chainPath is the node API path of chain c.
+func chainPath(c avanet.Chain) string {
+	if c == avanet.ChainX {
 		return pathX
 	}
 	return pathP
 }
 
-func (c Chain) service() string {
-	if c == ChainX {
+// chainService is the node API service of chain c.
+func chainService(c avanet.Chain) string {
+	if c == avanet.ChainX {
 		return "avm"
 	}
 	return "platform"
 }
 
 // nodeHeight asks the node for chain's last accepted height.
-func (ix *Index) nodeHeight(ctx context.Context, c Chain) (uint64, error) {
+func (ix *Index) nodeHeight(ctx context.Context, c avanet.Chain) (uint64, error) {
 	var r struct {
 		Height string `json:"height"`
 	}
-	if err := ix.rpc.Call(ctx, c.path(), c.service()+".getHeight", nil, &r); err != nil {
+	if err := ix.rpc.Call(ctx, chainPath(c), chainService(c)+".getHeight", nil, &r); err != nil {
 		return 0, err
 	}
 	h, err := parseHeight(r.Height)
 	if err != nil {
-		return 0, fmt.Errorf("%s.getHeight: %w", c.service(), err)
+		return 0, fmt.Errorf("%s.getHeight: %w", chainService(c), err)
 	}
 	return h, nil
 }
@@ -62,14 +65,14 @@ func parseHeight(s string) (uint64, error) {
 }
 
 // fetch reads chain's block at height in both encodings.
-func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, error) {
+func (ix *Index) fetch(ctx context.Context, c avanet.Chain, height uint64) (*RawBlock, error) {
 	f := &RawBlock{Height: height}
 	for _, enc := range []string{"json", "hexnc"} {
 		var r struct {
 			Block json.RawMessage `json:"block"`
 		}
 		args := map[string]string{"height": strconv.FormatUint(height, 10), "encoding": enc}
-		if err := ix.rpc.Call(ctx, c.path(), c.service()+".getBlockByHeight", args, &r); err != nil {
+		if err := ix.rpc.Call(ctx, chainPath(c), chainService(c)+".getBlockByHeight", args, &r); err != nil {
 			return nil, err
 		}
 		if enc == "json" {
@@ -78,20 +81,20 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, 
 		}
 		b, err := hexAnswer(r.Block)
 		if err != nil {
-			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", c.service(), err)
+			return nil, fmt.Errorf("%s.getBlockByHeight hexnc: %w", chainService(c), err)
 		}
 		f.Bytes = b
 	}
 	if height == 0 {
 		fetchGenesis := ix.fetchXGenesis
-		if c == ChainP {
+		if c == avanet.ChainP {
 			fetchGenesis = ix.fetchPGenesis
 		}
 		if err := fetchGenesis(ctx, f); err != nil {
 			return nil, err
 		}
 	}
-	if c == ChainX {
+	if c == avanet.ChainX {
 		if err := ix.fetchTxBytes(ctx, f); err != nil {
 			return nil, err
 		}
@@ -100,7 +103,7 @@ func (ix *Index) fetch(ctx context.Context, c Chain, height uint64) (*RawBlock, 
 }
 
 // follow indexes chain until ctx ends.
-func (ix *Index) follow(ctx context.Context, c Chain) {
+func (ix *Index) follow(ctx context.Context, c avanet.Chain) {
 	label := string(c)
 	var (
 		lastLog    time.Time
@@ -130,7 +133,7 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 		}
 		ix.metrics.up.Set(1)
 		ix.metrics.node.WithLabelValues(label).Set(float64(tip))
-		if c == ChainP {
+		if c == avanet.ChainP {
 			if err := ix.readRewards(ctx); err != nil {
 				ix.fail(ctx, c, err)
 				continue
@@ -174,7 +177,7 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 		if err == nil {
 			err = ix.catchUp(ctx, c, from, blocks)
 		}
-		if err == nil && c == ChainP && cur.to >= tip {
+		if err == nil && c == avanet.ChainP && cur.to >= tip {
 			// Caught up with new P-Chain blocks: their stakes, subnets and
 			// conversions change the current validators. (Not while
 			// catching up: a large network's validators are a heavy read.)
@@ -200,7 +203,7 @@ func (ix *Index) follow(ctx context.Context, c Chain) {
 
 // fail counts and logs a follower error and waits before the retry. A
 // repeated error is logged again at most once a minute.
-func (ix *Index) fail(ctx context.Context, c Chain, err error) {
+func (ix *Index) fail(ctx context.Context, c avanet.Chain, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -224,7 +227,7 @@ type loggedErr struct {
 	at  time.Time
 }
 
-func (ix *Index) headOf(c Chain) (int64, bool) {
+func (ix *Index) headOf(c avanet.Chain) (int64, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	h := ix.heads[c]
@@ -242,7 +245,7 @@ type batch struct {
 }
 
 // fetchBatch starts fetching chain's blocks from..to.
-func (ix *Index) fetchBatch(ctx context.Context, c Chain, from, to uint64) *batch {
+func (ix *Index) fetchBatch(ctx context.Context, c avanet.Chain, from, to uint64) *batch {
 	ctx, cancel := context.WithCancel(ctx)
 	bt := &batch{from: from, to: to, blocks: make([]*RawBlock, to-from+1), done: make(chan struct{}), cancel: cancel}
 	go func() {
@@ -282,7 +285,7 @@ func (bt *batch) stop() {
 // after checking that each extends the one below it: the first the stored
 // chain (else the index is reconciled with the node), the others the block
 // before them in the batch.
-func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*RawBlock) error {
+func (ix *Index) catchUp(ctx context.Context, c avanet.Chain, from uint64, blocks []*RawBlock) error {
 	var parent string // the id block from's parent must have
 	if from > 0 {
 		var first blockJSON
@@ -314,7 +317,7 @@ func (ix *Index) catchUp(ctx context.Context, c Chain, from uint64, blocks []*Ra
 // commit stores blocks, chain's blocks from on, in one store transaction,
 // checking that each names the one below it as its parent (parent is the
 // stored block's below from, "" at genesis).
-func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string, blocks []*RawBlock) error {
+func (ix *Index) commit(ctx context.Context, c avanet.Chain, from uint64, parent string, blocks []*RawBlock) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	tx, err := ix.st.w.BeginTx(ctx, nil)
@@ -339,7 +342,7 @@ func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string
 		}
 		parent, prevTime = b.ID, w.time
 	}
-	if err := addBurned(tx, ix.net.Avax, c, from, from+uint64(len(blocks))-1); err != nil {
+	if err := addBurned(tx, ix.net.AVAXAssetID, c, from, from+uint64(len(blocks))-1); err != nil {
 		return fmt.Errorf("pindex: burned fees: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -356,8 +359,8 @@ func (ix *Index) commit(ctx context.Context, c Chain, from uint64, parent string
 // Append stores blocks of a generated chain (Options.Network), the first at
 // the height after chain's head, each naming the one below it as its
 // parent, in one store transaction.
-func (ix *Index) Append(ctx context.Context, c Chain, blocks []*RawBlock) error {
-	if c != ChainP && c != ChainX {
+func (ix *Index) Append(ctx context.Context, c avanet.Chain, blocks []*RawBlock) error {
+	if c != avanet.ChainP && c != avanet.ChainX {
 		return ErrUnknownChain
 	}
 	if len(blocks) == 0 {
@@ -395,7 +398,7 @@ func (ix *Index) SetCurrentValidators(ctx context.Context, subnet string, body j
 
 // reconcile finds the highest stored height at or below from whose block the
 // node has too, and rolls the chain back to it.
-func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
+func (ix *Index) reconcile(ctx context.Context, c avanet.Chain, from uint64) error {
 	h := int64(from)
 	for ; h >= 0; h-- {
 		f, err := ix.fetch(ctx, c, uint64(h))
@@ -422,7 +425,7 @@ func (ix *Index) reconcile(ctx context.Context, c Chain, from uint64) error {
 	ix.log.Warn("the node's chain differs from the index; rolling back", "chain", string(c), "from", cur, "to", h)
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	err := ix.st.rollback(ctx, ix.net.Avax, c, h)
+	err := ix.st.rollback(ctx, ix.net.AVAXAssetID, c, h)
 	ix.version.Add(1) // after a failed commit too: nothing cached may outlive it
 	if err != nil {
 		return err

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // fakeNode answers the JSON-RPC methods the index calls with a P-Chain of
@@ -204,7 +205,7 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func unspent(t *testing.T, ix *Index) []string {
 	t.Helper()
-	us, err := ix.UTXOs(context.Background(), ChainP, []avax.ShortID{owner}, false)
+	us, err := ix.UTXOs(context.Background(), avanet.ChainP, []avax.ShortID{owner}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,14 +232,14 @@ func TestFollowResumeRollbackOffline(t *testing.T) {
 	}
 	ix := open()
 	ix.Start(ctx)
-	if err := ix.WaitFor(ctx, ChainP, 5); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, 5); err != nil {
 		t.Fatal(err)
 	}
 	want := node.id("tx", 5).String() + ":50"
 	if got := unspent(t, ix); len(got) != 1 || got[0] != want {
 		t.Fatalf("unspent = %v; want [%s]", got, want)
 	}
-	all, _ := ix.UTXOs(ctx, ChainP, []avax.ShortID{owner}, true)
+	all, _ := ix.UTXOs(ctx, avanet.ChainP, []avax.ShortID{owner}, true)
 	if len(all) != 5 {
 		t.Fatalf("with spent: %d UTXOs; want 5", len(all))
 	}
@@ -250,15 +251,15 @@ func TestFollowResumeRollbackOffline(t *testing.T) {
 	node.fork, node.gen, node.height = 3, 2, 4
 	node.mu.Unlock()
 	ix = open()
-	if h, _ := ix.Head(ChainP); h != 5 {
+	if h, _ := ix.Head(avanet.ChainP); h != 5 {
 		t.Fatalf("resumed head = %d; want 5", h)
 	}
 	ix.Start(ctx)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		b, ok, _ := ix.Block(ctx, ChainP, 4)
+		b, ok, _ := ix.Block(ctx, avanet.ChainP, 4)
 		if ok && b.ID == node.id("block", 4).String() {
-			if _, still, _ := ix.Block(ctx, ChainP, 5); !still {
+			if _, still, _ := ix.Block(ctx, avanet.ChainP, 5); !still {
 				break
 			}
 		}
@@ -284,13 +285,13 @@ func TestFollowResumeRollbackOffline(t *testing.T) {
 	srv.Close()
 	ix = open()
 	defer ix.Close()
-	if h, ok := ix.Head(ChainP); !ok || h != 4 {
+	if h, ok := ix.Head(avanet.ChainP); !ok || h != 4 {
 		t.Fatalf("offline head = %d, %v; want 4", h, ok)
 	}
 	if got := unspent(t, ix); len(got) != 1 || got[0] != want {
 		t.Fatalf("offline unspent = %v; want [%s]", got, want)
 	}
-	if n := ix.Network(); n.ID != 12345 || n.X != fakeX.String() || n.HRP != "local" {
+	if n := ix.Network(); n.ID != 12345 || n.XChainID != fakeX.String() || n.HRP != "local" {
 		t.Fatalf("offline network = %+v", n)
 	}
 }
@@ -306,7 +307,7 @@ func TestOpenWithoutNodeOrStore(t *testing.T) {
 
 // following returns an Index in memory following node, once it has indexed
 // chain up to height.
-func following(t *testing.T, ctx context.Context, node *fakeNode, chain Chain, height uint64) *Index {
+func following(t *testing.T, ctx context.Context, node *fakeNode, chain avanet.Chain, height uint64) *Index {
 	t.Helper()
 	srv := httptest.NewServer(node)
 	t.Cleanup(srv.Close)
@@ -327,13 +328,13 @@ func following(t *testing.T, ctx context.Context, node *fakeNode, chain Chain, h
 func TestXGenesisUTXOs(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ix := following(t, ctx, &fakeNode{height: 1, fork: 1 << 62, gen: 1}, ChainX, 0)
-	us, err := ix.UTXOs(ctx, ChainX, []avax.ShortID{owner}, false)
+	ix := following(t, ctx, &fakeNode{height: 1, fork: 1 << 62, gen: 1}, avanet.ChainX, 0)
+	us, err := ix.UTXOs(ctx, avanet.ChainX, []avax.ShortID{owner}, false)
 	if err != nil || len(us) != 1 || us[0].TxID != fakeAVAX.String() || us[0].Amount != 7_000_000_000 || us[0].Height != 0 ||
 		us[0].ID != fakeAVAX.Prefix(0).String() {
 		t.Fatalf("X genesis UTXOs: %+v, %v", us, err)
 	}
-	if b, ok, err := ix.Block(ctx, ChainX, 0); err != nil || !ok || len(b.Txs) != 0 {
+	if b, ok, err := ix.Block(ctx, avanet.ChainX, 0); err != nil || !ok || len(b.Txs) != 0 {
 		t.Fatalf("the genesis block lists %v (%v, %v); the node's lists none", b, ok, err)
 	}
 }
@@ -345,7 +346,7 @@ func TestHeightBeyondInt64(t *testing.T) {
 	node := &fakeNode{height: 5, fork: 1 << 62, gen: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ix := following(t, ctx, node, ChainP, 5)
+	ix := following(t, ctx, node, avanet.ChainP, 5)
 	for _, h := range []string{"18446744073709551615", "9223372036854775808"} {
 		node.mu.Lock()
 		node.pHeight, node.pHeights = h, 0
@@ -359,10 +360,10 @@ func TestHeightBeyondInt64(t *testing.T) {
 			asked = node.pHeights
 			node.mu.Unlock()
 		}
-		if got, ok := ix.Head(ChainP); !ok || got != 5 {
+		if got, ok := ix.Head(avanet.ChainP); !ok || got != 5 {
 			t.Fatalf("after the node answered height %s: head %d, %v; want 5", h, got, ok)
 		}
-		if _, ok, _ := ix.Block(ctx, ChainP, 5); !ok {
+		if _, ok, _ := ix.Block(ctx, avanet.ChainP, 5); !ok {
 			t.Fatalf("after the node answered height %s: block 5 is gone", h)
 		}
 	}

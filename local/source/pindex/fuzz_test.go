@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // Fuzz targets for every decoder of the followed node's answers (the
@@ -63,13 +64,13 @@ func FuzzApplyBlock(f *testing.F) {
 	}
 	// avalanchego's vectors carry a placeholder message; these carry real
 	// L1 messages, so that their decoding is reached.
-	f.Add(l1Seed(f, "register_l1_validator_tx_test.json", &warp.RegisterL1Validator{SubnetID: [32]byte{1}, NodeID: make([]byte, 20),
-		Expiry: 1, RemainingBalanceOwner: warp.PChainOwner{Threshold: 1, Addresses: [][20]byte{{2}}}, Weight: 5}), banff, false)
-	f.Add(l1Seed(f, "set_l1_validator_weight_tx_test.json", &warp.L1ValidatorWeight{ValidationID: [32]byte{3}, Nonce: 1}), banff, false)
+	f.Add(l1Seed(f, "register_l1_validator_tx_test.json", &warpmsg.RegisterL1Validator{SubnetID: [32]byte{1}, NodeID: make([]byte, 20),
+		Expiry: 1, RemainingBalanceOwner: warpmsg.PChainOwner{Threshold: 1, Addresses: [][20]byte{{2}}}, Weight: 5}), banff, false)
+	f.Add(l1Seed(f, "set_l1_validator_weight_tx_test.json", &warpmsg.L1ValidatorWeight{ValidationID: [32]byte{3}, Nonce: 1}), banff, false)
 	f.Fuzz(func(t *testing.T, js, raw []byte, x bool) {
-		chain := ChainP
+		chain := avanet.ChainP
 		if x {
-			chain = ChainX
+			chain = avanet.ChainX
 		}
 		var h struct {
 			Height uint64 `json:"height"`
@@ -94,13 +95,13 @@ func FuzzApplyBlock(f *testing.F) {
 
 // l1Seed returns a block holding the transaction of testdata/file, its
 // placeholder message replaced by a Warp message carrying m.
-func l1Seed(f *testing.F, file string, m warp.L1Message) []byte {
+func l1Seed(f *testing.F, file string, m warpmsg.L1Message) []byte {
 	f.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		f.Fatal(err)
 	}
-	msg := (&warp.Message{UnsignedMessage: *warp.NewL1Unsigned(12345, m)}).Bytes()
+	msg := (&warpmsg.Message{UnsignedMessage: *warpmsg.NewL1Unsigned(12345, m)}).Bytes()
 	unsigned := bytes.Replace(raw, []byte(`"0x6d657373616765"`), []byte(`"0x`+hex.EncodeToString(msg)+`"`), 1)
 	if bytes.Equal(unsigned, raw) {
 		f.Fatalf("%s has no placeholder message", file)
@@ -175,8 +176,13 @@ func FuzzNetworkOf(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if n.XChainID.String() != x || n.CChainID.String() != c || n.AVAX.String() != asset {
+		if n.XChainID != x || n.CChainID != c || n.AVAXAssetID != asset {
 			t.Fatalf("network %+v from %q %q %q", n, x, c, asset)
+		}
+		for _, s := range []string{x, c, asset} {
+			if id, err := avax.ParseID(s); err != nil || id.String() != s {
+				t.Fatalf("network %+v accepted the id %q (%v)", n, s, err)
+			}
 		}
 	})
 }

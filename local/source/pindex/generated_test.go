@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // genBlock is a generated P-Chain block at height h with txs, after
@@ -32,7 +33,7 @@ func idOfBlock(b *RawBlock) string {
 // and stores the current validators it is given.
 func TestGenerated(t *testing.T) {
 	ctx := context.Background()
-	net := Network{ID: 12345, HRP: "local", X: fakeX.String(), C: fakeC.String(), Avax: fakeAVAX.String()}
+	net := avanet.Network{ID: 12345, Name: "local", HRP: "local", XChainID: fakeX.String(), CChainID: fakeC.String(), AVAXAssetID: fakeAVAX.String()}
 	ix, err := Open(ctx, Options{Network: &net, Path: Memory})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestGenerated(t *testing.T) {
 		"delegationRewardsOwner": map[string]any{"addresses": []string{addr}, "locktime": 0, "threshold": 1}, "shares": 20000}})
 	b0 := genBlock(0, avax.EmptyID.String())
 	b0.Genesis = []json.RawMessage{genesis}
-	if err := ix.Append(ctx, ChainP, []*RawBlock{b0}); err != nil {
+	if err := ix.Append(ctx, avanet.ChainP, []*RawBlock{b0}); err != nil {
 		t.Fatal(err)
 	}
 	// Stakes and CurrentValidators keep their answers until a write: read
@@ -72,20 +73,20 @@ func TestGenerated(t *testing.T) {
 	b1.Type = "BanffProposalBlock"
 	b1.Paid = map[string][]Paid{rewardTx: {{Reward: "VALIDATOR", UTXO: avax.UTXO{TxID: stakeID, OutputIndex: 1, AssetID: fakeAVAX,
 		Out: &avax.TransferOutput{Amt: 3, OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{owner}}}}}}}
-	if err := ix.Append(ctx, ChainP, []*RawBlock{b1}); err != nil {
+	if err := ix.Append(ctx, avanet.ChainP, []*RawBlock{b1}); err != nil {
 		t.Fatal(err)
 	}
 
-	if err := ix.Append(ctx, ChainP, []*RawBlock{genBlock(3, idOfBlock(b1))}); err == nil || !strings.Contains(err.Error(), "after height 1") {
+	if err := ix.Append(ctx, avanet.ChainP, []*RawBlock{genBlock(3, idOfBlock(b1))}); err == nil || !strings.Contains(err.Error(), "after height 1") {
 		t.Errorf("a gap in heights: %v", err)
 	}
-	if err := ix.Append(ctx, ChainP, []*RawBlock{genBlock(2, stakeTx)}); err == nil || !strings.Contains(err.Error(), "names parent") {
+	if err := ix.Append(ctx, avanet.ChainP, []*RawBlock{genBlock(2, stakeTx)}); err == nil || !strings.Contains(err.Error(), "names parent") {
 		t.Errorf("a block after another parent: %v", err)
 	}
-	if h, ok := ix.Head(ChainP); !ok || h != 1 {
+	if h, ok := ix.Head(avanet.ChainP); !ok || h != 1 {
 		t.Fatalf("head %d, %v; want 1", h, ok)
 	}
-	bs, err := ix.Blocks(ctx, ChainP, BlockRange{})
+	bs, err := ix.Blocks(ctx, avanet.ChainP, BlockRange{})
 	if err != nil || len(bs) != 2 || bs[0].Type != "BanffProposalBlock" || bs[0].Size != 101 || bs[1].Txs == nil {
 		t.Fatalf("blocks %+v, %v", bs, err)
 	}
@@ -98,7 +99,7 @@ func TestGenerated(t *testing.T) {
 	if err != nil || len(emitted) != 1 || !emitted[0].Staked || emitted[0].Reward != "" {
 		t.Fatalf("the staking tx emitted %+v, %v; want its stake output only", emitted, err)
 	}
-	txs, err := ix.Txs(ctx, ChainP, TxFilter{Addrs: []avax.ShortID{owner}})
+	txs, err := ix.Txs(ctx, avanet.ChainP, TxFilter{Addrs: []avax.ShortID{owner}})
 	if err != nil || len(txs) != 2 || txs[0].ID != rewardTx || txs[0].Type != TxRewardValidator {
 		t.Fatalf("txs of the owner %+v, %v; want the reward then the staking tx", txs, err)
 	}

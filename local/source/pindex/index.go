@@ -28,7 +28,7 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Options configures an Index.
@@ -38,7 +38,7 @@ type Options struct {
 	// Network is the network of an index no node fills: a generated one
 	// (the devnet), whose blocks Append stores. With it, Node is not used
 	// and Start is not called.
-	Network *Network
+	Network *avanet.Network
 	// Path is the SQLite file. Empty means a private temporary file that
 	// Close removes; Memory means in memory.
 	Path string
@@ -68,63 +68,13 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Network describes the followed network, learned from the node once and
-// kept in the store.
-type Network struct {
-	ID       uint32  `json:"networkID"`
-	HRP      string  `json:"hrp"`
-	XChainID avax.ID `json:"-"`
-	CChainID avax.ID `json:"-"`
-	AVAX     avax.ID `json:"-"`
-	// The ids above in cb58, for the store.
-	X    string `json:"xChainID"`
-	C    string `json:"cChainID"`
-	Avax string `json:"avaxAssetID"`
-}
-
-func (n *Network) parse() error {
-	var err error
-	if n.XChainID, err = avax.ParseID(n.X); err != nil {
-		return err
-	}
-	if n.CChainID, err = avax.ParseID(n.C); err != nil {
-		return err
-	}
-	n.AVAX, err = avax.ParseID(n.Avax)
-	return err
-}
-
-// alias names the chain of a blockchain id of the primary network.
-func (n *Network) alias(id string) (Chain, error) {
-	switch id {
-	case avax.EmptyID.String():
-		return ChainP, nil
-	case n.X:
-		return ChainX, nil
-	case n.C:
-		return ChainC, nil
-	}
-	return "", fmt.Errorf("blockchain %s is not a primary network chain", id)
-}
-
-// ChainID returns the blockchain id of a primary network chain.
-func (n *Network) ChainID(c Chain) avax.ID {
-	switch c {
-	case ChainX:
-		return n.XChainID
-	case ChainC:
-		return n.CChainID
-	}
-	return avax.EmptyID
-}
-
 // Index is the store and the followers of the P- and X-Chain. It is safe for
 // concurrent use.
 type Index struct {
 	opts    Options
 	st      *store
 	rpc     *jsonrpc.Client
-	net     Network
+	net     avanet.Network
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
@@ -147,12 +97,12 @@ type Index struct {
 	// mu guards heads, changed (closed and replaced when a head moves) and
 	// lastErr.
 	mu      sync.Mutex
-	heads   map[Chain]int64 // -1: nothing indexed
+	heads   map[avanet.Chain]int64 // -1: nothing indexed
 	changed chan struct{}
 	// refresh asks the validators refresher to read the node's current
 	// validators now (a P-Chain block may have changed them).
 	refresh chan struct{}
-	lastErr map[Chain]loggedErr
+	lastErr map[avanet.Chain]loggedErr
 
 	startOnce, stopOnce sync.Once
 	cancel              context.CancelFunc
@@ -175,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.CommitBlocks <= 0 {
 		opts.CommitBlocks = 256
 	}
-	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1), lastErr: map[Chain]loggedErr{},
+	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[avanet.Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1), lastErr: map[avanet.Chain]loggedErr{},
 		// Idle connections for two batches' fetches, the other chain's and
 		// the validators'.
 		rpc: jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout, MaxIdleConns: 2*opts.Concurrency + 4,
@@ -195,7 +145,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix.st = st
 	if opts.Network != nil {
 		ix.net = *opts.Network
-		if err := ix.net.parse(); err != nil {
+		if err := checkNetwork(ix.net); err != nil {
 			st.close()
 			return nil, fmt.Errorf("pindex: network: %w", err)
 		}
@@ -204,11 +154,11 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.rpc.Close()
 		return nil, err
 	}
-	if err := upgrade(st.w, ix.net.Avax, ix.log); err != nil {
+	if err := upgrade(st.w, ix.net.AVAXAssetID, ix.log); err != nil {
 		st.close()
 		return nil, fmt.Errorf("pindex: upgrading the store: %w", err)
 	}
-	for _, c := range []Chain{ChainP, ChainX} {
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 		h, ok, err := st.head(c)
 		if err != nil {
 			st.close()
@@ -244,12 +194,14 @@ func (ix *Index) loadNetwork(ctx context.Context) error {
 	live, lerr := ix.learnNetwork(ctx)
 	switch {
 	case ok:
-		if err := json.Unmarshal([]byte(stored), &ix.net); err != nil {
+		var sn storedNetwork
+		if err := json.Unmarshal([]byte(stored), &sn); err != nil {
 			return fmt.Errorf("pindex: stored network: %w", err)
 		}
-		if lerr == nil && (live.ID != ix.net.ID || live.X != ix.net.X) {
+		ix.net = sn.network()
+		if lerr == nil && (live.ID != ix.net.ID || live.XChainID != ix.net.XChainID) {
 			return fmt.Errorf("pindex: the node at %s is on network %d (X-Chain %s) but the index holds network %d (X-Chain %s); use another data directory",
-				ix.opts.Node, live.ID, live.X, ix.net.ID, ix.net.X)
+				ix.opts.Node, live.ID, live.XChainID, ix.net.ID, ix.net.XChainID)
 		}
 		if lerr != nil {
 			ix.log.Warn("node unreachable; answering from the index", "err", lerr)
@@ -258,23 +210,23 @@ func (ix *Index) loadNetwork(ctx context.Context) error {
 		return fmt.Errorf("pindex: learning the network from %s: %w", ix.opts.Node, lerr)
 	default:
 		ix.net = live
-		b, _ := json.Marshal(live)
+		b, _ := json.Marshal(storedOf(live))
 		if err := ix.st.setMeta("network", string(b)); err != nil {
 			return fmt.Errorf("pindex: %w", err)
 		}
 	}
-	return ix.net.parse()
+	return checkNetwork(ix.net)
 }
 
-func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
-	var n Network
+func (ix *Index) learnNetwork(ctx context.Context) (avanet.Network, error) {
+	var n avanet.Network
 	var id struct {
 		NetworkID string `json:"networkID"`
 	}
 	if err := ix.rpc.Call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
 		return n, err
 	}
-	for alias, dst := range map[string]*string{"X": &n.X, "C": &n.C} {
+	for alias, dst := range map[string]*string{"X": &n.XChainID, "C": &n.CChainID} {
 		var r struct {
 			BlockchainID string `json:"blockchainID"`
 		}
@@ -289,23 +241,25 @@ func (ix *Index) learnNetwork(ctx context.Context) (Network, error) {
 	if err := ix.rpc.Call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
 		return n, err
 	}
-	return networkOf(id.NetworkID, n.X, n.C, a.AssetID)
+	return networkOf(id.NetworkID, n.XChainID, n.CChainID, a.AssetID)
 }
 
 // networkOf reads the network from the node's answers: info.getNetworkID,
 // the X- and C-Chain's info.getBlockchainID and AVAX's
 // avm.getAssetDescription.
-func networkOf(networkID, x, c, avaxID string) (Network, error) {
+func networkOf(networkID, x, c, avaxID string) (avanet.Network, error) {
 	v, err := strconv.ParseUint(networkID, 10, 32)
 	if err != nil {
-		return Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
+		return avanet.Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
 	}
-	n := Network{ID: uint32(v), HRP: avanet.HRP(uint32(v)), X: x, C: c, Avax: avaxID}
-	return n, n.parse()
+	n := storedNetwork{ID: uint32(v), HRP: avanet.HRP(uint32(v)), X: x, C: c, Avax: avaxID}.network()
+	return n, checkNetwork(n)
 }
 
-// Network returns the followed network.
-func (ix *Index) Network() Network { return ix.net }
+// Network returns the followed network: its id, name and HRP, its X- and
+// C-Chain and AVAX ids as the node reported them, and the C-Chain's EVM
+// chain id when avanet knows the network (zero otherwise).
+func (ix *Index) Network() avanet.Network { return ix.net }
 
 // Now returns the clock of stake statuses (Options.Now).
 func (ix *Index) Now() time.Time { return ix.now() }
@@ -316,7 +270,7 @@ func (ix *Index) Start(ctx context.Context) {
 	ix.startOnce.Do(func() {
 		ctx, cancel := context.WithCancel(ctx)
 		ix.cancel = cancel
-		for _, c := range []Chain{ChainP, ChainX} {
+		for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
 			ix.wg.Add(1)
 			go func() {
 				defer ix.wg.Done()
@@ -346,14 +300,14 @@ func (ix *Index) Close() error {
 }
 
 // Head returns the highest indexed height of chain, and false when none is.
-func (ix *Index) Head(c Chain) (uint64, bool) {
+func (ix *Index) Head(c avanet.Chain) (uint64, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	h, ok := ix.heads[c]
 	return uint64(max(h, 0)), ok && h >= 0
 }
 
-func (ix *Index) setHead(c Chain, h int64) {
+func (ix *Index) setHead(c avanet.Chain, h int64) {
 	ix.mu.Lock()
 	ix.heads[c] = h
 	close(ix.changed)
@@ -369,8 +323,8 @@ var PrimaryNetworkID = avax.EmptyID.String()
 var ErrUnknownChain = errors.New("pindex: unknown chain")
 
 // WaitFor blocks until chain's index holds height, or ctx ends.
-func (ix *Index) WaitFor(ctx context.Context, c Chain, height uint64) error {
-	if c != ChainP && c != ChainX {
+func (ix *Index) WaitFor(ctx context.Context, c avanet.Chain, height uint64) error {
+	if c != avanet.ChainP && c != avanet.ChainX {
 		return ErrUnknownChain
 	}
 	for {

@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // What the index keeps so that the node's own JSON-RPC methods can be
@@ -72,7 +73,7 @@ func (ix *Index) fetchXGenesis(ctx context.Context, f *RawBlock) error {
 	var r struct {
 		Tx json.RawMessage `json:"tx"`
 	}
-	if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.Avax, "encoding": "json"}, &r); err != nil {
+	if err := ix.rpc.Call(ctx, pathX, "avm.getTx", map[string]string{"txID": ix.net.AVAXAssetID, "encoding": "json"}, &r); err != nil {
 		return err
 	}
 	f.Genesis = []json.RawMessage{r.Tx}
@@ -185,7 +186,7 @@ func (ix *Index) XTx(id string) (bytes []byte, js json.RawMessage, ok bool) {
 // newest first: the order of avalanchego's per-address UTXO list, to which
 // each accepted transaction adds its outputs in index order at the head.
 // Only ID and Bytes are set.
-func (ix *Index) XUTXOs(ctx context.Context, source Chain, addr avax.ShortID) ([]*UTXO, error) {
+func (ix *Index) XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*UTXO, error) {
 	rows, err := ix.st.r.QueryContext(ctx, `SELECT u.id, u.bytes FROM utxo_unspent a
 		CROSS JOIN utxos u ON u.id = a.utxo
 		LEFT JOIN spends s ON s.utxo = u.id
@@ -198,7 +199,7 @@ func (ix *Index) XUTXOs(ctx context.Context, source Chain, addr avax.ShortID) ([
 	defer rows.Close()
 	var out []*UTXO
 	for rows.Next() {
-		u := &UTXO{Chain: ChainX, CreatedOn: source}
+		u := &UTXO{Chain: avanet.ChainX, CreatedOn: source}
 		if err := rows.Scan(&u.ID, &u.Bytes); err != nil {
 			return nil, err
 		}

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // applyP stores what a P-Chain transaction adds beyond its UTXOs: subnets
@@ -54,7 +55,7 @@ func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		if err != nil {
 			return err
 		}
-		reg, ok := m.(*warp.RegisterL1Validator)
+		reg, ok := m.(*warpmsg.RegisterL1Validator)
 		if !ok {
 			return fmt.Errorf("RegisterL1ValidatorTx carries a %T", m)
 		}
@@ -75,7 +76,7 @@ func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		if err != nil {
 			return err
 		}
-		if wm, ok := m.(*warp.L1ValidatorWeight); ok && wm.Weight == 0 {
+		if wm, ok := m.(*warpmsg.L1ValidatorWeight); ok && wm.Weight == 0 {
 			return w.end(hexID(wm.ValidationID), id, "removed")
 		}
 	case TxDisableL1Validator:
@@ -140,7 +141,7 @@ func (w *writer) staker(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		return err
 	}
 	for _, o := range u.Stake {
-		if err := w.output(txID, next, o.AssetID, &o.Output, ChainP, &stakeWindow{start: start, end: int64(v.End)}); err != nil {
+		if err := w.output(txID, next, o.AssetID, &o.Output, avanet.ChainP, &stakeWindow{start: start, end: int64(v.End)}); err != nil {
 			return err
 		}
 		next++

@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Owner is a threshold of addresses.
@@ -163,7 +164,7 @@ func (ix *Index) blockchains(ctx context.Context, only string) ([]Blockchain, er
 // UTXO is an output the index knows, with its spend when spent.
 type UTXO struct {
 	ID                   string
-	Chain, CreatedOn     Chain // the chain whose UTXO set holds it; the chain of the tx that made it
+	Chain, CreatedOn     avanet.Chain // the chain whose UTXO set holds it; the chain of the tx that made it
 	TxID                 string
 	OutputIndex          uint32
 	AssetID              string
@@ -181,7 +182,7 @@ type UTXO struct {
 	Time                 int64
 	Spent                bool
 	SpentBy              string
-	SpentOn              Chain
+	SpentOn              avanet.Chain
 	SpentHeight          uint64
 	SpentTime            int64
 	// StakeEnded says a stake output's staking ended (its stake_ends row):
@@ -194,7 +195,7 @@ type UTXO struct {
 
 // UTXOs returns the UTXOs of chain that any of addrs may spend, oldest
 // first; spent ones too when includeSpent.
-func (ix *Index) UTXOs(ctx context.Context, chain Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error) {
+func (ix *Index) UTXOs(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error) {
 	if len(addrs) == 0 {
 		return nil, nil
 	}
@@ -261,13 +262,13 @@ func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 			&u.StakeEnded, &u.Paid); err != nil {
 			return nil, err
 		}
-		u.Chain, u.CreatedOn, u.Addresses = Chain(chainS), Chain(created), splitAddrs(addrs)
+		u.Chain, u.CreatedOn, u.Addresses = avanet.Chain(chainS), avanet.Chain(created), splitAddrs(addrs)
 		var err error
 		if u.Amount, err = strconv.ParseUint(amount, 10, 64); err != nil {
 			return nil, fmt.Errorf("pindex: utxo %s amount %q: %w", u.ID, amount, err)
 		}
 		if by.Valid {
-			u.Spent, u.SpentBy, u.SpentOn, u.SpentHeight, u.SpentTime = true, by.String, Chain(on.String), uint64(sh.Int64), stime.Int64
+			u.Spent, u.SpentBy, u.SpentOn, u.SpentHeight, u.SpentTime = true, by.String, avanet.Chain(on.String), uint64(sh.Int64), stime.Int64
 		}
 		out = append(out, u)
 	}
@@ -275,19 +276,19 @@ func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 }
 
 // ChainsOf returns the chains (P, X, C) on which addr owns or owned a UTXO.
-func (ix *Index) ChainsOf(ctx context.Context, addr avax.ShortID) ([]Chain, error) {
+func (ix *Index) ChainsOf(ctx context.Context, addr avax.ShortID) ([]avanet.Chain, error) {
 	rows, err := ix.st.r.QueryContext(ctx, `SELECT DISTINCT chain FROM utxo_addrs WHERE addr=? ORDER BY chain`, addr.String())
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Chain
+	var out []avanet.Chain
 	for rows.Next() {
 		var c string
 		if err := rows.Scan(&c); err != nil {
 			return nil, err
 		}
-		out = append(out, Chain(c))
+		out = append(out, avanet.Chain(c))
 	}
 	return out, rows.Err()
 }
@@ -315,7 +316,7 @@ func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
 			COALESCE(b.time, 0)
 		FROM assets a LEFT JOIN blocks b ON b.chain = a.chain AND b.height = a.height WHERE a.id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination, &a.Cap, &a.Type, &a.Time)
 	if errors.Is(err, sql.ErrNoRows) {
-		if id == ix.net.Avax {
+		if id == ix.net.AVAXAssetID {
 			return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true, nil
 		}
 		return a, false, nil
@@ -495,7 +496,7 @@ type currentAt struct {
 
 // Block is a stored P- or X-Chain block.
 type Block struct {
-	Chain      Chain
+	Chain      avanet.Chain
 	Height     uint64
 	ID, Parent string
 	Time       int64
@@ -505,7 +506,7 @@ type Block struct {
 }
 
 // Block returns chain's block at height.
-func (ix *Index) Block(ctx context.Context, chain Chain, height uint64) (*Block, bool, error) {
+func (ix *Index) Block(ctx context.Context, chain avanet.Chain, height uint64) (*Block, bool, error) {
 	b := &Block{Chain: chain, Height: height}
 	var txs string
 	err := ix.st.r.QueryRowContext(ctx, `SELECT id, parent, time, type, size, txs FROM blocks WHERE chain=? AND height=?`, string(chain), height).
@@ -525,7 +526,7 @@ func (ix *Index) Block(ctx context.Context, chain Chain, height uint64) (*Block,
 // Tx is a stored transaction: its type and the node's JSON of it.
 type Tx struct {
 	ID     string
-	Chain  Chain
+	Chain  avanet.Chain
 	Height uint64
 	Index  int
 	Type   string
@@ -548,6 +549,6 @@ func (ix *Index) Tx(ctx context.Context, id string) (*Tx, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	t.Chain, t.Body = Chain(chain), json.RawMessage(body)
+	t.Chain, t.Body = avanet.Chain(chain), json.RawMessage(body)
 	return t, true, nil
 }

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Reward UTXOs. A RewardValidatorTx's block does not list the rewards it
@@ -64,7 +65,7 @@ func (ix *Index) readRewards(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
-	w := &writer{tx: tx, net: &ix.net, chain: ChainP}
+	w := &writer{tx: tx, net: &ix.net, chain: avanet.ChainP}
 	for i, p := range pending {
 		// The option block may have been rolled back since it was read.
 		var id string

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // waitUntil polls cond every 10ms until it holds or ctx ends.
@@ -53,7 +54,7 @@ func TestFollowerRewards(t *testing.T) {
 		return ix
 	}
 	ix := open()
-	if err := ix.WaitFor(ctx, ChainP, 6); err != nil {
+	if err := ix.WaitFor(ctx, avanet.ChainP, 6); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, ctx, "the reward UTXOs", func() bool { return len(rewardsOf(t, ix)) == 2 })
@@ -111,7 +112,7 @@ func TestFollowerRewards(t *testing.T) {
 	defer func() { ix.Close() }()
 	waitUntil(t, ctx, "the reward UTXOs of an upgraded store", func() bool { return len(rewardsOf(t, ix)) == 2 })
 	check("upgraded")
-	if txs, err := ix.Txs(ctx, ChainX, TxFilter{Asset: fakeAVAX.String()}); err != nil || len(txs) != 1 || txs[0].ID != fakeAVAX.String() {
+	if txs, err := ix.Txs(ctx, avanet.ChainX, TxFilter{Asset: fakeAVAX.String()}); err != nil || len(txs) != 1 || txs[0].ID != fakeAVAX.String() {
 		t.Errorf("AVAX's txs after the upgrade: %+v, %v; want its genesis CreateAssetTx", txs, err)
 	}
 
@@ -121,8 +122,8 @@ func TestFollowerRewards(t *testing.T) {
 	node.fork, node.gen, node.height = 4, 2, 5
 	node.mu.Unlock()
 	waitUntil(t, ctx, "the rollback", func() bool {
-		b, ok, _ := ix.Block(ctx, ChainP, 4)
-		_, still, _ := ix.Block(ctx, ChainP, 6)
+		b, ok, _ := ix.Block(ctx, avanet.ChainP, 4)
+		_, still, _ := ix.Block(ctx, avanet.ChainP, 6)
 		return ok && b.ID == node.id("block", 4).String() && !still
 	})
 	waitUntil(t, ctx, "the reward UTXOs after the rollback", func() bool { return len(rewardsOf(t, ix)) == 2 })

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // The store is append-only per chain: every row carries the chain and the
@@ -241,7 +243,7 @@ func (s *store) setMeta(key, value string) error {
 }
 
 // head returns the highest stored height of chain.
-func (s *store) head(chain Chain) (uint64, bool, error) {
+func (s *store) head(chain avanet.Chain) (uint64, bool, error) {
 	var h sql.NullInt64
 	if err := s.w.QueryRow(`SELECT MAX(height) FROM blocks WHERE chain=?`, string(chain)).Scan(&h); err != nil {
 		return 0, false, err
@@ -250,7 +252,7 @@ func (s *store) head(chain Chain) (uint64, bool, error) {
 }
 
 // blockID returns the stored id of chain's block at height.
-func (s *store) blockID(chain Chain, height uint64) (string, error) {
+func (s *store) blockID(chain avanet.Chain, height uint64) (string, error) {
 	var id string
 	err := s.w.QueryRow(`SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`, string(chain), height).Scan(&id)
 	return id, err
@@ -258,7 +260,7 @@ func (s *store) blockID(chain Chain, height uint64) (string, error) {
 
 // rollback deletes every row chain's blocks above height made, and totals
 // the chain's burned fees (of AVAX, avaxID) again.
-func (s *store) rollback(ctx context.Context, avaxID string, chain Chain, height int64) error {
+func (s *store) rollback(ctx context.Context, avaxID string, chain avanet.Chain, height int64) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -275,7 +277,7 @@ func (s *store) rollback(ctx context.Context, avaxID string, chain Chain, height
 			return fmt.Errorf("pindex: rollback %s: %w", t[0], err)
 		}
 	}
-	if chain == ChainP {
+	if chain == avanet.ChainP {
 		// The rewards of a reward tx at height-1 or above were stored with
 		// its option block above height: they are read again.
 		if _, err := tx.Exec(`UPDATE meta SET value=CAST(MIN(CAST(value AS INTEGER), ?) AS TEXT) WHERE key='rewards_height'`, height-1); err != nil {
@@ -291,7 +293,7 @@ func (s *store) rollback(ctx context.Context, avaxID string, chain Chain, height
 // unspendAbove puts back in utxo_unspent the UTXOs that chain's spends above
 // height spent (those the rollback then deletes; a UTXO made above height
 // goes with its own rows).
-func unspendAbove(tx *sql.Tx, chain Chain, height int64) error {
+func unspendAbove(tx *sql.Tx, chain avanet.Chain, height int64) error {
 	rows, err := tx.Query(`SELECT u.id, u.chain, u.created_on, u.height, u.addresses FROM spends s JOIN utxos u ON u.id = s.utxo
 		WHERE s.chain=? AND s.height>?`, string(chain), height)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/avaedge/avaedge/avanet"
 )
 
 // Supply is the primary network's AVAX supply as the followed node last
@@ -115,7 +117,7 @@ func (ix *Index) LockedAVAX(ctx context.Context, now int64) (uint64, error) {
 	var v int64
 	err := ix.st.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(CAST(u.amount AS INTEGER)), 0) FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
 		WHERE (u.locktime > 0 OR u.stake_locktime > 0) AND (u.locktime > ? OR (u.stake_locktime > ? AND u.staked = 0))
-		AND s.utxo IS NULL AND u.asset = ? AND u.chain != 'C'`, now, now, ix.net.Avax).Scan(&v)
+		AND s.utxo IS NULL AND u.asset = ? AND u.chain != 'C'`, now, now, ix.net.AVAXAssetID).Scan(&v)
 	return uint64(v), err
 }
 
@@ -129,7 +131,7 @@ func (ix *Index) LockedAVAX(ctx context.Context, now int64) (uint64, error) {
 // addBurned totals the fees of chain's blocks from..to, and of the pending
 // transactions (of either chain) whose UTXOs are all stored now, within
 // the store transaction tx of those blocks.
-func addBurned(tx *sql.Tx, avaxID string, chain Chain, from, to uint64) error {
+func addBurned(tx *sql.Tx, avaxID string, chain avanet.Chain, from, to uint64) error {
 	fresh, err := burnedBy(tx, avaxID, `s.chain = ? AND s.height BETWEEN ? AND ?`, string(chain), int64(from), int64(min(to, math.MaxInt64)))
 	if err != nil {
 		return err
@@ -143,7 +145,7 @@ func addBurned(tx *sql.Tx, avaxID string, chain Chain, from, to uint64) error {
 
 // resetBurned totals chain's burned fees afresh (after a rollback, or for a
 // store written before they were kept).
-func resetBurned(tx *sql.Tx, avaxID string, chain Chain) error {
+func resetBurned(tx *sql.Tx, avaxID string, chain avanet.Chain) error {
 	if _, err := tx.Exec(`DELETE FROM burn_pending WHERE chain = ?`, string(chain)); err != nil {
 		return err
 	}
@@ -165,7 +167,7 @@ type txBurn struct {
 
 // totalBurned adds the complete transactions' fees to their chains'
 // totals (reset's set afresh), and keeps the others pending.
-func totalBurned(tx *sql.Tx, burns []txBurn, reset Chain) error {
+func totalBurned(tx *sql.Tx, burns []txBurn, reset avanet.Chain) error {
 	add := map[string]uint64{}
 	for _, b := range burns {
 		if b.missing {
@@ -179,7 +181,7 @@ func totalBurned(tx *sql.Tx, burns []txBurn, reset Chain) error {
 			return err
 		}
 	}
-	for _, c := range []string{string(ChainP), string(ChainX)} {
+	for _, c := range []string{string(avanet.ChainP), string(avanet.ChainX)} {
 		if _, ok := add[c]; !ok && c != string(reset) {
 			continue
 		}

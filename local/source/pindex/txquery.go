@@ -7,7 +7,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // BlockRange selects blocks or transactions of one chain: by time (Unix
@@ -101,7 +102,7 @@ func (r BlockRange) where(args *[]any) string {
 }
 
 // Blocks returns chain's blocks in r.
-func (ix *Index) Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Block, error) {
+func (ix *Index) Blocks(ctx context.Context, chain avanet.Chain, r BlockRange) ([]*Block, error) {
 	args := []any{string(chain)}
 	q := `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=?` + r.where(&args) + r.after("", true, &args) + ` ORDER BY height`
 	if !r.Asc {
@@ -111,7 +112,7 @@ func (ix *Index) Blocks(ctx context.Context, chain Chain, r BlockRange) ([]*Bloc
 }
 
 // BlockByID returns chain's block with id.
-func (ix *Index) BlockByID(ctx context.Context, chain Chain, id string) (*Block, bool, error) {
+func (ix *Index) BlockByID(ctx context.Context, chain avanet.Chain, id string) (*Block, bool, error) {
 	bs, err := ix.queryBlocks(ctx, chain, `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=? AND id=?`, string(chain), id)
 	if err != nil || len(bs) == 0 {
 		return nil, false, err
@@ -119,7 +120,7 @@ func (ix *Index) BlockByID(ctx context.Context, chain Chain, id string) (*Block,
 	return bs[0], true, nil
 }
 
-func (ix *Index) queryBlocks(ctx context.Context, chain Chain, q string, args ...any) ([]*Block, error) {
+func (ix *Index) queryBlocks(ctx context.Context, chain avanet.Chain, q string, args ...any) ([]*Block, error) {
 	rows, err := ix.st.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ type TxFilter struct {
 
 // Txs returns chain's transactions that f selects, in block and block
 // position order (newest first unless f.Asc).
-func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error) {
+func (ix *Index) Txs(ctx context.Context, chain avanet.Chain, f TxFilter) ([]*Tx, error) {
 	// An asset's txs are read in the order of its asset_txs rows.
 	from, by, chainCol := `txs t`, "t", "t.chain"
 	args := []any{}
@@ -227,7 +228,7 @@ func (ix *Index) Txs(ctx context.Context, chain Chain, f TxFilter) ([]*Tx, error
 		if err := rows.Scan(&t.ID, &c, &t.Height, &t.Index, &t.Type, &t.Time, &body); err != nil {
 			return nil, err
 		}
-		t.Chain, t.Body = Chain(c), json.RawMessage(body)
+		t.Chain, t.Body = avanet.Chain(c), json.RawMessage(body)
 		out = append(out, t)
 	}
 	return out, rows.Err()
@@ -249,7 +250,7 @@ func (ix *Index) TxUTXOs(ctx context.Context, txID string) (emitted, consumed []
 }
 
 // BlockID returns the id of chain's block at height.
-func (ix *Index) BlockID(ctx context.Context, chain Chain, height uint64) (string, error) {
+func (ix *Index) BlockID(ctx context.Context, chain avanet.Chain, height uint64) (string, error) {
 	var id string
 	st, err := ix.st.prepared(ctx, `SELECT id FROM blocks INDEXED BY blocks_height WHERE chain=? AND height=?`)
 	if err != nil {

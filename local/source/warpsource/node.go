@@ -1,3 +1,8 @@
+// Package warpsource is the signature aggregator's source over a followed
+// avalanchego network: validator sets from the node's platform API, L1
+// messages from the network's index, and signatures asked of each validator
+// over the p2p protocol (ACP-118). The devnet's source is the devnet world's
+// own (local/world/devnet).
 package warpsource
 
 import (
@@ -13,10 +18,10 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // NodeOptions configures NewNode.
@@ -56,8 +61,6 @@ type Node struct {
 	conversions map[[32]byte][32]byte
 }
 
-var _ warp.Source = (*Node)(nil)
-
 // NewNode returns the Source over the followed network, with a fresh
 // p2p identity (a non-validating peer's).
 func NewNode(opts NodeOptions) (*Node, error) {
@@ -88,8 +91,7 @@ func (s *Node) Network(string) (uint32, bool) { return s.ix.Network().ID, true }
 // SubnetOf maps the P-, X- and C-Chain to the primary network and every other
 // chain to the subnet its CreateChainTx named.
 func (s *Node) SubnetOf(chainID [32]byte) ([32]byte, bool) {
-	n := s.ix.Network()
-	if chainID == [32]byte{} || chainID == [32]byte(n.XChainID) || chainID == [32]byte(n.CChainID) {
+	if _, primary := s.ix.Network().ChainOf(avax.ID(chainID).String()); primary {
 		return [32]byte{}, true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -113,14 +115,14 @@ func (s *Node) SubnetOf(chainID [32]byte) ([32]byte, bool) {
 // Validators returns the subnet's validator set at a P-Chain height (0: the
 // node's current height) from platform.getValidatorsAt, which for an L1 is
 // its L1 validators.
-func (s *Node) Validators(ctx context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+func (s *Node) Validators(ctx context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
 	if subnetID != ([32]byte{}) {
 		_, ok, err := s.ix.Subnet(ctx, avax.ID(subnetID).String())
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: %s is not indexed", warp.ErrUnknownSubnet, avax.ID(subnetID))
+			return nil, fmt.Errorf("%w: %s is not indexed", warpmsg.ErrUnknownSubnet, avax.ID(subnetID))
 		}
 	}
 	current, err := s.node.pHeight(ctx)
@@ -130,7 +132,7 @@ func (s *Node) Validators(ctx context.Context, subnetID [32]byte, height uint64)
 	if height == 0 {
 		height = current
 	} else if height > current {
-		return nil, fmt.Errorf("%w: %d > %d", warp.ErrUnknownHeight, height, current)
+		return nil, fmt.Errorf("%w: %d > %d", warpmsg.ErrUnknownHeight, height, current)
 	}
 	return s.node.validatorsAt(ctx, subnetID, height)
 }
@@ -138,16 +140,16 @@ func (s *Node) Validators(ctx context.Context, subnetID [32]byte, height uint64)
 // Sign asks the validator over the p2p protocol, on the message's source
 // chain, with the justification the P-Chain needs for a conversion message.
 func (s *Node) Sign(ctx context.Context, nodeID [20]byte, msg []byte) ([]byte, error) {
-	u, err := warp.ParseUnsignedMessage(msg)
+	u, err := warpmsg.ParseUnsignedMessage(msg)
 	if err != nil {
 		return nil, err
 	}
 	var justification []byte
-	if m, err := warp.L1MessageOf(u); err == nil {
-		if conv, ok := m.(*warp.SubnetToL1Conversion); ok {
+	if m, err := warpmsg.L1MessageOf(u); err == nil {
+		if conv, ok := m.(*warpmsg.SubnetToL1Conversion); ok {
 			subnet, ok := s.subnetOfConversion(ctx, conv.ID)
 			if !ok {
-				return nil, fmt.Errorf("conversion %s: %w", avax.ID(conv.ID), warp.ErrL1MessageNotFound)
+				return nil, fmt.Errorf("conversion %s: %w", avax.ID(conv.ID), warpmsg.ErrL1MessageNotFound)
 			}
 			justification = subnet[:]
 		}
@@ -180,7 +182,7 @@ func (s *Node) L1Message(networkID uint32, ref []byte) ([]byte, bool) {
 	s.mu.Lock()
 	s.conversions[convID] = subnet
 	s.mu.Unlock()
-	return warp.NewL1Unsigned(networkID, &warp.SubnetToL1Conversion{ID: convID}).Bytes(), true
+	return warpmsg.NewL1Unsigned(networkID, &warpmsg.SubnetToL1Conversion{ID: convID}).Bytes(), true
 }
 
 // subnetOfConversion returns the subnet whose conversion id is id, looking
@@ -267,7 +269,7 @@ func conversionID(body json.RawMessage) (subnet, id [32]byte, err error) {
 			return subnet, id, fmt.Errorf("validator %d nodeID: %w", i, err)
 		}
 		pk, err := decodeHexNC(v.Signer.PublicKey)
-		if err != nil || len(pk) != warp.PublicKeyLen {
+		if err != nil || len(pk) != warpmsg.PublicKeyLen {
 			return subnet, id, fmt.Errorf("validator %d publicKey: %q", i, v.Signer.PublicKey)
 		}
 		b = binary.BigEndian.AppendUint32(b, uint32(len(node)))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/avaedge/avaedge/local/avax"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // Fuzz targets for the node-mode warp Source's decoders of the followed

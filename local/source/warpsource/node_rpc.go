@@ -8,9 +8,9 @@ import (
 	"strconv"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/api/warp"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/vocab/avax"
+	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // errNoAddress means the followed node is not connected to a validator, so
@@ -42,7 +42,7 @@ func (n *nodeRPC) pHeight(ctx context.Context) (uint64, error) {
 
 // validatorsAt returns platform.getValidatorsAt's set: node ids, weights and
 // BLS keys (absent for validators without one).
-func (n *nodeRPC) validatorsAt(ctx context.Context, subnetID [32]byte, height uint64) ([]warp.Validator, error) {
+func (n *nodeRPC) validatorsAt(ctx context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
 	var r json.RawMessage
 	params := map[string]string{"height": strconv.FormatUint(height, 10), "subnetID": avax.ID(subnetID).String()}
 	if err := n.call(ctx, "/ext/bc/P", "platform.getValidatorsAt", params, &r); err != nil {
@@ -53,7 +53,7 @@ func (n *nodeRPC) validatorsAt(ctx context.Context, subnetID [32]byte, height ui
 
 // validatorSet reads platform.getValidatorsAt's answer: node id → weight and
 // BLS key (null for a validator without one).
-func validatorSet(raw json.RawMessage) ([]warp.Validator, error) {
+func validatorSet(raw json.RawMessage) ([]warpmsg.Validator, error) {
 	var r map[string]struct {
 		PublicKey *string `json:"publicKey"`
 		Weight    string  `json:"weight"`
@@ -61,7 +61,7 @@ func validatorSet(raw json.RawMessage) ([]warp.Validator, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("platform.getValidatorsAt: %w", err)
 	}
-	out := make([]warp.Validator, 0, len(r))
+	out := make([]warpmsg.Validator, 0, len(r))
 	for node, v := range r {
 		id, err := avax.ParseNodeID(node)
 		if err != nil {
@@ -71,7 +71,7 @@ func validatorSet(raw json.RawMessage) ([]warp.Validator, error) {
 		if err != nil {
 			return nil, fmt.Errorf("platform.getValidatorsAt: weight of %s: %w", node, err)
 		}
-		val := warp.Validator{NodeID: [20]byte(id), Weight: w}
+		val := warpmsg.Validator{NodeID: [20]byte(id), Weight: w}
 		if v.PublicKey != nil {
 			if val.PublicKey, err = decodeHexNC(*v.PublicKey); err != nil {
 				return nil, fmt.Errorf("platform.getValidatorsAt: key of %s: %w", node, err)

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/avax"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // TestConversionID computes the conversion id of a real ConvertSubnetToL1Tx

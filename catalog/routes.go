@@ -115,9 +115,6 @@ func enumP(name string, enum []string) Param {
 func pageSize(max float64, def string) Param {
 	return Param{Name: "pageSize", Kind: Integer, Min: 1, HasMin: true, Max: max, HasMax: true, Default: def}
 }
-func intP(name string, min float64) Param {
-	return Param{Name: name, Kind: Integer, Min: min, HasMin: true}
-}
 func numP(name string, min, max float64) Param {
 	return Param{Name: name, Kind: Number, Min: min, HasMin: true, Max: max, HasMax: true}
 }
@@ -161,8 +158,8 @@ func rest(svc Service, name, method, path string, cost int64, class cache.Class,
 // costs are the services' published ones (doc.go has the table and the few
 // avaedge decides); node costs are avaedge's own (rpc.go).
 // Operations of the specs that are not here belong to the operator's account
-// or write (and the Metrics API's composite query): never published (the
-// README lists them).
+// or write (and the Metrics API's composite query): never published
+// (docs/routes.md lists them).
 func Catalogue() []Route {
 	routes := slices.Concat(dataPrimary(), dataEVM(), dataICM(), metricsRoutes(), healthRoutes(), legacyRoutes())
 	return append(routes, rpcRoutes()...)

@@ -76,7 +76,7 @@ func rpc(endpoint, name string, cost int64, class cache.Class) Route {
 }
 
 // rpcRoutes are the node's JSON-RPC methods. Their costs are avaedge's own
-// (the Data API publishes none; see the README): 1 for constant answers,
+// (the Data API publishes none; see docs/routes.md): 1 for constant answers,
 // 10 for a lookup, 20 for balances and for issuing a transaction, 50 for
 // UTXO pages; on the EVM endpoint 1 for a plain read, more for the calls
 // that execute code or scan logs, by the work they may do.

@@ -10,14 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/avaedge/avaedge/internal/markdown"
 	"github.com/avaedge/avaedge/internal/spectest"
 )
 
 // unpublished are the operations of glacier.json and popsicle.json that the
 // catalogue leaves out on purpose, by "METHOD path", with the reason: they
 // belong to the operator's account (its webhooks, usage, logs, exports) or
-// write, and the operator's key must never serve them to a client. The
-// README's "Route catalogue" section lists the same. An operator shares one
+// write, and the operator's key must never serve them to a client.
+// docs/routes.md lists the same. An operator shares one
 // with named keys through publish:.
 var unpublished = map[string]string{
 	"POST /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex": "write: makes the service fetch a token's metadata again",
@@ -208,23 +209,60 @@ func paramNames(rt *Route) []string {
 	return names
 }
 
-// TestLegacyNamed: the legacy reads are exactly the ones the README names,
-// each with the SDKs that call it.
-func TestLegacyNamed(t *testing.T) {
-	want := []string{"getTeleporterMessage", "listTeleporterMessages", "listTeleporterMessagesByAddress",
-		"listAllLatestBlocks", "listAllLatestTransactions", "getAddressChains",
-		"getTeleporterMetricsByChain", "getNftHoldersByContractAddress", "getAddressesByBalanceOverTime", "getAvgTps"}
-	var got []string
-	for _, rt := range Catalogue() {
-		if rt.Legacy != "" {
-			got = append(got, rt.Name)
-			if !strings.Contains(rt.Legacy, "sdk") && !strings.Contains(rt.Legacy, "seed") {
-				t.Errorf("%s: Legacy %q names no SDK or seed", rt.Name, rt.Legacy)
+// TestUnpublishedNamed: docs/routes.md names every operation of the specs
+// that the catalogue leaves out (by its operationId), so a reader learns
+// what the edge refuses.
+func TestUnpublishedNamed(t *testing.T) {
+	p, err := markdown.Read("docs/routes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, l := range p.Lines {
+		for _, span := range markdown.Spans(l) {
+			named[span] = true
+		}
+	}
+	for _, spec := range []*spectest.Spec{spectest.DataAPI(nil), spectest.MetricsAPI(nil)} {
+		ops, err := spec.Operations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range ops {
+			if _, ok := unpublished[op.Method+" "+op.Path]; ok && !named[op.ID] {
+				t.Errorf("%s (%s %s) is unpublished; docs/routes.md does not name it", op.ID, op.Method, op.Path)
 			}
 		}
 	}
+}
+
+// TestLegacyNamed: the legacy reads are exactly the ones docs/routes.md's
+// table names, with their paths and successors, and each names the SDKs (or
+// the seed) that call it.
+func TestLegacyNamed(t *testing.T) {
+	tb, err := markdown.ReadTable("docs/routes.md", "route", "path", "called by", "successor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, row := range tb.Rows {
+		want = append(want, strings.Join([]string{row[0], row[1], row[3]}, " "))
+	}
+	for _, rt := range Catalogue() {
+		if rt.Legacy == "" {
+			continue
+		}
+		successor := "none"
+		if rt.Successor != "" {
+			successor = "`" + rt.Successor + "`"
+		}
+		got = append(got, fmt.Sprintf("`%s` `%s` %s", rt.Name, rt.Pattern(), successor))
+		if !strings.Contains(rt.Legacy, "sdk") && !strings.Contains(rt.Legacy, "seed") {
+			t.Errorf("%s: Legacy %q names no SDK or seed", rt.Name, rt.Legacy)
+		}
+	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("legacy routes %v; want %v", got, want)
+		t.Fatalf("legacy routes %q; docs/routes.md names %q", got, want)
 	}
 }
 

@@ -31,8 +31,9 @@ type Config struct {
 	// Env AVAEDGE_ADMIN_LISTEN. Default "127.0.0.1:9090".
 	AdminListen string `yaml:"admin_listen"`
 	// AdminToken, when set, is required as "Authorization: Bearer <token>" by
-	// the admin API's write operations (cache purge). Env AVAEDGE_ADMIN_TOKEN.
-	// Empty disables those operations.
+	// the admin API (/admin/: cache purge, usage), pprof and /metrics. Env
+	// AVAEDGE_ADMIN_TOKEN. Empty turns the admin API and pprof off and leaves
+	// /metrics open for the loopback listener's scraper.
 	AdminToken string `yaml:"admin_token"`
 	// DataDir holds persistent local state (indexes, certificates). Env
 	// AVAEDGE_DATA_DIR. Default "" keeps local state in memory.
@@ -353,7 +354,8 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // Load reads the YAML file at path (none when empty), applies environment
-// overrides from getenv (os.Getenv when nil), and validates.
+// overrides from getenv (os.Getenv when nil), fills the defaults
+// (Defaults) and validates (Validate).
 func Load(path string, getenv func(string) string) (*Config, error) {
 	var c Config
 	if path != "" {
@@ -369,6 +371,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		getenv = os.Getenv
 	}
 	c.ApplyEnv(getenv)
+	c.Defaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

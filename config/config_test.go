@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,7 +147,7 @@ func TestOverrides(t *testing.T) {
 	}
 }
 
-// TestComponentDefaultsLeftZero checks that Validate does not write a
+// TestComponentDefaultsLeftZero checks that Defaults does not write a
 // default that a component's Options already documents, so each default
 // lives in one place.
 func TestComponentDefaultsLeftZero(t *testing.T) {
@@ -157,5 +158,39 @@ func TestComponentDefaultsLeftZero(t *testing.T) {
 	if c.RedisPrefix != "" || c.Replicas != 0 || c.Upstreams.Data.Timeout != 0 || c.Server.MaxBodyBytes != 0 ||
 		c.Cache.MaxBytes != 0 || c.Cache.CompressAbove != 0 || c.Local.Seed != 0 {
 		t.Fatalf("component defaults written by config: %+v", c)
+	}
+}
+
+// TestDefaultsApart: Validate changes nothing (it accepts the zero values
+// that stand for defaults); Defaults fills them and derives the node
+// upstream from local.node, and what it makes validates.
+func TestDefaultsApart(t *testing.T) {
+	var c Config
+	if err := Parse([]byte("local:\n  node: http://127.0.0.1:9650/\nupstreams:\n  data:\n    url: https://glacier-api.avax.network\n"), &c); err != nil {
+		t.Fatal(err)
+	}
+	before := fmt.Sprintf("%+v", c)
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if after := fmt.Sprintf("%+v", c); after != before {
+		t.Fatalf("Validate changed the config:\n%s\nto\n%s", before, after)
+	}
+	c.Defaults()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, got, want string }{
+		{"listen", c.Listen, ":8080"},
+		{"local.node", c.Local.Node, "http://127.0.0.1:9650"},
+		{"upstreams.node.url", c.Upstreams.Node.URL, "http://127.0.0.1:9650"},
+		{"upstreams.node.mode", c.Upstreams.Node.Mode, "proxy"},
+		{"upstreams.data.mode", c.Upstreams.Data.Mode, "proxy"},
+		{"upstreams.metrics.mode", c.Upstreams.Metrics.Mode, "local"},
+		{"upstreams.data.breaker.open_for", c.Upstreams.Data.Breaker.OpenFor.D().String(), "10s"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %q; want %q", tt.name, tt.got, tt.want)
+		}
 	}
 }

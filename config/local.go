@@ -52,9 +52,7 @@ type LocalEVM struct {
 	MaxFilters       int `yaml:"max_filters"`
 }
 
-// validate fills LocalEVM's defaults and reports bad values through bad.
-// The zero values of the other fields are the dev chain's documented
-// defaults (evm.Options).
+// validate reports LocalEVM's bad values through bad.
 func (e *LocalEVM) validate(bad func(field, format string, args ...any)) {
 	for _, f := range []struct {
 		name string
@@ -71,6 +69,11 @@ func (e *LocalEVM) validate(bad func(field, format string, args ...any)) {
 			bad("local.evm."+f.name, "must not be negative")
 		}
 	}
+}
+
+// defaults fills LocalEVM's defaults. The zero values of the other fields
+// are the dev chain's documented defaults (evm.Options).
+func (e *LocalEVM) defaults() {
 	if e.WritesPerMinute == 0 {
 		e.WritesPerMinute = DefaultWritesPerMinute
 	}

@@ -55,6 +55,7 @@ func TestKubernetes(t *testing.T) {
 	if err := config.Parse([]byte(cfgText), &c); err != nil {
 		t.Fatalf("ConfigMap config: %v", err)
 	}
+	c.Defaults()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("ConfigMap config: %v", err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 )
 
 // TestAdmissionFirst: every endpoint admits (and refuses) a request before
@@ -194,7 +193,7 @@ func TestEndpointMinimum(t *testing.T) {
 			routes[i].Cost += 600
 		}
 	}
-	srv, err := New(Options{Routes: routes, Publish: []config.Publish{{Method: "POST", Path: "/ext/bc/X", RPCMethods: []string{"avm.x"}, Keys: []string{"k"}}}})
+	srv, err := New(Options{Routes: routes, Publish: []Publish{{Method: "POST", Path: "/ext/bc/X", RPCMethods: []string{"avm.x"}, Keys: []string{"k"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +213,7 @@ func TestEndpointMinimum(t *testing.T) {
 // TestHeadPublished: a HEAD of a path the operator publishes for GET is
 // that GET without a body, sent upstream as a GET.
 func TestHeadPublished(t *testing.T) {
-	te := newTestEdge(t, Options{Publish: []config.Publish{{Method: "GET", Path: "/v1/webhooks", Keys: []string{""}}}})
+	te := newTestEdge(t, Options{Publish: []Publish{{Method: "GET", Path: "/v1/webhooks", Keys: []string{""}}}})
 	w := httptest.NewRecorder()
 	te.srv.ServeHTTP(w, httptest.NewRequest("HEAD", "/v1/webhooks", nil))
 	if got := te.data.last(); w.Code != 200 || w.Body.Len() != 0 || got.Method != "GET" || got.Path != "/v1/webhooks" {

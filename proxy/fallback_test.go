@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 )
 
 // fakeLocal answers every route and has a real source only for fuji.
@@ -57,9 +56,9 @@ func breakerEdge(t *testing.T, url string, local Local) *Server {
 	up := upstreamFor(t, catalog.Data, url)
 	up.RetryBudget = 0
 	up.Timeout = 150 * time.Millisecond
-	up.Breaker = NewBreaker("data", config.Breaker{
+	up.Breaker = NewBreaker("data", BreakerOptions{
 		MinRequests: 100, FailureRatio: 0.5, ConsecutiveFailures: 3,
-		Interval: config.Duration(time.Minute), OpenFor: config.Duration(200 * time.Millisecond), HalfOpenProbes: 1,
+		Interval: time.Minute, OpenFor: 200 * time.Millisecond, HalfOpenProbes: 1,
 	}, nil)
 	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Local: local})
 	if err != nil {

@@ -2,14 +2,13 @@ package proxy
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 )
 
 // NetworkID asks a node upstream for its network id (info.getNetworkID), so
@@ -17,18 +16,8 @@ import (
 // The call goes as the edge's own calls do: through the breaker, with the
 // upstream's headers.
 func (u *Upstream) NetworkID(ctx context.Context) (uint32, error) {
-	c := jsonrpc.NewClient("", jsonrpc.ClientOptions{HTTPClient: &http.Client{Transport: edgeCalls{u}}, MaxAnswerBytes: 1 << 16})
-	var r struct {
-		NetworkID string `json:"networkID"`
-	}
-	if err := c.Call(ctx, "/ext/info", "info.getNetworkID", nil, &r); err != nil {
-		return 0, err
-	}
-	id, err := strconv.ParseUint(r.NetworkID, 10, 32)
-	if err != nil {
-		return 0, fmt.Errorf("info.getNetworkID: %q: %w", r.NetworkID, err)
-	}
-	return uint32(id), nil
+	c := nodeclient.New("", jsonrpc.ClientOptions{HTTPClient: &http.Client{Transport: edgeCalls{u}}, MaxAnswerBytes: 1 << 16})
+	return c.Info().NetworkID(ctx)
 }
 
 // edgeCalls sends a request the edge makes itself to the upstream: its path

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 )
 
@@ -30,6 +29,22 @@ func serviceOf(path string) (svc catalog.Service, ok bool) {
 	return "", false
 }
 
+// Publish is a route, or JSON-RPC methods of a node endpoint, the operator
+// publishes to named keys only (config's publish entries).
+type Publish struct {
+	// Method and Path are the route's (Path a pattern whose "{name}"
+	// segments match any one segment), or the node endpoint's (POST).
+	Method, Path string
+	// Keys are the key ids that may call it.
+	Keys []string
+	// Cost is its price in CU (with RPCMethods, of one call). Zero means
+	// Options.PassthroughCost.
+	Cost int64
+	// RPCMethods are the endpoint's published methods: names, or prefixes
+	// ending in "*".
+	RPCMethods []string
+}
+
 // servePassthrough prepares a path the catalogue does not list. Only the
 // operator's own Publish entries are forwarded, to their keys only: the
 // catalogue already holds every public read of the real services, so
@@ -50,7 +65,7 @@ func (s *Server) servePassthrough(w http.ResponseWriter, r *http.Request) {
 		ex.service = catalog.Data
 	}
 	escaped := r.URL.EscapedPath()
-	var pub *config.Publish
+	var pub *Publish
 	var m catalog.PathMatch
 	best := -1
 	for i := range s.opts.Publish {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/limits"
 )
 
@@ -212,12 +211,12 @@ func TestPassthroughNeverTripsBreaker(t *testing.T) {
 	t.Cleanup(origin.Close)
 	up := upstreamFor(t, catalog.Data, origin.URL)
 	up.RetryBudget = 0
-	up.Breaker = NewBreaker("data", config.Breaker{
+	up.Breaker = NewBreaker("data", BreakerOptions{
 		MinRequests: 100, FailureRatio: 0.5, ConsecutiveFailures: 3,
-		Interval: config.Duration(time.Minute), OpenFor: config.Duration(time.Minute), HalfOpenProbes: 1,
+		Interval: time.Minute, OpenFor: time.Minute, HalfOpenProbes: 1,
 	}, nil)
 	srv, err := New(Options{Upstreams: map[catalog.Service]*Upstream{catalog.Data: up}, Limiter: keyLimiter{},
-		Publish: []config.Publish{{Method: "GET", Path: "/v1/webhooks", Keys: []string{"acme"}}}})
+		Publish: []Publish{{Method: "GET", Path: "/v1/webhooks", Keys: []string{"acme"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +249,7 @@ func (keyLimiter) Admit(_ context.Context, r *http.Request, _ limits.Charge) lim
 // and path variants never reach an upstream; a route the operator publishes
 // reaches it for its keys only.
 func TestOnlyPublishedPathsForwarded(t *testing.T) {
-	te := newTestEdge(t, Options{Limiter: keyLimiter{}, Publish: []config.Publish{{Method: "DELETE", Path: "/v1/webhooks/{id}", Keys: []string{"acme"}, Cost: 5}}})
+	te := newTestEdge(t, Options{Limiter: keyLimiter{}, Publish: []Publish{{Method: "DELETE", Path: "/v1/webhooks/{id}", Keys: []string{"acme"}, Cost: 5}}})
 	for _, c := range []struct{ method, path, key string }{
 		{"GET", "/v1/webhooks", ""},
 		{"DELETE", "/v1/webhooks/abc", ""},

@@ -22,7 +22,6 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/accesslog"
 	"github.com/avaedge/avaedge/limits"
 	"github.com/avaedge/avaedge/usage"
@@ -159,8 +158,8 @@ type Options struct {
 	// Zero means 20.
 	PassthroughCost int64
 	// Publish are further routes, and JSON-RPC methods, forwarded to named
-	// keys only (see config.Config.Publish).
-	Publish []config.Publish
+	// keys only (config's publish).
+	Publish []Publish
 	// Usage meters every request by key and answers the usage routes
 	// (/v1/apiUsageMetrics, /v1/apiLogs, the RPC usage routes) for the
 	// calling key. Nil meters nothing, and those routes answer 404 like any

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 )
 
 // seen is one request as a test upstream received it.
@@ -67,13 +67,15 @@ func (rec *recorder) last() seen {
 	return rec.reqs[len(rec.reqs)-1]
 }
 
+// testUpstream are an upstream's options with config's defaults, in proxy
+// mode.
+func testUpstream(url string) UpstreamOptions {
+	return UpstreamOptions{URL: url, ConnectTimeout: 3 * time.Second, FirstByteTimeout: 10 * time.Second, RetryBudget: 0.1, LocalFallback: true,
+		Breaker: BreakerOptions{MinRequests: 20, FailureRatio: 0.5, ConsecutiveFailures: 5, Interval: 30 * time.Second, OpenFor: 10 * time.Second, HalfOpenProbes: 3}}
+}
+
 func upstreamFor(t testing.TB, svc catalog.Service, url string) *Upstream {
-	var c config.Config
-	c.Upstreams.Data.URL = url
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	up, err := NewUpstream(svc, c.Upstreams.Data, "operator-secret", nil)
+	up, err := NewUpstream(svc, testUpstream(url), "operator-secret", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,6 @@ import (
 	"github.com/avaedge/avaedge/limits"
 )
 
-func jsonrpcLookup(name string) string { return jsonrpc.LookupName(name) }
-
 // maxBatch bounds the calls of one EVM batch (the node's own endpoints take
 // no batches).
 const maxBatch = 100
@@ -145,23 +143,61 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if rt != nil {
 		base = rt.Cost
 	}
-	var fwd []byte        // the forwarded calls, re-encoded
-	var edge []edgeAnswer // the edge's answers to the others
-	var own []int         // edge's answers to a socket's own calls, made once charged
-	var cost int64
-	nfwd, answered := 0, 0 // forwarded calls; those the upstream answers
+	fwd, nfwd, edge, own, cost := s.splitEVMCalls(calls, ex.keyID, base, socketCallsOf(ex) != nil)
+	charge := limits.Charge{Routes: evmRoute, Cost: cost}
+	if nfwd == 0 {
+		// Nothing to forward: the edge answers (after charging) as
+		// go-ethereum would, with no upstream call.
+		if !s.admitRest(ex, charge) || !ex.admitted && !s.admit(ex, charge) {
+			return
+		}
+		s.answerOwn(ex, calls, edge, own)
+		if len(own) > 0 {
+			// A socket's own calls are counted by their method.
+			p := &preparedCall{rt: rt, service: catalog.Node, charge: charge, method: "batch"}
+			if !batch {
+				p.method = calls[0].Method
+			}
+			ex.prepared = p
+		}
+		s.writeEdgeAnswers(ex, edge, batch)
+		return
+	}
+	if batch {
+		fwd = append(append([]byte{'['}, fwd...), ']')
+	}
+	p := &preparedCall{rt: rt, service: catalog.Node, url: nodeURL(ex.r), body: fwd, charge: charge, edgeAnswers: edge, method: "batch"}
+	if !batch {
+		p.method = calls[0].Method
+	}
+	// Admitted before a socket's own calls are answered (serve would
+	// admit it only after).
+	if s.admitRest(ex, charge) && (ex.admitted || s.admit(ex, charge)) {
+		s.answerOwn(ex, calls, edge, own)
+		s.serve(ex, p)
+	}
+}
+
+// splitEVMCalls sorts an EVM body's calls: those keyID may call are
+// re-encoded into fwd (nfwd of them, comma-separated), at their price; the
+// others cost base each and get go-ethereum's error element in edge, placed
+// after the forwarded calls answered before them (notifications get none
+// unless invalid). Answers sent to the edge are ignored, as go-ethereum
+// does. On a socket (sock), its own calls (eth_subscribe, eth_unsubscribe)
+// are answered by the edge once charged: own are their places in edge.
+func (s *Server) splitEVMCalls(calls []jsonrpc.EthCall, keyID string, base int64, sock bool) (fwd []byte, nfwd int, edge []edgeAnswer, own []int, cost int64) {
+	answered := 0 // forwarded calls the upstream answers
 	for i := range calls {
 		c := &calls[i]
 		var refusal *jsonrpc.EthError
-		switch price, ok := s.evmPrice(c.Method, ex.keyID); {
+		switch price, ok := s.evmPrice(c.Method, keyID); {
 		case c.Response:
-			continue // go-ethereum ignores answers sent to it
+			continue
 		case c.Invalid != nil:
 			refusal = c.Invalid
 		case !ok:
 			refusal = jsonrpc.EthMethodNotFound(c.Method)
-		case isSocketMethod(c.Method) && socketCallsOf(ex) != nil:
-			// A socket's own call: answered by the edge once charged.
+		case sock && isSocketMethod(c.Method):
 			cost += price
 			if !c.IsNotification() {
 				own = append(own, len(edge))
@@ -185,49 +221,27 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 			edge = append(edge, edgeAnswer{after: answered, body: c.AppendError(nil, refusal)})
 		}
 	}
-	charge := limits.Charge{Routes: evmRoute, Cost: cost}
-	if nfwd == 0 {
-		// Nothing to forward: the edge answers (after charging) as
-		// go-ethereum would, with no upstream call.
-		if !s.admitRest(ex, charge) || !ex.admitted && !s.admit(ex, charge) {
-			return
+	return fwd, nfwd, edge, own, cost
+}
+
+// writeEdgeAnswers writes the edge's answers to a body none of whose calls
+// is forwarded: no body for notifications and answers only, an array for a
+// batch, else the one element.
+func (s *Server) writeEdgeAnswers(ex *exchange, edge []edgeAnswer, batch bool) {
+	var b []byte
+	for i, a := range edge {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		s.answerOwn(ex, calls, edge, own)
-		if len(own) > 0 {
-			// A socket's own calls are counted by their method.
-			p := &preparedCall{rt: rt, service: catalog.Node, charge: charge, method: "batch"}
-			if !batch {
-				p.method = calls[0].Method
-			}
-			ex.prepared = p
-		}
-		var b []byte
-		for i, a := range edge {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, a.body...)
-		}
-		switch {
-		case len(edge) == 0:
-			s.writeEVM(ex, nil) // notifications and answers only: no body
-		case batch:
-			s.writeEVM(ex, append(append([]byte{'['}, b...), ']'))
-		default:
-			s.writeEVM(ex, b)
-		}
-		return
+		b = append(b, a.body...)
 	}
-	if batch {
-		fwd = append(append([]byte{'['}, fwd...), ']')
-	}
-	p := &preparedCall{rt: rt, service: catalog.Node, url: nodeURL(ex.r), body: fwd, charge: charge, edgeAnswers: edge, method: "batch"}
-	if !batch {
-		p.method = calls[0].Method
-	}
-	if s.admitRest(ex, charge) && (ex.admitted || s.admit(ex, charge)) {
-		s.answerOwn(ex, calls, edge, own)
-		s.serve(ex, p)
+	switch {
+	case len(edge) == 0:
+		s.writeEVM(ex, nil)
+	case batch:
+		s.writeEVM(ex, append(append([]byte{'['}, b...), ']'))
+	default:
+		s.writeEVM(ex, b)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/limits"
 )
 
@@ -45,21 +46,7 @@ type Server struct {
 
 // New builds a Server.
 func New(opts Options) (*Server, error) {
-	if opts.Routes == nil {
-		opts.Routes = catalog.Catalogue()
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = 1 << 20
-	}
-	if opts.PassthroughCost <= 0 {
-		opts.PassthroughCost = 20
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.fillDefaults()
 	var b [4]byte
 	rand.Read(b[:])
 	s := &Server{
@@ -88,19 +75,65 @@ func New(opts Options) (*Server, error) {
 			m.breaker.WithLabelValues(string(svc)).Set(0)
 		}
 	}
-	for i := range opts.Routes {
-		rt := &opts.Routes[i]
+	s.indexRoutes()
+	s.mountNode()
+	s.mountSockets()
+	// Liveness on the public listener too, for load balancers that only see it.
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = hdrJSON
+		w.Write([]byte(`{"status":"ok"}` + "\n"))
+	})
+	s.mountUsage()
+	catalog.Mount(s.mux, opts.Routes, func(rt *catalog.Route) http.Handler {
+		rm := s.rmetrics[rt.Name]
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
+	}, http.HandlerFunc(s.servePassthrough))
+	return s, nil
+}
+
+// fillDefaults gives the options left zero their defaults: the whole
+// catalogue, 1 MiB bodies, passthrough at 20 compute units, slog's default
+// logger and the wall clock.
+func (opts *Options) fillDefaults() {
+	if opts.Routes == nil {
+		opts.Routes = catalog.Catalogue()
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	if opts.PassthroughCost <= 0 {
+		opts.PassthroughCost = 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+}
+
+// indexRoutes indexes the catalogue's routes by name, with their charge
+// names and counters, and its JSON-RPC methods by endpoint and lookup name.
+func (s *Server) indexRoutes() {
+	for i := range s.opts.Routes {
+		rt := &s.opts.Routes[i]
 		s.routes[rt.Name] = rt
 		s.charged[rt.Name] = []string{rt.Name}
-		s.rmetrics[rt.Name] = &routeMetrics{m: m, svc: rt.Service, name: rt.Name}
+		s.rmetrics[rt.Name] = &routeMetrics{m: s.metrics, svc: rt.Service, name: rt.Name}
 		if rt.IsRPC() {
 			if s.rpc[rt.Endpoint] == nil {
 				s.rpc[rt.Endpoint] = map[string]*catalog.Route{}
 			}
-			s.rpc[rt.Endpoint][jsonrpcLookup(rt.Name)] = rt
-			continue
+			s.rpc[rt.Endpoint][jsonrpc.LookupName(rt.Name)] = rt
 		}
 	}
+}
+
+// mountNode mounts the node endpoints the catalogue has methods of (an
+// X-Chain path only for the X-Chain's ids, any other chain's a
+// passthrough), and the local world's other EVM chains, each at its own
+// path.
+func (s *Server) mountNode() {
 	for endpoint, paths := range catalog.NodeEndpoints {
 		if s.rpc[endpoint] == nil {
 			continue
@@ -116,8 +149,7 @@ func New(opts Options) (*Server, error) {
 			})
 		}
 	}
-	// The local world's other EVM chains, each at its own path; any other
-	// chain's path is a passthrough, as before.
+	// Any other chain's path is a passthrough, as before.
 	if s.rpc["evm"] != nil {
 		s.mux.HandleFunc("/ext/bc/{chain}/rpc", func(w http.ResponseWriter, r *http.Request) {
 			if l, ok := s.opts.Local.(LocalEVM); ok && l.ServesEVM(r.URL.Path) {
@@ -127,18 +159,6 @@ func New(opts Options) (*Server, error) {
 			s.servePassthrough(w, r)
 		})
 	}
-	s.mountSockets()
-	// Liveness on the public listener too, for load balancers that only see it.
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header()["Content-Type"] = hdrJSON
-		w.Write([]byte(`{"status":"ok"}` + "\n"))
-	})
-	s.mountUsage()
-	catalog.Mount(s.mux, opts.Routes, func(rt *catalog.Route) http.Handler {
-		rm := s.rmetrics[rt.Name]
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveREST(rt, rm, w, r) })
-	}, http.HandlerFunc(s.servePassthrough))
-	return s, nil
 }
 
 // endpointOf describes a node endpoint for admission: the routes its calls

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 )
 
 // Upstream is one real service behind the edge: its base URL, a pooled
@@ -47,13 +46,33 @@ type Upstream struct {
 	calls, retries atomic.Int64
 }
 
-// NewUpstream builds an Upstream from its configuration.
-func NewUpstream(svc catalog.Service, c config.Upstream, apiKey string, onState func(svc catalog.Service, from, to string)) (*Upstream, error) {
+// UpstreamOptions configure one service's upstream (config's
+// upstreams.*).
+type UpstreamOptions struct {
+	// URL is the service's base URL.
+	URL string
+	// Headers are sent with every call to the upstream (never logged).
+	Headers map[string]string
+	// ConnectTimeout bounds dialing and the TLS handshake;
+	// FirstByteTimeout the wait for response headers. Zero means none.
+	ConnectTimeout, FirstByteTimeout time.Duration
+	// Timeout bounds one whole call. Zero means 30s.
+	Timeout time.Duration
+	// Breaker are the thresholds of the breaker in front of the service.
+	Breaker BreakerOptions
+	// RetryBudget is Upstream.RetryBudget.
+	RetryBudget float64
+	// LocalFallback is Upstream.LocalFallback: false for "upstream-only".
+	LocalFallback bool
+}
+
+// NewUpstream builds the Upstream of svc.
+func NewUpstream(svc catalog.Service, c UpstreamOptions, apiKey string, onState func(svc catalog.Service, from, to string)) (*Upstream, error) {
 	base, err := url.Parse(c.URL)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", svc, err)
 	}
-	dialer := &net.Dialer{Timeout: c.ConnectTimeout.D(), KeepAlive: 30 * time.Second}
+	dialer := &net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           dialer.DialContext,
@@ -61,8 +80,8 @@ func NewUpstream(svc catalog.Service, c config.Upstream, apiKey string, onState 
 		MaxIdleConns:          512,
 		MaxIdleConnsPerHost:   256,
 		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   c.ConnectTimeout.D(),
-		ResponseHeaderTimeout: c.FirstByteTimeout.D(),
+		TLSHandshakeTimeout:   c.ConnectTimeout,
+		ResponseHeaderTimeout: c.FirstByteTimeout,
 		ExpectContinueTimeout: time.Second,
 		// Bodies are passed through as the upstream encoded them.
 		DisableCompression: true,
@@ -73,9 +92,9 @@ func NewUpstream(svc catalog.Service, c config.Upstream, apiKey string, onState 
 		APIKey:        apiKey,
 		Headers:       http.Header{},
 		Transport:     tr,
-		Timeout:       c.Timeout.D(),
-		RetryBudget:   c.Retry.Budget,
-		LocalFallback: c.Mode != "upstream-only",
+		Timeout:       c.Timeout,
+		RetryBudget:   c.RetryBudget,
+		LocalFallback: c.LocalFallback,
 	}
 	for k, v := range c.Headers {
 		u.Headers.Set(k, v)

@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/avaedge/avaedge/catalog"
-	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/usage"
 )
 
@@ -123,13 +122,9 @@ func newFakeNode(t testing.TB) *fakeNode {
 func socketEdge(t testing.TB, keys string, o SocketOptions) (*Server, *httptest.Server, *fakeNode, *prometheus.Registry) {
 	t.Helper()
 	fn := newFakeNode(t)
-	var c config.Config
-	c.Upstreams.Node.URL = fn.srv.URL
-	c.Upstreams.Node.Headers = map[string]string{"X-Operator-Node-Key": "operator"}
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	up, err := NewUpstream(catalog.Node, c.Upstreams.Node, "", nil)
+	uo := testUpstream(fn.srv.URL)
+	uo.Headers = map[string]string{"X-Operator-Node-Key": "operator"}
+	up, err := NewUpstream(catalog.Node, uo, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -596,12 +591,7 @@ func waitConns(t testing.TB, reg *prometheus.Registry, n float64) {
 // method.
 func TestSocketUsage(t *testing.T) {
 	fn := newFakeNode(t)
-	var c config.Config
-	c.Upstreams.Node.URL = fn.srv.URL
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	up, err := NewUpstream(catalog.Node, c.Upstreams.Node, "", nil)
+	up, err := NewUpstream(catalog.Node, testUpstream(fn.srv.URL), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ func TestBuildFailureClosesWhatItOpened(t *testing.T) {
 	cfg.DataDir = dir
 	cfg.Redis = rds.URL()
 	cfg.KeysFile = filepath.Join(dir, "no-such-keys.yaml")
+	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

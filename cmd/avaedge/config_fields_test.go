@@ -20,7 +20,6 @@ import (
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
 	"github.com/avaedge/avaedge/internal/redistest"
-	"github.com/avaedge/avaedge/proxy/edgetls"
 )
 
 // TestConfigFieldsReachComponents sets every field of the config file to a
@@ -162,7 +161,7 @@ log_level: debug
 	}
 	t.Cleanup(func() { a.Close() })
 	srvs := newServers(cfg, a)
-	tlsOpts := edgetls.ConfigOptions(cfg, log, a.Redis)
+	tlsOpts := tlsOptions(cfg, log, a.Redis)
 	w := a.wired
 	data := w.upstreams[catalog.Data]
 	if data == nil || w.upstreams[catalog.Node] == nil {
@@ -211,8 +210,8 @@ log_level: debug
 		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
 		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},
 		{"upstreams.breaker.consecutive_failures", data.Breaker.Config().ConsecutiveFailures, uint32(9)},
-		{"upstreams.breaker.interval", data.Breaker.Config().Interval.D(), 11 * time.Second},
-		{"upstreams.breaker.open_for", data.Breaker.Config().OpenFor.D(), 13 * time.Second},
+		{"upstreams.breaker.interval", data.Breaker.Config().Interval, 11 * time.Second},
+		{"upstreams.breaker.open_for", data.Breaker.Config().OpenFor, 13 * time.Second},
 		{"upstreams.breaker.half_open_probes", data.Breaker.Config().HalfOpenProbes, uint32(2)},
 		{"upstreams.retry.budget", data.RetryBudget, 0.3},
 		{"upstreams.network_id", w.local.NodeNetwork, "fuji"},

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/avaedge/avaedge/internal/markdown"
 	"github.com/avaedge/avaedge/internal/redistest"
 )
 
@@ -167,6 +168,26 @@ func TestDashboardMetricsExported(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Fatalf("the dashboard (%d panels) queries metrics /metrics does not export: %v", len(d.Panels), missing)
+	}
+	checkMetricsDocumented(t, scrape(t, admin+"/metrics"))
+}
+
+// checkMetricsDocumented fails on an avaedge_ family of fams that
+// docs/operations.md's metrics table does not name.
+func checkMetricsDocumented(t *testing.T, fams map[string]*dto.MetricFamily) {
+	t.Helper()
+	tb, err := markdown.ReadTable("docs/operations.md", "metric", "type", "meaning")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, row := range tb.Rows {
+		documented[strings.Trim(row[0], "`")] = true
+	}
+	for name := range fams {
+		if strings.HasPrefix(name, "avaedge_") && !documented[name] {
+			t.Errorf("/metrics exports %s; docs/operations.md's metrics table does not name it", name)
+		}
 	}
 }
 

@@ -67,10 +67,11 @@ func cachedEdge(t *testing.T, origin string, rdb redis.UniversalClient, clk *tes
 	var cfg config.Config
 	cfg.Upstreams.Data.URL = origin
 	cfg.Upstreams.Data.Retry.Budget = -1
+	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	up, err := proxy.NewUpstream(catalog.Data, cfg.Upstreams.Data, "", nil)
+	up, err := proxy.NewUpstream(catalog.Data, upstreamOf(cfg.Upstreams.Data), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,10 +44,11 @@ func benchmarkCacheHit(b *testing.B, parallel bool) {
 	var cfg config.Config
 	cfg.Upstreams.Data.URL = origin.URL
 	cfg.DisableAccessLog = true
+	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	up, _ := proxy.NewUpstream(catalog.Data, cfg.Upstreams.Data, "", nil)
+	up, _ := proxy.NewUpstream(catalog.Data, upstreamOf(cfg.Upstreams.Data), "", nil)
 	c, _ := cache.New(cache.Options{})
 	defer c.Close()
 	kf, err := limits.ParseKeysFile([]byte("plans: {bench: {cu_per_minute: 1000000000000}}\nanonymous: bench\n"))

@@ -29,16 +29,31 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal, a second one ends the process at once (the
+	// default action): drain and close are bounded, but an operator may
+	// not want to wait.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	if err := run(ctx, *configPath, os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "avaedge:", err)
 		os.Exit(1)
 	}
 }
 
+// closeTimeout bounds closing what the edge opened (the access log's last
+// lines, the last usage batch, Redis, the local world) once the listeners
+// have drained: run returns at most server.shutdown_timeout + closeTimeout
+// after ctx is done, whatever a handler or a closer is stuck in.
+const closeTimeout = 10 * time.Second
+
 // run serves until ctx is done (SIGINT/SIGTERM), then drains in-flight
-// requests and writes the access log's last lines. Logs go to stderr.
-// started, when set, is told the bound addresses.
-func run(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer, started func(pub, admin net.Addr)) error {
+// requests for server.shutdown_timeout, cuts off those still running, and
+// closes what it opened (writing the access log's last lines) within
+// closeTimeout. Logs go to stderr. started, when set, is told the bound
+// addresses.
+func run(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer, started func(pub, admin net.Addr)) (err error) {
 	cfg, err := config.Load(configPath, getenv)
 	if err != nil {
 		return err
@@ -50,7 +65,11 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	defer app.Close()
+	defer func() {
+		if cerr := app.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("shutdown: %w", cerr)
+		}
+	}()
 
 	srvs := newServers(cfg, app)
 	pub, adm := srvs.public, srvs.admin
@@ -68,7 +87,7 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	errc := make(chan error, 3)
 	var plain *http.Server
 	if cfg.TLS.Enabled() {
-		tm, err := edgetls.New(edgetls.ConfigOptions(cfg, log, app.Redis))
+		tm, err := edgetls.New(tlsOptions(cfg, log, app.Redis))
 		if err != nil {
 			pubLn.Close()
 			admLn.Close()
@@ -125,6 +144,13 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 		plain.Shutdown(sctx)
 	}
 	if err != nil {
+		// Requests still running past the drain are cut off: their
+		// connections close, which cancels their contexts.
+		pub.Close()
+		adm.Close()
+		if plain != nil {
+			plain.Close()
+		}
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	log.Info("stopped")

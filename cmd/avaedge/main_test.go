@@ -111,6 +111,92 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
+// TestShutdownBounded: a request stuck past server.shutdown_timeout (its
+// upstream never answers) does not hold shutdown: run returns soon after
+// the drain ends, with an error that says so. (The stuck upstream call
+// itself may be a cache fill, which outlives its client by design and is
+// bounded by the upstream's own timeout.)
+func TestShutdownBounded(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer origin.Close()
+	defer close(release)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "avaedge.yaml")
+	yaml := "listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\ndata_dir: " + dir + "\n" +
+		"upstreams:\n  data: {url: " + origin.URL + ", mode: upstream-only, first_byte_timeout: 5m, timeout: 5m}\n" +
+		"server: {shutdown_timeout: 1s, write_timeout: 5m}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrs, done := make(chan string, 1), make(chan error, 1)
+	go func() {
+		done <- run(ctx, cfg, func(string) string { return "" }, io.Discard, func(p, _ net.Addr) { addrs <- "http://" + p.String() })
+	}()
+	var pub string
+	select {
+	case pub = <-addrs:
+	case err := <-done:
+		t.Fatalf("avaedge did not start: %v", err)
+	}
+	go func() {
+		if resp, err := http.Get(pub + "/v1/chains"); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-entered
+	start := time.Now()
+	cancel()
+	// 1s of drain plus closing; the bound is generous for a loaded machine
+	// and still far below the stuck call's 5 minutes.
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "shutdown") {
+			t.Fatalf("run: %v; want a shutdown error for the request still running", err)
+		}
+		if d := time.Since(start); d < time.Second {
+			t.Fatalf("run returned %v after shutdown began; want the 1s drain first", d)
+		}
+	case <-time.After(time.Second + closeTimeout + 30*time.Second):
+		t.Fatal("run still running long after the drain ended")
+	}
+}
+
+// TestCloseWithinBounded: closing gives up on a closer that hangs, naming
+// it, after the closers added after it were closed.
+func TestCloseWithinBounded(t *testing.T) {
+	hang := make(chan struct{})
+	defer close(hang)
+	var a app
+	var closed []string
+	a.onClose("hanging", func() error { <-hang; return nil })
+	a.onClose("quick", func() error { closed = append(closed, "quick"); return nil })
+	errc := make(chan error, 1)
+	go func() { errc <- a.CloseWithin(50 * time.Millisecond) }()
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "hanging did not close within 50ms") {
+			t.Fatalf("CloseWithin: %v; want the hanging closer named", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("CloseWithin waited for a closer that hangs")
+	}
+	if len(closed) != 1 {
+		t.Fatalf("closed %v; want the quick closer closed first", closed)
+	}
+}
+
 // TestDataDirCreated: a data directory that does not exist yet is created,
 // readable by this user only, instead of failing to open its databases.
 func TestDataDirCreated(t *testing.T) {

@@ -34,10 +34,11 @@ func TestMethodCaseAtEdge(t *testing.T) {
 	t.Cleanup(node.Close)
 	var cfg config.Config
 	cfg.Upstreams.Node.URL = node.URL
+	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	up, err := proxy.NewUpstream(catalog.Node, cfg.Upstreams.Node, "", nil)
+	up, err := proxy.NewUpstream(catalog.Node, upstreamOf(cfg.Upstreams.Node), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -40,7 +41,8 @@ type app struct {
 	// CloseSockets closes the WebSockets with a going-away frame, on
 	// shutdown (net/http's Shutdown does not know hijacked connections).
 	CloseSockets func(ctx context.Context)
-	closers      []func() error
+	// closers are what build opened, closed last first.
+	closers []closer
 	// wired records what build handed each component.
 	wired wiring
 }
@@ -64,11 +66,48 @@ type wiring struct {
 
 func (a *app) SetReady(v bool) { a.ready.Store(v) }
 
-func (a *app) Close() error {
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		a.closers[i]()
+// closer is one thing build opened, named for the error that says it did
+// not close in time.
+type closer struct {
+	name  string
+	close func() error
+}
+
+// onClose adds what Close closes (before what was added earlier).
+func (a *app) onClose(name string, fn func() error) {
+	a.closers = append(a.closers, closer{name, fn})
+}
+
+// Close closes what build opened, last first, within closeTimeout.
+func (a *app) Close() error { return a.CloseWithin(closeTimeout) }
+
+// CloseWithin closes what build opened, last first, waiting at most d: a
+// closer still running then is left behind (the process is on its way out)
+// and named in the error, so shutdown stays bounded whatever hangs.
+func (a *app) CloseWithin(d time.Duration) error {
+	var running atomic.Pointer[closer]
+	done := make(chan struct{})
+	// Owned by CloseWithin; it stops when the last closer returns, or never
+	// when one hangs, which is what d bounds.
+	go func() {
+		defer close(done)
+		for i := len(a.closers) - 1; i >= 0; i-- {
+			running.Store(&a.closers[i])
+			a.closers[i].close()
+		}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-t.C:
+		name := "?"
+		if c := running.Load(); c != nil {
+			name = c.name
+		}
+		return fmt.Errorf("closing: %s did not close within %v", name, d)
 	}
-	return nil
 }
 
 // build wires config into the proxy: upstreams, local world, cache, limits,
@@ -93,7 +132,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	routes := catalog.WithOverrides(cfg.Overrides())
 
 	var srv *proxy.Server
-	ups, localMode, err := proxy.NewUpstreams(cfg.Upstreams, cfg.UpstreamAPIKey, func(svc catalog.Service, from, to string) {
+	ups, localMode, err := proxy.NewUpstreams(upstreamOptions(cfg.Upstreams), cfg.UpstreamAPIKey, func(svc catalog.Service, from, to string) {
 		if srv != nil {
 			srv.BreakerChanged(svc, from, to)
 		}
@@ -111,7 +150,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, world.Close)
+	a.onClose("the local world", world.Close)
 
 	var rdb redis.UniversalClient
 	if cfg.Redis != "" {
@@ -123,7 +162,8 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		if rdb, guard, err = redisguard.Dial(addrs, redisguard.Options{Logger: log}, reg); err != nil {
 			return nil, err
 		}
-		a.closers = append(a.closers, rdb.Close, guard.Close)
+		a.onClose("redis", rdb.Close)
+		a.onClose("the redis guard", guard.Close)
 		a.Redis = rdb
 	}
 	secret, source, err := pageTokenSecret(ctx, cfg, rdb, log)
@@ -147,7 +187,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, c.Close)
+	a.onClose("the cache", c.Close)
 
 	trusted := cfg.TrustedPrefixes()
 	a.wired.limits = limits.Options{
@@ -164,7 +204,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, lim.Close)
+	a.onClose("the limiter", lim.Close)
 	a.Reload = lim.Reload
 
 	// The access log is off when disabled or when the log level leaves out
@@ -176,7 +216,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		if access, err = accesslog.New(logOut, opts); err != nil {
 			return nil, err
 		}
-		a.closers = append(a.closers, func() error { return access.CloseWithin(accessLogFlush) })
+		a.onClose("the access log", func() error { return access.CloseWithin(accessLogFlush) })
 	}
 	clientIP := func(r *http.Request) string { return limits.ClientIP(r, trusted).String() }
 	var meter *usage.Meter
@@ -200,7 +240,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		}
 		// Closed before Redis (closers run last first): the last batch is
 		// written on the way out.
-		a.closers = append(a.closers, meter.Close)
+		a.onClose("the usage meter", meter.Close)
 	}
 
 	a.wired.upstreams = ups
@@ -210,7 +250,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		Local:     world,
 		Cache:     c,
 		Limiter:   lim,
-		Publish:   cfg.Publish,
+		Publish:   publishOf(cfg.Publish),
 		// The dev chain's debug namespace, when its operator turned it on,
 		// is served to every client (in proxy mode the node's is published
 		// per key).
@@ -265,23 +305,4 @@ func evmChainID(nodeNetwork string, local bool) string {
 		return ""
 	}
 	return strconv.FormatUint(n.EVMChainID, 10)
-}
-
-// socketOptions are the WebSocket endpoints' bounds of the websocket
-// section (zero values are the proxy's defaults).
-func socketOptions(w config.WebSocket) proxy.SocketOptions {
-	return proxy.SocketOptions{
-		Disable:                    w.Disable,
-		MaxConnections:             w.MaxConnections,
-		ConnectionsPerKey:          w.ConnectionsPerKey,
-		ConnectionsPerAddress:      w.ConnectionsPerAddress,
-		SubscriptionsPerConnection: w.SubscriptionsPerConnection,
-		MaxMessageBytes:            w.MaxMessageBytes,
-		MessagesPerSecond:          w.MessagesPerSecond,
-		BytesPerSecond:             w.BytesPerSecond,
-		SendQueue:                  w.SendQueue,
-		PingInterval:               w.PingInterval.D(),
-		IdleTimeout:                w.IdleTimeout.D(),
-		NotificationCost:           w.NotificationCost,
-	}
 }

@@ -86,37 +86,22 @@ type tally struct {
 	badDuring map[string]int64
 }
 
+// run starts the origin and the edge, warms the cacheable routes, drives
+// load for dur while the origin is killed and restarted, and checks that no
+// request failed.
 func run(bin string, dur time.Duration, workers int, maxReq int64) error {
 	o := &origin{addr: "127.0.0.1:0"}
 	if err := o.start(); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), dur+30*time.Second)
+	defer cancel()
 	edge := freeAddr()
-	// The load is one anonymous client: give it a plan that never refuses,
-	// so every answer shows the fallback chain, not the limiter.
-	keys, err := os.CreateTemp("", "faultload-keys-*.yaml")
+	stop, err := startEdge(ctx, bin, edge, o.addr)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(keys.Name())
-	fmt.Fprintln(keys, "plans:\n  load: {cu_per_minute: 1000000000000}\nanonymous: load")
-	keys.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), dur+30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = append(os.Environ(),
-		"AVAEDGE_LISTEN="+edge,
-		"AVAEDGE_ADMIN_LISTEN=127.0.0.1:0",
-		"AVAEDGE_DATA_UPSTREAM=http://"+o.addr,
-		"AVAEDGE_LOCAL_NETWORKS=fuji",
-		"AVAEDGE_KEYS_FILE="+keys.Name(),
-	)
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-
+	defer stop()
 	base := "http://" + edge
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	if err := waitUp(client, base+"/healthz"); err != nil {
@@ -139,23 +124,58 @@ func run(bin string, dur time.Duration, workers int, maxReq int64) error {
 		}
 	}
 	paths := append(append([]string{}, warmed...), locals...)
-
 	t := &tally{bySource: map[string]int64{}, badDuring: map[string]int64{}}
 	var down atomic.Bool
-	deadline := time.Now().Add(dur)
-	go func() {
-		time.Sleep(dur / 3)
-		o.kill()
-		down.Store(true)
-		fmt.Println("origin killed")
-		time.Sleep(dur / 3)
-		if err := o.start(); err != nil {
-			fmt.Println("origin restart failed:", err)
-			return
-		}
-		down.Store(false)
-		fmt.Println("origin restarted")
-	}()
+	go outage(o, dur, &down)
+	load(client, base, paths, t, &down, time.Now().Add(dur), workers, maxReq)
+	return t.report()
+}
+
+// startEdge starts the edge at edge in front of originAddr, fuji mapped to the
+// devnet, its one anonymous client on a plan that never refuses (so every
+// answer shows the fallback chain, not the limiter). stop ends it.
+func startEdge(ctx context.Context, bin, edge, originAddr string) (stop func(), err error) {
+	keys, err := os.CreateTemp("", "faultload-keys-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(keys, "plans:\n  load: {cu_per_minute: 1000000000000}\nanonymous: load")
+	keys.Close()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = append(os.Environ(),
+		"AVAEDGE_LISTEN="+edge,
+		"AVAEDGE_ADMIN_LISTEN=127.0.0.1:0",
+		"AVAEDGE_DATA_UPSTREAM=http://"+originAddr,
+		"AVAEDGE_LOCAL_NETWORKS=fuji",
+		"AVAEDGE_KEYS_FILE="+keys.Name(),
+	)
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		os.Remove(keys.Name())
+		return nil, err
+	}
+	return func() { cmd.Process.Kill(); cmd.Wait(); os.Remove(keys.Name()) }, nil
+}
+
+// outage kills the origin a third of dur in, and restarts it a third
+// later; down says when it is down.
+func outage(o *origin, dur time.Duration, down *atomic.Bool) {
+	time.Sleep(dur / 3)
+	o.kill()
+	down.Store(true)
+	fmt.Println("origin killed")
+	time.Sleep(dur / 3)
+	if err := o.start(); err != nil {
+		fmt.Println("origin restart failed:", err)
+		return
+	}
+	down.Store(false)
+	fmt.Println("origin restarted")
+}
+
+// load runs workers that ask paths in turn until deadline or maxReq
+// requests, counting the answers in t.
+func load(client *http.Client, base string, paths []string, t *tally, down *atomic.Bool, deadline time.Time, workers int, maxReq int64) {
 	var wg sync.WaitGroup
 	for i := 0; i < workers; i++ {
 		wg.Add(1)
@@ -182,6 +202,10 @@ func run(bin string, dur time.Duration, workers int, maxReq int64) error {
 		}(i)
 	}
 	wg.Wait()
+}
+
+// report prints the tally and fails when a request failed.
+func (t *tally) report() error {
 	fmt.Printf("requests sent %d, answered 2xx %d, non-2xx %d\n", t.total.Load(), t.ok.Load(), t.bad.Load())
 	var srcs []string
 	for s := range t.bySource {

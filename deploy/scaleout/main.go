@@ -86,6 +86,8 @@ func waitTCP(addr string) error {
 	return fmt.Errorf("%s did not come up", addr)
 }
 
+// run starts the cluster, the origin and the replicas, then checks the
+// shared cache, the cluster-wide quota and a Redis node's restart.
 func run(bin string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -96,72 +98,18 @@ func run(bin string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-
-	// A 3-node Redis Cluster.
-	var ports []int
-	var nodes []string
-	redisCmds := map[int]*exec.Cmd{}
-	for i := 0; i < 3; i++ {
-		p := freePort()
-		c, err := ps.start(ctx, "redis-server", redisArgs(dir, p), nil)
-		if err != nil {
-			return fmt.Errorf("redis-server: %w", err)
-		}
-		redisCmds[p] = c
-		ports = append(ports, p)
-		nodes = append(nodes, "127.0.0.1:"+strconv.Itoa(p))
-		if err := waitTCP(nodes[i]); err != nil {
-			return err
-		}
-	}
-	create := exec.CommandContext(ctx, "redis-cli", append(append([]string{"--cluster", "create"}, nodes...), "--cluster-replicas", "0", "--cluster-yes")...)
-	if out, err := create.CombinedOutput(); err != nil {
-		return fmt.Errorf("cluster create: %v: %s", err, out)
-	}
-	for i := 0; ; i++ {
-		out, _ := exec.Command("redis-cli", "-p", strconv.Itoa(ports[0]), "cluster", "info").Output()
-		if strings.Contains(string(out), "cluster_state:ok") {
-			break
-		}
-		if i > 100 {
-			return errors.New("cluster did not become ok")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	fmt.Println("redis cluster up:", strings.Join(nodes, ","))
-
-	// An origin that counts its calls.
-	var originCalls atomic.Int64
-	origin := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		originCalls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"path":%q}`, r.URL.Path)
-	})}
-	oln, err := net.Listen("tcp", "127.0.0.1:0")
+	rc, err := startCluster(ctx, ps, dir)
 	if err != nil {
 		return err
 	}
-	go origin.Serve(oln)
-	defer origin.Close()
-
-	keys := filepath.Join(dir, "keys.yaml")
-	os.WriteFile(keys, []byte("plans:\n  load: {cu_per_minute: 1000000000000}\n  quota: {cu_per_day: 2000}\nkeys:\n  - {id: q, key: quota-key, plan: quota}\nanonymous: load\n"), 0o600)
-
-	// Three replicas sharing the cluster.
-	var edges []string
-	for i := 0; i < 3; i++ {
-		addr := "127.0.0.1:" + strconv.Itoa(freePort())
-		_, err := ps.start(ctx, bin, nil, []string{
-			"AVAEDGE_LISTEN=" + addr, "AVAEDGE_ADMIN_LISTEN=127.0.0.1:0",
-			"AVAEDGE_DATA_UPSTREAM=http://" + oln.Addr().String(),
-			"AVAEDGE_METRICS_UPSTREAM=http://" + oln.Addr().String(),
-			"AVAEDGE_NODE_UPSTREAM=http://" + oln.Addr().String(),
-			"AVAEDGE_REDIS=" + strings.Join(nodes, ","), "AVAEDGE_KEYS_FILE=" + keys,
-		})
-		if err != nil {
-			return err
-		}
-		edges = append(edges, "http://"+addr)
+	o, err := startOrigin()
+	if err != nil {
+		return err
+	}
+	defer o.srv.Close()
+	edges, err := startReplicas(ctx, ps, bin, dir, o.addr, rc.nodes)
+	if err != nil {
+		return err
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
 	for _, e := range edges {
@@ -170,8 +118,107 @@ func run(bin string) error {
 		}
 	}
 	fmt.Println("replicas up:", strings.Join(edges, " "))
+	if err := checkSharedCache(client, edges, &o.calls); err != nil {
+		return err
+	}
+	if err := checkQuota(client, edges); err != nil {
+		return err
+	}
+	return checkRestart(ctx, ps, dir, client, edges, rc)
+}
 
-	// 1. Shared cache: replica 0 fetches 30 pages; replicas 1 and 2 hit them.
+// redisCluster is the 3-node Redis Cluster: its nodes' ports, addresses and
+// processes.
+type redisCluster struct {
+	ports []int
+	nodes []string
+	cmds  map[int]*exec.Cmd
+}
+
+// startCluster starts a 3-node Redis Cluster in dir and waits until it is
+// ok.
+func startCluster(ctx context.Context, ps *procs, dir string) (*redisCluster, error) {
+	rc := &redisCluster{cmds: map[int]*exec.Cmd{}}
+	for i := 0; i < 3; i++ {
+		p := freePort()
+		c, err := ps.start(ctx, "redis-server", redisArgs(dir, p), nil)
+		if err != nil {
+			return nil, fmt.Errorf("redis-server: %w", err)
+		}
+		rc.cmds[p] = c
+		rc.ports = append(rc.ports, p)
+		rc.nodes = append(rc.nodes, "127.0.0.1:"+strconv.Itoa(p))
+		if err := waitTCP(rc.nodes[i]); err != nil {
+			return nil, err
+		}
+	}
+	create := exec.CommandContext(ctx, "redis-cli", append(append([]string{"--cluster", "create"}, rc.nodes...), "--cluster-replicas", "0", "--cluster-yes")...)
+	if out, err := create.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("cluster create: %v: %s", err, out)
+	}
+	for i := 0; ; i++ {
+		out, _ := exec.Command("redis-cli", "-p", strconv.Itoa(rc.ports[0]), "cluster", "info").Output()
+		if strings.Contains(string(out), "cluster_state:ok") {
+			break
+		}
+		if i > 100 {
+			return nil, errors.New("cluster did not become ok")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	fmt.Println("redis cluster up:", strings.Join(rc.nodes, ","))
+	return rc, nil
+}
+
+// origin is an upstream that counts its calls.
+type origin struct {
+	srv   *http.Server
+	addr  string
+	calls atomic.Int64
+}
+
+func startOrigin() (*origin, error) {
+	o := &origin{}
+	o.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"path":%q}`, r.URL.Path)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	o.addr = ln.Addr().String()
+	go o.srv.Serve(ln)
+	return o, nil
+}
+
+// startReplicas starts three replicas in front of origin, sharing the
+// cluster's nodes, with a keys file whose "quota-key" may spend 2,000 CU a
+// day; it returns their base URLs.
+func startReplicas(ctx context.Context, ps *procs, bin, dir, originAddr string, nodes []string) ([]string, error) {
+	keys := filepath.Join(dir, "keys.yaml")
+	os.WriteFile(keys, []byte("plans:\n  load: {cu_per_minute: 1000000000000}\n  quota: {cu_per_day: 2000}\nkeys:\n  - {id: q, key: quota-key, plan: quota}\nanonymous: load\n"), 0o600)
+	var edges []string
+	for i := 0; i < 3; i++ {
+		addr := "127.0.0.1:" + strconv.Itoa(freePort())
+		_, err := ps.start(ctx, bin, nil, []string{
+			"AVAEDGE_LISTEN=" + addr, "AVAEDGE_ADMIN_LISTEN=127.0.0.1:0",
+			"AVAEDGE_DATA_UPSTREAM=http://" + originAddr,
+			"AVAEDGE_METRICS_UPSTREAM=http://" + originAddr,
+			"AVAEDGE_NODE_UPSTREAM=http://" + originAddr,
+			"AVAEDGE_REDIS=" + strings.Join(nodes, ","), "AVAEDGE_KEYS_FILE=" + keys,
+		})
+		if err != nil {
+			return nil, err
+		}
+		edges = append(edges, "http://"+addr)
+	}
+	return edges, nil
+}
+
+// checkSharedCache: replica 0 fetches 30 pages; replicas 1 and 2 hit them.
+func checkSharedCache(client *http.Client, edges []string, originCalls *atomic.Int64) error {
 	hits := 0
 	for i := 0; i < 30; i++ {
 		p := fmt.Sprintf("/v1/networks/mainnet/validators?pageToken=p%d", i)
@@ -189,9 +236,12 @@ func run(bin string) error {
 	if hits != 60 {
 		return errors.New("replicas did not share cache entries")
 	}
+	return nil
+}
 
-	// 2. One cluster-wide quota: 2,000 CU/day at 20 CU per request = 100
-	// requests, spread over the three replicas.
+// checkQuota: one cluster-wide quota of 2,000 CU/day at 20 CU per request
+// is 100 requests, spread over the three replicas.
+func checkQuota(client *http.Client, edges []string) error {
 	var allowed, limited atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < 12; w++ {
@@ -214,8 +264,11 @@ func run(bin string) error {
 	if allowed.Load() != 100 || limited.Load() != 200 {
 		return errors.New("the quota was not enforced once across replicas")
 	}
+	return nil
+}
 
-	// 3. Restart one Redis node under load: no request may fail.
+// checkRestart restarts one Redis node under load: no request may fail.
+func checkRestart(ctx context.Context, ps *procs, dir string, client *http.Client, edges []string, rc *redisCluster) error {
 	var sent, failed atomic.Int64
 	stop := make(chan struct{})
 	var lw sync.WaitGroup
@@ -241,12 +294,14 @@ func run(bin string) error {
 		}(w)
 	}
 	time.Sleep(2 * time.Second)
-	victim := ports[1]
-	redisCmds[victim].Process.Kill()
-	redisCmds[victim].Wait()
+	victim := rc.ports[1]
+	rc.cmds[victim].Process.Kill()
+	rc.cmds[victim].Wait()
 	fmt.Println("redis node", victim, "stopped")
 	time.Sleep(3 * time.Second)
 	if _, err := ps.start(ctx, "redis-server", redisArgs(dir, victim), nil); err != nil {
+		close(stop)
+		lw.Wait()
 		return err
 	}
 	waitTCP("127.0.0.1:" + strconv.Itoa(victim))

@@ -390,7 +390,7 @@ func usageMinutes(s []sent) []int64 {
 
 // scraper, given a directory, saves each replica's /metrics every 2s while
 // the test runs, as <unix ms>-<replica>.prom: the traffic the dashboard's
-// screenshot in the README is rendered from (deploy/grafana/render).
+// screenshot in docs/operations.md is rendered from (deploy/grafana/render).
 type scraper struct {
 	mu    sync.Mutex
 	edges map[string]*edge

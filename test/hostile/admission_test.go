@@ -190,7 +190,7 @@ func waitUsage(t *testing.T, e *Edge, key string, ok func(keyUsage) bool) keyUsa
 
 // TestRefusedEVMCallsCharged (issue 35, finding 7): a call the EVM
 // endpoint refuses at the edge (a method it does not serve, an invalid
-// element) costs evm.rpc's 1 CU, as the README says, and usage records
+// element) costs evm.rpc's 1 CU, as docs/routes.md says, and usage records
 // that (it recorded 0).
 func TestRefusedEVMCallsCharged(t *testing.T) {
 	up := rpcUpstream(t)

@@ -163,9 +163,16 @@ func (e *Edge) Stop(t *testing.T) {
 	select {
 	case <-e.done:
 	case <-time.After(10 * time.Second):
-		e.cmd.Process.Kill()
-		<-e.done
-		t.Errorf("avaedge did not stop within 10s of SIGTERM")
+		// SIGQUIT makes the Go runtime write every goroutine's stack to
+		// stderr, which the log holds: where the edge is stuck.
+		e.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-e.done:
+		case <-time.After(5 * time.Second):
+			e.cmd.Process.Kill()
+			<-e.done
+		}
+		t.Errorf("avaedge did not stop within 10s of SIGTERM; its log and goroutines:\n%s", e.Log())
 	}
 }
 

@@ -33,7 +33,7 @@ const base = argv[0] ?? "http://127.0.0.1:8080";
 const calls = JSON.parse(argv[1] ?? "[]");
 const apiKey = process.env.AVAEDGE_SDK_API_KEY || undefined;
 
-// Each SDK pointed at avaedge as its README says (see avaedge's README):
+// Each SDK pointed at avaedge as its README says (see avaedge's docs/local-world.md):
 // the zod SDKs take the server per operation (a client-wide serverURL does
 // not reach operations that name their own server), Glacier takes BASE.
 let sdk;

@@ -1,6 +1,6 @@
 // Command render draws deploy/grafana/avaedge.json's panels as an HTML page,
-// for the README's screenshot on a machine without Grafana (none of the
-// package registries this project reaches ships it). It is not Grafana: it
+// for the screenshot in docs/operations.md on a machine without Grafana (none
+// of the package registries this project reaches ships it). It is not Grafana: it
 // loads a series of /metrics scrapes (files named <unix ms>-<instance>.prom,
 // as test/e2e's usage test saves them with AVAEDGE_E2E_SCRAPE=DIR) into a
 // Prometheus TSDB, evaluates every panel's queries with the Prometheus
@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
 )
 
@@ -62,15 +63,18 @@ type panel struct {
 	} `json:"fieldConfig"`
 }
 
+// dashboard is the dashboard JSON's title and panels.
+type dashboard struct {
+	Title  string  `json:"title"`
+	Panels []panel `json:"panels"`
+}
+
 func main() {
 	dash := flag.String("dashboard", "../avaedge.json", "the dashboard JSON")
 	scrapes := flag.String("scrapes", "", "directory of <unix ms>-<instance>.prom scrapes")
 	out := flag.String("out", "dashboard.html", "the HTML page to write")
 	flag.Parse()
-	var d struct {
-		Title  string  `json:"title"`
-		Panels []panel `json:"panels"`
-	}
+	var d dashboard
 	b, err := os.ReadFile(*dash)
 	if err != nil {
 		log.Fatal(err)
@@ -92,9 +96,26 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	eng := promql.NewEngine(promql.EngineOpts{MaxSamples: 50_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
 	step := 2 * time.Second // the scrapes' interval
 	end = end.Add(step)     // the last scrape is within the lookback of the last point
+	r := renderer{db: db, start: start, end: end, step: step,
+		eng: promql.NewEngine(promql.EngineOpts{MaxSamples: 50_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})}
+	if err := os.WriteFile(*out, []byte(r.page(d)), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// renderer renders a dashboard's panels from db, over start..end.
+type renderer struct {
+	eng        *promql.Engine
+	db         *tsdb.DB
+	start, end time.Time
+	step       time.Duration
+}
+
+// page renders the dashboard as an HTML page, its panels placed on
+// Grafana's grid.
+func (r renderer) page(d dashboard) string {
 	var page strings.Builder
 	const colW, rowH = 1600.0 / 24, 34.0
 	height := 0.0
@@ -105,38 +126,10 @@ func main() {
 			fmt.Fprintf(&page, `<div class="row" style="left:%.0fpx;top:%.0fpx;width:%.0fpx">▾ %s</div>`, x+8, y, w-16, html.EscapeString(p.Title))
 			continue
 		}
-		var series []line
-		for _, t := range p.Targets {
-			expr := strings.NewReplacer("$__rate_interval", "20s", "$instance", ".*").Replace(t.Expr)
-			q, err := eng.NewRangeQuery(context.Background(), db, nil, expr, start, end, step)
-			if err != nil {
-				log.Fatalf("%s: %s: %v", p.Title, expr, err)
-			}
-			res := q.Exec(context.Background())
-			if res.Err != nil {
-				log.Fatalf("%s: %s: %v", p.Title, expr, res.Err)
-			}
-			m, _ := res.Value.(promql.Matrix)
-			for _, s := range m {
-				// Grafana leaves out what is not a number (0/0 in a ratio
-				// without traffic): so does this page.
-				var pts []promql.FPoint
-				for _, pt := range s.Floats {
-					if !math.IsNaN(pt.F) && !math.IsInf(pt.F, 0) {
-						pts = append(pts, pt)
-					}
-				}
-				if len(pts) > 0 {
-					series = append(series, line{name: legend(t.LegendFormat, s.Metric), points: pts})
-				}
-			}
-			q.Close()
-		}
-		sort.SliceStable(series, func(i, j int) bool { return series[i].name < series[j].name })
 		fmt.Fprintf(&page, `<div class="panel" style="left:%.0fpx;top:%.0fpx;width:%.0fpx;height:%.0fpx"><div class="title">%s</div>%s</div>`,
-			x+4, y+4, w-8, h-8, html.EscapeString(p.Title), draw(p, series, start, end, step, w-8, h-40))
+			x+4, y+4, w-8, h-8, html.EscapeString(p.Title), draw(p, r.series(p), r.start, r.end, r.step, w-8, h-40))
 	}
-	doc := `<!doctype html><html><head><meta charset="utf-8"><style>
+	return `<!doctype html><html><head><meta charset="utf-8"><style>
 body{margin:0;background:#111217;font-family:Inter,Helvetica,Arial,sans-serif;color:#ccccdc;width:1600px;height:` + strconv.Itoa(int(height)+10) + `px;position:relative}
 .head{position:absolute;left:12px;top:8px;font-size:18px;color:#d8d9da}.head small{color:#8e8e8e;font-size:12px;margin-left:12px}
 .panel{position:absolute;background:#181b1f;border:1px solid #2c3235;border-radius:3px;box-sizing:border-box;overflow:hidden}
@@ -144,14 +137,47 @@ body{margin:0;background:#111217;font-family:Inter,Helvetica,Arial,sans-serif;co
 .row{position:absolute;font-size:15px;color:#d8d9da;padding-top:8px}
 .stat{font-size:44px;font-weight:600;text-align:center;margin-top:18px}
 text{fill:#9fa3ab;font-size:10px}
-</style></head><body><div class="head">` + html.EscapeString(d.Title) + `<small>` + start.UTC().Format("15:04:05") + ` to ` + end.UTC().Format("15:04:05") +
+</style></head><body><div class="head">` + html.EscapeString(d.Title) + `<small>` + r.start.UTC().Format("15:04:05") + ` to ` + r.end.UTC().Format("15:04:05") +
 		` UTC · rendered by deploy/grafana/render (the Prometheus query engine over the e2e scrapes), not by Grafana</small></div>` + page.String() + `</body></html>`
-	if err := os.WriteFile(*out, []byte(doc), 0o644); err != nil {
-		log.Fatal(err)
+}
+
+// series runs a panel's queries and returns their series, by name.
+func (r renderer) series(p panel) []line {
+	var series []line
+	for _, t := range p.Targets {
+		expr := strings.NewReplacer("$__rate_interval", "20s", "$instance", ".*").Replace(t.Expr)
+		q, err := r.eng.NewRangeQuery(context.Background(), r.db, nil, expr, r.start, r.end, r.step)
+		if err != nil {
+			log.Fatalf("%s: %s: %v", p.Title, expr, err)
+		}
+		res := q.Exec(context.Background())
+		if res.Err != nil {
+			log.Fatalf("%s: %s: %v", p.Title, expr, res.Err)
+		}
+		m, _ := res.Value.(promql.Matrix)
+		for _, s := range m {
+			// Grafana leaves out what is not a number (0/0 in a ratio
+			// without traffic): so does this page.
+			var pts []promql.FPoint
+			for _, pt := range s.Floats {
+				if !math.IsNaN(pt.F) && !math.IsInf(pt.F, 0) {
+					pts = append(pts, pt)
+				}
+			}
+			if len(pts) > 0 {
+				series = append(series, line{name: legend(t.LegendFormat, s.Metric), points: pts})
+			}
+		}
+		q.Close()
 	}
+	sort.SliceStable(series, func(i, j int) bool { return series[i].name < series[j].name })
+	return series
 }
 
 // load appends every scrape of dir to db and returns the time they span.
+// When an instance stops being scraped (a replica stopped), its series are
+// marked stale as Prometheus marks them, so they do not linger for the
+// lookback.
 func load(db *tsdb.DB, dir string) (time.Time, time.Time, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.prom"))
 	if err != nil || len(files) == 0 {
@@ -159,84 +185,19 @@ func load(db *tsdb.DB, dir string) (time.Time, time.Time, error) {
 	}
 	sort.Strings(files)
 	var first, last int64
-	// Each instance's series of its latest scrape: when an instance stops
-	// being scraped (a replica stopped), its series are marked stale as
-	// Prometheus marks them, so they do not linger for the lookback.
+	// Each instance's series of its latest scrape, and when that was.
 	latest := map[string][]labels.Labels{}
 	seen := map[string]int64{}
 	for _, f := range files {
-		name := filepath.Base(f)
-		msText, instance, ok := strings.Cut(strings.TrimSuffix(name, ".prom"), "-")
-		ms, err := strconv.ParseInt(msText, 10, 64)
-		if !ok || err != nil {
-			return time.Time{}, time.Time{}, fmt.Errorf("%s: not <unix ms>-<instance>.prom", name)
+		ms, instance, series, err := loadScrape(db, f)
+		if err != nil {
+			return time.Time{}, time.Time{}, err
 		}
 		if first == 0 {
 			first = ms
 		}
 		last = max(last, ms)
-		r, err := os.Open(f)
-		if err != nil {
-			return time.Time{}, time.Time{}, err
-		}
-		parser := expfmt.NewTextParser(model.UTF8Validation)
-		fams, err := parser.TextToMetricFamilies(r)
-		r.Close()
-		if err != nil {
-			return time.Time{}, time.Time{}, fmt.Errorf("%s: %w", name, err)
-		}
-		app := db.Appender(context.Background())
-		latest[instance], seen[instance] = nil, ms
-		add := func(metric string, m *dto.Metric, extra map[string]string, v float64) error {
-			b := labels.NewBuilder(labels.EmptyLabels())
-			b.Set("__name__", metric)
-			b.Set("instance", instance)
-			b.Set("job", "avaedge")
-			for _, l := range m.GetLabel() {
-				b.Set(l.GetName(), l.GetValue())
-			}
-			for k, v := range extra {
-				b.Set(k, v)
-			}
-			latest[instance] = append(latest[instance], b.Labels())
-			_, err := app.Append(0, b.Labels(), ms, v)
-			return err
-		}
-		for fname, fam := range fams {
-			for _, m := range fam.GetMetric() {
-				var err error
-				switch fam.GetType() {
-				case dto.MetricType_COUNTER:
-					err = add(fname, m, nil, m.GetCounter().GetValue())
-				case dto.MetricType_GAUGE:
-					err = add(fname, m, nil, m.GetGauge().GetValue())
-				case dto.MetricType_HISTOGRAM:
-					h := m.GetHistogram()
-					for _, bk := range h.GetBucket() {
-						if err = add(fname+"_bucket", m, map[string]string{"le": strconv.FormatFloat(bk.GetUpperBound(), 'g', -1, 64)}, float64(bk.GetCumulativeCount())); err != nil {
-							break
-						}
-					}
-					if err == nil {
-						err = add(fname+"_bucket", m, map[string]string{"le": "+Inf"}, float64(h.GetSampleCount()))
-					}
-					if err == nil {
-						err = add(fname+"_count", m, nil, float64(h.GetSampleCount()))
-					}
-					if err == nil {
-						err = add(fname+"_sum", m, nil, h.GetSampleSum())
-					}
-				case dto.MetricType_UNTYPED:
-					err = add(fname, m, nil, m.GetUntyped().GetValue())
-				}
-				if err != nil {
-					return time.Time{}, time.Time{}, fmt.Errorf("%s: %s: %w", name, fname, err)
-				}
-			}
-		}
-		if err := app.Commit(); err != nil {
-			return time.Time{}, time.Time{}, err
-		}
+		latest[instance], seen[instance] = series, ms
 	}
 	app := db.Appender(context.Background())
 	for instance, at := range seen {
@@ -252,6 +213,93 @@ func load(db *tsdb.DB, dir string) (time.Time, time.Time, error) {
 		return time.Time{}, time.Time{}, err
 	}
 	return time.UnixMilli(first), time.UnixMilli(last), nil
+}
+
+// loadScrape appends the scrape file f (<unix ms>-<instance>.prom) to db
+// and returns its time, its instance and its series.
+func loadScrape(db *tsdb.DB, f string) (int64, string, []labels.Labels, error) {
+	name := filepath.Base(f)
+	msText, instance, ok := strings.Cut(strings.TrimSuffix(name, ".prom"), "-")
+	ms, err := strconv.ParseInt(msText, 10, 64)
+	if !ok || err != nil {
+		return 0, "", nil, fmt.Errorf("%s: not <unix ms>-<instance>.prom", name)
+	}
+	r, err := os.Open(f)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(r)
+	r.Close()
+	if err != nil {
+		return 0, "", nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &scrape{app: db.Appender(context.Background()), instance: instance, ms: ms}
+	for fname, fam := range fams {
+		for _, m := range fam.GetMetric() {
+			if err := s.add(fname, fam.GetType(), m); err != nil {
+				return 0, "", nil, fmt.Errorf("%s: %s: %w", name, fname, err)
+			}
+		}
+	}
+	if err := s.app.Commit(); err != nil {
+		return 0, "", nil, err
+	}
+	return ms, instance, s.series, nil
+}
+
+// scrape appends one scrape's samples, all at ms, labelled with their
+// instance, and keeps their series.
+type scrape struct {
+	app      storage.Appender
+	instance string
+	ms       int64
+	series   []labels.Labels
+}
+
+// add appends metric m of family fname: a counter's, gauge's or untyped
+// value, or a histogram's buckets, count and sum.
+func (s *scrape) add(fname string, typ dto.MetricType, m *dto.Metric) error {
+	switch typ {
+	case dto.MetricType_COUNTER:
+		return s.sample(fname, m, nil, m.GetCounter().GetValue())
+	case dto.MetricType_GAUGE:
+		return s.sample(fname, m, nil, m.GetGauge().GetValue())
+	case dto.MetricType_UNTYPED:
+		return s.sample(fname, m, nil, m.GetUntyped().GetValue())
+	case dto.MetricType_HISTOGRAM:
+		h := m.GetHistogram()
+		for _, bk := range h.GetBucket() {
+			if err := s.sample(fname+"_bucket", m, map[string]string{"le": strconv.FormatFloat(bk.GetUpperBound(), 'g', -1, 64)}, float64(bk.GetCumulativeCount())); err != nil {
+				return err
+			}
+		}
+		if err := s.sample(fname+"_bucket", m, map[string]string{"le": "+Inf"}, float64(h.GetSampleCount())); err != nil {
+			return err
+		}
+		if err := s.sample(fname+"_count", m, nil, float64(h.GetSampleCount())); err != nil {
+			return err
+		}
+		return s.sample(fname+"_sum", m, nil, h.GetSampleSum())
+	}
+	return nil
+}
+
+// sample appends v as metric with m's labels and extra.
+func (s *scrape) sample(metric string, m *dto.Metric, extra map[string]string, v float64) error {
+	b := labels.NewBuilder(labels.EmptyLabels())
+	b.Set("__name__", metric)
+	b.Set("instance", s.instance)
+	b.Set("job", "avaedge")
+	for _, l := range m.GetLabel() {
+		b.Set(l.GetName(), l.GetValue())
+	}
+	for k, v := range extra {
+		b.Set(k, v)
+	}
+	s.series = append(s.series, b.Labels())
+	_, err := s.app.Append(0, b.Labels(), s.ms, v)
+	return err
 }
 
 type line struct {
@@ -276,47 +324,62 @@ var palette = []string{"#73bf69", "#f2cc0c", "#8ab8ff", "#ff780a", "#f2495c", "#
 // draw returns a panel's body: a stat's last value, a state timeline's
 // bands, or a time series' lines with its legend.
 func draw(p panel, series []line, start, end time.Time, step time.Duration, w, h float64) string {
-	text := func(v float64) (string, string) {
-		for _, m := range p.FieldConfig.Defaults.Mappings {
-			if o, ok := m.Options[strconv.FormatFloat(v, 'f', -1, 64)]; ok {
-				return o.Text, colour(o.Color)
-			}
-		}
-		return format(v, p.FieldConfig.Defaults.Unit), "#73bf69"
-	}
 	switch p.Type {
 	case "stat":
 		if len(series) == 0 || len(series[0].points) == 0 {
 			return `<div class="stat">No data</div>`
 		}
-		t, c := text(series[0].points[len(series[0].points)-1].F)
+		t, c := valueText(p, series[0].points[len(series[0].points)-1].F)
 		return `<div class="stat" style="color:` + c + `">` + html.EscapeString(t) + `</div>`
 	case "state-timeline":
-		var b strings.Builder
-		fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f">`, w, h)
-		rowH := math.Min(40, (h-10)/math.Max(1, float64(len(series))))
-		span := float64(end.Sub(start).Milliseconds())
-		for i, s := range series {
-			y := 4 + float64(i)*rowH
-			fmt.Fprintf(&b, `<text x="6" y="%.0f">%s</text>`, y+rowH/2+3, html.EscapeString(s.name))
-			var labels strings.Builder // drawn over the bands, where a state begins
-			for j, pt := range s.points {
-				next := end.UnixMilli()
-				if j+1 < len(s.points) {
-					next = s.points[j+1].T
-				}
-				x0 := 70 + (w-80)*float64(pt.T-start.UnixMilli())/span
-				x1 := 70 + (w-80)*float64(next-start.UnixMilli())/span
-				t, c := text(pt.F)
-				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x0, y, math.Max(0.5, x1-x0), rowH-4, c)
-				if j == 0 || s.points[j-1].F != pt.F {
-					fmt.Fprintf(&labels, `<text x="%.0f" y="%.0f" style="fill:#111217;font-size:12px">%s</text>`, x0+4, y+rowH/2+2, html.EscapeString(t))
-				}
-			}
-			b.WriteString(labels.String())
-		}
-		return b.String() + `</svg>`
+		return drawTimeline(p, series, start, end, w, h)
 	}
+	return drawLines(p, series, start, end, step, w, h)
+}
+
+// valueText returns how a panel shows v: its value mapping's text and
+// colour, else v in its unit.
+func valueText(p panel, v float64) (string, string) {
+	for _, m := range p.FieldConfig.Defaults.Mappings {
+		if o, ok := m.Options[strconv.FormatFloat(v, 'f', -1, 64)]; ok {
+			return o.Text, colour(o.Color)
+		}
+	}
+	return format(v, p.FieldConfig.Defaults.Unit), "#73bf69"
+}
+
+// drawTimeline draws a state timeline: a row of bands a series, labelled
+// where a state begins.
+func drawTimeline(p panel, series []line, start, end time.Time, w, h float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f">`, w, h)
+	rowH := math.Min(40, (h-10)/math.Max(1, float64(len(series))))
+	span := float64(end.Sub(start).Milliseconds())
+	for i, s := range series {
+		y := 4 + float64(i)*rowH
+		fmt.Fprintf(&b, `<text x="6" y="%.0f">%s</text>`, y+rowH/2+3, html.EscapeString(s.name))
+		var labels strings.Builder // drawn over the bands, where a state begins
+		for j, pt := range s.points {
+			next := end.UnixMilli()
+			if j+1 < len(s.points) {
+				next = s.points[j+1].T
+			}
+			x0 := 70 + (w-80)*float64(pt.T-start.UnixMilli())/span
+			x1 := 70 + (w-80)*float64(next-start.UnixMilli())/span
+			t, c := valueText(p, pt.F)
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x0, y, math.Max(0.5, x1-x0), rowH-4, c)
+			if j == 0 || s.points[j-1].F != pt.F {
+				fmt.Fprintf(&labels, `<text x="%.0f" y="%.0f" style="fill:#111217;font-size:12px">%s</text>`, x0+4, y+rowH/2+2, html.EscapeString(t))
+			}
+		}
+		b.WriteString(labels.String())
+	}
+	return b.String() + `</svg>`
+}
+
+// drawLines draws a time series: its axes, a line a series (broken where
+// samples are missing) and its legend with each series' last value.
+func drawLines(p panel, series []line, start, end time.Time, step time.Duration, w, h float64) string {
 	legendW := math.Min(260, w*0.36)
 	cw, ch := w-legendW-50, h-22
 	lo, hi := math.Inf(1), math.Inf(-1)

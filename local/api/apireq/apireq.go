@@ -1,11 +1,19 @@
-// Package apireq is what the local Data API handlers (local/api/dataapi)
-// use to answer: the request being answered with the values the catalogue
-// validated, error answers in the Data API's format, stateless page tokens
-// (local/pagetoken) and ordering.
+// Package apireq is the one way the local REST handlers (the Data API's
+// dataapi, evmdata and warp, the Metrics API's metricsapi) answer: a
+// handler reads the values the catalogue validated from a Req and returns
+// its answer or an error; an *Error says the status and messages of an
+// answer other than 200, and a Service writes every answer and every error
+// in the service's format (apierror). It also gives the handlers stateless
+// page tokens (local/vocab/pagetoken) and ordering.
 package apireq
 
 import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -50,7 +58,12 @@ func Unavailable(msg string) *Error {
 // Internal is a 500 for a failed read of the local store. The answer says
 // only that; err is for the log.
 func Internal(err error) *Error {
-	return &Error{Status: http.StatusInternalServerError, Msgs: []string{"the local index could not be read"}, Err: err}
+	return Failed("the local index could not be read", err)
+}
+
+// Failed is a 500 whose answer says msg; err, what failed, is for the log.
+func Failed(msg string, err error) *Error {
+	return &Error{Status: http.StatusInternalServerError, Msgs: []string{msg}, Err: err}
 }
 
 // Req is one request being answered.
@@ -63,10 +76,54 @@ type Req struct {
 	Now     time.Time // the clock of page tokens
 }
 
-// Handle makes fn a catalogue handler for operation op: it checks the
-// network name (of a route that has one), runs fn and writes its answer,
-// or the error fn returned or the messages it collected with Fail.
-func Handle(op string, now func() time.Time, fn func(*Req) (any, *Error)) catalog.Handler {
+// Context returns the request's context.
+func (q *Req) Context() context.Context { return q.R.Context() }
+
+// Get returns the validated value name (a path value or a query value), ""
+// when absent.
+func (q *Req) Get(name string) string { return q.Q[name] }
+
+// Func is a handler: it answers q with a body, or fails with an error. A
+// body is JSON-encoded, but a json.RawMessage is sent as it is and an
+// *Answer says its status and headers; an *Error (wrapped or not) is the
+// answer's status and messages, any other error the service's Classify's.
+// Failures collected with Fail answer 400.
+type Func func(q *Req) (any, error)
+
+// Answer is a body with a status other than 200, or headers of its own.
+type Answer struct {
+	Status int // zero means 200
+	Header http.Header
+	Body   any
+}
+
+// Service is how one local API answers: its clock, its log, how the errors
+// of its sources become answers, and its error format. Its zero value
+// answers like the Data API: internal errors 500 ("the local index could
+// not be read"), unlogged.
+type Service struct {
+	// Now is the clock of page tokens. Nil means time.Now.
+	Now func() time.Time
+	// Log logs the errors answered with an Error whose Err is set (what
+	// failed). Nil means none.
+	Log *slog.Logger
+	// Classify turns an error that is not an *Error (a source's) into an
+	// answer: the one place a service maps its sources' errors to
+	// statuses. Nil means Internal.
+	Classify func(error) *Error
+	// Lists writes every error message as an array (the Metrics API's
+	// format); false writes an array only for an Error's List.
+	Lists bool
+	// NetworkNames checks a route's {network} against the Data API's names
+	// (mainnet, fuji, testnet) before the handler runs.
+	NetworkNames bool
+}
+
+// Handle makes fn the catalogue handler of operation op: it checks the
+// network name (NetworkNames), runs fn and writes its answer, or the error
+// fn returned or the messages it collected with Fail.
+func (s Service) Handle(op string, fn Func) catalog.Handler {
+	now := s.Now
 	if now == nil {
 		now = time.Now
 	}
@@ -76,24 +133,79 @@ func Handle(op string, now func() time.Time, fn func(*Req) (any, *Error)) catalo
 			body any
 			herr *Error
 		)
-		if _, named := v["network"]; named && !slices.Contains(avanet.DataAPINames, q.Network) {
+		if _, named := v["network"]; s.NetworkNames && named && !slices.Contains(avanet.DataAPINames, q.Network) {
 			herr = BadRequest("network must be one of the following values: mainnet, fuji, testnet")
 		} else {
-			body, herr = fn(q)
+			var err error
+			body, err = fn(q)
+			herr = s.failure(err)
 		}
 		if herr == nil && len(q.Errs) > 0 {
 			herr = BadRequest(q.Errs...)
 		}
 		if herr != nil {
-			if herr.List {
-				apierror.WriteList(rw, herr.Status, herr.Msgs...)
-			} else {
-				apierror.Write(rw, herr.Status, herr.Msgs[0])
-			}
+			s.writeError(rw, op, herr)
 			return
 		}
-		apierror.WriteOK(rw, body)
+		writeAnswer(rw, body)
 	}
+}
+
+// failure is the answer of err (nil: none).
+func (s Service) failure(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var herr *Error
+	if errors.As(err, &herr) {
+		// A nil *Error passed on as an error is no failure: a handler may
+		// return its helpers' *Error results as they are.
+		return herr
+	}
+	if s.Classify != nil {
+		return s.Classify(err)
+	}
+	return Internal(err)
+}
+
+// writeError writes herr in the service's format, and logs what failed.
+func (s Service) writeError(rw http.ResponseWriter, op string, herr *Error) {
+	if herr.Err != nil && s.Log != nil {
+		s.Log.Error("answering failed", "op", op, "status", herr.Status, "err", herr.Err)
+	}
+	if herr.List || s.Lists {
+		apierror.WriteList(rw, herr.Status, herr.Msgs...)
+		return
+	}
+	apierror.Write(rw, herr.Status, herr.Msgs[0])
+}
+
+// writeAnswer writes a handler's body (see Func).
+func writeAnswer(rw http.ResponseWriter, body any) {
+	status := http.StatusOK
+	if a, ok := body.(*Answer); ok {
+		for k, v := range a.Header {
+			rw.Header()[k] = v
+		}
+		status, body = cmp.Or(a.Status, http.StatusOK), a.Body
+	}
+	raw, ok := body.(json.RawMessage)
+	if !ok {
+		if status == http.StatusOK {
+			apierror.WriteOK(rw, body)
+			return
+		}
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			apierror.Write(rw, http.StatusInternalServerError, "failed to encode the response")
+			return
+		}
+	}
+	h := rw.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(raw)))
+	rw.WriteHeader(status)
+	rw.Write(raw)
 }
 
 // Fail records a validation message; the request answers 400 with every
@@ -251,6 +363,3 @@ func Order[T any](items []T, desc bool, less func(a, b T) bool) {
 		return less(items[i], items[j])
 	})
 }
-
-// U64 prints a 64-bit quantity, which the Data API sends as a string.
-func U64(v uint64) string { return strconv.FormatUint(v, 10) }

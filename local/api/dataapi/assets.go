@@ -27,7 +27,7 @@ func (a *api) assetOf(q *req) (pindex.Asset, *apireq.Error) {
 
 // getAsset is getAssetDetails: an asset as its CreateAssetTx made it
 // (AVAX's is the X-Chain's genesis).
-func (a *api) getAsset(q *req) (any, *apireq.Error) {
+func (a *api) getAsset(q *req) (any, error) {
 	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}
@@ -42,7 +42,7 @@ func (a *api) getAsset(q *req) (any, *apireq.Error) {
 // listAssetTxs is listAssetTransactions: the X-Chain transactions that
 // spent or made a UTXO of the asset, its creation included, newest first,
 // with the transactions list's type and time filters.
-func (a *api) listAssetTxs(q *req) (any, *apireq.Error) {
+func (a *api) listAssetTxs(q *req) (any, error) {
 	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}

@@ -107,7 +107,7 @@ func (s *sharedTally) list(q *req, c *assetCache, status string) ([]glacier.Shar
 // locked and unlocked ones and its shared memory; on the C-Chain its
 // shared memory (exports to it that the index has not seen imported: the
 // index does not follow the C-Chain's atomic transactions).
-func (a *api) getBalances(q *req) (any, *apireq.Error) {
+func (a *api) getBalances(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr
@@ -157,41 +157,57 @@ func (a *api) getBalances(q *req) (any, *apireq.Error) {
 		return glacier.ListBalancesResponse[glacier.CChainBalances]{ChainInfo: info,
 			Balances: glacier.CChainBalances{AtomicMemoryUnlocked: au, AtomicMemoryLocked: al}}, nil
 	case avanet.ChainX:
-		var locked, unlocked tally
-		for _, u := range all {
-			switch {
-			case u.CreatedOn != chain:
-			case u.Locktime > uint64(now):
-				locked.add(u.AssetID, u.Amount)
-			default:
-				unlocked.add(u.AssetID, u.Amount)
-			}
-		}
 		b := glacier.XChainBalances{AtomicMemoryUnlocked: au, AtomicMemoryLocked: al}
-		if b.Locked, herr = locked.list(assets); herr != nil {
-			return nil, herr
-		}
-		if b.Unlocked, herr = unlocked.list(assets); herr != nil {
+		if b.Locked, b.Unlocked, herr = xBalances(all, now, assets); herr != nil {
 			return nil, herr
 		}
 		return glacier.ListBalancesResponse[glacier.XChainBalances]{ChainInfo: info, Balances: b}, nil
 	}
+	b := glacier.PChainBalances{AtomicMemoryUnlocked: au, AtomicMemoryLocked: al}
+	if herr = pBalances(&b, all, now, assets); herr != nil {
+		return nil, herr
+	}
+	return glacier.ListBalancesResponse[glacier.PChainBalances]{ChainInfo: info, Balances: b}, nil
+}
+
+// xBalances is the X-Chain's own part of getBalances: the sums of the
+// UTXOs created on it, locked and unlocked at now.
+func xBalances(all []*pindex.UTXO, now int64, assets *assetCache) (locked, unlocked []glacier.AggregatedAmount, herr *apireq.Error) {
+	var l, u tally
+	for _, o := range all {
+		switch {
+		case o.CreatedOn != avanet.ChainX:
+		case o.Locktime > uint64(now):
+			l.add(o.AssetID, o.Amount)
+		default:
+			u.add(o.AssetID, o.Amount)
+		}
+	}
+	if locked, herr = l.list(assets); herr != nil {
+		return nil, nil, herr
+	}
+	unlocked, herr = u.list(assets)
+	return locked, unlocked, herr
+}
+
+// pBalances fills the P-Chain's own parts of b: the sums of the UTXOs
+// created on it, each in its pKind at now.
+func pBalances(b *glacier.PChainBalances, all []*pindex.UTXO, now int64, assets *assetCache) *apireq.Error {
 	var parts [6]tally // unlockedUnstaked, unlockedStaked, lockedPlatform, lockedStakeable, lockedStaked, pendingStaked
 	for _, u := range all {
-		if u.CreatedOn != chain {
+		if u.CreatedOn != avanet.ChainP {
 			continue
 		}
 		parts[pKind(u, uint64(now))].add(u.AssetID, u.Amount)
 	}
-	var lists [6][]glacier.AggregatedAmount
+	lists := [6]*[]glacier.AggregatedAmount{&b.UnlockedUnstaked, &b.UnlockedStaked, &b.LockedPlatform, &b.LockedStakeable, &b.LockedStaked, &b.PendingStaked}
 	for i := range parts {
-		if lists[i], herr = parts[i].list(assets); herr != nil {
-			return nil, herr
+		var herr *apireq.Error
+		if *lists[i], herr = parts[i].list(assets); herr != nil {
+			return herr
 		}
 	}
-	return glacier.ListBalancesResponse[glacier.PChainBalances]{ChainInfo: info, Balances: glacier.PChainBalances{
-		UnlockedUnstaked: lists[0], UnlockedStaked: lists[1], LockedPlatform: lists[2], LockedStakeable: lists[3], LockedStaked: lists[4],
-		PendingStaked: lists[5], AtomicMemoryUnlocked: au, AtomicMemoryLocked: al}}, nil
+	return nil
 }
 
 // pKind is the PChainBalance part of a P-Chain UTXO at now: the index of
@@ -221,7 +237,7 @@ func pKind(u *pindex.UTXO, now uint64) int {
 // the query) and its v2 (POST, in the body): the latest block of the chain
 // whose transactions made or spent one of the addresses' UTXOs; 404 when
 // none did.
-func (a *api) lastActivity(q *req) (any, *apireq.Error) {
+func (a *api) lastActivity(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr

@@ -45,7 +45,7 @@ func (q *req) timeRange() pindex.BlockRange {
 
 // listBlocks is listLatestPrimaryNetworkBlocks: the chain's blocks, newest
 // first, read a page at a time.
-func (a *api) listBlocks(q *req) (any, *apireq.Error) {
+func (a *api) listBlocks(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr
@@ -75,7 +75,7 @@ func (a *api) listBlocks(q *req) (any, *apireq.Error) {
 }
 
 // getBlock is getBlockById.
-func (a *api) getBlock(q *req) (any, *apireq.Error) {
+func (a *api) getBlock(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr
@@ -98,7 +98,7 @@ func (a *api) getBlock(q *req) (any, *apireq.Error) {
 // the node's APIs give the inner blocks without their ProposerVM header.
 // The C-Chain's blocks are not indexed here: none either. A node the
 // network does not know is 404.
-func (a *api) listBlocksByNode(q *req) (any, *apireq.Error) {
+func (a *api) listBlocksByNode(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr
@@ -193,7 +193,7 @@ func emptyStopVertex(chain avax.ID) avax.ID {
 
 // listVertices is listLatestXChainVertices and getVertexByHeight: an
 // X-Chain linear from its genesis has no vertex at any height.
-func (a *api) listVertices(q *req) (any, *apireq.Error) {
+func (a *api) listVertices(q *req) (any, error) {
 	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}
@@ -208,7 +208,7 @@ func (a *api) listVertices(q *req) (any, *apireq.Error) {
 
 // getVertex is getVertexByHash: an X-Chain linear from its genesis has no
 // vertex, so every hash is 404.
-func (a *api) getVertex(q *req) (any, *apireq.Error) {
+func (a *api) getVertex(q *req) (any, error) {
 	if _, herr := q.resolveChain(avanet.ChainX); herr != nil {
 		return nil, herr
 	}

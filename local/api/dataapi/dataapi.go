@@ -174,7 +174,8 @@ func Handlers(opts Options) map[string]catalog.Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	a := &api{src: opts.Source, opts: opts, log: opts.Logger.With("component", "dataapi"), own: idsOf(opts.Source.Network())}
+	a := &api{src: opts.Source, opts: opts, own: idsOf(opts.Source.Network()),
+		svc: apireq.Service{Now: opts.Now, Log: opts.Logger.With("component", "dataapi"), NetworkNames: true}}
 	hs := map[string]catalog.Handler{
 		"listSubnets":                                 a.handle("listSubnets", a.listSubnets),
 		"getSubnetById":                               a.handle("getSubnetById", a.getSubnet),
@@ -212,7 +213,7 @@ func Handlers(opts Options) map[string]catalog.Handler {
 type api struct {
 	src  Source
 	opts Options
-	log  *slog.Logger
+	svc  apireq.Service
 	own  ids // the source's network
 
 	currentMu sync.Mutex
@@ -264,14 +265,11 @@ type view struct {
 	network string // the requested name
 }
 
-func (a *api) handle(op string, fn func(*req) (any, *apireq.Error)) catalog.Handler {
-	return apireq.Handle(op, a.opts.Now, func(r *apireq.Req) (any, *apireq.Error) {
-		q := &req{Req: r, view: a.viewOf(r.Network), ctx: r.R.Context()}
-		body, herr := fn(q)
-		if herr != nil && herr.Err != nil {
-			a.log.Error("reading the index failed", "op", op, "err", herr.Err)
-		}
-		return body, herr
+// handle makes fn the handler of operation op: fn answers the request as
+// the requested network presents itself (view).
+func (a *api) handle(op string, fn func(*req) (any, error)) catalog.Handler {
+	return a.svc.Handle(op, func(r *apireq.Req) (any, error) {
+		return fn(&req{Req: r, view: a.viewOf(r.Network), ctx: r.Context()})
 	})
 }
 

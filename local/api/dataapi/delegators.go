@@ -60,7 +60,7 @@ func (a *api) potential(q *req) (map[string]current, *apireq.Error) {
 // estimated from the network's potential reward for it; a completed one's
 // are what its RewardValidatorTx paid (zero when no reward UTXOs are
 // indexed); a pending one has no estimate yet.
-func (a *api) listDelegators(q *req) (any, *apireq.Error) {
+func (a *api) listDelegators(q *req) (any, error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
 	status := q.Q.Get("delegationStatus")
@@ -130,7 +130,7 @@ func (a *api) listDelegators(q *req) (any, *apireq.Error) {
 // delegations (potentialReward), as it last listed them: VALIDATOR for a
 // validation, DELEGATOR and VALIDATOR_FEE (the validator's share, paid to
 // its delegation reward owner) for a delegation.
-func (a *api) listPendingRewards(q *req) (any, *apireq.Error) {
+func (a *api) listPendingRewards(q *req) (any, error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
 	addrs := q.Addresses("addresses")

@@ -15,7 +15,7 @@ import (
 // converted subnet), with the proofs of possession their registering
 // transactions carried. An inactive validator (no balance left, or
 // disabled) is listed only with includeInactiveL1Validators.
-func (a *api) listL1Validators(q *req) (any, *apireq.Error) {
+func (a *api) listL1Validators(q *req) (any, error) {
 	size := q.PageSize(10)
 	subnetFilter, nodeFilter, vidFilter := q.Q.Get("subnetId"), q.Q.Get("nodeId"), q.Q.Get("l1ValidationId")
 	inactive := q.Q.Get("includeInactiveL1Validators") == "true"

@@ -72,7 +72,7 @@ func (a *api) stakes(q *req) (stakeFigures, *apireq.Error) {
 // period); the staking ratio their stake over the supply getAvaxSupply
 // gives; the stake by version counts the validators whose avalanchego
 // version is known (the devnet's nodes; a followed network's are not).
-func (a *api) getNetworkDetails(q *req) (any, *apireq.Error) {
+func (a *api) getNetworkDetails(q *req) (any, error) {
 	f, s, herr := a.stakesAndSupply(q)
 	if herr != nil {
 		return nil, herr
@@ -96,7 +96,7 @@ func (a *api) getNetworkDetails(q *req) (any, *apireq.Error) {
 // listBlockchains is listBlockchains: every chain a CreateChainTx made,
 // the X- and C-Chain of the P-Chain's genesis included (as
 // platform.getBlockchains lists them), oldest first unless desc.
-func (a *api) listBlockchains(q *req) (any, *apireq.Error) {
+func (a *api) listBlockchains(q *req) (any, error) {
 	size := q.PageSize(100)
 	desc := q.Desc()
 	items, err := a.src.Blockchains(q.ctx)
@@ -118,7 +118,7 @@ func (a *api) listBlockchains(q *req) (any, *apireq.Error) {
 }
 
 // getBlockchain is getBlockchainById.
-func (a *api) getBlockchain(q *req) (any, *apireq.Error) {
+func (a *api) getBlockchain(q *req) (any, error) {
 	raw := q.Q.Get("blockchainId")
 	if _, err := avax.ParseID(raw); err != nil {
 		return nil, apireq.BadRequest("blockchainId must be a valid blockchain id")
@@ -226,7 +226,7 @@ func (a *api) l1Held(q *req) (uint64, *apireq.Error) {
 // locked AVAX (time-locked and stakeable-locked UTXOs); staked is the
 // active primary-network stake, delegations included. The C-Chain's
 // burns are not indexed with the P- and X-Chain: totalCBurned is 0.
-func (a *api) getSupply(q *req) (any, *apireq.Error) {
+func (a *api) getSupply(q *req) (any, error) {
 	f, s, herr := a.stakesAndSupply(q)
 	if herr != nil {
 		return nil, herr

@@ -17,7 +17,7 @@ import (
 // that one of the addresses funded (spent a UTXO of it, or got the stake
 // back: its stake outputs are its) or is rewarded by; every active one
 // without addresses. The transactions list's type and time filters apply.
-func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
+func (a *api) listStakingTxs(q *req) (any, error) {
 	if _, herr := q.resolveChain(avanet.ChainP); herr != nil {
 		return nil, herr
 	}
@@ -79,7 +79,7 @@ func (a *api) listStakingTxs(q *req) (any, *apireq.Error) {
 // newest first. A reward of a stake the index does not hold (a followed
 // network's genesis staker, which no block lists) is left out: its node
 // and stake are not known.
-func (a *api) listRewards(q *req) (any, *apireq.Error) {
+func (a *api) listRewards(q *req) (any, error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
 	addrs := q.Addresses("addresses")

@@ -59,7 +59,7 @@ func (q *req) blockchain(c pindex.Blockchain) glacier.Blockchain {
 	return b
 }
 
-func (a *api) listSubnets(q *req) (any, *apireq.Error) {
+func (a *api) listSubnets(q *req) (any, error) {
 	size := q.PageSize(100)
 	desc := q.Desc()
 	items, err := a.src.Subnets(q.ctx)
@@ -80,7 +80,7 @@ func (a *api) listSubnets(q *req) (any, *apireq.Error) {
 	return out, nil
 }
 
-func (a *api) getSubnet(q *req) (any, *apireq.Error) {
+func (a *api) getSubnet(q *req) (any, error) {
 	raw := q.Q.Get("subnetId")
 	if _, err := avax.ParseID(raw); err != nil {
 		return nil, apireq.BadRequest("subnetId must be a valid subnet id")
@@ -99,7 +99,7 @@ func (a *api) getSubnet(q *req) (any, *apireq.Error) {
 // blockchain ids in an enum of mainnet's and fuji's, so each chain is named
 // by the requested network's id of it (fuji's for testnet), whatever the
 // indexed network.
-func (a *api) listChainIDs(q *req) (any, *apireq.Error) {
+func (a *api) listChainIDs(q *req) (any, error) {
 	addrs := q.Addresses("addresses")
 	if len(q.Errs) > 0 {
 		return nil, nil

@@ -38,7 +38,7 @@ type unsignedJSON struct {
 
 // listTxs is listLatestPrimaryNetworkTransactions for the P- and X-Chain,
 // read a page at a time.
-func (a *api) listTxs(q *req) (any, *apireq.Error) {
+func (a *api) listTxs(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr
@@ -106,7 +106,7 @@ func txPage[T any](q *req, assets *assetCache, list []*pindex.Tx, out glacier.Li
 }
 
 // getTx is getTxByHash for the P- and X-Chain.
-func (a *api) getTx(q *req) (any, *apireq.Error) {
+func (a *api) getTx(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX)
 	if herr != nil {
 		return nil, herr

@@ -14,7 +14,7 @@ import (
 
 // getUTXOs is getUtxosByAddresses (GET, addresses in the query) and
 // getUtxosByAddressesV2 (POST, in the body).
-func (a *api) getUTXOs(q *req) (any, *apireq.Error) {
+func (a *api) getUTXOs(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
 		return nil, herr

@@ -322,26 +322,13 @@ func activeStake(all []*validation) uint64 {
 	return total
 }
 
-func (a *api) listValidators(q *req) (any, *apireq.Error) {
+// listValidators is listValidators: the validations readValidatorFilter
+// keeps, sorted by sortBy (their start by default), then transaction hash.
+func (a *api) listValidators(q *req) (any, error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
-	status := q.Q.Get("validationStatus")
 	sortBy := q.Q.Get("sortBy")
-	nodeSubs := q.List("nodeIds")
-	subnet := q.Q.Get("subnetId")
-	if subnet != "" {
-		if _, err := avax.ParseID(subnet); err != nil {
-			q.Fail("subnetId must be a valid subnet id")
-		}
-	}
-	minCap, hasMinCap := q.amountFilter("minDelegationCapacity")
-	maxCap, hasMaxCap := q.amountFilter("maxDelegationCapacity")
-	minTime, hasMinTime := q.Number("minTimeRemaining")
-	maxTime, hasMaxTime := q.Number("maxTimeRemaining")
-	minFee, hasMinFee := q.Number("minFeePercentage")
-	maxFee, hasMaxFee := q.Number("maxFeePercentage")
-	minUp, hasMinUp := q.Number("minUptimePerformance")
-	maxUp, hasMaxUp := q.Number("maxUptimePerformance")
+	f := readValidatorFilter(q)
 	if len(q.Errs) > 0 {
 		return nil, nil
 	}
@@ -351,42 +338,20 @@ func (a *api) listValidators(q *req) (any, *apireq.Error) {
 	}
 	total := activeStake(all)
 	now := a.src.Now().Unix()
-	remaining := func(v *validation) int64 { return max(0, v.end-now) }
-	fee := func(v *validation) float64 {
-		if v.stake != nil {
-			return float64(v.stake.Fee) / 10000
-		}
-		if v.cur != nil {
-			return float(v.cur.DelegationFee)
-		}
-		return 0
-	}
-	withCap := func(v *validation) bool { return v.status == "active" && v.primary() }
 	var items []*validation
 	for _, v := range all {
-		switch {
-		case status != "" && v.status != status,
-			subnet != "" && v.subnet != subnet,
-			len(nodeSubs) > 0 && !slices.ContainsFunc(nodeSubs, func(s string) bool { return strings.Contains(v.node, s) }),
-			(hasMinCap || hasMaxCap) && !withCap(v),
-			hasMinCap && v.capacity < minCap, hasMaxCap && v.capacity > maxCap,
-			hasMinTime && float64(remaining(v)) < minTime, hasMaxTime && float64(remaining(v)) > maxTime,
-			(hasMinFee || hasMaxFee) && !v.primary(),
-			hasMinFee && fee(v) < minFee, hasMaxFee && fee(v) > maxFee,
-			(hasMinUp || hasMaxUp) && !v.uptimeKnown,
-			hasMinUp && v.uptime < minUp, hasMaxUp && v.uptime > maxUp:
-			continue
+		if f.keeps(v, now) {
+			items = append(items, v)
 		}
-		items = append(items, v)
 	}
 	key := func(v *validation) float64 {
 		switch sortBy {
 		case "delegationCapacity":
 			return float64(v.capacity)
 		case "timeRemaining":
-			return float64(remaining(v))
+			return float64(v.remaining(now))
 		case "delegationFee":
-			return fee(v)
+			return v.fee()
 		case "uptimePerformance":
 			return v.uptime
 		}
@@ -406,6 +371,74 @@ func (a *api) listValidators(q *req) (any, *apireq.Error) {
 	return out, nil
 }
 
+// remaining is the seconds v has left at now, 0 once it ended.
+func (v *validation) remaining(now int64) int64 { return max(0, v.end-now) }
+
+// fee is v's delegation fee in percent, 0 when it has none.
+func (v *validation) fee() float64 {
+	if v.stake != nil {
+		return float64(v.stake.Fee) / 10000
+	}
+	if v.cur != nil {
+		return float(v.cur.DelegationFee)
+	}
+	return 0
+}
+
+// validatorFilter is listValidators' filters; a has* flag says the bound
+// beside it was given.
+type validatorFilter struct {
+	status, subnet                    string
+	nodeSubs                          []string
+	minCap, maxCap                    uint64
+	hasMinCap, hasMaxCap              bool
+	minTime, maxTime, minFee, maxFee  float64
+	minUp, maxUp                      float64
+	hasMinTime, hasMaxTime, hasMinFee bool
+	hasMaxFee, hasMinUp, hasMaxUp     bool
+}
+
+// readValidatorFilter reads listValidators' filters from q, failing q on
+// a bad subnetId or amount.
+func readValidatorFilter(q *req) validatorFilter {
+	f := validatorFilter{status: q.Q.Get("validationStatus"), nodeSubs: q.List("nodeIds"), subnet: q.Q.Get("subnetId")}
+	if f.subnet != "" {
+		if _, err := avax.ParseID(f.subnet); err != nil {
+			q.Fail("subnetId must be a valid subnet id")
+		}
+	}
+	f.minCap, f.hasMinCap = q.amountFilter("minDelegationCapacity")
+	f.maxCap, f.hasMaxCap = q.amountFilter("maxDelegationCapacity")
+	f.minTime, f.hasMinTime = q.Number("minTimeRemaining")
+	f.maxTime, f.hasMaxTime = q.Number("maxTimeRemaining")
+	f.minFee, f.hasMinFee = q.Number("minFeePercentage")
+	f.maxFee, f.hasMaxFee = q.Number("maxFeePercentage")
+	f.minUp, f.hasMinUp = q.Number("minUptimePerformance")
+	f.maxUp, f.hasMaxUp = q.Number("maxUptimePerformance")
+	return f
+}
+
+// keeps says whether v passes every filter at now: a capacity bound keeps
+// only active primary-network validations, a fee bound only primary ones,
+// an uptime bound only those whose uptime is known.
+func (f *validatorFilter) keeps(v *validation, now int64) bool {
+	withCap := v.status == "active" && v.primary()
+	switch {
+	case f.status != "" && v.status != f.status,
+		f.subnet != "" && v.subnet != f.subnet,
+		len(f.nodeSubs) > 0 && !slices.ContainsFunc(f.nodeSubs, func(s string) bool { return strings.Contains(v.node, s) }),
+		(f.hasMinCap || f.hasMaxCap) && !withCap,
+		f.hasMinCap && v.capacity < f.minCap, f.hasMaxCap && v.capacity > f.maxCap,
+		f.hasMinTime && float64(v.remaining(now)) < f.minTime, f.hasMaxTime && float64(v.remaining(now)) > f.maxTime,
+		(f.hasMinFee || f.hasMaxFee) && !v.primary(),
+		f.hasMinFee && v.fee() < f.minFee, f.hasMaxFee && v.fee() > f.maxFee,
+		(f.hasMinUp || f.hasMaxUp) && !v.uptimeKnown,
+		f.hasMinUp && v.uptime < f.minUp, f.hasMaxUp && v.uptime > f.maxUp:
+		return false
+	}
+	return true
+}
+
 // amountFilter reads a nAVAX amount filter (a decimal string up to 720M
 // AVAX, the catalogue leaves it a string).
 func (q *req) amountFilter(name string) (uint64, bool) {
@@ -421,7 +454,7 @@ func (q *req) amountFilter(name string) (uint64, bool) {
 	return v, true
 }
 
-func (a *api) getValidator(q *req) (any, *apireq.Error) {
+func (a *api) getValidator(q *req) (any, error) {
 	size := q.PageSize(10)
 	desc := q.Desc()
 	status := q.Q.Get("validationStatus")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -112,7 +113,7 @@ func (s *server) withUntraced(ctx context.Context, out any, l *txList, full bool
 	if err != nil || h == nil {
 		return out, err
 	}
-	return annotated{body: out, header: h}, nil
+	return &apireq.Answer{Body: out, Header: h}, nil
 }
 
 // untracedNotice returns the header saying which blocks among [lo, hi]
@@ -303,7 +304,7 @@ func (s *server) chainAddress(r *req) (*ChainInfo, common.Address, error) {
 	if err != nil {
 		return nil, common.Address{}, err
 	}
-	a, err := address("address", r.PathValue("address"))
+	a, err := address("address", r.Get("address"))
 	if err != nil {
 		return nil, common.Address{}, err
 	}

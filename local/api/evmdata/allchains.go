@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 )
 
@@ -118,11 +119,11 @@ func (s *server) allChains(r *req, k allKind, filters ...string) ([]*ChainInfo, 
 	}
 	cur := unpackAll(v)
 	if cur.chain >= len(chains) {
-		return nil, 0, "", nil, errBadRequest{"Invalid page token"}
+		return nil, 0, "", nil, apireq.BadRequest("Invalid page token")
 	}
 	b, err := s.ix.Block(r.Context(), chains[cur.chain].ChainID, k.block(cur.order))
 	if errors.Is(err, evmindex.ErrNotFound) {
-		return nil, 0, "", nil, errBadRequest{"Invalid page token"}
+		return nil, 0, "", nil, apireq.BadRequest("Invalid page token")
 	}
 	if err != nil {
 		return nil, 0, "", nil, err

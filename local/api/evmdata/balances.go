@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 	"github.com/ethereum/go-ethereum/common"
@@ -20,7 +21,7 @@ func (s *server) atBlock(r *req, chainID uint64) (*uint64, error) {
 	}
 	n, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil {
-		return nil, errBadRequest{"blockNumber must be a non-negative integer string"}
+		return nil, apireq.BadRequest("blockNumber must be a non-negative integer string")
 	}
 	if head, ok := s.ix.Head(chainID); ok && n >= head {
 		return nil, nil
@@ -59,7 +60,7 @@ func (s *server) balanceRequest(r *req, maxSize int, withBlock bool, filters ...
 		return nil, err
 	}
 	b := &balanceRequest{chain: c}
-	if b.owner, err = address("address", r.PathValue("address")); err != nil {
+	if b.owner, err = address("address", r.Get("address")); err != nil {
 		return nil, err
 	}
 	if withBlock {
@@ -81,7 +82,7 @@ func (s *server) balanceRequest(r *req, maxSize int, withBlock bool, filters ...
 	b.scope = scope(r, fs...)
 	if tok := r.Get("pageToken"); tok != "" {
 		if b.after, err = pagetoken.DecodeKey(b.scope, tok, s.now()); err != nil {
-			return nil, errBadRequest{"Invalid page token"}
+			return nil, apireq.BadRequest("Invalid page token")
 		}
 	}
 	return b, nil
@@ -129,9 +130,9 @@ func (s *server) getNativeBalance(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return annotated{body: struct {
+	return &apireq.Answer{Body: struct {
 		NativeTokenBalance nativeTokenBalance `json:"nativeTokenBalance"`
-	}{nb}, header: http.Header{BalanceBlockHeader: {strconv.FormatUint(asOf, 10)}}}, nil
+	}{nb}, Header: http.Header{BalanceBlockHeader: {strconv.FormatUint(asOf, 10)}}}, nil
 }
 
 // listErc20Balances answers GET /v1/chains/{chainId}/addresses/{address}/balances:listErc20.

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -67,7 +68,7 @@ func (s *server) getBlock(r *req) (any, error) {
 // blockByID reads the {blockId} path value, a block number or a block hash,
 // and returns that block.
 func (s *server) blockByID(r *req, c *ChainInfo) (evmindex.BlockRow, error) {
-	id := r.PathValue("blockId")
+	id := r.Get("blockId")
 	var b evmindex.BlockRow
 	var err error
 	switch {
@@ -76,12 +77,12 @@ func (s *server) blockByID(r *req, c *ChainInfo) (evmindex.BlockRow, error) {
 	default:
 		n, perr := strconv.ParseUint(id, 10, 64)
 		if perr != nil {
-			return b, errBadRequest{"blockId must be a block number or a block hash"}
+			return b, apireq.BadRequest("blockId must be a block number or a block hash")
 		}
 		b, err = s.ix.Block(r.Context(), c.ChainID, n)
 	}
 	if err == evmindex.ErrNotFound {
-		err = errNotFound("Block " + id + " not found")
+		err = apireq.NotFound("Block " + id + " not found")
 	}
 	return b, err
 }

@@ -95,7 +95,7 @@ func (s *server) getChainInfo(r *req) (any, error) {
 // each once under its own ids, where the address sent or received a
 // transaction, a token transfer or an internal transaction.
 func (s *server) listAddressChains(r *req) (any, error) {
-	addr, err := address("address", r.PathValue("address"))
+	addr, err := address("address", r.Get("address"))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package evmdata
 
 import (
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -85,7 +86,7 @@ func (s *server) listTokens(r *req) (any, error) {
 	}
 	kind := toks[contract].Kind
 	if kind != evmindex.ERC721 && kind != evmindex.ERC1155 {
-		return nil, errNotFound("No NFT collection known at " + contract.Hex())
+		return nil, apireq.NotFound("No NFT collection known at " + contract.Hex())
 	}
 	ts, err := s.ix.CollectionTokens(ctx, c.ChainID, contract, int64(after), size+1)
 	if err != nil {

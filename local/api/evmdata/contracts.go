@@ -1,6 +1,7 @@
 package evmdata
 
 import (
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -69,7 +70,7 @@ func (s *server) getContractMetadata(r *req) (any, error) {
 	}
 	tok, isToken := toks[addr]
 	if !isToken && dep == nil {
-		return nil, errNotFound("No contract known at " + addr.Hex())
+		return nil, apireq.NotFound("No contract known at " + addr.Hex())
 	}
 	return describeContract(addr, tok, isToken, dep), nil
 }

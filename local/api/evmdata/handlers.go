@@ -5,19 +5,17 @@ package evmdata
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/vocab/cchain"
 	"github.com/avaedge/avaedge/local/vocab/pagetoken"
@@ -101,7 +99,6 @@ type server struct {
 	ix     *evmindex.Index
 	chains []ChainInfo
 	now    func() time.Time
-	log    *slog.Logger
 	cchain *cchain.Aliases
 	known  map[string]uint64
 }
@@ -124,142 +121,82 @@ type server struct {
 // the catalogue validated, and check only what it does not (EVM addresses,
 // hashes, block ids, page tokens).
 func Handlers(opts Options) map[string]catalog.Handler {
-	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, log: opts.Logger, cchain: opts.CChain, known: opts.KnownChains}
+	s := &server{ix: opts.Index, chains: opts.Chains, now: opts.Now, cchain: opts.CChain, known: opts.KnownChains}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if s.log == nil {
-		s.log = slog.Default()
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
 	}
-	hs := map[string]catalog.Handler{
-		"supportedChains":                 s.handle(s.supportedChains),
-		"getChainInfo":                    s.handle(s.getChainInfo),
-		"listAddressChains":               s.handle(s.listAddressChains),
-		"getLatestBlocks":                 s.handle(s.getLatestBlocks),
-		"getBlock":                        s.handle(s.getBlock),
-		"listLatestBlocksAllChains":       s.handle(s.listLatestBlocksAllChains),
-		"getTransaction":                  s.handle(s.getTransaction),
-		"getDeploymentTransaction":        s.handle(s.getDeploymentTransaction),
-		"getTransactionsForBlock":         s.handle(s.getTransactionsForBlock),
-		"listLatestTransactions":          s.handle(s.listLatestTransactions),
-		"listLatestTransactionsAllChains": s.handle(s.listLatestTransactionsAllChains),
-		"listTransactions":                s.handle(s.listTransactions(false)),
-		"listTransactionsV2":              s.handle(s.listTransactions(true)),
-		"listNativeTransactions":          s.handle(s.listNativeTransactions),
-		"listErc20Transactions":           s.handle(s.addressTransfers(evmindex.ERC20)),
-		"listErc721Transactions":          s.handle(s.addressTransfers(evmindex.ERC721)),
-		"listErc1155Transactions":         s.handle(s.addressTransfers(evmindex.ERC1155)),
-		"listInternalTransactions":        s.handle(s.listInternalTransactions),
-		"getNativeBalance":                s.handle(s.getNativeBalance),
-		"listErc20Balances":               s.handle(s.listErc20Balances),
-		"listErc721Balances":              s.handle(s.listErc721Balances),
-		"listErc1155Balances":             s.handle(s.listErc1155Balances),
-		"listCollectibleBalances":         s.handle(s.listCollectibleBalances),
-		"getContractMetadata":             s.handle(s.getContractMetadata),
-		"listContractDeployments":         s.handle(s.listContractDeployments),
-		"listTransfers":                   s.handle(s.listTransfers),
-		"getTokenDetails":                 s.handle(s.getTokenDetails),
-		"listTokens":                      s.handle(s.listTokens),
+	svc := apireq.Service{Now: s.now, Log: log.With("component", "evmdata"), Classify: classify}
+	fns := map[string]apireq.Func{
+		"supportedChains":                 s.supportedChains,
+		"getChainInfo":                    s.getChainInfo,
+		"listAddressChains":               s.listAddressChains,
+		"getLatestBlocks":                 s.getLatestBlocks,
+		"getBlock":                        s.getBlock,
+		"listLatestBlocksAllChains":       s.listLatestBlocksAllChains,
+		"getTransaction":                  s.getTransaction,
+		"getDeploymentTransaction":        s.getDeploymentTransaction,
+		"getTransactionsForBlock":         s.getTransactionsForBlock,
+		"listLatestTransactions":          s.listLatestTransactions,
+		"listLatestTransactionsAllChains": s.listLatestTransactionsAllChains,
+		"listTransactions":                s.listTransactions(false),
+		"listTransactionsV2":              s.listTransactions(true),
+		"listNativeTransactions":          s.listNativeTransactions,
+		"listErc20Transactions":           s.addressTransfers(evmindex.ERC20),
+		"listErc721Transactions":          s.addressTransfers(evmindex.ERC721),
+		"listErc1155Transactions":         s.addressTransfers(evmindex.ERC1155),
+		"listInternalTransactions":        s.listInternalTransactions,
+		"getNativeBalance":                s.getNativeBalance,
+		"listErc20Balances":               s.listErc20Balances,
+		"listErc721Balances":              s.listErc721Balances,
+		"listErc1155Balances":             s.listErc1155Balances,
+		"listCollectibleBalances":         s.listCollectibleBalances,
+		"getContractMetadata":             s.getContractMetadata,
+		"listContractDeployments":         s.listContractDeployments,
+		"listTransfers":                   s.listTransfers,
+		"getTokenDetails":                 s.getTokenDetails,
+		"listTokens":                      s.listTokens,
 		// The legacy routes the SDKs still call (catalog/legacy.go), answered
 		// as the routes that replaced them.
-		"listAllLatestBlocks":       s.handle(s.listLatestBlocksAllChains),
-		"listAllLatestTransactions": s.handle(s.listLatestTransactionsAllChains),
-		"getAddressChains":          s.handle(s.listAddressChains),
+		"listAllLatestBlocks":       s.listLatestBlocksAllChains,
+		"listAllLatestTransactions": s.listLatestTransactionsAllChains,
+		"getAddressChains":          s.listAddressChains,
 	}
 	for name, h := range s.icmHandlers() {
-		hs[name] = s.handle(h)
+		fns[name] = h
+	}
+	hs := make(map[string]catalog.Handler, len(fns))
+	for name, fn := range fns {
+		hs[name] = svc.Handle(name, fn)
 	}
 	return hs
 }
 
-// req is one call being answered: the client's request (for its context and
-// path) and the validated values.
-type req struct {
-	r *http.Request
-	v catalog.Values
-}
+// req is one call being answered: apireq's, the one way every local API
+// reads the values the catalogue validated.
+type req = apireq.Req
 
-// Context returns the request's context.
-func (r *req) Context() context.Context { return r.r.Context() }
-
-// PathValue returns the validated path value name.
-func (r *req) PathValue(name string) string { return r.v[name] }
-
-// Get returns the validated query value name, "" when absent.
-func (r *req) Get(name string) string { return r.v[name] }
-
-// annotated is an answer with headers of its own.
-type annotated struct {
-	body   any
-	header http.Header
-}
-
-// handle adapts a handler that returns its answer (or an error, which
-// writeError maps to a status) to a catalog.Handler: the one place answers
-// are written, as in the dataapi package.
-func (s *server) handle(fn func(*req) (any, error)) catalog.Handler {
-	return func(w http.ResponseWriter, r *http.Request, v catalog.Values) {
-		out, err := fn(&req{r: r, v: v})
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		if a, ok := out.(annotated); ok {
-			for k, v := range a.header {
-				w.Header()[k] = v
-			}
-			out = a.body
-		}
-		writeJSON(w, out)
-	}
-}
-
-// errBadRequest carries validation messages; errNotFound a 404 message.
-type errBadRequest []string
-
-func (e errBadRequest) Error() string { return strings.Join(e, "; ") }
-
-type errNotFound string
-
-func (e errNotFound) Error() string { return string(e) }
-
-// writeError maps err to the Data API's error body: the one place statuses
-// are chosen.
-func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var bad errBadRequest
-	var nf errNotFound
+// classify maps the index's errors to the answers of the EVM routes: the
+// one place their statuses are chosen (apireq.Errors are answered as they
+// say).
+func classify(err error) *apireq.Error {
 	switch {
-	case errors.As(err, &bad):
-		apierror.WriteList(w, http.StatusBadRequest, bad...)
-	case errors.As(err, &nf):
-		apierror.Write(w, http.StatusNotFound, string(nf))
 	case errors.Is(err, evmindex.ErrNotFound):
-		apierror.Write(w, http.StatusNotFound, "Not found")
+		return apireq.NotFound("Not found")
 	case errors.Is(err, evmindex.ErrNoBalance):
-		apierror.Write(w, http.StatusServiceUnavailable, "the chain's node does not answer and the index recorded no native balance of this address")
+		return apireq.Unavailable("the chain's node does not answer and the index recorded no native balance of this address")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		apierror.Write(w, http.StatusServiceUnavailable, "Request timed out")
-	default:
-		s.log.Error("evmdata: internal error", "path", r.URL.Path, "err", err)
-		apierror.Write(w, http.StatusInternalServerError, "Internal Server Error")
+		return apireq.Unavailable("Request timed out")
 	}
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		apierror.Write(w, http.StatusInternalServerError, "Internal Server Error")
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	return apireq.Failed("Internal Server Error", err)
 }
 
 // chain resolves the {chainId} path value.
 func (s *server) chain(r *req) (*ChainInfo, error) {
-	raw := r.PathValue("chainId")
+	raw := r.Get("chainId")
 	for i := range s.chains {
 		c := &s.chains[i]
 		if (raw == strconv.FormatUint(c.ChainID, 10) || (c.PlatformChainID != "" && raw == c.PlatformChainID)) && s.ix.Has(c.ChainID) {
@@ -269,13 +206,13 @@ func (s *server) chain(r *req) (*ChainInfo, error) {
 	if c := s.alias(raw); c != nil {
 		return c, nil
 	}
-	return nil, errNotFound(fmt.Sprintf("Chain %s not found", raw))
+	return nil, apireq.NotFound(fmt.Sprintf("Chain %s not found", raw))
 }
 
 // address parses an EVM address path or query value.
 func address(name, raw string) (common.Address, error) {
 	if !common.IsHexAddress(raw) || !strings.HasPrefix(strings.ToLower(raw), "0x") {
-		return common.Address{}, errBadRequest{name + " must be a valid EVM address"}
+		return common.Address{}, apireq.BadRequest(name + " must be a valid EVM address")
 	}
 	return common.HexToAddress(raw), nil
 }
@@ -301,7 +238,7 @@ func blockParam(r *req, name string) (v uint64, ok bool, err error) {
 	}
 	f, ferr := strconv.ParseFloat(raw, 64)
 	if ferr != nil || f < 0 || f != math.Trunc(f) || f > 1<<53 {
-		return 0, false, errBadRequest{name + " must be a non-negative integer"}
+		return 0, false, apireq.BadRequest(name + " must be a non-negative integer")
 	}
 	return uint64(f), true, nil
 }
@@ -314,7 +251,7 @@ func (s *server) cursor(r *req, scope string) (uint64, error) {
 	}
 	c, err := pagetoken.Decode(scope, tok, s.now())
 	if err != nil || c == 0 {
-		return 0, errBadRequest{"Invalid page token"}
+		return 0, apireq.BadRequest("Invalid page token")
 	}
 	return c, nil
 }
@@ -326,7 +263,7 @@ func (s *server) token(scope string, cursor uint64) string {
 // scope names a listing for its page tokens: the route, the path and the
 // filters that shape it.
 func scope(r *req, filters ...string) string {
-	return r.r.URL.Path + "?" + strings.Join(filters, "&")
+	return r.R.URL.Path + "?" + strings.Join(filters, "&")
 }
 
 func (s *server) nativeToken(c *ChainInfo) networkToken {

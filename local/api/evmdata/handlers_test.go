@@ -5,7 +5,6 @@ import (
 
 	"context"
 	"encoding/json"
-	"github.com/avaedge/avaedge/catalog"
 	"io"
 	"math/big"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/avaedge/avaedge/catalog"
 
 	"github.com/avaedge/avaedge/internal/spectest"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"

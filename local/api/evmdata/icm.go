@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
@@ -92,15 +93,15 @@ func (s *server) icmHandlers() map[string]func(*req) (any, error) {
 
 func (s *server) getIcmMessage(teleporter bool) func(*req) (any, error) {
 	return func(r *req) (any, error) {
-		raw := r.PathValue("messageId")
+		raw := r.Get("messageId")
 		b, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(raw, "0x"), "0X"))
 		if err != nil || len(b) != common.HashLength {
-			return nil, errBadRequest{"messageId must be a 32-byte hex message id"}
+			return nil, apireq.BadRequest("messageId must be a 32-byte hex message id")
 		}
 		m, err := s.ix.ICMMessage(r.Context(), common.BytesToHash(b))
 		if err != nil {
 			if err == evmindex.ErrNotFound {
-				return nil, errNotFound("ICM message " + raw + " not found")
+				return nil, apireq.NotFound("ICM message " + raw + " not found")
 			}
 			return nil, err
 		}
@@ -146,7 +147,7 @@ func (s *server) listIcmMessages(teleporter bool) func(*req) (any, error) {
 
 func (s *server) listIcmMessagesByAddress(teleporter bool) func(*req) (any, error) {
 	return func(r *req) (any, error) {
-		a, err := address("address", r.PathValue("address"))
+		a, err := address("address", r.Get("address"))
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +210,7 @@ func (s *server) icmChainParam(r *req, name string) (*common.Hash, error) {
 	}
 	b, err := avax.CB58Decode(raw)
 	if err != nil || len(b) != common.HashLength {
-		return nil, errBadRequest{name + " must be a base58 blockchain id or an EVM chain id"}
+		return nil, apireq.BadRequest(name + " must be a base58 blockchain id or an EVM chain id")
 	}
 	id := common.BytesToHash(b)
 	return &id, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/big"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -83,20 +84,20 @@ func (s *server) getTokenDetails(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr, err := address("address", r.PathValue("address"))
+	addr, err := address("address", r.Get("address"))
 	if err != nil {
 		return nil, err
 	}
-	id, ok := tokenID(r.PathValue("tokenId"))
+	id, ok := tokenID(r.Get("tokenId"))
 	if !ok {
-		return nil, errBadRequest{"tokenId must be a non-negative integer"}
+		return nil, apireq.BadRequest("tokenId must be a non-negative integer")
 	}
 	ctx := r.Context()
 	d, err := s.describe(ctx, c.ChainID, []common.Address{addr}, []evmindex.NFTKey{{Contract: addr, TokenID: id.String()}})
 	if err != nil {
 		return nil, err
 	}
-	notFound := errNotFound("Token " + id.String() + " of " + addr.Hex() + " not found")
+	notFound := apireq.NotFound("Token " + id.String() + " of " + addr.Hex() + " not found")
 	switch d.tokens[addr].Kind {
 	case evmindex.ERC721:
 		owner, err := s.ix.Owner(ctx, c.ChainID, addr, id)

@@ -15,7 +15,7 @@ func (s *server) transferQuery(r *req) (*ChainInfo, common.Address, evmindex.Tra
 	if err != nil {
 		return nil, common.Address{}, q, "", err
 	}
-	addr, err := address("address", r.PathValue("address"))
+	addr, err := address("address", r.Get("address"))
 	if err != nil {
 		return nil, common.Address{}, q, "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/ethereum/go-ethereum/common"
@@ -105,14 +106,14 @@ func (s *server) getDeploymentTransaction(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr, err := address("address", r.PathValue("address"))
+	addr, err := address("address", r.Get("address"))
 	if err != nil {
 		return nil, err
 	}
 	ctx := r.Context()
 	dep, err := s.ix.Deployment(ctx, c.ChainID, addr)
 	if err == evmindex.ErrNotFound {
-		err = errNotFound("No deployment transaction found for " + addr.Hex())
+		err = apireq.NotFound("No deployment transaction found for " + addr.Hex())
 	}
 	if err != nil {
 		return nil, err
@@ -138,17 +139,17 @@ func (s *server) getTransaction(r *req) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw := r.PathValue("txHash")
+	raw := r.Get("txHash")
 	if len(raw) != 66 || !strings.HasPrefix(raw, "0x") {
-		return nil, errBadRequest{"txHash must be a 32-byte hex string"}
+		return nil, apireq.BadRequest("txHash must be a 32-byte hex string")
 	}
 	if _, err := hexutil.Decode(raw); err != nil {
-		return nil, errBadRequest{"txHash must be a 32-byte hex string"}
+		return nil, apireq.BadRequest("txHash must be a 32-byte hex string")
 	}
 	ctx := r.Context()
 	tx, err := s.ix.Transaction(ctx, c.ChainID, common.HexToHash(raw))
 	if err == evmindex.ErrNotFound {
-		err = errNotFound("Transaction " + raw + " not found")
+		err = apireq.NotFound("Transaction " + raw + " not found")
 	}
 	if err != nil {
 		return nil, err
@@ -167,5 +168,5 @@ func withOmitted(out any, tx *evmindex.TxDetail) any {
 		return out
 	}
 	b := u64(tx.BlockNumber)
-	return annotated{body: out, header: http.Header{UntracedHeader: {b + "-" + b}}}
+	return &apireq.Answer{Body: out, Header: http.Header{UntracedHeader: {b + "-" + b}}}
 }

@@ -2,16 +2,17 @@ package metricsapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
-	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
@@ -23,35 +24,31 @@ type HolderSource interface {
 	Tokens(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]evmindex.Token, error)
 }
 
-// holderArgs reads the chain and contract of a holder list; ok is false
-// once an error is written.
-func (e *Engine) holderArgs(w http.ResponseWriter, v catalog.Values) (chainID uint64, contract common.Address, ok bool) {
+// holderArgs reads the chain and contract of a holder list.
+func (e *Engine) holderArgs(v catalog.Values) (chainID uint64, contract common.Address, err error) {
 	e.mu.RLock()
 	sel, found := e.resolve(v["chainId"])
 	e.mu.RUnlock()
 	if !found || sel.group != nil {
-		apierror.WriteList(w, http.StatusNotFound, "chainId "+v["chainId"]+" is not a supported chain id")
-		return 0, common.Address{}, false
+		return 0, common.Address{}, apireq.NotFound("chainId " + v["chainId"] + " is not a supported chain id")
 	}
 	raw := v["address"]
 	if !common.IsHexAddress(raw) || !strings.HasPrefix(strings.ToLower(raw), "0x") {
-		apierror.WriteList(w, http.StatusBadRequest, "address must be a valid EVM address")
-		return 0, common.Address{}, false
+		return 0, common.Address{}, apireq.BadRequest("address must be a valid EVM address")
 	}
-	return sel.chains[0].info.EVMChainID, common.HexToAddress(raw), true
+	return sel.chains[0].info.EVMChainID, common.HexToAddress(raw), nil
 }
 
 // writeHolders writes a page of hs ({"addresses":[{address, sortKey}]},
 // sortKey the amount), from the offset of the request's page token, with
 // extra members after the list.
-func (e *Engine) writeHolders(w http.ResponseWriter, v catalog.Values, scope string, hs []evmindex.Holder, extra func([]byte) []byte) {
+func (e *Engine) writeHolders(v catalog.Values, scope string, hs []evmindex.Holder, extra func([]byte) []byte) (any, error) {
 	now := e.now()
 	offset := 0
 	if tok := v["pageToken"]; tok != "" {
 		c, err := pagetoken.Decode(scope, tok, now)
 		if err != nil || c > uint64(len(hs)) {
-			apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
-			return
+			return nil, apireq.BadRequest("pageToken is invalid or expired")
 		}
 		offset = int(c)
 	}
@@ -77,31 +74,30 @@ func (e *Engine) writeHolders(w http.ResponseWriter, v catalog.Values, scope str
 		buf = append(buf, pagetoken.Encode(scope, uint64(last), now)...)
 		buf = append(buf, '"')
 	}
-	writeBody(w, append(buf, '}'))
+	return json.RawMessage(append(buf, '}')), nil
 }
 
 // serveNftHolders answers the legacy getNftHoldersByContractAddress: the
 // current holders of an ERC-721 or ERC-1155 contract, sortKey the number of
 // its token ids each holds, the most first; totalHolders and totalTokens
 // (the ids the contract has moved), and its name and symbol when read.
-func (e *Engine) serveNftHolders(w http.ResponseWriter, r *http.Request, v catalog.Values) {
-	chainID, contract, ok := e.holderArgs(w, v)
-	if !ok {
-		return
+func (e *Engine) serveNftHolders(q *apireq.Req) (any, error) {
+	v := q.Q
+	chainID, contract, err := e.holderArgs(v)
+	if err != nil {
+		return nil, err
 	}
-	hs, total, err := e.holders.NFTHolders(r.Context(), chainID, contract)
+	hs, total, err := e.holders.NFTHolders(q.Context(), chainID, contract)
 	var toks map[common.Address]evmindex.Token
 	if err == nil {
-		toks, err = e.holders.Tokens(r.Context(), chainID, []common.Address{contract})
+		toks, err = e.holders.Tokens(q.Context(), chainID, []common.Address{contract})
 	}
 	if err != nil {
-		e.log.Error("metricsapi: nft holders", "err", err)
-		apierror.WriteList(w, http.StatusInternalServerError, "reading the EVM index failed")
-		return
+		return nil, apireq.Failed("reading the EVM index failed", fmt.Errorf("nft holders: %w", err))
 	}
 	tok, named := toks[contract]
 	scope := "getNftHoldersByContractAddress|" + strconv.FormatUint(chainID, 10) + "|" + contract.Hex()
-	e.writeHolders(w, v, scope, hs, func(buf []byte) []byte {
+	return e.writeHolders(v, scope, hs, func(buf []byte) []byte {
 		if named && tok.Kind != evmindex.ERC20 {
 			buf = append(buf, `,"nftCollectionName":[`...)
 			buf = strconv.AppendQuote(buf, tok.Name)
@@ -121,29 +117,26 @@ func (e *Engine) serveNftHolders(w http.ResponseWriter, r *http.Request, v catal
 // token's smallest unit) at some time within [startTimestamp,
 // endTimestamp], sortKey the highest balance each held then, the largest
 // first.
-func (e *Engine) serveBalanceHolders(w http.ResponseWriter, r *http.Request, v catalog.Values) {
-	chainID, contract, ok := e.holderArgs(w, v)
-	if !ok {
-		return
+func (e *Engine) serveBalanceHolders(q *apireq.Req) (any, error) {
+	v := q.Q
+	chainID, contract, err := e.holderArgs(v)
+	if err != nil {
+		return nil, err
 	}
 	threshold, good := new(big.Int).SetString(v["threshold"], 10)
 	if len(v["threshold"]) > 78 || !good || threshold.Sign() < 0 {
-		apierror.WriteList(w, http.StatusBadRequest, "threshold must be a non-negative integer")
-		return
+		return nil, apireq.BadRequest("threshold must be a non-negative integer")
 	}
 	start := intValue(v, "startTimestamp", 0)
 	end := intValue(v, "endTimestamp", math.MaxInt64)
 	if start > end {
-		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp must not be greater than endTimestamp")
-		return
+		return nil, apireq.BadRequest("startTimestamp must not be greater than endTimestamp")
 	}
-	hs, err := e.holders.BalanceHolders(r.Context(), chainID, contract, threshold, start, end)
+	hs, err := e.holders.BalanceHolders(q.Context(), chainID, contract, threshold, start, end)
 	if err != nil {
-		e.log.Error("metricsapi: balance holders", "err", err)
-		apierror.WriteList(w, http.StatusInternalServerError, "reading the EVM index failed")
-		return
+		return nil, apireq.Failed("reading the EVM index failed", fmt.Errorf("balance holders: %w", err))
 	}
 	scope := "getAddressesByBalanceOverTime|" + strconv.FormatUint(chainID, 10) + "|" + contract.Hex() + "|" + threshold.String() + "|" +
 		strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end, 10)
-	e.writeHolders(w, v, scope, hs, nil)
+	return e.writeHolders(v, scope, hs, nil)
 }

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/vocab/pagetoken"
 )
 
@@ -28,7 +28,7 @@ const defaultPageSize = 100
 // the catalogue validated (metric names, intervals and the day-only rule
 // included). Every error body has an array message.
 func (e *Engine) Handlers() map[string]catalog.Handler {
-	hs := map[string]catalog.Handler{
+	hs := map[string]apireq.Func{
 		"getEvmChainMetrics":              e.serveMetrics,
 		"listChains":                      e.serveChains,
 		"getChain":                        e.serveChain,
@@ -48,10 +48,13 @@ func (e *Engine) Handlers() map[string]catalog.Handler {
 	if e.holders != nil {
 		hs["getNftHoldersByContractAddress"], hs["getAddressesByBalanceOverTime"] = e.serveNftHolders, e.serveBalanceHolders
 	}
-	for op, h := range hs {
-		hs[op] = e.timed(op, h)
+	// Every error body has an array message (Lists).
+	svc := apireq.Service{Now: e.now, Log: e.log.With("component", "metricsapi"), Lists: true}
+	out := make(map[string]catalog.Handler, len(hs))
+	for op, fn := range hs {
+		out[op] = e.timed(op, svc.Handle(op, fn))
 	}
-	return hs
+	return out
 }
 
 func (e *Engine) timed(op string, f catalog.Handler) catalog.Handler {
@@ -118,27 +121,28 @@ func (e *Engine) resolve(chainID string) (selection, bool) {
 }
 
 // serveMetrics answers getEvmChainMetrics. An absent timeInterval is day.
-func (e *Engine) serveMetrics(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveMetrics(q *apireq.Req) (any, error) {
+	v := q.Q
 	chainID, metric := v["chainId"], v["metric"]
 	iv, _ := parseInterval(cmp.Or(v["timeInterval"], "day"))
 	start := intValue(v, "startTimestamp", 0)
 	end := intValue(v, "endTimestamp", math.MaxInt64)
 	size := intValue(v, "pageSize", defaultPageSize)
 	if start > end {
-		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp must not be greater than endTimestamp")
-		return
+		return nil, apireq.BadRequest("startTimestamp must not be greater than endTimestamp")
 	}
 	scope := "getEvmChainMetrics|" + chainID + "|" + metric + "|" + iv.String() + "|" +
 		strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end, 10)
-	e.servePage(w, v, chainID, scope, pageReq{metric: metric, iv: iv, start: start, end: end, size: int(size)}, nil)
+	return e.servePage(v, chainID, scope, pageReq{metric: metric, iv: iv, start: start, end: end, size: int(size)}, nil)
 }
 
 // serveAvgTps answers the legacy /v1/avg_tps/{chainId}: the daily avgTps,
 // newest first, 100 points a page, with status 200 and lastRun, the time the
 // chain's data last changed.
-func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveAvgTps(q *apireq.Req) (any, error) {
+	v := q.Q
 	chainID := v["chainId"]
-	e.servePage(w, v, chainID, "getAvgTps|"+chainID, pageReq{metric: "avgTps", iv: day, end: math.MaxInt64, size: defaultPageSize},
+	return e.servePage(v, chainID, "getAvgTps|"+chainID, pageReq{metric: "avgTps", iv: day, end: math.MaxInt64, size: defaultPageSize},
 		func(buf []byte, sel selection) []byte {
 			var lastRun int64
 			for _, cs := range sel.chains {
@@ -151,14 +155,13 @@ func (e *Engine) serveAvgTps(w http.ResponseWriter, r *http.Request, v catalog.V
 
 // servePage writes {"results":[...], "nextPageToken"?, extra...} for p over
 // chainID, continuing from the request's pageToken.
-func (e *Engine) servePage(w http.ResponseWriter, v catalog.Values, chainID, scope string, p pageReq, extra func([]byte, selection) []byte) {
+func (e *Engine) servePage(v catalog.Values, chainID, scope string, p pageReq, extra func([]byte, selection) []byte) (any, error) {
 	now := e.now()
 	p.cursor = math.MaxInt64
 	if tok := v["pageToken"]; tok != "" {
 		c, err := pagetoken.Decode(scope, tok, now)
 		if err != nil || c > math.MaxInt64 {
-			apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
-			return
+			return nil, apireq.BadRequest("pageToken is invalid or expired")
 		}
 		p.cursor = int64(c)
 	}
@@ -178,8 +181,7 @@ func (e *Engine) servePage(w http.ResponseWriter, v catalog.Values, chainID, sco
 	}
 	e.mu.RUnlock()
 	if !ok {
-		apierror.WriteList(w, http.StatusNotFound, "chainId "+chainID+" is not a supported chain id, total, mainnet or testnet")
-		return
+		return nil, apireq.NotFound("chainId " + chainID + " is not a supported chain id, total, mainnet or testnet")
 	}
 	if more {
 		buf = append(buf, `,"nextPageToken":"`...)
@@ -187,7 +189,7 @@ func (e *Engine) servePage(w http.ResponseWriter, v catalog.Values, chainID, sco
 		buf = append(buf, '"')
 	}
 	buf = append(buf, '}')
-	writeBody(w, buf)
+	return json.RawMessage(buf), nil
 }
 
 // intValue reads the integer value name, def when absent. The catalogue
@@ -214,15 +216,15 @@ func (c Chain) toJSON() chainJSON {
 
 // serveChains answers listChains: every chain of Options.Chains, filtered
 // by network (mainnet, or testnet/fuji), on one page.
-func (e *Engine) serveChains(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveChains(q *apireq.Req) (any, error) {
+	v := q.Q
 	network := v["network"]
 	if network == avanet.Fuji.Name {
 		network = avanet.TestnetName
 	}
 	if tok := v["pageToken"]; tok != "" {
 		// The list fits one page, so no token was ever issued.
-		apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
-		return
+		return nil, apireq.BadRequest("pageToken is invalid or expired")
 	}
 	out := struct {
 		Chains []chainJSON `json:"chains"`
@@ -232,39 +234,21 @@ func (e *Engine) serveChains(w http.ResponseWriter, r *http.Request, v catalog.V
 			out.Chains = append(out.Chains, c.toJSON())
 		}
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // serveChain answers getChain for an EVM chain id (or, beyond the spec, a
 // blockchain id).
-func (e *Engine) serveChain(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveChain(q *apireq.Req) (any, error) {
+	v := q.Q
 	id := v["chainId"]
 	for _, c := range e.list {
 		if strconv.FormatUint(c.EVMChainID, 10) == id || c.BlockchainID == id {
-			writeJSON(w, c.toJSON())
-			return
+			return c.toJSON(), nil
 		}
 	}
 	if c, ok := e.aliasChain(id); ok {
-		writeJSON(w, c.toJSON())
-		return
+		return c.toJSON(), nil
 	}
-	apierror.WriteList(w, http.StatusNotFound, "chainId "+id+" is not a supported chain id")
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		apierror.WriteList(w, http.StatusInternalServerError, "encoding the response failed")
-		return
-	}
-	writeBody(w, b)
-}
-
-func writeBody(w http.ResponseWriter, b []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	return nil, apireq.NotFound("chainId " + id + " is not a supported chain id")
 }

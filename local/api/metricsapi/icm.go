@@ -3,16 +3,17 @@ package metricsapi
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
-	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/pagetoken"
@@ -121,19 +122,17 @@ func (e *Engine) blockchainID(raw string) (common.Hash, bool) {
 // over the filters. The answer is one object (popsicle.json's shape), so
 // groupBy does not split it: srcBlockchainId and destBlockchainId name the
 // filters, "" where none is set.
-func (e *Engine) serveICMSummary(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveICMSummary(q *apireq.Req) (any, error) {
+	v := q.Q
 	f, bad := e.icmFilterOf(v)
 	if bad != "" {
-		apierror.WriteList(w, http.StatusBadRequest, bad)
-		return
+		return nil, apireq.BadRequest(bad)
 	}
 	f.groupSrc, f.groupDst = false, false
 	now := e.now().Unix()
-	counts, err := e.icm.ICMHourly(r.Context(), 0, now)
+	counts, err := e.icm.ICMHourly(q.Context(), 0, now)
 	if err != nil {
-		e.log.Error("metricsapi: icm counts", "err", err)
-		apierror.WriteList(w, http.StatusInternalServerError, "reading the ICM messages failed")
-		return
+		return nil, apireq.Failed("reading the ICM messages failed", fmt.Errorf("icm counts: %w", err))
 	}
 	sums := make([]uint64, len(rollingWindows))
 	for i := range counts {
@@ -163,7 +162,7 @@ func (e *Engine) serveICMSummary(w http.ResponseWriter, r *http.Request, v catal
 	buf = append(buf, `,"destBlockchainId":`...)
 	buf = strconv.AppendQuote(buf, key[1])
 	buf = append(buf, "}}"...)
-	writeBody(w, buf)
+	return json.RawMessage(buf), nil
 }
 
 // serveICMTimeseries answers getICMTimeseries: messages per interval
@@ -171,19 +170,18 @@ func (e *Engine) serveICMSummary(w http.ResponseWriter, r *http.Request, v catal
 // (groupBy) and interval that has messages; points of one interval are
 // ordered by source, then destination. A page token carries the position
 // of the next point.
-func (e *Engine) serveICMTimeseries(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveICMTimeseries(q *apireq.Req) (any, error) {
+	v := q.Q
 	f, bad := e.icmFilterOf(v)
 	if bad != "" {
-		apierror.WriteList(w, http.StatusBadRequest, bad)
-		return
+		return nil, apireq.BadRequest(bad)
 	}
 	iv, _ := parseInterval(cmp.Or(v["timeInterval"], "day"))
 	start := intValue(v, "startTimestamp", 0)
 	end := intValue(v, "endTimestamp", math.MaxInt32)
 	size := int(intValue(v, "pageSize", defaultPageSize))
 	if start > end {
-		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp must not be greater than endTimestamp")
-		return
+		return nil, apireq.BadRequest("startTimestamp must not be greater than endTimestamp")
 	}
 	now := e.now()
 	scope := "getICMTimeseries|" + v["srcBlockchainId"] + "|" + v["destBlockchainId"] + "|" + v["network"] + "|" + v["groupBy"] + "|" +
@@ -192,49 +190,70 @@ func (e *Engine) serveICMTimeseries(w http.ResponseWriter, r *http.Request, v ca
 	if tok := v["pageToken"]; tok != "" {
 		c, err := pagetoken.Decode(scope, tok, now)
 		if err != nil || c > 1<<31 {
-			apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
-			return
+			return nil, apireq.BadRequest("pageToken is invalid or expired")
 		}
 		offset = int(c)
 	}
 	// A point holds the messages of its interval: the hours counted are
 	// those of the intervals the bounds touch.
-	counts, err := e.icm.ICMHourly(r.Context(), iv.floor(start), end)
+	counts, err := e.icm.ICMHourly(q.Context(), iv.floor(start), end)
 	if err != nil {
-		e.log.Error("metricsapi: icm counts", "err", err)
-		apierror.WriteList(w, http.StatusInternalServerError, "reading the ICM messages failed")
-		return
+		return nil, apireq.Failed("reading the ICM messages failed", fmt.Errorf("icm counts: %w", err))
 	}
-	type point struct {
+	points := f.icmPoints(counts, iv, start, end)
+	offset = min(offset, len(points))
+	stop := max(offset, min(len(points), offset+size))
+	next := ""
+	if stop < len(points) {
+		next = pagetoken.Encode(scope, uint64(stop), now)
+	}
+	return icmPointsJSON(points[offset:stop], next), nil
+}
+
+// icmPoint is one point of getICMTimeseries: n messages in the interval
+// starting at ts from key[0] to key[1] (as the groupBy names them).
+type icmPoint struct {
+	ts  int64
+	key [2]string
+	n   uint64
+}
+
+// icmPoints groups the hourly counts f keeps into points per interval iv
+// starting within [start, end], newest first, then by source and
+// destination.
+func (f *icmFilter) icmPoints(counts []evmindex.ICMCount, iv interval, start, end int64) []icmPoint {
+	type at struct {
 		ts  int64
 		key [2]string
-		n   uint64
 	}
-	byKey := map[point]uint64{}
+	byKey := map[at]uint64{}
 	for i := range counts {
 		c := &counts[i]
 		ts := iv.floor(c.Hour)
 		if !f.keep(c) || ts < start || ts > end {
 			continue
 		}
-		byKey[point{ts: ts, key: f.key(c)}] += c.N
+		byKey[at{ts: ts, key: f.key(c)}] += c.N
 	}
-	points := make([]point, 0, len(byKey))
-	for p, n := range byKey {
-		p.n = n
-		points = append(points, p)
+	points := make([]icmPoint, 0, len(byKey))
+	for k, n := range byKey {
+		points = append(points, icmPoint{ts: k.ts, key: k.key, n: n})
 	}
-	slices.SortFunc(points, func(a, b point) int {
+	slices.SortFunc(points, func(a, b icmPoint) int {
 		if a.ts != b.ts {
 			return cmp.Compare(b.ts, a.ts)
 		}
 		return cmp.Or(cmp.Compare(a.key[0], b.key[0]), cmp.Compare(a.key[1], b.key[1]))
 	})
-	buf := append(make([]byte, 0, 64+96*min(size, 256)), `{"results":[`...)
-	stop := min(len(points), offset+size)
-	for i := offset; i < stop; i++ {
-		p := points[i]
-		if i > offset {
+	return points
+}
+
+// icmPointsJSON is getICMTimeseries' answer: page's points, and next as
+// nextPageToken when it is not empty.
+func icmPointsJSON(page []icmPoint, next string) json.RawMessage {
+	buf := append(make([]byte, 0, 64+96*min(len(page), 256)), `{"results":[`...)
+	for i, p := range page {
+		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `{"value":`...)
@@ -248,27 +267,27 @@ func (e *Engine) serveICMTimeseries(w http.ResponseWriter, r *http.Request, v ca
 		buf = append(buf, '}')
 	}
 	buf = append(buf, ']')
-	if stop < len(points) {
+	if next != "" {
 		buf = append(buf, `,"nextPageToken":"`...)
-		buf = append(buf, pagetoken.Encode(scope, uint64(stop), now)...)
+		buf = append(buf, next...)
 		buf = append(buf, '"')
 	}
 	buf = append(buf, '}')
-	writeBody(w, buf)
+	return json.RawMessage(buf)
 }
 
 // serveTeleporterMetrics answers the legacy getTeleporterMetricsByChain:
 // {"result":{"value":N}}, N the chain's transactions that sent
 // (teleporterSourceTxnCount) or delivered (teleporterDestinationTxnCount)
 // ICM messages, or the sum of both (teleporterTotalTxnCount).
-func (e *Engine) serveTeleporterMetrics(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveTeleporterMetrics(q *apireq.Req) (any, error) {
+	v := q.Q
 	chainID, metric := v["chainId"], v["metric"]
 	e.mu.RLock()
 	sel, ok := e.resolve(chainID)
 	e.mu.RUnlock()
 	if !ok || sel.group != nil {
-		apierror.WriteList(w, http.StatusNotFound, "chainId "+chainID+" is not a supported chain id")
-		return
+		return nil, apireq.NotFound("chainId " + chainID + " is not a supported chain id")
 	}
 	id := sel.chains[0].info.EVMChainID
 	var n uint64
@@ -279,15 +298,13 @@ func (e *Engine) serveTeleporterMetrics(w http.ResponseWriter, r *http.Request, 
 		if !k.in {
 			continue
 		}
-		c, err := e.icm.ICMChainTxs(r.Context(), id, k.kind)
+		c, err := e.icm.ICMChainTxs(q.Context(), id, k.kind)
 		if err != nil {
-			e.log.Error("metricsapi: icm transactions", "err", err)
-			apierror.WriteList(w, http.StatusInternalServerError, "reading the ICM messages failed")
-			return
+			return nil, apireq.Failed("reading the ICM messages failed", fmt.Errorf("icm transactions: %w", err))
 		}
 		n += c
 	}
 	buf := append(make([]byte, 0, 40), `{"result":{"value":`...)
 	buf = strconv.AppendUint(buf, n, 10)
-	writeBody(w, append(buf, "}}"...))
+	return json.RawMessage(append(buf, "}}"...)), nil
 }

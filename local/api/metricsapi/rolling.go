@@ -1,12 +1,11 @@
 package metricsapi
 
 import (
+	"encoding/json"
 	"math/big"
-	"net/http"
 	"strconv"
 
-	"github.com/avaedge/avaedge/apierror"
-	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/api/apireq"
 )
 
 // Rolling windows (getEvmChainRollingWindowMetrics, getICMSummary): the
@@ -47,7 +46,8 @@ type window struct {
 // (allTime's: from its first block to now); maxGps, maxTps, maxGasPrice and
 // avgGasPrice are the series' definitions over the window's blocks. A
 // request reads every block of the longest window: O(blocks indexed).
-func (e *Engine) serveRolling(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveRolling(q *apireq.Req) (any, error) {
+	v := q.Q
 	chainID, metric := v["chainId"], v["metric"]
 	now := e.now().Unix()
 	ws := make([]window, len(rollingWindows))
@@ -83,8 +83,7 @@ func (e *Engine) serveRolling(w http.ResponseWriter, r *http.Request, v catalog.
 	}
 	e.mu.RUnlock()
 	if !ok {
-		apierror.WriteList(w, http.StatusNotFound, "chainId "+chainID+" is not a supported chain id, total, mainnet or testnet")
-		return
+		return nil, apireq.NotFound("chainId " + chainID + " is not a supported chain id, total, mainnet or testnet")
 	}
 	buf := append(make([]byte, 0, 256), `{"result":{`...)
 	n := 0
@@ -109,7 +108,7 @@ func (e *Engine) serveRolling(w http.ResponseWriter, r *http.Request, v catalog.
 		buf = ws[i].appendValue(buf, metric, span)
 	}
 	buf = append(buf, "}}"...)
-	writeBody(w, buf)
+	return json.RawMessage(buf), nil
 }
 
 // add counts block i of cs in the window, and its addresses in the active

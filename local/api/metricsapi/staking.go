@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/pagetoken"
@@ -93,18 +92,16 @@ func (e *Engine) genesisStakers(ctx context.Context, subnet string, ss []*pindex
 
 // subnetStakes returns the stakes of subnet: the source's, with the
 // genesis's stakers the node lists (genesisStakers).
-func (e *Engine) subnetStakes(w http.ResponseWriter, r *http.Request, subnet string) ([]*pindex.Stake, bool) {
-	ss, ok := e.stakes(w, r)
-	if !ok {
-		return nil, false
-	}
-	more, err := e.genesisStakers(r.Context(), subnet, ss)
+func (e *Engine) subnetStakes(ctx context.Context, subnet string) ([]*pindex.Stake, error) {
+	ss, err := e.stakes(ctx)
 	if err != nil {
-		e.log.Error("metricsapi: current validators", "err", err)
-		apierror.WriteList(w, http.StatusInternalServerError, "reading the P-Chain index failed")
-		return nil, false
+		return nil, err
 	}
-	return append(more, ss...), true
+	more, err := e.genesisStakers(ctx, subnet, ss)
+	if err != nil {
+		return nil, apireq.Failed("reading the P-Chain index failed", fmt.Errorf("current validators: %w", err))
+	}
+	return append(more, ss...), nil
 }
 
 // L1FeeRate is what an active L1 validator pays the P-Chain, in nAVAX per
@@ -129,28 +126,25 @@ func end(s *pindex.Stake) int64 {
 	return e
 }
 
-// stakes reads the source, answering 500 when it fails.
-func (e *Engine) stakes(w http.ResponseWriter, r *http.Request) ([]*pindex.Stake, bool) {
-	ss, err := e.stakeSrc.Stakes(r.Context())
+// stakes reads the source, failing with a 500.
+func (e *Engine) stakes(ctx context.Context) ([]*pindex.Stake, error) {
+	ss, err := e.stakeSrc.Stakes(ctx)
 	if err != nil {
-		e.log.Error("metricsapi: stakes", "err", err)
-		apierror.WriteList(w, http.StatusInternalServerError, "reading the P-Chain index failed")
-		return nil, false
+		return nil, apireq.Failed("reading the P-Chain index failed", fmt.Errorf("stakes: %w", err))
 	}
-	return ss, true
+	return ss, nil
 }
 
 // dailySeries writes {"results":[...]} of value at each day from the day
 // holding first to today (by the source's clock), newest first, within [start, end] (inclusive
 // bounds on the points' timestamps), paged by pageSize and pageToken when
 // paged (else every point).
-func (e *Engine) dailySeries(w http.ResponseWriter, v catalog.Values, scope string, first int64, paged bool, value func(day int64) []byte) {
+func (e *Engine) dailySeries(v catalog.Values, scope string, first int64, paged bool, value func(day int64) []byte) (any, error) {
 	now := e.stakeSrc.Now()
 	start := intValue(v, "startTimestamp", 0)
 	stop := intValue(v, "endTimestamp", math.MaxInt64)
 	if start > stop {
-		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp must not be greater than endTimestamp")
-		return
+		return nil, apireq.BadRequest("startTimestamp must not be greater than endTimestamp")
 	}
 	size := math.MaxInt
 	cursor := int64(math.MaxInt64)
@@ -160,8 +154,7 @@ func (e *Engine) dailySeries(w http.ResponseWriter, v catalog.Values, scope stri
 		if tok := v["pageToken"]; tok != "" {
 			c, err := pagetoken.Decode(scope, tok, now)
 			if err != nil || c > math.MaxInt64 {
-				apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
-				return
+				return nil, apireq.BadRequest("pageToken is invalid or expired")
 			}
 			cursor = int64(c)
 		}
@@ -186,7 +179,7 @@ func (e *Engine) dailySeries(w http.ResponseWriter, v catalog.Values, scope stri
 		buf = append(buf, pagetoken.Encode(scope, uint64(ts), now)...)
 		buf = append(buf, '"')
 	}
-	writeBody(w, append(buf, '}'))
+	return json.RawMessage(append(buf, '}')), nil
 }
 
 // serveStaking answers getStakingMetrics: for each day, the validators
@@ -198,11 +191,12 @@ func (e *Engine) dailySeries(w http.ResponseWriter, v catalog.Values, scope stri
 // start time. Weights are in nAVAX for the
 // primary network, the subnet's own units otherwise. The series runs from
 // the first day with one of them, newest first.
-func (e *Engine) serveStaking(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveStaking(q *apireq.Req) (any, error) {
+	v := q.Q
 	metric, subnet := v["metric"], cmp.Or(v["subnetId"], primaryNetwork)
-	ss, ok := e.subnetStakes(w, r, subnet)
-	if !ok {
-		return
+	ss, err := e.subnetStakes(q.Context(), subnet)
+	if err != nil {
+		return nil, err
 	}
 	delegators := metric == "delegatorCount" || metric == "delegatorWeight"
 	var picked []*pindex.Stake
@@ -218,12 +212,11 @@ func (e *Engine) serveStaking(w http.ResponseWriter, r *http.Request, v catalog.
 		}
 	}
 	if len(picked) == 0 {
-		writeBody(w, []byte(`{"results":[]}`))
-		return
+		return json.RawMessage([]byte(`{"results":[]}`)), nil
 	}
 	weight := metric == "validatorWeight" || metric == "delegatorWeight"
 	now := e.stakeSrc.Now().Unix()
-	e.dailySeries(w, v, "getStakingMetrics|"+v["network"]+"|"+metric+"|"+subnet, first, true, func(d int64) []byte {
+	return e.dailySeries(v, "getStakingMetrics|"+v["network"]+"|"+metric+"|"+subnet, first, true, func(d int64) []byte {
 		at := min(d+daySeconds, now)
 		var n uint64
 		for _, s := range picked {
@@ -259,11 +252,12 @@ func l1Paid(s *pindex.Stake, t int64) uint64 {
 // is disabled or its initial balance is spent; balance top-ups
 // (IncreaseL1ValidatorBalanceTx) are not indexed, so a validator topped up
 // is counted as stopping when its first balance ran out.
-func (e *Engine) serveL1Fees(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveL1Fees(q *apireq.Req) (any, error) {
+	v := q.Q
 	metric := v["metric"]
-	ss, ok := e.stakes(w, r)
-	if !ok {
-		return
+	ss, err := e.stakes(q.Context())
+	if err != nil {
+		return nil, err
 	}
 	var picked []*pindex.Stake
 	first := int64(math.MaxInt64)
@@ -283,11 +277,10 @@ func (e *Engine) serveL1Fees(w http.ResponseWriter, r *http.Request, v catalog.V
 		first = min(first, s.Start)
 	}
 	if len(picked) == 0 {
-		writeBody(w, []byte(`{"results":[]}`))
-		return
+		return json.RawMessage([]byte(`{"results":[]}`)), nil
 	}
 	now := e.stakeSrc.Now().Unix()
-	e.dailySeries(w, v, "", first, false, func(d int64) []byte {
+	return e.dailySeries(v, "", first, false, func(d int64) []byte {
 		to := min(d+daySeconds, now)
 		var n uint64
 		for _, s := range picked {
@@ -312,16 +305,16 @@ func (e *Engine) serveL1Fees(w http.ResponseWriter, r *http.Request, v catalog.V
 // added it as sortKey, oldest first. Validations without reward addresses
 // (permissioned subnet and L1 validators) are left out. Addresses carry the
 // network's HRP, without a chain prefix.
-func (e *Engine) serveValidatorAddresses(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveValidatorAddresses(q *apireq.Req) (any, error) {
+	v := q.Q
 	start := intValue(v, "startTimestamp", 0)
 	stop := intValue(v, "endTimestamp", math.MaxInt64)
 	if start > stop {
-		apierror.WriteList(w, http.StatusBadRequest, "startTimestamp must not be greater than endTimestamp")
-		return
+		return nil, apireq.BadRequest("startTimestamp must not be greater than endTimestamp")
 	}
-	ss, ok := e.subnetStakes(w, r, v["subnetId"])
-	if !ok {
-		return
+	ss, err := e.subnetStakes(q.Context(), v["subnetId"])
+	if err != nil {
+		return nil, err
 	}
 	var picked []*pindex.Stake
 	for _, s := range ss {
@@ -336,8 +329,7 @@ func (e *Engine) serveValidatorAddresses(w http.ResponseWriter, r *http.Request,
 	if tok := v["pageToken"]; tok != "" {
 		c, err := pagetoken.Decode(scope, tok, now)
 		if err != nil || c > uint64(len(picked)) {
-			apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
-			return
+			return nil, apireq.BadRequest("pageToken is invalid or expired")
 		}
 		offset = int(c)
 	}
@@ -367,15 +359,15 @@ func (e *Engine) serveValidatorAddresses(w http.ResponseWriter, r *http.Request,
 		buf = append(buf, pagetoken.Encode(scope, uint64(last), now)...)
 		buf = append(buf, '"')
 	}
-	writeBody(w, append(buf, '}'))
+	return json.RawMessage(append(buf, '}')), nil
 }
 
 // serveBtcbBridged answers getAddressesByBtcbBridged: the local world has
 // no BTC.b bridge, so no address has bridged anything.
-func (e *Engine) serveBtcbBridged(w http.ResponseWriter, r *http.Request, v catalog.Values) {
+func (e *Engine) serveBtcbBridged(q *apireq.Req) (any, error) {
+	v := q.Q
 	if tok := v["pageToken"]; tok != "" {
-		apierror.WriteList(w, http.StatusBadRequest, "pageToken is invalid or expired")
-		return
+		return nil, apireq.BadRequest("pageToken is invalid or expired")
 	}
-	writeBody(w, []byte(`{"addresses":[]}`))
+	return json.RawMessage([]byte(`{"addresses":[]}`)), nil
 }

@@ -149,7 +149,7 @@ func (a *Aggregator) Aggregate(ctx context.Context, req Request) ([]byte, error)
 	signed, err := a.aggregate(ctx, req)
 	result := "ok"
 	if err != nil {
-		status, _, _ := statusOf(err)
+		status := answerOf(err).Status
 		result = strconv.Itoa(status)
 		if status == http.StatusInternalServerError {
 			a.log.Warn("warp: aggregation failed", "network", req.Network, "err", err)

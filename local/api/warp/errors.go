@@ -7,12 +7,13 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
 // Errors of Aggregate. Each is wrapped in an error whose text is safe to show
-// a client; statusOf maps them to HTTP statuses.
+// a client; answerOf maps them to HTTP statuses.
 var (
 	// ErrInvalidRequest: a field of the request is malformed or out of range
 	// (400, message array).
@@ -67,28 +68,28 @@ func (e *QuorumError) Error() string {
 // Unwrap makes errors.Is(err, ErrQuorumNotReached) hold.
 func (e *QuorumError) Unwrap() error { return ErrQuorumNotReached }
 
-// statusOf maps an Aggregate error to its HTTP status and client messages;
-// list reports whether the messages form a validation array. It is the only
-// place that chooses statuses.
-func statusOf(err error) (status int, msgs []string, list bool) {
+// answerOf maps an Aggregate error to its answer: its HTTP status and
+// client messages, an array for a validation error. It is the only place
+// that chooses statuses.
+func answerOf(err error) *apireq.Error {
 	var re *requestError
 	var qe *QuorumError
 	switch {
 	case errors.As(err, &qe):
-		return http.StatusBadRequest, []string{qe.Error()}, false
+		return &apireq.Error{Status: http.StatusBadRequest, Msgs: []string{qe.Error()}}
 	case errors.As(err, &re):
 		switch re.kind {
 		case ErrInvalidRequest:
-			return http.StatusBadRequest, re.msgs, true
+			return &apireq.Error{Status: http.StatusBadRequest, Msgs: re.msgs, List: true}
 		case ErrNetworkMismatch, ErrUnknownHeight:
-			return http.StatusBadRequest, re.msgs, false
+			return &apireq.Error{Status: http.StatusBadRequest, Msgs: re.msgs}
 		case ErrUnknownNetwork, ErrUnknownChain, ErrUnknownSubnet, ErrL1MessageNotFound:
-			return http.StatusNotFound, re.msgs, false
+			return &apireq.Error{Status: http.StatusNotFound, Msgs: re.msgs}
 		}
 	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout, []string{"Signature aggregation timed out"}, false
+		return &apireq.Error{Status: http.StatusGatewayTimeout, Msgs: []string{"Signature aggregation timed out"}}
 	case errors.Is(err, context.Canceled):
-		return http.StatusServiceUnavailable, []string{"Signature aggregation was canceled"}, false
+		return &apireq.Error{Status: http.StatusServiceUnavailable, Msgs: []string{"Signature aggregation was canceled"}}
 	}
-	return http.StatusInternalServerError, []string{"Failed to aggregate signatures"}, false
+	return &apireq.Error{Status: http.StatusInternalServerError, Msgs: []string{"Failed to aggregate signatures"}, Err: err}
 }

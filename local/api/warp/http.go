@@ -2,13 +2,12 @@ package warp
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/local/api/apireq"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
@@ -24,50 +23,37 @@ import (
 // check only the ids the catalogue does not parse. Both answer 201
 // {"signedMessage": hex} and Data API error bodies otherwise.
 func (a *Aggregator) Handlers() map[string]catalog.Handler {
+	svc := apireq.Service{Classify: answerOf}
 	return map[string]catalog.Handler{
-		"aggregateSignatures":     a.serveAggregate,
-		"getAggregatedSignatures": a.serveGet,
+		"aggregateSignatures":     svc.Handle("aggregateSignatures", a.serveAggregate),
+		"getAggregatedSignatures": svc.Handle("getAggregatedSignatures", a.serveGet),
 	}
 }
 
-func (a *Aggregator) serveAggregate(w http.ResponseWriter, r *http.Request, v catalog.Values) {
-	req, msgs := requestOf(v)
+func (a *Aggregator) serveAggregate(q *apireq.Req) (any, error) {
+	req, msgs := requestOf(q.Q)
 	if msgs != nil {
-		apierror.WriteList(w, http.StatusBadRequest, msgs...)
-		return
+		return nil, apireq.BadRequest(msgs...)
 	}
-	signed, err := a.Aggregate(r.Context(), req)
-	respond(w, signed, err)
+	return signedAnswer(a.Aggregate(q.Context(), req))
 }
 
-func (a *Aggregator) serveGet(w http.ResponseWriter, r *http.Request, v catalog.Values) {
-	txHash, err := parseID(v["txHash"])
+func (a *Aggregator) serveGet(q *apireq.Req) (any, error) {
+	txHash, err := parseID(q.Get("txHash"))
 	if err != nil {
-		apierror.WriteList(w, http.StatusBadRequest, "txHash must be a cb58 or hex encoded transaction hash")
-		return
+		return nil, apireq.BadRequest("txHash must be a cb58 or hex encoded transaction hash")
 	}
-	signed, err := a.Aggregate(r.Context(), Request{Network: v["network"], Justification: txHash[:]})
-	respond(w, signed, err)
+	return signedAnswer(a.Aggregate(q.Context(), Request{Network: q.Get("network"), Justification: txHash[:]}))
 }
 
-func respond(w http.ResponseWriter, signed []byte, err error) {
+// signedAnswer is a 201 {"signedMessage": hex} of signed, or err.
+func signedAnswer(signed []byte, err error) (any, error) {
 	if err != nil {
-		status, msgs, list := statusOf(err)
-		if list {
-			apierror.WriteList(w, status, msgs...)
-		} else {
-			apierror.Write(w, status, msgs[0])
-		}
-		return
+		return nil, err
 	}
-	body, _ := json.Marshal(struct {
+	return &apireq.Answer{Status: http.StatusCreated, Body: struct {
 		SignedMessage string `json:"signedMessage"`
-	}{hex.EncodeToString(signed)}) // cannot fail: one string
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusCreated)
-	w.Write(body)
+	}{hex.EncodeToString(signed)}}, nil
 }
 
 // requestOf builds an aggregateSignatures Request from the catalogue's

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/avaedge/avaedge/local/vocab/avax"
@@ -13,11 +14,7 @@ import (
 const (
 	// RewardRatePercent is the yearly staking reward rate.
 	RewardRatePercent = 8
-	// MaxValidatorWeight caps stake plus delegations (3M AVAX).
-	MaxValidatorWeight = 3_000_000 * nAVAX
-	// MaxDelegationFactor caps delegations at this multiple of the stake.
-	MaxDelegationFactor = 4
-	yearSeconds         = 365 * day
+	yearSeconds       = 365 * day
 )
 
 // reward returns weight * rate * duration / year.
@@ -38,92 +35,112 @@ func (w *World) pickOwner(r interface{ IntN(int) int }) []avax.ShortID {
 // scheduleStaking lays out the primary network's validations and delegations so
 // that every status appears (see the package tests for the invariants).
 func (w *World) scheduleStaking(p *schedule) {
-	r := w.rng("staking")
-	G, now := w.genesis, w.now
-	n := w.cfg.Validators
-	weight := func(lo, hi uint64) uint64 { return (lo + r.Uint64N(hi-lo+1)) * nAVAX }
-	newVal := func(nd *node, start, end int64, bls bool) *Validation {
-		v := &Validation{
-			NodeID: nd.id, Weight: weight(2000, 10000), Start: start, End: end,
-			DelegationFee: uint32(20000 + 10000*r.IntN(9)), RewardOwner: w.pickOwner(r),
-			Uptime: 90 + float64(r.IntN(1000))/100, Version: nd.version, Geo: nd.geo,
-		}
-		if bls {
-			b := nd.bls
-			v.BLS = &b
-		}
-		return v
-	}
-	var vals []*Validation
-	// Genesis validators: nodes 0..n-3, whose staking transactions are in
-	// the P-Chain's genesis.
-	for i := range n - 2 {
-		v := newVal(w.nodes[i], G, now+(60+17*int64(i))*day, true)
-		v.TxID = w.deriveID("genesis validator", fmt.Sprint(i))
-		vals = append(vals, v)
-	}
-	// Node n-2: a completed validation, then an active one.
-	a := w.nodes[n-2]
-	vals = append(vals, newVal(a, G+1*day, G+15*day, true), newVal(a, now-3*day, now+100*day, true))
-	// Node n-1: a completed legacy validation (no BLS), then a pending one.
-	b := w.nodes[n-1]
-	vals = append(vals, newVal(b, G+2*day, G+16*day, false), newVal(b, now+3*day, now+60*day, true))
-
+	s := &stakePlan{w: w, r: w.rng("staking")}
+	vals := s.validations()
 	for _, v := range vals {
 		kind := "AddPermissionlessValidatorTx"
 		if v.BLS == nil {
 			kind = "AddValidatorTx"
 		}
-		tx := &PTx{Kind: kind, Time: txTime(v.Start, now, day), funder: v.RewardOwner[0], validation: v}
-		if v.Start == G {
+		tx := &PTx{Kind: kind, Time: txTime(v.Start, w.now, day), funder: v.RewardOwner[0], validation: v}
+		if v.Start == w.genesis {
 			tx.ID, tx.genesis = v.TxID, true
 		}
 		v.TxID = p.add(tx).ID
 		w.validations = append(w.validations, v)
 	}
-
-	// Delegations.
 	for _, v := range vals {
-		var spans [][2]int64
-		switch v.Status(now) {
-		case StatusCompleted:
-			spans = [][2]int64{{v.Start + day, v.Start + 8*day}, {v.Start + 2*day, v.End}}
-		case StatusActive:
-			half := (now - v.Start) / 2
-			spans = [][2]int64{
-				{v.Start + day, v.Start + day + half},
-				{v.Start + (now-v.Start)*2/3, v.End - day},
-				{now - hour, v.End - 2*day},
-				{now + day, v.End - 3*day},
-			}
-		case StatusPending:
-			spans = [][2]int64{{v.Start + day, v.End - day}}
-		}
-		for _, s := range spans {
-			d := &Delegation{
-				NodeID: v.NodeID, Weight: weight(25, 1000), Start: s[0], End: s[1],
-				RewardOwner: w.pickOwner(r), DelegationFee: v.DelegationFee,
-			}
-			d.GrossReward = reward(d.Weight, d.Start, d.End)
-			fee := d.GrossReward * uint64(d.DelegationFee) / 1_000_000
-			d.NetReward = d.GrossReward - fee
-			v.DelegationReward += fee
-			tx := p.add(&PTx{Kind: "AddPermissionlessDelegatorTx", Time: txTime(d.Start, now, 12*hour),
-				funder: d.RewardOwner[0], delegation: d, validation: v})
-			d.TxID = tx.ID
-			w.delegations = append(w.delegations, d)
-			if d.Status(now) == StatusCompleted {
-				d.RewardTxID = p.add(&PTx{Kind: "RewardValidatorTx", Time: d.End, rewardOf: tx}).ID
-			}
-		}
+		s.delegations(p, v)
 	}
 	for _, v := range vals {
 		v.Reward = reward(v.Weight, v.Start, v.End)
-		if v.Status(now) == StatusCompleted {
+		if v.Status(w.now) == StatusCompleted {
 			v.RewardTxID = p.add(&PTx{Kind: "RewardValidatorTx", Time: v.End, rewardOf: p.byID(v.TxID)}).ID
 		}
 	}
 	w.sortStakes()
+}
+
+// stakePlan draws the devnet's stakes from r, in scheduleStaking's order.
+type stakePlan struct {
+	w *World
+	r *rand.Rand
+}
+
+// weight draws a weight of lo to hi AVAX.
+func (s *stakePlan) weight(lo, hi uint64) uint64 { return (lo + s.r.Uint64N(hi-lo+1)) * nAVAX }
+
+// validation draws a validation of nd from start to end, with its BLS key
+// when bls.
+func (s *stakePlan) validation(nd *node, start, end int64, bls bool) *Validation {
+	v := &Validation{
+		NodeID: nd.id, Weight: s.weight(2000, 10000), Start: start, End: end,
+		DelegationFee: uint32(20000 + 10000*s.r.IntN(9)), RewardOwner: s.w.pickOwner(s.r),
+		Uptime: 90 + float64(s.r.IntN(1000))/100, Version: nd.version, Geo: nd.geo,
+	}
+	if bls {
+		b := nd.bls
+		v.BLS = &b
+	}
+	return v
+}
+
+// validations are the primary network's validations: the genesis
+// validators (nodes 0..n-3, whose staking transactions are in the
+// P-Chain's genesis), a completed then an active validation of node n-2, a
+// completed legacy one (no BLS) then a pending one of node n-1.
+func (s *stakePlan) validations() []*Validation {
+	w := s.w
+	G, now, n := w.genesis, w.now, w.cfg.Validators
+	var vals []*Validation
+	for i := range n - 2 {
+		v := s.validation(w.nodes[i], G, now+(60+17*int64(i))*day, true)
+		v.TxID = w.deriveID("genesis validator", fmt.Sprint(i))
+		vals = append(vals, v)
+	}
+	a := w.nodes[n-2]
+	vals = append(vals, s.validation(a, G+1*day, G+15*day, true), s.validation(a, now-3*day, now+100*day, true))
+	b := w.nodes[n-1]
+	return append(vals, s.validation(b, G+2*day, G+16*day, false), s.validation(b, now+3*day, now+60*day, true))
+}
+
+// delegations schedules v's delegations, by its status: two of a completed
+// validation, four of an active one (completed, active and pending), one
+// of a pending one; a completed delegation is rewarded.
+func (s *stakePlan) delegations(p *schedule, v *Validation) {
+	w, now := s.w, s.w.now
+	var spans [][2]int64
+	switch v.Status(now) {
+	case StatusCompleted:
+		spans = [][2]int64{{v.Start + day, v.Start + 8*day}, {v.Start + 2*day, v.End}}
+	case StatusActive:
+		half := (now - v.Start) / 2
+		spans = [][2]int64{
+			{v.Start + day, v.Start + day + half},
+			{v.Start + (now-v.Start)*2/3, v.End - day},
+			{now - hour, v.End - 2*day},
+			{now + day, v.End - 3*day},
+		}
+	case StatusPending:
+		spans = [][2]int64{{v.Start + day, v.End - day}}
+	}
+	for _, sp := range spans {
+		d := &Delegation{
+			NodeID: v.NodeID, Weight: s.weight(25, 1000), Start: sp[0], End: sp[1],
+			RewardOwner: w.pickOwner(s.r), DelegationFee: v.DelegationFee,
+		}
+		d.GrossReward = reward(d.Weight, d.Start, d.End)
+		fee := d.GrossReward * uint64(d.DelegationFee) / 1_000_000
+		d.NetReward = d.GrossReward - fee
+		v.DelegationReward += fee
+		tx := p.add(&PTx{Kind: "AddPermissionlessDelegatorTx", Time: txTime(d.Start, now, 12*hour),
+			funder: d.RewardOwner[0], delegation: d, validation: v})
+		d.TxID = tx.ID
+		w.delegations = append(w.delegations, d)
+		if d.Status(now) == StatusCompleted {
+			d.RewardTxID = p.add(&PTx{Kind: "RewardValidatorTx", Time: d.End, rewardOf: tx}).ID
+		}
+	}
 }
 
 // txTime is when a staking transaction is issued: at its start, or lead

@@ -85,17 +85,40 @@ func (w *World) ewoqOwner() Owner {
 
 // scheduleSubnets creates a legacy subnet with a Subnet-EVM chain and permissioned
 // validators (active, completed and removed), and an L1 converted with two
-// validators plus one registered later.
+// validators plus one registered later, whose validators then change.
 func (w *World) scheduleSubnets(p *schedule) {
-	G, now := w.genesis, w.now
-	// The legacy subnet.
-	s1 := &Subnet{CreateTime: G + 5*day, Owner: w.ewoqOwner()}
-	s1.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s1.CreateTime, subnet: s1, onBlock: func(h uint64) { s1.CreateBlock = h }}).ID
-	c1 := &Blockchain{SubnetID: s1.ID, Name: "devsubnet", VMID: SubnetEVMID, EVMChainID: 787878, CreateTime: s1.CreateTime + hour}
-	c1.Genesis = evmGenesis(c1.EVMChainID, c1.CreateTime, ewoqEVM)
-	c1.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c1.CreateTime, chain: c1, onBlock: func(h uint64) { c1.CreateBlock = h }}).ID
-	s1.Chains = []*Blockchain{c1}
+	s1 := w.scheduleLegacySubnet(p)
+	s2 := w.subnetWithChain(p, w.genesis+8*day, "devl1", 898989)
+	l1 := w.nodes[len(w.nodes)-3:]
+	conv := w.scheduleConversion(p, s2, l1[:2])
+	reg := &L1Registration{SubnetID: s2.ID, NodeID: l1[2].id, BLS: l1[2].bls, Expiry: uint64(w.genesis + 10*day + day),
+		RemainingBalanceOwner: w.ewoqOwner(), DisableOwner: w.ewoqOwner(), Weight: 50, Balance: nAVAX, Time: w.genesis + 10*day}
+	reg.TxID = p.add(&PTx{Kind: "RegisterL1ValidatorTx", Time: reg.Time, register: reg, onBlock: func(h uint64) {
+		reg.Height = h
+		w.l1Changes = append(w.l1Changes, SetChange{Height: h, NodeID: reg.NodeID, Weight: int64(reg.Weight), PublicKey: reg.BLS.PublicKey})
+	}}).ID
+	w.registers = append(w.registers, reg)
+	w.scheduleL1Changes(p, s2, conv, reg)
+	w.subnets = []*Subnet{s1, s2}
+	w.sortStakes()
+}
 
+// subnetWithChain schedules a subnet, owned by ewoq, created at t, and its
+// Subnet-EVM chain an hour later.
+func (w *World) subnetWithChain(p *schedule, t int64, name string, evmChainID uint64) *Subnet {
+	s := &Subnet{CreateTime: t, Owner: w.ewoqOwner()}
+	s.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s.CreateTime, subnet: s, onBlock: func(h uint64) { s.CreateBlock = h }}).ID
+	c := &Blockchain{SubnetID: s.ID, Name: name, VMID: SubnetEVMID, EVMChainID: evmChainID, CreateTime: s.CreateTime + hour}
+	c.Genesis = evmGenesis(c.EVMChainID, c.CreateTime, ewoqEVM)
+	c.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c.CreateTime, chain: c, onBlock: func(h uint64) { c.CreateBlock = h }}).ID
+	s.Chains = []*Blockchain{c}
+	return s
+}
+
+// scheduleLegacySubnet schedules the legacy subnet, its chain and its
+// permissioned validators: active, completed, and one removed.
+func (w *World) scheduleLegacySubnet(p *schedule) *Subnet {
+	s1 := w.subnetWithChain(p, w.genesis+5*day, "devsubnet", 787878)
 	sub := func(nd *node, start, end int64) *Validation {
 		v := &Validation{NodeID: nd.id, SubnetID: s1.ID, Weight: 20, Start: start, End: end,
 			Uptime: 99.5, Version: nd.version, Geo: nd.geo}
@@ -103,7 +126,7 @@ func (w *World) scheduleSubnets(p *schedule) {
 		w.validations = append(w.validations, v)
 		return v
 	}
-	S := s1.CreateTime
+	S, now := s1.CreateTime, w.now
 	sub(w.nodes[0], S+2*hour, now+30*day)
 	sub(w.nodes[2], S+2*hour, S+5*day)
 	sub(w.nodes[2], S+6*day, now+30*day)
@@ -111,18 +134,14 @@ func (w *World) scheduleSubnets(p *schedule) {
 	removed.removed = true
 	removed.RemoveTime = S + 2*day
 	removed.RemoveTxID = p.add(&PTx{Kind: "RemoveSubnetValidatorTx", Time: removed.RemoveTime, validation: removed, subnet: s1}).ID
+	return s1
+}
 
-	// The L1.
-	s2 := &Subnet{CreateTime: G + 8*day, Owner: w.ewoqOwner()}
-	s2.ID = p.add(&PTx{Kind: "CreateSubnetTx", Time: s2.CreateTime, subnet: s2, onBlock: func(h uint64) { s2.CreateBlock = h }}).ID
-	c2 := &Blockchain{SubnetID: s2.ID, Name: "devl1", VMID: SubnetEVMID, EVMChainID: 898989, CreateTime: s2.CreateTime + hour}
-	c2.Genesis = evmGenesis(c2.EVMChainID, c2.CreateTime, ewoqEVM)
-	c2.ID = p.add(&PTx{Kind: "CreateChainTx", Time: c2.CreateTime, chain: c2, onBlock: func(h uint64) { c2.CreateBlock = h }}).ID
-	s2.Chains = []*Blockchain{c2}
-
-	l1 := w.nodes[len(w.nodes)-3:]
-	conv := &L1Conversion{SubnetID: s2.ID, ChainID: c2.ID, Address: ValidatorManagerAddress, Time: G + 9*day}
-	for i, nd := range l1[:2] {
+// scheduleConversion schedules the ConvertSubnetToL1Tx of s2, whose
+// validators are nodes.
+func (w *World) scheduleConversion(p *schedule, s2 *Subnet, nodes []*node) *L1Conversion {
+	conv := &L1Conversion{SubnetID: s2.ID, ChainID: s2.Chains[0].ID, Address: ValidatorManagerAddress, Time: w.genesis + 9*day}
+	for i, nd := range nodes {
 		conv.Validators = append(conv.Validators, L1Validator{
 			NodeID: nd.id, Weight: 100, Balance: (1 + uint64(i)) * nAVAX, BLS: nd.bls,
 			RemainingBalanceOwner: w.ewoqOwner(), DeactivationOwner: w.ewoqOwner(),
@@ -139,18 +158,15 @@ func (w *World) scheduleSubnets(p *schedule) {
 	}}).ID
 	s2.Conversion = conv
 	w.conversion = conv
+	return conv
+}
 
-	reg := &L1Registration{SubnetID: s2.ID, NodeID: l1[2].id, BLS: l1[2].bls, Expiry: uint64(G + 10*day + day),
-		RemainingBalanceOwner: w.ewoqOwner(), DisableOwner: w.ewoqOwner(), Weight: 50, Balance: nAVAX, Time: G + 10*day}
-	reg.TxID = p.add(&PTx{Kind: "RegisterL1ValidatorTx", Time: reg.Time, register: reg, onBlock: func(h uint64) {
-		reg.Height = h
-		w.l1Changes = append(w.l1Changes, SetChange{Height: h, NodeID: reg.NodeID, Weight: int64(reg.Weight), PublicKey: reg.BLS.PublicKey})
-	}}).ID
-	w.registers = append(w.registers, reg)
-
-	// The L1's validators change: the first converted one's balance grows,
-	// the registered one's weight rises to 80, the second converted one is
-	// disabled (inactive: it keeps its weight, and its balance is returned).
+// scheduleL1Changes changes the L1's validators: the first converted one's
+// balance grows, the registered one's weight rises to 80, the second
+// converted one is disabled (inactive: it keeps its weight, and its balance
+// is returned).
+func (w *World) scheduleL1Changes(p *schedule, s2 *Subnet, conv *L1Conversion, reg *L1Registration) {
+	G := w.genesis
 	a, b := conv.Validators[0], conv.Validators[1]
 	changes := []*L1Change{
 		{Kind: "IncreaseL1ValidatorBalanceTx", ValidationID: s2.ID.Append(0), NodeID: a.NodeID, Balance: nAVAX, Time: G + 11*day},
@@ -166,8 +182,6 @@ func (w *World) scheduleSubnets(p *schedule) {
 		}}).ID
 	}
 	w.l1Ops = changes
-	w.subnets = []*Subnet{s1, s2}
-	w.sortStakes()
 }
 
 // conversionData returns the codec bytes of avalanchego's

@@ -204,7 +204,40 @@ func (w *World) xGenesisAllocation(i int) uint64 {
 func (h *history) buildXChain() error {
 	w := h.w
 	x := &xWallet{w: w, r: w.rng("xchain"), unspent: map[avax.ShortID][]*avax.UTXO{}}
-	G := w.genesis
+	js := avax.XJSON{Alias: "X", HRP: avanet.Local.HRP}
+	genesisJSON, err := x.genesis(js)
+	if err != nil {
+		return err
+	}
+	var parent avax.ID
+	xb := &xBuild{}
+	for height, t := uint64(0), w.genesis; t <= w.now; height, t = height+1, t+12*hour {
+		b := &xBlock{height: height, time: t}
+		if err := x.fill(h, b, xb); err != nil {
+			return fmt.Errorf("devnet: X-Chain block %d: %w", height, err)
+		}
+		blk, rb, err := h.sealXBlock(b, parent, js)
+		if err != nil {
+			return err
+		}
+		if height == 0 {
+			rb.Genesis = []json.RawMessage{genesisJSON}
+		}
+		w.xBlocks = append(w.xBlocks, blk)
+		w.raw[avanet.ChainX] = append(w.raw[avanet.ChainX], rb)
+		parent = blk.ID
+	}
+	if !xb.imported {
+		return fmt.Errorf("devnet: no X-Chain block after the P-Chain's export at %d", h.fromP.Time)
+	}
+	return nil
+}
+
+// genesis makes the X-Chain's genesis transaction, AVAX's CreateAssetTx
+// holding every address's allocation, receives its outputs and returns its
+// JSON.
+func (x *xWallet) genesis(js avax.XJSON) (json.RawMessage, error) {
+	w := x.w
 	var holders []avax.TransferOutput
 	for i, a := range w.addrs {
 		holders = append(holders, *transferOut(w.xGenesisAllocation(i), a))
@@ -216,94 +249,91 @@ func (h *history) buildXChain() error {
 		out := o
 		x.receive(&avax.UTXO{TxID: AVAXAssetID, OutputIndex: uint32(i), AssetID: AVAXAssetID, Out: &out})
 	}
-	js := avax.XJSON{Alias: "X", HRP: avanet.Local.HRP}
-	genesisJSON, err := json.Marshal(js.Tx(genesis, AVAXAssetID))
-	if err != nil {
-		return err
-	}
+	return json.Marshal(js.Tx(genesis, AVAXAssetID))
+}
 
-	var parent, gold avax.ID
-	imported := false
-	for height, t := uint64(0), G; t <= w.now; height, t = height+1, t+12*hour {
-		b := &xBlock{height: height, time: t}
-		var err error
-		switch {
-		case height == 0: // the genesis: no transactions
-		case height == 1:
-			for i, a := range w.addrs {
-				amount := otherToP
-				if i == 0 {
-					amount = ewoqToP
-				}
-				_, err = x.issue(h, b, a, "to the P-Chain", []xSpend{{AVAXAssetID, amount}}, nil, func(u *avax.BaseTx) {
-					u.Export = &avax.Export{DestinationChain: PChainID, Outs: []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(amount, a)}}}
-				})
-				if err != nil {
-					break
-				}
+// xBuild is what buildXChain's blocks carry from one to the next.
+type xBuild struct {
+	gold     avax.ID // Devnet Gold's asset id, from block 2
+	imported bool    // the P-Chain's export is imported
+}
+
+// fill issues block b's transactions (see buildXChain).
+func (x *xWallet) fill(h *history, b *xBlock, xb *xBuild) error {
+	w := x.w
+	var err error
+	switch {
+	case b.height == 0: // the genesis: no transactions
+	case b.height == 1:
+		for i, a := range w.addrs {
+			amount := otherToP
+			if i == 0 {
+				amount = ewoqToP
 			}
-		case height == 2:
-			var xt *XTx
-			xt, err = x.issue(h, b, w.addrs[0], "", nil, nil, func(u *avax.BaseTx) {
-				u.Asset = &avax.CreateAsset{Name: goldName, Symbol: goldSymbol, Denomination: goldDenomination,
-					Holders: []avax.TransferOutput{*transferOut(1_000_000_00, w.addrs[0]), *transferOut(250_000_00, w.addrs[1])}}
+			_, err = x.issue(h, b, a, "to the P-Chain", []xSpend{{AVAXAssetID, amount}}, nil, func(u *avax.BaseTx) {
+				u.Export = &avax.Export{DestinationChain: PChainID, Outs: []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(amount, a)}}}
 			})
-			if err == nil {
-				gold = xt.ID
+			if err != nil {
+				break
 			}
-		case height == 3:
-			_, err = x.issue(h, b, w.addrs[0], "gold", []xSpend{{gold, 12_345_00}},
-				[]avax.TransferableOutput{{AssetID: gold, Out: *transferOut(12_345_00, w.addrs[2])}}, nil)
-		case height == 4:
-			_, err = x.issue(h, b, w.addrs[0], "to the C-Chain", []xSpend{{AVAXAssetID, ewoqToC}}, nil, func(u *avax.BaseTx) {
-				u.Export = &avax.Export{DestinationChain: CChainID, Outs: []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(ewoqToC, w.addrs[0])}}}
+		}
+	case b.height == 2:
+		var xt *XTx
+		xt, err = x.issue(h, b, w.addrs[0], "", nil, nil, func(u *avax.BaseTx) {
+			u.Asset = &avax.CreateAsset{Name: goldName, Symbol: goldSymbol, Denomination: goldDenomination,
+				Holders: []avax.TransferOutput{*transferOut(1_000_000_00, w.addrs[0]), *transferOut(250_000_00, w.addrs[1])}}
+		})
+		if err == nil {
+			xb.gold = xt.ID
+		}
+	case b.height == 3:
+		_, err = x.issue(h, b, w.addrs[0], "gold", []xSpend{{xb.gold, 12_345_00}},
+			[]avax.TransferableOutput{{AssetID: xb.gold, Out: *transferOut(12_345_00, w.addrs[2])}}, nil)
+	case b.height == 4:
+		_, err = x.issue(h, b, w.addrs[0], "to the C-Chain", []xSpend{{AVAXAssetID, ewoqToC}}, nil, func(u *avax.BaseTx) {
+			u.Export = &avax.Export{DestinationChain: CChainID, Outs: []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(ewoqToC, w.addrs[0])}}}
+		})
+	case !xb.imported && b.time > h.fromP.Time:
+		xb.imported = true
+		in := avax.TransferableInput{TxID: h.fromP.ID, OutputIndex: 1, AssetID: AVAXAssetID, Amount: ewoqFromP, SigIndices: []uint32{0}}
+		_, err = x.issue(h, b, w.addrs[0], "", nil, []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(ewoqFromP-txFee, w.addrs[0])}},
+			func(u *avax.BaseTx) {
+				u.Import = &avax.Import{SourceChain: PChainID, Ins: []avax.TransferableInput{in}}
 			})
-		case !imported && t > h.fromP.Time:
-			imported = true
-			in := avax.TransferableInput{TxID: h.fromP.ID, OutputIndex: 1, AssetID: AVAXAssetID, Amount: ewoqFromP, SigIndices: []uint32{0}}
-			_, err = x.issue(h, b, w.addrs[0], "", nil, []avax.TransferableOutput{{AssetID: AVAXAssetID, Out: *transferOut(ewoqFromP-txFee, w.addrs[0])}},
-				func(u *avax.BaseTx) {
-					u.Import = &avax.Import{SourceChain: PChainID, Ins: []avax.TransferableInput{in}}
-				})
-		default:
-			for range 1 + x.r.IntN(2) {
-				if err = x.transfer(h, b); err != nil {
-					break
-				}
+	default:
+		for range 1 + x.r.IntN(2) {
+			if err = x.transfer(h, b); err != nil {
+				break
 			}
 		}
-		if err != nil {
-			return fmt.Errorf("devnet: X-Chain block %d: %w", height, err)
-		}
-		raw := &avax.StandardBlock{Parent: parent, Height: height, Time: uint64(t)}
-		for _, xt := range b.txs {
-			raw.Txs = append(raw.Txs, *xt.Tx)
-		}
-		blk := &Block{Parent: parent, Height: height, Time: t, Type: "StandardBlock", Raw: raw, Bytes: raw.Bytes()}
-		blk.ID = avax.Hash256(blk.Bytes)
-		blk.Size = len(blk.Bytes)
-		rb := &pindex.RawBlock{Height: height, Bytes: blk.Bytes, TxBytes: map[string][]byte{}}
-		if rb.JSON, err = json.Marshal(js.Block(raw, blk.ID)); err != nil {
-			return err
-		}
-		for _, xt := range b.txs {
-			blk.Txs = append(blk.Txs, xt.ID)
-			xt.Block = blk.ID
-			w.xTxs[xt.ID] = xt
-			w.xTxList = append(w.xTxList, xt)
-			rb.TxBytes[xt.ID.String()] = xt.Bytes
-		}
-		if height == 0 {
-			rb.Genesis = []json.RawMessage{genesisJSON}
-		}
-		w.xBlocks = append(w.xBlocks, blk)
-		w.raw[avanet.ChainX] = append(w.raw[avanet.ChainX], rb)
-		parent = blk.ID
 	}
-	if !imported {
-		return fmt.Errorf("devnet: no X-Chain block after the P-Chain's export at %d", h.fromP.Time)
+	return err
+}
+
+// sealXBlock makes block b, after parent, and its raw form for the index,
+// and records its transactions.
+func (h *history) sealXBlock(b *xBlock, parent avax.ID, js avax.XJSON) (*Block, *pindex.RawBlock, error) {
+	w := h.w
+	raw := &avax.StandardBlock{Parent: parent, Height: b.height, Time: uint64(b.time)}
+	for _, xt := range b.txs {
+		raw.Txs = append(raw.Txs, *xt.Tx)
 	}
-	return nil
+	blk := &Block{Parent: parent, Height: b.height, Time: b.time, Type: "StandardBlock", Raw: raw, Bytes: raw.Bytes()}
+	blk.ID = avax.Hash256(blk.Bytes)
+	blk.Size = len(blk.Bytes)
+	rb := &pindex.RawBlock{Height: b.height, Bytes: blk.Bytes, TxBytes: map[string][]byte{}}
+	var err error
+	if rb.JSON, err = json.Marshal(js.Block(raw, blk.ID)); err != nil {
+		return nil, nil, err
+	}
+	for _, xt := range b.txs {
+		blk.Txs = append(blk.Txs, xt.ID)
+		xt.Block = blk.ID
+		w.xTxs[xt.ID] = xt
+		w.xTxList = append(w.xTxList, xt)
+		rb.TxBytes[xt.ID.String()] = xt.Bytes
+	}
+	return blk, rb, nil
 }
 
 // XBlocks returns the X-Chain's blocks by height. The slice is shared: do

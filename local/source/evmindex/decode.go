@@ -18,24 +18,12 @@ var (
 // (batchIndex has 10 bits in seq).
 const maxBatchItems = 1 << 10
 
-// internalTx is one call frame of a transaction's trace.
-type internalTx struct {
-	TxHash   common.Hash
-	Idx      int
-	Type     string
-	From, To common.Address
-	Value    *big.Int
-	Gas      uint64
-	GasUsed  uint64
-	Reverted bool
-}
-
 // decoded is a Block plus what the store keeps beyond the hook's view.
 type decoded struct {
 	Block
 	txs       []rpcTx // parallel to Block.Txs
 	feesSpent *big.Int
-	internals []internalTx
+	internals []Frame
 	// traced says the block's internal transactions are known: it was
 	// indexed with call traces (an empty block is traced without a call).
 	// untraced says why a traced chain's block was not (fetched.untraced).
@@ -97,10 +85,9 @@ func decode(chainID uint64, f *fetched, messengers map[common.Address]bool) *dec
 			}
 			idx := 0
 			walkFrames(tr.Result, false, func(fr *callFrame, reverted bool) {
-				d.internals = append(d.internals, internalTx{
-					TxHash: b.Transactions[i].Hash, Idx: idx, Type: fr.Type, From: fr.From, To: fr.To,
-					Value: bigOf(fr.Value), Gas: uint64(fr.Gas), GasUsed: uint64(fr.GasUsed), Reverted: reverted,
-				})
+				d.internals = append(d.internals, Frame{TxHash: b.Transactions[i].Hash, Idx: idx, InternalTx: InternalTx{
+					Type: fr.Type, From: fr.From, To: fr.To, Value: bigOf(fr.Value), Gas: uint64(fr.Gas), GasUsed: uint64(fr.GasUsed), Reverted: reverted,
+				}})
 				idx++
 				if (fr.Type == "CREATE" || fr.Type == "CREATE2") && !reverted && fr.To != (common.Address{}) {
 					d.Creations = append(d.Creations, Creation{TxHash: b.Transactions[i].Hash, Deployer: fr.From, Address: fr.To, Kind: CreateKind(fr.Type)})

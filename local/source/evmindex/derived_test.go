@@ -80,20 +80,20 @@ func downgrade(t testing.TB, path string) {
 func checkDerived(t testing.TB, ix *Index) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "copy.db")
-	ix.writeMu.Lock()
-	_, err := ix.w.Exec(`VACUUM INTO ?`, path)
-	ix.writeMu.Unlock()
+	sqliteOf(ix).mu.Lock()
+	_, err := sqliteOf(ix).w.Exec(`VACUUM INTO ?`, path)
+	sqliteOf(ix).mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dumpDerived(t, ix.r)
+	want := dumpDerived(t, sqliteOf(ix).r)
 	downgrade(t, path)
 	mig, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mig.Close()
-	got := dumpDerived(t, mig.r)
+	got := dumpDerived(t, sqliteOf(mig).r)
 	for _, d := range derivedTables {
 		table, _, _ := strings.Cut(d, ": ")
 		if strings.Join(got[table], "\n") != strings.Join(want[table], "\n") {

@@ -2,7 +2,6 @@ package evmindex
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/big"
 
@@ -64,40 +63,33 @@ func (ix *Index) WriteFixture(ctx context.Context, chainID uint64, blocks []Fixt
 			d.Block.Txs[j] = t.Tx
 			d.txs[j] = rpcTx{Input: append(hexutil.Bytes{}, t.Input...)} // "0x" decodes to empty, never nil
 			d.feesSpent.Add(d.feesSpent, t.Fee)
-			d.internals = append(d.internals, internalTx{TxHash: t.Hash, Idx: 0, Type: "CALL", From: t.From, To: deref(t.To),
-				Value: t.Value, Gas: t.GasLimit, GasUsed: t.GasUsed})
+			d.internals = append(d.internals, Frame{TxHash: t.Hash, Idx: 0, InternalTx: InternalTx{Type: "CALL", From: t.From, To: deref(t.To),
+				Value: t.Value, Gas: t.GasLimit, GasUsed: t.GasUsed}})
 			for k, fr := range t.Internals {
-				d.internals = append(d.internals, internalTx{TxHash: t.Hash, Idx: k + 1, Type: fr.Type, From: fr.From, To: fr.To,
-					Value: fr.Value, Gas: 50_000, GasUsed: 30_000})
+				d.internals = append(d.internals, Frame{TxHash: t.Hash, Idx: k + 1, InternalTx: InternalTx{Type: fr.Type, From: fr.From, To: fr.To,
+					Value: fr.Value, Gas: 50_000, GasUsed: 30_000}})
 			}
 		}
 		ds[i] = d
 	}
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
-	tx, err := ix.w.BeginTx(ctx, nil)
-	if err != nil {
+	var cum uint64
+	err := ix.st.Write(ctx, chainID, func(b Batch) error {
+		var err error
+		cum, err = f.write(b, ds, tokens)
 		return err
-	}
-	defer tx.Rollback()
-	cum, err := f.write(ctx, tx, ds, tokens)
+	})
 	if err != nil {
 		return fmt.Errorf("fixture: %w", err)
 	}
-	for _, n := range nfts {
-		meta, _ := json.Marshal(NFTMetadata{Name: n.Name, Description: "a fixture NFT"})
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO nfts VALUES (?,?,?,?,?,?,?)`, chainID, n.Contract.Bytes(), idBytes(n.TokenID),
-			"data:application/json;base64,e30=", StatusIndexed, string(meta), 1_700_000_000); err != nil {
-			return err
-		}
+	kept := make([]NFT, len(nfts))
+	for i, n := range nfts {
+		kept[i] = NFT{Contract: n.Contract, TokenID: n.TokenID, TokenURI: "data:application/json;base64,e30=", Status: StatusIndexed,
+			Metadata: NFTMetadata{Name: n.Name, Description: "a fixture NFT"}, Updated: 1_700_000_000}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := ix.st.PutNFTs(ctx, chainID, kept); err != nil {
 		return err
 	}
-	f.cumTxs = cum
-	for _, t := range tokens {
-		f.tokens[t.Address] = knownToken{kind: t.Kind, spam: t.Spam()}
-	}
+	f.stored(cum, tokens)
 	if len(ds) > 0 {
 		f.setHead(ds[len(ds)-1].Number, true)
 	}
@@ -110,3 +102,6 @@ func deref(a *common.Address) common.Address {
 	}
 	return *a
 }
+
+// sqliteOf returns ix's SQLite store, for reading it directly.
+func sqliteOf(ix *Index) *sqliteStore { return ix.st.(*sqliteStore) }

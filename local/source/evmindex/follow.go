@@ -2,7 +2,6 @@ package evmindex
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -29,16 +28,17 @@ type follower struct {
 	// verified is set once the node answered eth_chainId with the chain's
 	// id (at Open, or with ChainOptions.CheckLater in run).
 	verified atomic.Bool
-	http     *http.Client
+	// meta reads NFTs' metadata documents (nftmeta.go).
+	meta metadataReader
 	// own carries the calls of the clients the follower made itself (the
-	// dialled RPC client over HTTP, the default http client); close closes
-	// its idle connections.
+	// dialled RPC client over HTTP, meta's default http client); close
+	// closes its idle connections.
 	own *http.Transport
 	// messengers are the addresses whose Teleporter events are indexed.
 	messengers map[common.Address]bool
 	// announced holds the blockchain id each messenger announced
-	// (BlockchainIDInitialized); written under the index's write lock by
-	// this chain's store transactions only.
+	// (BlockchainIDInitialized), as the chain's writes store them; owned
+	// by the run loop.
 	announced map[common.Address]common.Hash
 
 	// mu guards head, hasHead and changed (closed and replaced whenever the
@@ -81,10 +81,11 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 		co.MaxTraceBytes = DefaultMaxTraceBytes
 	}
 	f := &follower{ix: ix, opts: co, id: co.ChainID, label: strconv.FormatUint(co.ChainID, 10), client: co.Client,
-		changed: make(chan struct{}), tokens: map[common.Address]knownToken{}, http: co.HTTPClient, messengers: messengerSet(co.TeleporterAddresses)}
+		changed: make(chan struct{}), tokens: map[common.Address]knownToken{}, messengers: messengerSet(co.TeleporterAddresses)}
 	f.own = http.DefaultTransport.(*http.Transport).Clone()
-	if f.http == nil {
-		f.http = &http.Client{Timeout: 5 * time.Second, Transport: f.own}
+	f.meta = metadataReader{http: co.HTTPClient, ipfsGateway: co.IPFSGateway, fetchHTTP: co.FetchHTTP}
+	if f.meta.http == nil {
+		f.meta.http = &http.Client{Timeout: 5 * time.Second, Transport: f.own}
 	}
 	if f.client == nil {
 		if co.RPCURL == "" {
@@ -104,7 +105,7 @@ func newFollower(ctx context.Context, ix *Index, co ChainOptions) (*follower, er
 		}
 		ix.log.Warn("evmindex: the node does not answer; following it once it does", "chain", co.ChainID, "err", err)
 	}
-	if err := f.load(); err != nil {
+	if err := f.load(ctx); err != nil {
 		f.close()
 		return nil, err
 	}
@@ -145,50 +146,40 @@ func (f *follower) close() {
 	}
 }
 
-// load reads the resume point and known tokens from the store.
-func (f *follower) load() error {
-	db := f.ix.w
-	var start uint64
-	var trace bool
-	err := db.QueryRow(`SELECT start_block, trace FROM chains WHERE chain_id=?`, f.id).Scan(&start, &trace)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if _, err := db.Exec(`INSERT INTO chains (chain_id, start_block, trace) VALUES (?,?,?)`, f.id, f.opts.StartBlock, !f.opts.NoTrace); err != nil {
-			return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
-		}
-		trace = !f.opts.NoTrace
-	case err != nil:
-		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
-	default:
-		f.opts.StartBlock = start
-		trace = trace && !f.opts.NoTrace
-	}
-	f.trace.Store(trace)
-	if err := f.loadBlockchainIDs(context.Background(), db); err != nil {
-		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
-	}
-	var n, cum sql.NullInt64
-	if err := db.QueryRow(`SELECT number, cum_txs FROM blocks WHERE chain_id=? ORDER BY number DESC LIMIT 1`, f.id).Scan(&n, &cum); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
-	}
-	if n.Valid {
-		f.setHead(uint64(n.Int64), true)
-		f.cumTxs = uint64(cum.Int64)
-	}
-	rows, err := db.Query(`SELECT address, kind, name, symbol FROM tokens WHERE chain_id=?`, f.id)
+// load reads the resume point, the known tokens and the messengers'
+// blockchain ids from the store, registering the chain when it is new.
+func (f *follower) load(ctx context.Context) error {
+	st := f.ix.st
+	start, traced, err := st.Chain(ctx, f.id, f.opts.StartBlock, !f.opts.NoTrace)
 	if err != nil {
 		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var a []byte
-		var t Token
-		if err := rows.Scan(&a, &t.Kind, &t.Name, &t.Symbol); err != nil {
-			return err
-		}
-		f.tokens[common.BytesToAddress(a)] = knownToken{kind: t.Kind, spam: t.Spam()}
+	f.opts.StartBlock = start
+	f.trace.Store(traced && !f.opts.NoTrace)
+	if err := f.loadHead(ctx); err != nil {
+		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
 	}
-	return rows.Err()
+	tokens, err := st.KnownTokens(ctx, f.id)
+	if err != nil {
+		return fmt.Errorf("evmindex: chain %d: %w", f.id, err)
+	}
+	for _, t := range tokens {
+		f.tokens[t.Address] = knownToken{kind: t.Kind, spam: t.Spam()}
+	}
+	return nil
+}
+
+// loadHead reads the stored head, the transactions counted through it and
+// the messengers' blockchain ids: at Open, and after a rollback.
+func (f *follower) loadHead(ctx context.Context) error {
+	n, cum, ok, err := f.ix.st.Head(ctx, f.id)
+	if err != nil {
+		return err
+	}
+	f.cumTxs = cum
+	f.setHead(n, ok)
+	f.announced, err = f.ix.st.Announced(ctx, f.id)
+	return err
 }
 
 func (f *follower) indexed() (uint64, bool) {
@@ -211,7 +202,9 @@ func (f *follower) setHead(n uint64, ok bool) {
 func (f *follower) disableTrace(err error) {
 	if f.trace.CompareAndSwap(true, false) {
 		f.ix.log.Info("evmindex: node has no call tracer; creations from receipts only", "chain", f.id, "err", err)
-		f.ix.w.Exec(`UPDATE chains SET trace=0 WHERE chain_id=?`, f.id)
+		if err := f.ix.st.SetTraced(context.Background(), f.id, false); err != nil {
+			f.ix.log.Warn("evmindex: recording that the chain is not traced", "chain", f.id, "err", err)
+		}
 	}
 }
 
@@ -355,7 +348,7 @@ func (f *follower) step(ctx context.Context) (caughtUp bool, err error) {
 	}
 	// Link the batch to the store and to itself.
 	if ok {
-		stored, err := f.storedHash(last)
+		stored, err := f.storedHash(ctx, last)
 		if err != nil {
 			return false, err
 		}
@@ -381,7 +374,7 @@ func (f *follower) checkCanonical(ctx context.Context, n uint64) error {
 	if n < f.opts.StartBlock {
 		return nil
 	}
-	stored, err := f.storedHash(n)
+	stored, err := f.storedHash(ctx, n)
 	if err != nil {
 		return err
 	}
@@ -401,7 +394,7 @@ func (f *follower) checkCanonical(ctx context.Context, n uint64) error {
 func (f *follower) rollbackToCanonical(ctx context.Context, n uint64) error {
 	from := f.opts.StartBlock
 	for k := n; k >= f.opts.StartBlock; k-- {
-		stored, err := f.storedHash(k)
+		stored, err := f.storedHash(ctx, k)
 		if err != nil {
 			return err
 		}
@@ -422,8 +415,11 @@ func (f *follower) rollbackToCanonical(ctx context.Context, n uint64) error {
 		return nil
 	}
 	f.ix.log.Warn("evmindex: re-org", "chain", f.id, "from", from, "to", last)
-	if err := f.rollback(ctx, from); err != nil {
+	if err := f.ix.st.Rollback(ctx, f.id, from); err != nil {
 		return err
+	}
+	if err := f.loadHead(ctx); err != nil {
+		return fmt.Errorf("rollback: %w", err)
 	}
 	f.ix.metrics.reorgs.WithLabelValues(f.label).Inc()
 	if f.ix.opts.OnRollback != nil {
@@ -432,11 +428,6 @@ func (f *follower) rollbackToCanonical(ctx context.Context, n uint64) error {
 	return nil
 }
 
-func (f *follower) storedHash(n uint64) (common.Hash, error) {
-	var h []byte
-	err := f.ix.w.QueryRow(`SELECT hash FROM blocks WHERE chain_id=? AND number=?`, f.id, n).Scan(&h)
-	if err != nil {
-		return common.Hash{}, fmt.Errorf("stored block %d: %w", n, err)
-	}
-	return common.BytesToHash(h), nil
+func (f *follower) storedHash(ctx context.Context, n uint64) (common.Hash, error) {
+	return f.ix.st.BlockHash(ctx, f.id, n)
 }

@@ -160,8 +160,8 @@ type ICMEvent struct {
 	// Fee is the fee of a send, the new total of an added fee, the reward
 	// of a receipt; for a redemption, the asset (Token) and amount.
 	Fee *ICMFee
-	// data is the log's data, as stored.
-	data []byte
+	// Data is the log's data, as emitted and stored.
+	Data []byte
 }
 
 // decodeICM appends the TeleporterMessenger event of l, when l is one
@@ -182,7 +182,7 @@ func decodeICM(out []ICMEvent, messengers map[common.Address]bool, tx common.Has
 // parseICM decodes an event from its topics and data; ok is false for a
 // log that is not one of the messenger's events or is malformed.
 func parseICM(topics []common.Hash, data []byte) (e ICMEvent, ok bool) {
-	e.data = data
+	e.Data = data
 	var err error
 	switch topics[0] {
 	case topicSendCrossChainMessage:

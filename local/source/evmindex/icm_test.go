@@ -358,7 +358,7 @@ func TestICMMigration(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var left int
-		if err := ix.r.QueryRow(`SELECT COUNT(*) FROM icm_backfill`).Scan(&left); err != nil {
+		if err := sqliteOf(ix).r.QueryRow(`SELECT COUNT(*) FROM icm_backfill`).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
@@ -381,7 +381,7 @@ func TestICMMigration(t *testing.T) {
 		t.Errorf("m1 after the migration: %+v", m1)
 	}
 	var v int
-	if err := ix.r.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+	if err := sqliteOf(ix).r.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
 		t.Errorf("user_version %d, %v; want %d", v, err, schemaVersion)
 	}
 }

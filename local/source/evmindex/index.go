@@ -1,4 +1,5 @@
-// Package evmindex follows EVM JSON-RPC nodes into an embedded SQLite store:
+// Package evmindex follows EVM JSON-RPC nodes into a store (embedded
+// SQLite by default):
 // blocks, transactions and receipts, ERC-20 / ERC-721 / ERC-1155 transfers
 // decoded from logs, balances and NFT owners derived from them, token
 // metadata read with eth_call, the Teleporter (ICM) messages a transaction
@@ -6,18 +7,16 @@
 // debug_traceBlockByNumber's call tracer where the node has it (receipts'
 // contractAddress otherwise). Fetching is batched and concurrent; re-orgs are
 // detected by parent hash and rolled back; a restarted index resumes from its
-// store.
+// store. Its parts (the followers, the store, the queries) are described in
+// store.go.
 package evmindex
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -29,7 +28,10 @@ import (
 
 // Options configures an Index.
 type Options struct {
-	// Path is the SQLite database file. Empty means a private temporary file
+	// Store is where the index is kept. Nil means the embedded SQLite
+	// store at Path. Close closes it.
+	Store Store
+	// Path is the SQLite store's file, when Store is nil. Empty means a private temporary file
 	// that Close removes: an index as volatile as memory, but with WAL's
 	// concurrent readers.
 	Path string
@@ -118,29 +120,29 @@ type ChainOptions struct {
 	BlockchainID common.Hash
 }
 
-// Index is the store plus one follower per chain. It is safe for
-// concurrent use.
+// Index is the store plus one follower per chain, and the queries over
+// them. It is safe for concurrent use.
 type Index struct {
+	// reader answers the queries the Index answers as the store does; the
+	// Index's own methods add the followers' heads and the nodes' answers
+	// to the others.
+	reader
+	st      Store
 	opts    Options
-	w       *sql.DB // the single writer connection
-	r       *sql.DB // readers
-	tmpDir  string  // removed by Close when Path was empty
 	chains  map[uint64]*follower
 	order   []uint64
 	metrics *metrics
 	log     *slog.Logger
 	now     func() time.Time
 
-	// writeMu serializes store transactions of all followers; it guards
-	// icmSeq, the counter of icm_messages.ord.
-	writeMu sync.Mutex
-	icmSeq  uint32
-
 	startOnce sync.Once
 	stopOnce  sync.Once
 	cancel    context.CancelFunc // ends every follower; set by Start
 	wg        sync.WaitGroup     // the followers
 }
+
+// reader names the Store's Reader embedded in Index, unexported.
+type reader = Reader
 
 // Open opens (or creates) the store and connects to every chain's node. Start
 // begins following; Close releases everything.
@@ -152,18 +154,15 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if ix.now == nil {
 		ix.now = time.Now
 	}
-	path := opts.Path
-	if path == "" {
-		dir, err := os.MkdirTemp("", "evmindex-")
+	ix.st = opts.Store
+	if ix.st == nil {
+		st, err := openSQLite(opts.Path, ix.log)
 		if err != nil {
-			return nil, fmt.Errorf("evmindex: temp dir: %w", err)
+			return nil, err
 		}
-		ix.tmpDir, path = dir, filepath.Join(dir, "index.db")
+		ix.st = st
 	}
-	if err := ix.openDB(path); err != nil {
-		ix.closeDB()
-		return nil, err
-	}
+	ix.reader = ix.st
 	ix.metrics = newMetrics(opts.Registerer)
 	for _, co := range opts.Chains {
 		if _, dup := ix.chains[co.ChainID]; dup {
@@ -179,55 +178,6 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.order = append(ix.order, co.ChainID)
 	}
 	return ix, nil
-}
-
-func (ix *Index) openDB(path string) error {
-	sync := "NORMAL"
-	if ix.tmpDir != "" {
-		sync = "OFF"
-	}
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=" + sync + "&_busy_timeout=10000&_foreign_keys=0&cache=private"
-	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
-	if err != nil {
-		return fmt.Errorf("evmindex: open %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	w.SetConnMaxLifetime(0)
-	ix.w = w
-	if _, err := w.Exec(schema + nativeSchema); err != nil {
-		return fmt.Errorf("evmindex: schema: %w", err)
-	}
-	if err := ix.migrate(context.Background(), w); err != nil {
-		return fmt.Errorf("evmindex: %w", err)
-	}
-	if err := ix.loadICM(w); err != nil {
-		return err
-	}
-	if _, err := w.Exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); err != nil {
-		return fmt.Errorf("evmindex: pragmas: %w", err)
-	}
-	// Readers keep their prepared statements (a listing's joins cost more
-	// to prepare than to run a page of) and 8 MiB of pages each.
-	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=1&_stmt_cache_size=64&_cache_size=-8192")
-	if err != nil {
-		return fmt.Errorf("evmindex: open %s: %w", path, err)
-	}
-	r.SetMaxOpenConns(8)
-	r.SetMaxIdleConns(8)
-	ix.r = r
-	return nil
-}
-
-func (ix *Index) closeDB() {
-	if ix.r != nil {
-		ix.r.Close()
-	}
-	if ix.w != nil {
-		ix.w.Close()
-	}
-	if ix.tmpDir != "" {
-		os.RemoveAll(ix.tmpDir)
-	}
 }
 
 // Start begins following every chain in the background, once. The followers
@@ -258,7 +208,7 @@ func (ix *Index) Close() error {
 		for _, f := range ix.chains {
 			f.close()
 		}
-		ix.closeDB()
+		ix.st.Close()
 	})
 	return nil
 }

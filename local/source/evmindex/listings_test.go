@@ -257,7 +257,7 @@ func TestMigrationFromVersion1(t *testing.T) {
 	downgrade(t, path)
 	ix = w.open(t, path, 3, ChainOptions{}, nil)
 	var v int
-	if err := ix.r.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+	if err := sqliteOf(ix).r.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version %d, %v", v, err)
 	}
 	got, err := ix.AddressTxs(context.Background(), AddressTxQuery{ChainID: fakeChainID, Address: common.HexToAddress("0x5e4d"), Range: Blocks(0, 0), Limit: 10})
@@ -265,7 +265,7 @@ func TestMigrationFromVersion1(t *testing.T) {
 		t.Errorf("the sender's transactions after the migration: %v, %v", positions(got), err)
 	}
 	var stale int
-	if err := ix.r.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name='txs_block'`).Scan(&stale); err != nil || stale != 0 {
+	if err := sqliteOf(ix).r.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name='txs_block'`).Scan(&stale); err != nil || stale != 0 {
 		t.Errorf("txs_block still exists (%d, %v)", stale, err)
 	}
 	checkDerived(t, ix)

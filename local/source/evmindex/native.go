@@ -2,7 +2,6 @@ package evmindex
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/big"
@@ -19,17 +18,6 @@ import (
 // NativeBalance. A balance the state changed without a transaction touching
 // the address (a C-Chain atomic import) is recorded only once NativeBalance
 // asked for it.
-
-// nativeSchema holds the recorded balances, one row per address and block.
-const nativeSchema = `
-CREATE TABLE IF NOT EXISTS native_balances (
-	chain_id INTEGER NOT NULL,
-	address BLOB NOT NULL,
-	block INTEGER NOT NULL,
-	balance TEXT NOT NULL,
-	PRIMARY KEY (chain_id, address, block)
-) WITHOUT ROWID;
-`
 
 // maxBalancesPerBlock bounds the balances read after one block: a block
 // touching more addresses records the first ones only.
@@ -122,23 +110,6 @@ func (f *follower) fetchBalances(ctx context.Context, out []*fetched) error {
 	return nil
 }
 
-// writeBalances stores the balances fetched with blocks.
-func (f *follower) writeBalances(ctx context.Context, tx *sql.Tx, blocks []*fetched) error {
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO native_balances (chain_id, address, block, balance) VALUES (?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for _, b := range blocks {
-		for _, nb := range b.balances {
-			if _, err := ins.ExecContext(ctx, f.id, nb.addr.Bytes(), uint64(b.block.Number), nb.balance.String()); err != nil {
-				return fmt.Errorf("native balance: %w", err)
-			}
-		}
-	}
-	return nil
-}
-
 // ErrNoBalance is returned by NativeBalance when the node does not answer
 // and the index recorded no balance of the address.
 var ErrNoBalance = errors.New("evmindex: the node is unreachable and the index recorded no balance of this address")
@@ -168,19 +139,12 @@ func (ix *Index) NativeBalance(ctx context.Context, chainID uint64, addr common.
 	if ctx.Err() != nil {
 		return nil, 0, fmt.Errorf("evmindex: eth_getBalance: %w", err)
 	}
-	var raw string
-	var as uint64
-	qerr := ix.r.QueryRowContext(ctx, `SELECT balance, block FROM native_balances WHERE chain_id=? AND address=? AND block<=? ORDER BY block DESC LIMIT 1`,
-		chainID, addr.Bytes(), at).Scan(&raw, &as)
+	v, as, ok, qerr := ix.reader.StoredBalance(ctx, chainID, addr, at)
 	switch {
-	case errors.Is(qerr, sql.ErrNoRows):
-		return nil, 0, fmt.Errorf("%w (eth_getBalance: %v)", ErrNoBalance, err)
 	case qerr != nil:
-		return nil, 0, fmt.Errorf("evmindex: native balance: %w", qerr)
-	}
-	v, ok := new(big.Int).SetString(raw, 10)
-	if !ok {
-		return nil, 0, fmt.Errorf("evmindex: native balance %q", raw)
+		return nil, 0, qerr
+	case !ok:
+		return nil, 0, fmt.Errorf("%w (eth_getBalance: %v)", ErrNoBalance, err)
 	}
 	return v, as, nil
 }
@@ -189,12 +153,8 @@ func (ix *Index) NativeBalance(ctx context.Context, chainID uint64, addr common.
 // the node is gone, unless a follower is writing the store at that moment. A
 // failure is logged: the answer stands without it.
 func (ix *Index) recordBalance(ctx context.Context, chainID uint64, addr common.Address, block uint64, bal *big.Int) {
-	if !ix.writeMu.TryLock() {
-		return // a follower is committing: the request does not wait for it
-	}
-	defer ix.writeMu.Unlock()
-	if _, err := ix.w.ExecContext(ctx, `INSERT OR REPLACE INTO native_balances (chain_id, address, block, balance) VALUES (?,?,?,?)`,
-		chainID, addr.Bytes(), block, bal.String()); err != nil && ctx.Err() == nil {
+	// A write under way is not waited for: the request goes on.
+	if _, err := ix.st.RecordBalance(ctx, chainID, addr, block, bal); err != nil && ctx.Err() == nil {
 		ix.log.Warn("evmindex: recording a native balance", "chain", chainID, "err", err)
 	}
 }

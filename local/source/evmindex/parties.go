@@ -1,6 +1,8 @@
 package evmindex
 
 import (
+	"math/big"
+
 	"github.com/ethereum/go-ethereum/common"
 )
 
@@ -81,3 +83,32 @@ func (f *follower) parties(d *decoded, spam map[common.Address]bool) (map[partyK
 	}
 	return out, ins
 }
+
+// listedFrame reports whether frame idx of a transaction's trace is one of
+// its internal transactions as the Data API lists them: a value-moving CALL
+// or CALLCODE, or a contract creation, below the transaction's own frame
+// (idx 0, which is the transaction itself).
+func listedFrame(idx int, typ string, value *big.Int) bool {
+	if idx == 0 {
+		return false
+	}
+	switch typ {
+	case "CREATE", "CREATE2", "CREATE3":
+		return true
+	case "CALL", "CALLCODE":
+		return value != nil && value.Sign() > 0
+	}
+	return false
+}
+
+// noTracerReason is an untraced block's reason (untraced_blocks) when its
+// chain is not traced: the node has no call tracer, or the chain's tracing
+// is off (ChainOptions.NoTrace).
+const noTracerReason = "indexed without call traces: the node offers no debug_traceBlockByNumber"
+
+// internalSeq positions internal transaction ord (its frame's position
+// among all frames of the block) of block.
+func internalSeq(block uint64, ord int) int64 { return int64(block<<28 | uint64(ord&(1<<28-1))) }
+
+// creationSeq positions creation ord of block.
+func creationSeq(block uint64, ord int) int64 { return int64(block<<28 | uint64(ord&(1<<28-1))) }

@@ -28,7 +28,7 @@ func BenchmarkListTransfersP99(b *testing.B) {
 	}
 	defer ix.Close()
 	contract := common.HexToAddress("0x00000000000000000000000000000000000c0de0")
-	tx, _ := ix.w.Begin()
+	tx, _ := sqliteOf(ix).w.Begin()
 	insB, _ := tx.Prepare(`INSERT INTO blocks VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 	insT, _ := tx.Prepare(`INSERT INTO transfers VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 	insA, _ := tx.Prepare(`INSERT OR IGNORE INTO address_transfers VALUES (?,?,?,?)`)
@@ -52,7 +52,7 @@ func BenchmarkListTransfersP99(b *testing.B) {
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
-	ix.w.Exec(`ANALYZE`)
+	sqliteOf(ix).w.Exec(`ANALYZE`)
 	holder := common.BytesToAddress(addr(7))
 	queries := map[string]TransferQuery{
 		"contract": {ChainID: 43112, Contract: &contract, Limit: 101},

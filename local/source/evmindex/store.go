@@ -2,345 +2,185 @@ package evmindex
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// seqOf orders transfers: block<<28 | logIndex<<10 | batchIndex.
-func seqOf(block uint64, logIndex, batch uint) int64 {
-	return int64(block<<28 | uint64(logIndex&(1<<18-1))<<10 | uint64(batch&(1<<10-1)))
+// The index has three parts, each in its own files:
+//
+//   - The followers (follow.go, fetch.go, trace.go, native.go, metadata.go,
+//     icmbackfill.go) read the nodes over JSON-RPC, and token metadata
+//     over HTTP (nftmeta.go); the writer (write.go) decodes their blocks
+//     (decode.go, icm.go, teleporter.go, parties.go) into the rows of a
+//     Batch, one store transaction per batch of blocks.
+//   - The store keeps the rows, with its own schema and migrations. The
+//     SQLite store (sqlite*.go) is the embedded default and the only place
+//     SQL is written; another store (PostgreSQL, for a fleet of replicas)
+//     implements Store in its own package and is given to Open in
+//     Options.Store.
+//   - The queries (query.go, listings.go, txlist.go, details.go,
+//     holders.go, icmquery.go) are the store's reads (Reader), with what no
+//     store should know added: the followers' heads, the node's live
+//     answers, the ICM events' decoding.
+//
+// A Store's methods are safe for concurrent use. It serializes its own
+// writes (Write, Rollback and the others of Writer); reads run beside them
+// and see only what a write committed.
+
+// Store is a whole store: what the followers write and what the queries
+// read.
+type Store interface {
+	Writer
+	Reader
+	// Close releases the store; a temporary one is removed.
+	Close() error
 }
 
-// SeqBlock returns the block number of a transfer position.
-func SeqBlock(seq int64) uint64 { return uint64(seq) >> 28 }
-
-// idBytes is a token id as a 32-byte big-endian key.
-func idBytes(id *big.Int) []byte {
-	var b [32]byte
-	id.FillBytes(b[:])
-	return b[:]
+// Writer is what the followers write, and read back to follow.
+type Writer interface {
+	// Chain registers chainID, whose first block is startBlock and whose
+	// blocks are traced when traced, unless the store has it already; it
+	// returns the chain's stored first block and tracing.
+	Chain(ctx context.Context, chainID, startBlock uint64, traced bool) (start uint64, tracing bool, err error)
+	// SetTraced records whether chainID's blocks are traced from now on.
+	SetTraced(ctx context.Context, chainID uint64, traced bool) error
+	// Head returns chainID's highest stored block and the transactions
+	// stored from its first through it; ok is false when it has none.
+	Head(ctx context.Context, chainID uint64) (number, cumTxs uint64, ok bool, err error)
+	// KnownTokens returns chainID's stored tokens.
+	KnownTokens(ctx context.Context, chainID uint64) ([]Token, error)
+	// Announced returns the blockchain id each of chainID's messengers
+	// announced (ICMBlockchainID events), the last one of each.
+	Announced(ctx context.Context, chainID uint64) (map[common.Address]common.Hash, error)
+	// BlockHash returns the hash of chainID's stored block number (an
+	// error when there is none).
+	BlockHash(ctx context.Context, chainID, number uint64) (common.Hash, error)
+	// Write runs fn in one store transaction of chainID's rows: what fn
+	// writes through the Batch is committed when it returns nil, and
+	// nothing is when it fails.
+	Write(ctx context.Context, chainID uint64, fn func(Batch) error) error
+	// Rollback removes chainID's blocks from from on and everything
+	// derived from them (balances, owners, listings, ICM messages), in one
+	// transaction.
+	Rollback(ctx context.Context, chainID, from uint64) error
+	// ICMBackfill returns the blocks of chainID indexed before messenger
+	// events were kept whose events are still to be read (next..end); ok
+	// is false when none are.
+	ICMBackfill(ctx context.Context, chainID uint64) (next, end uint64, ok bool, err error)
+	// PutNFTs keeps NFTs' URIs and metadata as read.
+	PutNFTs(ctx context.Context, chainID uint64, nfts []NFT) error
+	// RecordBalance keeps a native balance the node answered, unless a
+	// write is under way (it reports false then, without waiting).
+	RecordBalance(ctx context.Context, chainID uint64, addr common.Address, block uint64, bal *big.Int) (bool, error)
 }
 
-func nullableAddr(a *common.Address) any {
-	if a == nil {
-		return nil
-	}
-	return a.Bytes()
+// Batch writes the rows of one chain's blocks within one store transaction
+// (Writer's Write), in block order.
+type Batch interface {
+	// Token stores a token contract's metadata, when it is first seen.
+	Token(t *Token) error
+	// Block stores a block's header, the fees its transactions paid and
+	// the transactions stored from the chain's first block through it.
+	Block(b *Block, feesSpent *big.Int, cumTxs uint64) error
+	// Tx stores a transaction of block.
+	Tx(block uint64, t *TxRow) error
+	// Transfer stores a token transfer at seq (seqOf) with its parties'
+	// rows; an ERC-721 transfer moves the token to its recipient (none
+	// for a burn); an NFT's first transfer adds it to its collection.
+	Transfer(block uint64, seq int64, t *Transfer) error
+	// Balances adds changes to the current ERC-20 and ERC-1155 balances; a
+	// balance that reaches zero is gone.
+	Balances(changes []BalanceChange) error
+	// Contract stores a contract creation at seq (creationSeq), with the
+	// sender of the transaction that made it.
+	Contract(block uint64, seq int64, c *Creation, origin common.Address) error
+	// Frame stores a call frame of a transaction's trace.
+	Frame(block uint64, f *Frame) error
+	// Untraced records why block has no call traces.
+	Untraced(block uint64, reason string) error
+	// Party records that addr took part in transaction txIndex of block:
+	// itself (native), or otherwise; spam when its only part is
+	// transfers of spam tokens.
+	Party(block uint64, addr common.Address, txIndex uint, native, spam bool) error
+	// AddressFrame records that addr sent or received a listed internal
+	// transaction: frame idx of tx, at seq (internalSeq).
+	AddressFrame(addr common.Address, seq int64, tx common.Hash, idx int) error
+	// Teleporter stores a Teleporter event of block.
+	Teleporter(block uint64, e *TeleporterEvent) error
+	// ICMEvent stores a messenger event of block (time ts), and the
+	// message it sent (src, dst: its ends) or delivered: a send decides the
+	// message's row; a receive makes it only while no send is stored.
+	ICMEvent(block, ts uint64, e *ICMEvent, src, dst common.Hash) error
+	// NativeBalance stores addr's balance after block.
+	NativeBalance(block uint64, addr common.Address, balance *big.Int) error
+	// BlockTime returns the hash and time of the chain's stored block
+	// number; ok is false when there is none.
+	BlockTime(number uint64) (hash common.Hash, ts uint64, ok bool, err error)
+	// ICMBackfilled records that the backfill of messenger events has read
+	// the blocks below next, or all of them (done).
+	ICMBackfilled(next uint64, done bool) error
 }
 
-func bigText(b *big.Int) any {
-	if b == nil {
-		return nil
-	}
-	return b.String()
+// BalanceChange is a change of an owner's ERC-20 balance of a contract, or
+// of its ERC-1155 balance of a token id (ERC1155 set); Seq is the transfer
+// that made it (the ERC-1155 holding's last, 0: unchanged).
+type BalanceChange struct {
+	Owner, Contract common.Address
+	TokenID         [32]byte // zero for ERC-20
+	ERC1155         bool
+	Delta           *big.Int
+	Seq             int64
 }
 
-type balKey struct {
-	owner, contract common.Address
-	id              [32]byte // zero for ERC-20
-	is1155          bool
+// Frame is a call frame of a transaction's trace: frame Idx in depth-first
+// order, 0 being the transaction's own call.
+type Frame struct {
+	TxHash common.Hash
+	Idx    int
+	InternalTx
 }
 
-// commit decodes and stores blocks (consecutive, linked to the stored head)
-// in one transaction, then moves the head and runs the block hook.
-func (f *follower) commit(ctx context.Context, blocks []*fetched) error {
-	ds := make([]*decoded, len(blocks))
-	newTokens := map[common.Address]TokenKind{}
-	nTransfers := 0
-	for i, b := range blocks {
-		ds[i] = decode(f.id, b, f.messengers)
-		for _, t := range ds[i].Transfers {
-			if _, ok := f.tokens[t.Contract]; !ok {
-				if _, ok := newTokens[t.Contract]; !ok {
-					newTokens[t.Contract] = t.Kind
-				}
-			}
-		}
-		nTransfers += len(ds[i].Transfers)
-	}
-	infos, err := f.fetchTokenInfo(ctx, newTokens)
-	if err != nil {
-		return err
-	}
-	f.ix.writeMu.Lock()
-	defer f.ix.writeMu.Unlock()
-	tx, err := f.ix.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer tx.Rollback()
-	cum, err := f.write(ctx, tx, ds, infos)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	if err := f.writeBalances(ctx, tx, blocks); err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
-	}
-	f.cumTxs = cum
-	for _, t := range infos {
-		f.tokens[t.Address] = knownToken{kind: t.Kind, spam: t.Spam()}
-	}
-	// Hooks run before the new head is announced, so a WaitFor caller sees
-	// the block in the store and in every consumer of the hook alike.
-	if hook := f.ix.opts.OnBlock; hook != nil {
-		for _, d := range ds {
-			hook(ctx, &d.Block)
-		}
-	}
-	f.noteUntraced(ds)
-	f.setHead(ds[len(ds)-1].Number, true)
-	f.ix.metrics.blocks.WithLabelValues(f.label).Add(float64(len(ds)))
-	f.ix.metrics.transfers.WithLabelValues(f.label).Add(float64(nTransfers))
-	return nil
-}
-
-func (f *follower) write(ctx context.Context, tx *sql.Tx, ds []*decoded, infos []tokenInfo) (uint64, error) {
-	var prepErr error
-	prep := func(q string) *sql.Stmt {
-		s, err := tx.PrepareContext(ctx, q)
-		if err != nil && prepErr == nil {
-			prepErr = fmt.Errorf("prepare %q: %w", q, err)
-		}
-		return s
-	}
-	insBlock := prep(`INSERT OR REPLACE INTO blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, gas_used, gas_limit, base_fee, fees_spent, cum_txs)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	insTx := prep(`INSERT OR REPLACE INTO txs (chain_id, hash, block_number, tx_index, type, from_addr, to_addr, value, nonce, gas_limit, gas_used, gas_price, max_fee, max_priority_fee, status, input)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	insTransfer := prep(`INSERT OR REPLACE INTO transfers (chain_id, seq, block_number, log_index, tx_hash, contract, kind, from_addr, to_addr, token_id, value)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	insAddr := prep(`INSERT OR IGNORE INTO address_transfers (chain_id, address, kind, seq) VALUES (?,?,?,?)`)
-	setOwner := prep(`INSERT OR REPLACE INTO nft_owners (chain_id, contract, token_id, owner, seq) VALUES (?,?,?,?,?)`)
-	delOwner := prep(`DELETE FROM nft_owners WHERE chain_id=? AND contract=? AND token_id=?`)
-	insCollection := prep(`INSERT OR IGNORE INTO collection_tokens (chain_id, contract, token_id, first_seq) VALUES (?,?,?,?)`)
-	insContract := prep(`INSERT OR IGNORE INTO contracts (chain_id, address, tx_hash, block_number, deployer, kind, origin, seq) VALUES (?,?,?,?,?,?,?,?)`)
-	insInternal := prep(`INSERT OR REPLACE INTO internal_txs (chain_id, tx_hash, idx, block_number, type, from_addr, to_addr, value, gas, gas_used, reverted)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	insToken := prep(`INSERT OR IGNORE INTO tokens (chain_id, address, kind, name, symbol, decimals) VALUES (?,?,?,?,?,?)`)
-	insTeleport := prep(`INSERT OR REPLACE INTO teleporter_messages (chain_id, tx_hash, log_index, block_number, message_id, direction, other_chain) VALUES (?,?,?,?,?,?,?)`)
-	insUntraced := prep(`INSERT OR REPLACE INTO untraced_blocks (chain_id, number, reason) VALUES (?,?,?)`)
-	insParty := prep(`INSERT INTO address_txs (chain_id, address, block_number, tx_index, native, spam) VALUES (?,?,?,?,?,?)
-		ON CONFLICT DO UPDATE SET native = max(native, excluded.native), spam = min(spam, excluded.spam)`)
-	insAddrInternal := prep(`INSERT OR IGNORE INTO address_internals (chain_id, address, seq, tx_hash, idx) VALUES (?,?,?,?,?)`)
-	for _, s := range []*sql.Stmt{insBlock, insTx, insTransfer, insAddr, setOwner, delOwner, insCollection, insContract, insInternal, insToken, insTeleport,
-		insUntraced, insParty, insAddrInternal} {
-		if s != nil {
-			defer s.Close()
-		}
-	}
-	if prepErr != nil {
-		return 0, prepErr
-	}
-	icm, err := f.newICMWriter(ctx, tx)
-	if err != nil {
-		return 0, err
-	}
-	defer icm.close()
-	for _, t := range infos {
-		if _, err := insToken.Exec(f.id, t.Address.Bytes(), t.Kind, t.Name, t.Symbol, t.Decimals); err != nil {
-			return 0, err
-		}
-	}
-	spam := map[common.Address]bool{}
-	for _, t := range infos {
-		spam[t.Address] = t.Spam()
-	}
-	deltas := map[balKey]*big.Int{}
-	seqs := map[balKey]int64{} // the last transfer of each changed ERC-1155 balance
-	add := func(k balKey, v *big.Int, neg bool, seq int64) {
-		d := deltas[k]
-		if d == nil {
-			d = new(big.Int)
-			deltas[k] = d
-		}
-		if neg {
-			d.Sub(d, v)
-		} else {
-			d.Add(d, v)
-		}
-		seqs[k] = seq
-	}
-	cum := f.cumTxs
-	zero := common.Address{}
-	for _, d := range ds {
-		cum += uint64(len(d.Txs))
-		baseFee := "0"
-		if d.BaseFee != nil {
-			baseFee = d.BaseFee.String()
-		}
-		if _, err := insBlock.Exec(f.id, d.Number, d.Hash.Bytes(), d.ParentHash.Bytes(), d.Timestamp, len(d.Txs), d.GasUsed, d.GasLimit, baseFee, d.feesSpent.String(), cum); err != nil {
-			return 0, err
-		}
-		for i, t := range d.Txs {
-			raw := &d.txs[i]
-			if _, err := insTx.Exec(f.id, t.Hash.Bytes(), d.Number, t.Index, t.Type, t.From.Bytes(), nullableAddr(t.To), t.Value.String(),
-				t.Nonce, t.GasLimit, t.GasUsed, t.EffectiveGasPrice.String(), bigText(raw.MaxFeePerGas.ToInt()), bigText(raw.MaxPriorityFeePerGas.ToInt()), t.Status, []byte(raw.Input)); err != nil {
-				return 0, err
-			}
-		}
-		for _, t := range d.Transfers {
-			seq := seqOf(d.Number, t.LogIndex, t.BatchIndex)
-			var id []byte
-			var idKey [32]byte
-			if t.TokenID != nil {
-				id = idBytes(t.TokenID)
-				copy(idKey[:], id)
-			}
-			if _, err := insTransfer.Exec(f.id, seq, d.Number, t.LogIndex, t.TxHash.Bytes(), t.Contract.Bytes(), t.Kind, t.From.Bytes(), t.To.Bytes(), id, t.Value.String()); err != nil {
-				return 0, err
-			}
-			for _, a := range []common.Address{t.From, t.To} {
-				if a != zero {
-					if _, err := insAddr.Exec(f.id, a.Bytes(), t.Kind, seq); err != nil {
-						return 0, err
-					}
-				}
-			}
-			if t.Kind != ERC20 {
-				if _, err := insCollection.Exec(f.id, t.Contract.Bytes(), id, seq); err != nil {
-					return 0, err
-				}
-			}
-			switch t.Kind {
-			case ERC20, ERC1155:
-				if t.From != zero {
-					add(balKey{t.From, t.Contract, idKey, t.Kind == ERC1155}, t.Value, true, seq)
-				}
-				if t.To != zero {
-					add(balKey{t.To, t.Contract, idKey, t.Kind == ERC1155}, t.Value, false, seq)
-				}
-			case ERC721:
-				var err error
-				if t.To == zero {
-					_, err = delOwner.Exec(f.id, t.Contract.Bytes(), id)
-				} else {
-					_, err = setOwner.Exec(f.id, t.Contract.Bytes(), id, t.To.Bytes(), seq)
-				}
-				if err != nil {
-					return 0, err
-				}
-			}
-		}
-		origins := make(map[common.Hash]common.Address, len(d.Txs))
-		for _, t := range d.Txs {
-			origins[t.Hash] = t.From
-		}
-		for i, c := range d.Creations {
-			if _, err := insContract.Exec(f.id, c.Address.Bytes(), c.TxHash.Bytes(), d.Number, c.Deployer.Bytes(), string(c.Kind),
-				origins[c.TxHash].Bytes(), creationSeq(d.Number, i)); err != nil {
-				return 0, err
-			}
-		}
-		// Every block with transactions whose internal transactions are
-		// unknown says why: its trace failed or was too large, or the
-		// chain is not traced at all.
-		reason := d.untraced
-		if reason == "" && !d.traced && len(d.Txs) > 0 {
-			reason = noTracerReason
-		}
-		if reason != "" {
-			if _, err := insUntraced.Exec(f.id, d.Number, reason); err != nil {
-				return 0, err
-			}
-		}
-		for _, it := range d.internals {
-			if _, err := insInternal.Exec(f.id, it.TxHash.Bytes(), it.Idx, d.Number, it.Type, it.From.Bytes(), it.To.Bytes(), it.Value.String(), it.Gas, it.GasUsed, it.Reverted); err != nil {
-				return 0, err
-			}
-		}
-		ps, ins := f.parties(d, spam)
-		for k, p := range ps {
-			if _, err := insParty.Exec(f.id, k.addr.Bytes(), d.Number, k.index, p.native, !p.nonSpam); err != nil {
-				return 0, err
-			}
-		}
-		for _, a := range ins {
-			if _, err := insAddrInternal.Exec(f.id, a.addr.Bytes(), a.seq, a.tx.Bytes(), a.idx); err != nil {
-				return 0, err
-			}
-		}
-		for _, e := range d.teleport {
-			if _, err := insTeleport.Exec(f.id, e.TxHash.Bytes(), e.LogIndex, d.Number, e.MessageID.Bytes(), e.Direction, e.OtherChain.Bytes()); err != nil {
-				return 0, err
-			}
-		}
-		if err := icm.write(d.Number, d.Timestamp, d.icm); err != nil {
-			return 0, err
-		}
-	}
-	if err := f.applyDeltas(ctx, tx, deltas, seqs); err != nil {
-		return 0, err
-	}
-	return cum, nil
-}
-
-// applyDeltas adds balance changes to the current-balance tables; a balance
-// that reaches zero is deleted. seqs, when set, holds the last transfer of
-// each ERC-1155 balance changed (erc1155_balances.seq).
-func (f *follower) applyDeltas(ctx context.Context, tx *sql.Tx, deltas map[balKey]*big.Int, seqs map[balKey]int64) error {
-	if len(deltas) == 0 {
-		return nil
-	}
-	get20, _ := tx.PrepareContext(ctx, `SELECT balance FROM erc20_balances WHERE chain_id=? AND owner=? AND contract=?`)
-	set20, _ := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO erc20_balances (chain_id, owner, contract, balance) VALUES (?,?,?,?)`)
-	del20, _ := tx.PrepareContext(ctx, `DELETE FROM erc20_balances WHERE chain_id=? AND owner=? AND contract=?`)
-	get1155, _ := tx.PrepareContext(ctx, `SELECT balance FROM erc1155_balances WHERE chain_id=? AND owner=? AND contract=? AND token_id=?`)
-	set1155, _ := tx.PrepareContext(ctx, `INSERT INTO erc1155_balances (chain_id, owner, contract, token_id, balance, seq) VALUES (?,?,?,?,?,?)
-		ON CONFLICT DO UPDATE SET balance = excluded.balance, seq = CASE WHEN excluded.seq > 0 THEN excluded.seq ELSE seq END`)
-	del1155, _ := tx.PrepareContext(ctx, `DELETE FROM erc1155_balances WHERE chain_id=? AND owner=? AND contract=? AND token_id=?`)
-	for _, s := range []*sql.Stmt{get20, set20, del20, get1155, set1155, del1155} {
-		if s == nil {
-			return fmt.Errorf("prepare balance statements")
-		}
-		defer s.Close()
-	}
-	for k, d := range deltas {
-		if d.Sign() == 0 {
-			continue
-		}
-		is1155 := k.is1155
-		var cur string
-		var err error
-		if is1155 {
-			err = get1155.QueryRow(f.id, k.owner.Bytes(), k.contract.Bytes(), k.id[:]).Scan(&cur)
-		} else {
-			err = get20.QueryRow(f.id, k.owner.Bytes(), k.contract.Bytes()).Scan(&cur)
-		}
-		bal := new(big.Int)
-		switch err {
-		case nil:
-			bal.SetString(cur, 10)
-		case sql.ErrNoRows:
-		default:
-			return err
-		}
-		bal.Add(bal, d)
-		switch {
-		case bal.Sign() == 0 && is1155:
-			_, err = del1155.Exec(f.id, k.owner.Bytes(), k.contract.Bytes(), k.id[:])
-		case bal.Sign() == 0:
-			_, err = del20.Exec(f.id, k.owner.Bytes(), k.contract.Bytes())
-		case is1155:
-			_, err = set1155.Exec(f.id, k.owner.Bytes(), k.contract.Bytes(), k.id[:], bal.String(), seqs[k])
-		default:
-			_, err = set20.Exec(f.id, k.owner.Bytes(), k.contract.Bytes(), bal.String())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func orZero(b *big.Int) *big.Int {
-	if b == nil {
-		return new(big.Int)
-	}
-	return b
+// Reader is what the queries read. Every list is in the order its method
+// says; ErrNotFound is returned for a single row the store does not have.
+type Reader interface {
+	LatestBlocks(ctx context.Context, chainID, before uint64, limit int) ([]BlockRow, error)
+	Block(ctx context.Context, chainID, number uint64) (BlockRow, error)
+	BlockByHash(ctx context.Context, chainID uint64, hash common.Hash) (BlockRow, error)
+	BlockAt(ctx context.Context, chainID, ts uint64) (uint64, bool, error)
+	Transfers(ctx context.Context, q TransferQuery) ([]TransferRow, error)
+	Tokens(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]Token, error)
+	// Holdings returns current holdings; HoldingsAt those after a past
+	// block, replaying the owner's transfers up to it.
+	Holdings(ctx context.Context, q HoldingQuery) ([]Holding, error)
+	HoldingsAt(ctx context.Context, q HoldingQuery) ([]Holding, error)
+	Internals(ctx context.Context, q InternalQuery) ([]ListedInternal, error)
+	UntracedSpan(ctx context.Context, chainID, from, to uint64) (first, last uint64, ok bool, err error)
+	Untraced(ctx context.Context, chainID, number uint64) (string, error)
+	Deployment(ctx context.Context, chainID uint64, addr common.Address) (Deployment, error)
+	Deployments(ctx context.Context, chainID uint64, addr common.Address, before int64, limit int) ([]Deployment, error)
+	Collectibles(ctx context.Context, chainID uint64, owner common.Address, contract *common.Address, before int64, limit int) ([]Collectible, error)
+	CollectionTokens(ctx context.Context, chainID uint64, contract common.Address, after int64, limit int) ([]CollectionToken, error)
+	Active(ctx context.Context, chainID uint64, addr common.Address) (bool, error)
+	AddressTxs(ctx context.Context, q AddressTxQuery) ([]ListedTx, error)
+	ChainTxs(ctx context.Context, chainID uint64, status TxStatus, r Range, limit int) ([]ListedTx, error)
+	Created(ctx context.Context, chainID uint64, txs []ListedTx) (map[common.Hash]common.Address, error)
+	PartsOf(ctx context.Context, chainID uint64, addr common.Address, txs []ListedTx) (*TxParts, error)
+	Transaction(ctx context.Context, chainID uint64, hash common.Hash) (*TxDetail, error)
+	Owner(ctx context.Context, chainID uint64, contract common.Address, tokenID *big.Int) (common.Address, error)
+	// StoredNFTs returns the kept metadata of nfts, by key.
+	StoredNFTs(ctx context.Context, chainID uint64, nfts []NFT) (map[NFTKey]NFT, error)
+	NFTHolders(ctx context.Context, chainID uint64, contract common.Address) ([]Holder, uint64, error)
+	BalanceHolders(ctx context.Context, chainID uint64, contract common.Address, threshold *big.Int, start, end int64) ([]Holder, error)
+	// StoredBalance returns addr's balance kept last at or before block,
+	// and the block it was kept at; ok is false when none was.
+	StoredBalance(ctx context.Context, chainID uint64, addr common.Address, block uint64) (*big.Int, uint64, bool, error)
+	// ICMEvents returns the messenger events of message id, oldest first,
+	// at most limit.
+	ICMEvents(ctx context.Context, id common.Hash, limit int) ([]ICMRecord, error)
+	// ICMMessageIDs returns the messages q selects, newest first, at most
+	// q.Limit+1.
+	ICMMessageIDs(ctx context.Context, q ICMQuery) ([]ICMHit, error)
+	ICMHourly(ctx context.Context, since, until int64) ([]ICMCount, error)
+	ICMChainTxs(ctx context.Context, chainID uint64, kind ICMEventKind) (uint64, error)
 }

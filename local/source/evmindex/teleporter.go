@@ -1,9 +1,6 @@
 package evmindex
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 )
@@ -103,29 +100,4 @@ func decodeTeleporter(out []TeleporterEvent, messengers map[common.Address]bool,
 	}
 	e.MessageID, e.OtherChain = l.Topics[1], l.Topics[2]
 	return append(out, e)
-}
-
-// teleporterEvents returns the stored Teleporter events of a transaction in
-// log order.
-func (ix *Index) teleporterEvents(ctx context.Context, chainID uint64, hash common.Hash) ([]TeleporterEvent, error) {
-	rows, err := ix.r.QueryContext(ctx, `SELECT log_index, message_id, direction, other_chain FROM teleporter_messages
-		WHERE chain_id=? AND tx_hash=? ORDER BY log_index`, chainID, hash.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-	}
-	defer rows.Close()
-	var out []TeleporterEvent
-	for rows.Next() {
-		e := TeleporterEvent{TxHash: hash}
-		var id, other []byte
-		if err := rows.Scan(&e.LogIndex, &id, &e.Direction, &other); err != nil {
-			return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-		}
-		e.MessageID, e.OtherChain = common.BytesToHash(id), common.BytesToHash(other)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-	}
-	return out, nil
 }

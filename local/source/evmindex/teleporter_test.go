@@ -437,7 +437,7 @@ func TestTeleporterReorg(t *testing.T) {
 	}
 	checkEvents(t, w.recv, d.Teleporter, []TeleporterEvent{{TxHash: w.recv, LogIndex: 0, MessageID: w.ids[2], Direction: TeleporterDestination, OtherChain: fujiCChain}})
 	var rows, block int
-	if err := ix.r.QueryRow(`SELECT count(*), max(block_number) FROM teleporter_messages WHERE chain_id=?`, fakeChainID).Scan(&rows, &block); err != nil {
+	if err := sqliteOf(ix).r.QueryRow(`SELECT count(*), max(block_number) FROM teleporter_messages WHERE chain_id=?`, fakeChainID).Scan(&rows, &block); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 1 || block != 4 {

@@ -2,9 +2,7 @@ package evmindex
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -88,19 +86,4 @@ func (f *follower) noteUntraced(ds []*decoded) {
 			f.ix.metrics.untraced.WithLabelValues(f.label).Inc()
 		}
 	}
-}
-
-// Untraced says why block number of chainID was indexed without internal
-// transactions (its trace exceeded the bound or failed, or the chain is not
-// traced), or "" when it was not.
-func (ix *Index) Untraced(ctx context.Context, chainID, number uint64) (string, error) {
-	var reason string
-	err := ix.r.QueryRowContext(ctx, `SELECT reason FROM untraced_blocks WHERE chain_id=? AND number=?`, chainID, number).Scan(&reason)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("evmindex: untraced blocks: %w", err)
-	}
-	return reason, nil
 }

@@ -16,7 +16,7 @@ import (
 // addrWorld writes a random P/X history through the index's write path:
 // transfers on each chain (outputs to one or two of a few addresses),
 // exports from X to P and their imports, one import stored before its
-// export (the P-Chain follower ahead of the X-Chain's).
+// export (the P-avanet.Chain follower ahead of the X-avanet.Chain's).
 type addrWorld struct {
 	t       *testing.T
 	ix      *Index
@@ -178,7 +178,7 @@ func checkAddressTables(t *testing.T, ix *Index, addrs []avax.ShortID, when stri
 	t.Helper()
 	ctx := context.Background()
 	col := func(q string, args ...any) []string {
-		rows, err := ix.st.r.Query(q, args...)
+		rows, err := sqliteOf(ix).r.Query(q, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func TestAddressTables(t *testing.T) {
 	w.steps(300)
 	checkAddressTables(t, ix, w.addrs, "after 300 txs")
 
-	// The P-Chain imports an export the X-Chain's block has not brought
+	// The P-avanet.Chain imports an export the X-avanet.Chain's block has not brought
 	// yet.
 	e, export := w.export()
 	xb := w.block(avanet.ChainX, export)
@@ -289,49 +289,52 @@ func TestAddressTables(t *testing.T) {
 	checkAddressTables(t, ix, w.addrs, "after an import stored before its export")
 
 	// Rollbacks: P's spends above its middle height are undone, so the
-	// X-Chain UTXOs they imported are unspent again; then X's (whose
+	// X-avanet.Chain UTXOs they imported are unspent again; then X's (whose
 	// exports P's remaining blocks did not import, as a node's would not).
 	hp := int64(w.heights[avanet.ChainP] / 2)
-	if err := ix.st.rollback(ctx, net.AVAXAssetID, avanet.ChainP, hp); err != nil {
+	if err := ix.st.Rollback(ctx, net.AVAXAssetID, avanet.ChainP, hp); err != nil {
 		t.Fatal(err)
 	}
-	checkAddressTables(t, ix, w.addrs, "after a P-Chain rollback")
+	checkAddressTables(t, ix, w.addrs, "after a P-avanet.Chain rollback")
 	var hx int64
-	if err := ix.st.r.QueryRow(`SELECT COALESCE(MAX(u.height), 0) FROM spends s JOIN utxos u ON u.id = s.utxo WHERE s.chain='P' AND u.created_on='X'`).
+	if err := sqliteOf(ix).r.QueryRow(`SELECT COALESCE(MAX(u.height), 0) FROM spends s JOIN utxos u ON u.id = s.utxo WHERE s.chain='P' AND u.created_on='X'`).
 		Scan(&hx); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.st.rollback(ctx, net.AVAXAssetID, avanet.ChainX, max(hx, int64(w.heights[avanet.ChainX])-20)); err != nil {
+	if err := ix.st.Rollback(ctx, net.AVAXAssetID, avanet.ChainX, max(hx, int64(w.heights[avanet.ChainX])-20)); err != nil {
 		t.Fatal(err)
 	}
-	checkAddressTables(t, ix, w.addrs, "after an X-Chain rollback")
+	checkAddressTables(t, ix, w.addrs, "after an X-avanet.Chain rollback")
 
 	// A store of version 2: no address tables; opening it fills them.
 	var n int
-	if err := ix.st.r.QueryRow(`SELECT COUNT(*) FROM addr_txs`).Scan(&n); err != nil || n < 100 {
+	if err := sqliteOf(ix).r.QueryRow(`SELECT COUNT(*) FROM addr_txs`).Scan(&n); err != nil || n < 100 {
 		t.Fatalf("addr_txs has %d rows, %v", n, err)
 	}
 	ix.Close()
-	st, err := openStore(path)
+	st, err := openSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.w.Exec(`DELETE FROM addr_txs; DELETE FROM utxo_unspent; UPDATE meta SET value='2' WHERE key='schema'`); err != nil {
 		t.Fatal(err)
 	}
-	st.close()
+	st.Close()
 	if ix, err = Open(ctx, Options{Network: &net, Path: path}); err != nil {
 		t.Fatal(err)
 	}
 	var schema string
-	if err := ix.st.r.QueryRow(`SELECT value FROM meta WHERE key='schema'`).Scan(&schema); err != nil || schema != "3" {
+	if err := sqliteOf(ix).r.QueryRow(`SELECT value FROM meta WHERE key='schema'`).Scan(&schema); err != nil || schema != "3" {
 		t.Fatalf("schema %q, %v", schema, err)
 	}
 	checkAddressTables(t, ix, w.addrs, "after the upgrade from version 2")
-	if err := ix.st.r.QueryRow(`SELECT COUNT(*) FROM addr_txs`).Scan(&n); err != nil || n < 100 {
+	if err := sqliteOf(ix).r.QueryRow(`SELECT COUNT(*) FROM addr_txs`).Scan(&n); err != nil || n < 100 {
 		t.Fatalf("addr_txs has %d rows after the upgrade, %v", n, err)
 	}
 }
+
+// sqliteOf returns ix's SQLite store, for reading it directly.
+func sqliteOf(ix *Index) *sqliteStore { return ix.st.(*sqliteStore) }
 
 // TestPos: a place packs its height and its index, the genesis
 // transactions' negative ones included, and reads them back.

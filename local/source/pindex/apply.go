@@ -1,13 +1,9 @@
 package pindex
 
 import (
-	"database/sql"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
@@ -21,15 +17,15 @@ type RawBlock struct {
 	Height uint64
 	JSON   json.RawMessage
 	// Bytes are the block's bytes (encoding "hexnc"): its size and, on the
-	// P-Chain, its type. A generated P-Chain block without bytes sets Type
+	// P-avanet.Chain, its type. A generated P-avanet.Chain block without bytes sets Type
 	// and Size instead.
 	Bytes []byte
 	Type  string
 	Size  int
-	// TxBytes are an X-Chain block's transactions' signed bytes, by id.
+	// TxBytes are an X-avanet.Chain block's transactions' signed bytes, by id.
 	TxBytes map[string][]byte
 	// Genesis are the transactions a chain accepted at its genesis, which
-	// no block lists (the X-Chain's AVAX CreateAssetTx, whose initial states
+	// no block lists (the X-avanet.Chain's AVAX CreateAssetTx, whose initial states
 	// are the genesis allocations; the devnet's genesis stakers), stored
 	// with the block at height 0.
 	Genesis []json.RawMessage
@@ -64,10 +60,10 @@ const (
 	stakeL1Validator     = "l1_validator"     // ConvertSubnetToL1Tx or RegisterL1ValidatorTx
 )
 
-// writer applies blocks within one store transaction. It is used by one
-// follower at a time.
+// writer decodes blocks into the rows of one store transaction (b). It is
+// used by one follower at a time.
 type writer struct {
-	tx  *sql.Tx
+	b   Batch
 	net *avanet.Network
 	// height and time of the block being applied.
 	chain  avanet.Chain
@@ -77,11 +73,6 @@ type writer struct {
 	idx int
 	// paid are the UTXOs the block's txs make without listing them.
 	paid map[string][]Paid
-}
-
-func (w *writer) exec(q string, args ...any) error {
-	_, err := w.tx.Exec(q, args...)
-	return err
 }
 
 // apply stores one block and everything its transactions make.
@@ -121,19 +112,19 @@ func (w *writer) apply(chain avanet.Chain, f *RawBlock, prevTime int64) (*blockJ
 		}
 		ids = append(ids, id)
 	}
-	txs, _ := json.Marshal(ids)
-	var raw, js any // kept for the node methods (X-Chain only)
+	var raw []byte // kept for the node methods (X-avanet.Chain only)
+	var js json.RawMessage
 	if chain == avanet.ChainX {
-		raw, js = f.Bytes, string(f.JSON)
+		raw, js = f.Bytes, f.JSON
 	}
-	if err := w.exec(`INSERT INTO blocks (chain, height, id, parent, time, type, size, txs, bytes, json) VALUES (?,?,?,?,?,?,?,?,?,?)`,
-		string(chain), b.Height, b.ID, b.ParentID, w.time, typ, size, string(txs), raw, js); err != nil {
+	row := &Block{Chain: chain, Height: b.Height, ID: b.ID, Parent: b.ParentID, Time: w.time, Type: typ, Size: size, Txs: ids}
+	if err := w.b.Block(row, raw, js); err != nil {
 		return nil, err
 	}
 	return &b, nil
 }
 
-// pBlockType names a P-Chain block by its codec type id, after the codec
+// pBlockType names a P-avanet.Chain block by its codec type id, after the codec
 // version; UNKNOWN when the bytes are too short or the id is not a block's.
 func pBlockType(b []byte) string {
 	if len(b) >= 6 {
@@ -144,7 +135,9 @@ func pBlockType(b []byte) string {
 	return "UNKNOWN"
 }
 
-// applyTx stores one transaction and returns its id.
+// applyTx stores one transaction and returns its id: the transaction, the
+// UTXOs it spent, those it made (listed, and paid without listing), and
+// what its type adds (applyP, derive).
 func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte) (string, error) {
 	var t txJSON
 	if err := json.Unmarshal(raw, &t); err != nil {
@@ -166,71 +159,16 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 	if w.chain == avanet.ChainP {
 		typ = classifyP(keys)
 	}
-	var signed any
-	if b, ok := txBytes[t.ID]; ok {
-		signed = b
-	}
 	w.idx = idx
-	if err := w.exec(`INSERT INTO txs (id, chain, height, idx, type, time, body, bytes) VALUES (?,?,?,?,?,?,?,?)`,
-		t.ID, string(w.chain), w.height, idx, typ, w.time, string(raw), signed); err != nil {
+	if err := w.b.Tx(&Tx{ID: t.ID, Chain: w.chain, Height: w.height, Index: idx, Type: typ, Time: w.time, Body: raw}, txBytes[t.ID]); err != nil {
 		return "", err
 	}
-	for _, in := range append(append([]transferableInJSON(nil), u.Inputs...), u.ImportedInputs...) {
-		if err := w.spend(in.TxID, in.OutputIndex, t.ID); err != nil {
-			return "", err
-		}
+	if err := w.spends(t.ID, &u); err != nil {
+		return "", err
 	}
-	for _, op := range u.Operations {
-		for _, in := range op.InputIDs {
-			if err := w.spend(in.TxID, in.OutputIndex, t.ID); err != nil {
-				return "", err
-			}
-		}
-	}
-	next := uint32(0)
-	for _, o := range u.Outputs {
-		if err := w.output(txID, next, o.AssetID, &o.Output, w.chain, nil); err != nil {
-			return "", err
-		}
-		next++
-	}
-	switch typ {
-	case TxExport:
-		dest, err := chainOf(w.net, u.DestinationChain)
-		if err != nil {
-			return "", err
-		}
-		for _, o := range u.ExportedOutputs {
-			if err := w.output(txID, next, o.AssetID, &o.Output, dest, nil); err != nil {
-				return "", err
-			}
-			next++
-		}
-	case TxCreateAsset:
-		capKind, assetType := assetKind(&u)
-		if err := w.exec(`INSERT INTO assets (id, chain, name, symbol, denomination, height, cap, type) VALUES (?,?,?,?,?,?,?,?)`,
-			t.ID, string(w.chain), u.Name, u.Symbol, int(deref(u.Denomination)), w.height, capKind, assetType); err != nil {
-			return "", err
-		}
-		for _, st := range u.InitialStates {
-			for i := range st.Outputs {
-				if err := w.output(txID, next, t.ID, &st.Outputs[i], w.chain, nil); err != nil {
-					return "", err
-				}
-				next++
-			}
-		}
-	case TxOperation:
-		for _, op := range u.Operations {
-			for _, o := range []*outputJSON{op.Operation.MintOutput, op.Operation.TransferOutput} {
-				if o != nil {
-					if err := w.output(txID, next, op.AssetID, o, w.chain, nil); err != nil {
-						return "", err
-					}
-					next++
-				}
-			}
-		}
+	next, err := w.outputs(typ, t.ID, txID, &u)
+	if err != nil {
+		return "", err
 	}
 	if w.chain == avanet.ChainP {
 		if err := w.applyP(typ, t.ID, txID, &u, next); err != nil {
@@ -246,6 +184,79 @@ func (w *writer) applyTx(raw json.RawMessage, idx int, txBytes map[string][]byte
 		}
 	}
 	return t.ID, nil
+}
+
+// spends records the UTXOs transaction id spent: its inputs, imported
+// inputs and operations' inputs.
+func (w *writer) spends(id string, u *unsignedJSON) error {
+	for _, in := range append(append([]transferableInJSON(nil), u.Inputs...), u.ImportedInputs...) {
+		if err := w.spend(in.TxID, in.OutputIndex, id); err != nil {
+			return err
+		}
+	}
+	for _, op := range u.Operations {
+		for _, in := range op.InputIDs {
+			if err := w.spend(in.TxID, in.OutputIndex, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// outputs stores the outputs transaction id (of type typ) lists, in output
+// index order: its outputs, then those it exported, the initial states of
+// the asset it created (and the asset), or its operations' outputs. It
+// returns the next output index (where a P-avanet.Chain staker's stake outputs
+// begin).
+func (w *writer) outputs(typ, id string, txID avax.ID, u *unsignedJSON) (uint32, error) {
+	next := uint32(0)
+	put := func(assetID string, o *outputJSON, chain avanet.Chain) error {
+		err := w.output(txID, next, assetID, o, chain, nil)
+		next++
+		return err
+	}
+	for _, o := range u.Outputs {
+		if err := put(o.AssetID, &o.Output, w.chain); err != nil {
+			return 0, err
+		}
+	}
+	switch typ {
+	case TxExport:
+		dest, err := chainOf(w.net, u.DestinationChain)
+		if err != nil {
+			return 0, err
+		}
+		for _, o := range u.ExportedOutputs {
+			if err := put(o.AssetID, &o.Output, dest); err != nil {
+				return 0, err
+			}
+		}
+	case TxCreateAsset:
+		capKind, assetType := assetKind(u)
+		a := &Asset{ID: id, Name: u.Name, Symbol: u.Symbol, Denomination: int(deref(u.Denomination)), Cap: capKind, Type: assetType}
+		if err := w.b.Asset(a, w.chain, w.height); err != nil {
+			return 0, err
+		}
+		for _, st := range u.InitialStates {
+			for i := range st.Outputs {
+				if err := put(id, &st.Outputs[i], w.chain); err != nil {
+					return 0, err
+				}
+			}
+		}
+	case TxOperation:
+		for _, op := range u.Operations {
+			for _, o := range []*outputJSON{op.Operation.MintOutput, op.Operation.TransferOutput} {
+				if o != nil {
+					if err := put(op.AssetID, o, w.chain); err != nil {
+						return 0, err
+					}
+				}
+			}
+		}
+	}
+	return next, nil
 }
 
 // stakeWindow marks stake outputs with their staking period.
@@ -276,107 +287,23 @@ func (w *writer) output(txID avax.ID, index uint32, assetStr string, o *outputJS
 	if o.Output != nil {
 		u.Out = &avax.StakeableLockOut{Locktime: lock, Out: tout}
 	}
-	id := u.ID().String()
-	var start, end int64
+	row := &UTXO{ID: u.ID().String(), Chain: chain, CreatedOn: w.chain, Height: w.height, Time: w.time, TxID: txID.String(), OutputIndex: index,
+		AssetID: assetStr, Amount: *inner.Amount, Locktime: inner.Locktime, Threshold: inner.Threshold, Addresses: addrs,
+		StakeLocktime: lock, Staked: stake != nil, Bytes: u.Bytes()}
 	if stake != nil {
-		start, end = stake.start, stake.end
+		row.StakeStart, row.StakeEnd = stake.start, stake.end
 	}
-	if err := w.exec(`INSERT INTO utxos (id, chain, created_on, height, time, tx, output_index, asset, amount, locktime, threshold, addresses,
-		stake_locktime, staked, stake_start, stake_end, bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		id, string(chain), string(w.chain), w.height, w.time, txID.String(), index, assetStr, strconv.FormatUint(*inner.Amount, 10),
-		inner.Locktime, inner.Threshold, joinAddrs(addrs), lock, stake != nil, start, end, u.Bytes()); err != nil {
-		return err
-	}
-	return w.owned(id, chain, addrs, txID.String(), w.height, w.idx)
-}
-
-// owned stores the address rows of UTXO id of chain, made in the block
-// being applied by tx, at txHeight and position idx of its own chain: who may spend it (utxo_addrs),
-// that it is unspent (utxo_unspent) and that tx touched their addresses
-// (addr_txs). An exported output may have been imported (spent) by the
-// other chain's follower already: then its spender touched them too, and
-// it is not unspent.
-func (w *writer) owned(id string, chain avanet.Chain, addrs []avax.ShortID, tx string, txHeight uint64, idx int) error {
-	var spender struct {
-		chain, tx string
-		height    uint64
-		idx       int
-	}
-	spent := false
-	if chain != w.chain {
-		err := w.tx.QueryRow(`SELECT t.chain, t.id, t.height, t.idx FROM spends s JOIN txs t ON t.id = s.tx WHERE s.utxo=?`, id).
-			Scan(&spender.chain, &spender.tx, &spender.height, &spender.idx)
-		switch {
-		case err == nil:
-			spent = true
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-	}
-	for _, a := range addrs {
-		as := a.String()
-		if err := w.exec(`INSERT OR IGNORE INTO utxo_addrs (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
-			as, string(chain), id, string(w.chain), w.height); err != nil {
-			return err
-		}
-		if err := w.exec(`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx) VALUES (?,?,?,?,?)`,
-			as, string(w.chain), txHeight, idx, tx); err != nil {
-			return err
-		}
-		if spent {
-			if err := w.exec(`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx) VALUES (?,?,?,?,?)`,
-				as, spender.chain, spender.height, spender.idx, spender.tx); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := w.exec(`INSERT OR IGNORE INTO utxo_unspent (addr, chain, utxo, created_on, height) VALUES (?,?,?,?,?)`,
-			as, string(chain), id, string(w.chain), w.height); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.b.UTXO(row, w.idx)
 }
 
 // spend records that the transaction being applied (by) spent a UTXO: it
-// touched the UTXO's addresses, which no longer hold it unspent. A UTXO
-// another chain exported and its follower has not stored yet gets those
-// rows when it is stored (owned).
+// touched the UTXO's addresses, which no longer hold it unspent.
 func (w *writer) spend(txStr string, index uint32, by string) error {
 	txID, err := parseID(txStr)
 	if err != nil {
 		return err
 	}
-	id := txID.Prefix(uint64(index)).String()
-	if err := w.exec(`INSERT OR REPLACE INTO spends (utxo, tx, chain, height, time) VALUES (?,?,?,?,?)`,
-		id, by, string(w.chain), w.height, w.time); err != nil {
-		return err
-	}
-	var chain, addrs string
-	switch err := w.tx.QueryRow(`SELECT chain, addresses FROM utxos WHERE id=?`, id).Scan(&chain, &addrs); {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil
-	case err != nil:
-		return err
-	}
-	for _, a := range storedAddrs(addrs) {
-		if err := w.exec(`INSERT OR IGNORE INTO addr_txs (addr, chain, height, idx, tx) VALUES (?,?,?,?,?)`,
-			a, string(w.chain), w.height, w.idx, by); err != nil {
-			return err
-		}
-		if err := w.exec(`DELETE FROM utxo_unspent WHERE addr=? AND chain=? AND utxo=?`, a, chain, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func joinAddrs(addrs []avax.ShortID) string {
-	s := make([]string, len(addrs))
-	for i, a := range addrs {
-		s[i] = a.String()
-	}
-	return strings.Join(s, ",")
+	return w.b.Spend(&Spend{UTXO: txID.Prefix(uint64(index)).String(), Tx: by, Chain: w.chain, Height: w.height, Index: w.idx, Time: w.time})
 }
 
 func deref[T any](p *T) T {
@@ -387,21 +314,12 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// ownerRow reads an owner's addresses into the stored form.
-func ownerRow(o *ownerJSON) (string, error) {
+// ownerAddrs reads an owner's addresses (none for no owner).
+func ownerAddrs(o *ownerJSON) ([]avax.ShortID, error) {
 	if o == nil {
-		return "", nil
+		return nil, nil
 	}
-	addrs, err := parseAddrs(o.Addresses)
-	if err != nil {
-		return "", err
-	}
-	return joinAddrs(addrs), nil
-}
-
-// pchainOwnerRow reads a PChainOwner (no locktime).
-func pchainOwnerRow(o pchainOwnerJSON) (string, error) {
-	return ownerRow(&ownerJSON{Addresses: o.Addresses, Threshold: o.Threshold})
+	return parseAddrs(o.Addresses)
 }
 
 // l1Message reads the L1 message in a signed Warp message (0x hex): the

@@ -213,7 +213,7 @@ func TestCatchUpReusesConnections(t *testing.T) {
 	if err := ix.WaitFor(ctx, avanet.ChainP, 300); err != nil {
 		t.Fatal(err)
 	}
-	// Eight fetches at once, the X-Chain's poll and the validators'.
+	// Eight fetches at once, the X-avanet.Chain's poll and the validators'.
 	if n := conns.Load(); n > 2*8+4 {
 		t.Fatalf("%d connections to the node to fetch 301 blocks; want at most %d", n, 2*8+4)
 	}

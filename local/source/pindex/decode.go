@@ -16,9 +16,9 @@ import (
 // union of every type's fields and classify a transaction by the fields it
 // has (classifyP, classifyX).
 
-// blockJSON is a P- or X-Chain block. P-Chain blocks have txs (standard,
+// blockJSON is a P- or X-avanet.Chain block. P-avanet.Chain blocks have txs (standard,
 // Banff proposal) or tx (Apricot proposal and atomic, Banff proposal's
-// proposal tx); X-Chain blocks have txs.
+// proposal tx); X-avanet.Chain blocks have txs.
 type blockJSON struct {
 	ID       string            `json:"id"`
 	ParentID string            `json:"parentID"`
@@ -116,7 +116,7 @@ type operationJSON struct {
 	} `json:"operation"`
 }
 
-// unsignedJSON is the union of every P- and X-Chain unsigned tx's fields.
+// unsignedJSON is the union of every P- and X-avanet.Chain unsigned tx's fields.
 type unsignedJSON struct {
 	Outputs          []transferableOutJSON `json:"outputs"`
 	Inputs           []transferableInJSON  `json:"inputs"`
@@ -154,7 +154,7 @@ type unsignedJSON struct {
 	Operations       []operationJSON       `json:"operations"`
 }
 
-// P-Chain transaction types, named as the Data API's PChainTransactionType.
+// P-avanet.Chain transaction types, named as the Data API's PChainTransactionType.
 const (
 	TxBase                       = "BaseTx"
 	TxAddValidator               = "AddValidatorTx"
@@ -176,12 +176,12 @@ const (
 	TxSetL1ValidatorWeight       = "SetL1ValidatorWeightTx"
 	TxDisableL1Validator         = "DisableL1ValidatorTx"
 	TxIncreaseL1ValidatorBalance = "IncreaseL1ValidatorBalanceTx"
-	// X-Chain only.
+	// X-avanet.Chain only.
 	TxCreateAsset = "CreateAssetTx"
 	TxOperation   = "OperationTx"
 )
 
-// classifyP names a P-Chain unsigned tx by the fields it has. Each type's
+// classifyP names a P-avanet.Chain unsigned tx by the fields it has. Each type's
 // field set is from avalanchego's vms/platformvm/txs (v1.14).
 func classifyP(keys map[string]json.RawMessage) string {
 	has := func(names ...string) bool {
@@ -235,7 +235,7 @@ func classifyP(keys map[string]json.RawMessage) string {
 	return TxBase
 }
 
-// classifyX names an X-Chain unsigned tx by the fields it has.
+// classifyX names an X-avanet.Chain unsigned tx by the fields it has.
 func classifyX(keys map[string]json.RawMessage) string {
 	for _, c := range []struct{ field, name string }{
 		{"initialStates", TxCreateAsset}, {"operations", TxOperation},
@@ -286,16 +286,6 @@ func parseNodeID(s string) (avax.NodeID, error) {
 		return id, nil
 	}
 	return avax.ParseNodeID(s)
-}
-
-// hexAnswer reads the bytes of an answer in encoding hexnc: a JSON string
-// of 0x-prefixed hex.
-func hexAnswer(raw json.RawMessage) ([]byte, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	return hexBytes(s)
 }
 
 // hexBytes reads 0x-prefixed hex.

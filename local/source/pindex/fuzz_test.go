@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,43 +14,23 @@ import (
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
-// Fuzz targets for every decoder of the followed node's answers (the
-// JSON-RPC envelope's is jsonrpc's FuzzDecodeAnswer). Their seed
+// Fuzz targets for every reader of the followed node's answers beyond
+// nodeclient's decoders (whose targets are nodeclient's). Their seed
 // corpora (testdata/fuzz) are avalanchego v1.14.2's own answers: a local
 // node's after the transactions test/avalanchego issues, and the L1
 // transactions of avalanchego's vms/platformvm/txs/*_test.json in blocks.
-
-// FuzzParseHeight: a height is accepted only when it fits the store's
-// integers, and then it is the number printed.
-func FuzzParseHeight(f *testing.F) {
-	for _, s := range []string{"0", "42", "9223372036854775807", "9223372036854775808", "18446744073709551615", "-1", "", "0x10"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		h, err := parseHeight(s)
-		if err != nil {
-			return
-		}
-		if h > math.MaxInt64 {
-			t.Fatalf("accepted height %d", h)
-		}
-		if v, _ := strconv.ParseUint(s, 10, 64); v != h {
-			t.Fatalf("parseHeight(%q) = %d", s, h)
-		}
-	})
-}
 
 // FuzzApplyBlock applies a getBlockByHeight answer in encoding json (the
 // block), with its bytes (hexnc, decoded), to a real store in a transaction
 // that is rolled back.
 func FuzzApplyBlock(f *testing.F) {
-	st, err := openStore(filepath.Join(f.TempDir(), "fuzz.db"))
+	st, err := openSQLite(filepath.Join(f.TempDir(), "fuzz.db"))
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(st.close)
+	f.Cleanup(func() { st.Close() })
 	// The local network's ids, which the seeds' exports and assets name.
-	net, err := networkOf("12345", "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
+	net, err := networkOf(12345, "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
 		"2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC", "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe")
 	if err != nil {
 		f.Fatal(err)
@@ -81,7 +60,7 @@ func FuzzApplyBlock(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		w := &writer{tx: tx, net: &net}
+		w := &writer{b: &sqliteBatch{tx: tx}, net: &net}
 		b, err := w.apply(chain, &RawBlock{Height: h.Height, JSON: js, Bytes: raw}, 0)
 		if err != nil {
 			return
@@ -115,64 +94,18 @@ func l1Seed(f *testing.F, file string, m warpmsg.L1Message) []byte {
 	return js
 }
 
-// FuzzHexAnswer reads a getBlockByHeight answer in encoding hexnc and the
-// P-Chain block type in its bytes.
-func FuzzHexAnswer(f *testing.F) {
-	f.Add([]byte(`"0x00000000002000"`))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		b, err := hexAnswer(raw)
-		if err != nil {
-			return
-		}
-		if typ := pBlockType(b); typ != "UNKNOWN" && len(b) < 6 {
-			t.Fatalf("type %s of %d bytes", typ, len(b))
-		}
-	})
-}
-
-// FuzzSignedTx reads avm.getTx's tx in encoding hexnc: accepted bytes hash
-// to the id.
-func FuzzSignedTx(f *testing.F) {
-	f.Add(avax.Hash256([]byte("avax")).String(), []byte(`"`+avax.EncodeHexNC([]byte("avax"))+`"`))
-	f.Fuzz(func(t *testing.T, id string, raw []byte) {
-		b, err := signedTx(id, raw)
-		if err == nil && avax.Hash256(b).String() != id {
-			t.Fatalf("bytes of another tx accepted for %s", id)
-		}
-	})
-}
-
-// FuzzDelegators reads getCurrentValidators answers: the validators with
-// delegators, and the merge of their detailed answer, which keeps the
-// validators' count.
-func FuzzDelegators(f *testing.F) {
-	f.Add([]byte(`{"validators":[{"txID":"a","nodeID":"NodeID-1","delegatorCount":"1"}]}`),
-		[]byte(`{"validators":[{"txID":"a","nodeID":"NodeID-1","delegatorCount":"1","delegators":[]}]}`))
-	f.Fuzz(func(t *testing.T, body, detail []byte) {
-		if _, err := delegated(body); err != nil {
-			return
-		}
-		merged, err := mergeDelegators(body, detail)
-		if err != nil {
-			return
-		}
-		var before, after struct {
-			Validators []json.RawMessage `json:"validators"`
-		}
-		json.Unmarshal(body, &before)
-		if err := json.Unmarshal(merged, &after); err != nil || len(after.Validators) != len(before.Validators) {
-			t.Fatalf("merged %d validators of %d: %v", len(after.Validators), len(before.Validators), err)
-		}
-	})
-}
-
 // FuzzNetworkOf reads the network from info.getNetworkID,
-// info.getBlockchainID and avm.getAssetDescription answers.
+// info.getBlockchainID and avm.getAssetDescription answers (their
+// decoders' targets are nodeclient's).
 func FuzzNetworkOf(f *testing.F) {
 	f.Add("12345", "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed", "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC",
 		"2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe")
 	f.Fuzz(func(t *testing.T, id, x, c, asset string) {
-		n, err := networkOf(id, x, c, asset)
+		v, err := strconv.ParseUint(id, 10, 32)
+		if err != nil {
+			return
+		}
+		n, err := networkOf(uint32(v), x, c, asset)
 		if err != nil {
 			return
 		}

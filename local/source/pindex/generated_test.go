@@ -10,7 +10,7 @@ import (
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
-// genBlock is a generated P-Chain block at height h with txs, after
+// genBlock is a generated P-avanet.Chain block at height h with txs, after
 // parent.
 func genBlock(h uint64, parent string, txs ...map[string]any) *RawBlock {
 	b := map[string]any{"id": avax.Hash256([]byte{byte(h), 'g'}).String(), "parentID": parent, "height": h, "time": 1000 + h, "txs": txs}

@@ -1,5 +1,5 @@
-// Package pindex follows an avalanchego node's P-Chain and X-Chain into an
-// embedded SQLite store: blocks and transactions (every type, classified from
+// Package pindex follows an avalanchego node's P-avanet.Chain and X-avanet.Chain into a
+// store (embedded SQLite by default): blocks and transactions (every type, classified from
 // the node's JSON encoding), UTXOs with their spends (atomic ones exported to
 // and imported from the other chains included), subnets with their owners,
 // chains and L1 conversions, assets, and stakes (validators, delegators,
@@ -9,7 +9,8 @@
 //
 // The index resumes from its store after a restart, keeps answering from it
 // while the node is down, and rolls back blocks the node no longer has at
-// their height (a local network started afresh).
+// their height (a local network started afresh). Its parts (the followers,
+// the store, the queries) are described in store.go.
 package pindex
 
 import (
@@ -19,7 +20,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +28,7 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
@@ -39,8 +40,11 @@ type Options struct {
 	// (the devnet), whose blocks Append stores. With it, Node is not used
 	// and Start is not called.
 	Network *avanet.Network
-	// Path is the SQLite file. Empty means a private temporary file that
-	// Close removes; Memory means in memory.
+	// Store is where the index is kept. Nil means the embedded SQLite
+	// store at Path. Close closes it.
+	Store Store
+	// Path is the SQLite store's file, when Store is nil. Empty means a
+	// private temporary file that Close removes; Memory means in memory.
 	Path string
 	// PollInterval is how often the node's heights are polled once caught
 	// up. Zero means 1s.
@@ -68,46 +72,56 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Index is the store and the followers of the P- and X-Chain. It is safe for
-// concurrent use.
+// maxAnswer bounds one answer of the node, which the index reads whole into
+// memory before decoding it.
+const maxAnswer = 64 << 20
+
+// Index is the store, the followers of the P- and X-avanet.Chain and the queries
+// over them. It is safe for concurrent use.
 type Index struct {
+	// reader answers the queries the Index answers as the store does; the
+	// Index's own methods (query.go) add caches and the network's facts
+	// to the others.
+	reader
+	st      Store
 	opts    Options
-	st      *store
-	rpc     *jsonrpc.Client
+	node    *nodeclient.Client // nil for a generated network (Options.Network)
 	net     avanet.Network
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
 
-	// writeMu serializes store transactions of the followers.
+	// writeMu serializes the store's writes.
 	writeMu sync.Mutex
 	// version counts the committed writes of blocks, rewards and
 	// rollbacks (after each commit): what Stakes reads changes only when
 	// it does.
 	version atomic.Uint64
-	// stakes is Stakes' answer at a version.
+	// stakesMu guards stakes, Stakes' answer at a version.
 	stakesMu sync.Mutex
 	stakes   stakesAt
 	// currentVersion counts the stored current validators lists (after
-	// each write); current is CurrentValidators' answers, by subnet.
+	// each write); current is CurrentValidators' answers, by subnet,
+	// guarded by currentMu.
 	currentVersion atomic.Uint64
 	currentMu      sync.Mutex
 	current        map[string]currentAt
 
-	// mu guards heads, changed (closed and replaced when a head moves) and
-	// lastErr.
+	// mu guards heads and changed (closed and replaced when a head moves).
 	mu      sync.Mutex
 	heads   map[avanet.Chain]int64 // -1: nothing indexed
 	changed chan struct{}
 	// refresh asks the validators refresher to read the node's current
-	// validators now (a P-Chain block may have changed them).
+	// validators now (a P-avanet.Chain block may have changed them).
 	refresh chan struct{}
-	lastErr map[avanet.Chain]loggedErr
 
 	startOnce, stopOnce sync.Once
 	cancel              context.CancelFunc
 	wg                  sync.WaitGroup
 }
+
+// reader names the Store's Reader embedded in Index, unexported.
+type reader = Reader
 
 // Open opens (or creates) the store and learns the network from the node, or
 // from the store when the node does not answer. It fails when neither knows
@@ -125,11 +139,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.CommitBlocks <= 0 {
 		opts.CommitBlocks = 256
 	}
-	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[avanet.Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1), lastErr: map[avanet.Chain]loggedErr{},
-		// Idle connections for two batches' fetches, the other chain's and
-		// the validators'.
-		rpc: jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout, MaxIdleConns: 2*opts.Concurrency + 4,
-			MaxAnswerBytes: maxAnswer})}
+	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, heads: map[avanet.Chain]int64{}, changed: make(chan struct{}), refresh: make(chan struct{}, 1)}
 	if ix.log == nil {
 		ix.log = slog.Default()
 	}
@@ -137,38 +147,15 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.now = time.Now
 	}
 	ix.log = ix.log.With("component", "pindex", "node", opts.Node)
-	st, err := openStore(opts.Path)
-	if err != nil {
-		ix.rpc.Close()
+	if opts.Network == nil {
+		// Idle connections for two batches' fetches, the other chain's and
+		// the validators'.
+		ix.node = nodeclient.New(opts.Node, jsonrpc.ClientOptions{HTTPClient: opts.HTTPClient, Timeout: opts.CallTimeout,
+			MaxIdleConns: 2*opts.Concurrency + 4, MaxAnswerBytes: maxAnswer})
+	}
+	if err := ix.open(ctx); err != nil {
+		ix.Close()
 		return nil, err
-	}
-	ix.st = st
-	if opts.Network != nil {
-		ix.net = *opts.Network
-		if err := checkNetwork(ix.net); err != nil {
-			st.close()
-			return nil, fmt.Errorf("pindex: network: %w", err)
-		}
-	} else if err := ix.loadNetwork(ctx); err != nil {
-		st.close()
-		ix.rpc.Close()
-		return nil, err
-	}
-	if err := upgrade(st.w, ix.net.AVAXAssetID, ix.log); err != nil {
-		st.close()
-		return nil, fmt.Errorf("pindex: upgrading the store: %w", err)
-	}
-	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
-		h, ok, err := st.head(c)
-		if err != nil {
-			st.close()
-			ix.rpc.Close()
-			return nil, fmt.Errorf("pindex: %w", err)
-		}
-		ix.heads[c] = -1
-		if ok {
-			ix.heads[c] = int64(h)
-		}
 	}
 	ix.metrics = newMetrics(opts.Registerer)
 	if opts.Network != nil {
@@ -184,10 +171,46 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	return ix, nil
 }
 
+// open opens the store, reads the network (Options.Network, else the
+// stored one checked against the node's) and the heads.
+func (ix *Index) open(ctx context.Context) error {
+	ix.st = ix.opts.Store
+	if ix.st == nil {
+		st, err := openSQLite(ix.opts.Path)
+		if err != nil {
+			return err
+		}
+		ix.st = st
+	}
+	ix.reader = ix.st
+	if ix.opts.Network != nil {
+		ix.net = *ix.opts.Network
+		if err := checkNetwork(ix.net); err != nil {
+			return fmt.Errorf("pindex: network: %w", err)
+		}
+	} else if err := ix.loadNetwork(ctx); err != nil {
+		return err
+	}
+	if err := ix.st.Upgrade(ctx, ix.net.AVAXAssetID, ix.log); err != nil {
+		return fmt.Errorf("pindex: upgrading the store: %w", err)
+	}
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
+		h, ok, err := ix.st.Head(c)
+		if err != nil {
+			return fmt.Errorf("pindex: %w", err)
+		}
+		ix.heads[c] = -1
+		if ok {
+			ix.heads[c] = int64(h)
+		}
+	}
+	return nil
+}
+
 // loadNetwork reads the network from the store and checks it against the
 // node's, or learns it from the node.
 func (ix *Index) loadNetwork(ctx context.Context) error {
-	stored, ok, err := ix.st.meta("network")
+	stored, ok, err := ix.st.Meta("network")
 	if err != nil {
 		return fmt.Errorf("pindex: %w", err)
 	}
@@ -211,7 +234,7 @@ func (ix *Index) loadNetwork(ctx context.Context) error {
 	default:
 		ix.net = live
 		b, _ := json.Marshal(storedOf(live))
-		if err := ix.st.setMeta("network", string(b)); err != nil {
+		if err := ix.st.SetMeta("network", string(b)); err != nil {
 			return fmt.Errorf("pindex: %w", err)
 		}
 	}
@@ -219,40 +242,28 @@ func (ix *Index) loadNetwork(ctx context.Context) error {
 }
 
 func (ix *Index) learnNetwork(ctx context.Context) (avanet.Network, error) {
-	var n avanet.Network
-	var id struct {
-		NetworkID string `json:"networkID"`
+	id, err := ix.node.Info().NetworkID(ctx)
+	if err != nil {
+		return avanet.Network{}, err
 	}
-	if err := ix.rpc.Call(ctx, pathInfo, "info.getNetworkID", nil, &id); err != nil {
-		return n, err
-	}
-	for alias, dst := range map[string]*string{"X": &n.XChainID, "C": &n.CChainID} {
-		var r struct {
-			BlockchainID string `json:"blockchainID"`
+	var x, c string
+	for alias, dst := range map[string]*string{"X": &x, "C": &c} {
+		if *dst, err = ix.node.Info().BlockchainID(ctx, alias); err != nil {
+			return avanet.Network{}, err
 		}
-		if err := ix.rpc.Call(ctx, pathInfo, "info.getBlockchainID", map[string]string{"alias": alias}, &r); err != nil {
-			return n, err
-		}
-		*dst = r.BlockchainID
 	}
-	var a struct {
-		AssetID string `json:"assetID"`
+	a, err := ix.node.X().AssetDescription(ctx, "AVAX")
+	if err != nil {
+		return avanet.Network{}, err
 	}
-	if err := ix.rpc.Call(ctx, pathX, "avm.getAssetDescription", map[string]string{"assetID": "AVAX"}, &a); err != nil {
-		return n, err
-	}
-	return networkOf(id.NetworkID, n.XChainID, n.CChainID, a.AssetID)
+	return networkOf(id, x, c, a.ID)
 }
 
 // networkOf reads the network from the node's answers: info.getNetworkID,
 // the X- and C-Chain's info.getBlockchainID and AVAX's
 // avm.getAssetDescription.
-func networkOf(networkID, x, c, avaxID string) (avanet.Network, error) {
-	v, err := strconv.ParseUint(networkID, 10, 32)
-	if err != nil {
-		return avanet.Network{}, fmt.Errorf("info.getNetworkID: %q: %w", networkID, err)
-	}
-	n := storedNetwork{ID: uint32(v), HRP: avanet.HRP(uint32(v)), X: x, C: c, Avax: avaxID}.network()
+func networkOf(id uint32, x, c, avaxID string) (avanet.Network, error) {
+	n := storedNetwork{ID: id, HRP: avanet.HRP(id), X: x, C: c, Avax: avaxID}.network()
 	return n, checkNetwork(n)
 }
 
@@ -271,10 +282,11 @@ func (ix *Index) Start(ctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		ix.cancel = cancel
 		for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
+			f := newFollower(ix, c)
 			ix.wg.Add(1)
 			go func() {
 				defer ix.wg.Done()
-				ix.follow(ctx, c)
+				f.run(ctx)
 			}()
 		}
 		ix.wg.Add(1)
@@ -293,8 +305,12 @@ func (ix *Index) Close() error {
 			ix.cancel()
 		}
 		ix.wg.Wait()
-		ix.st.close()
-		ix.rpc.Close()
+		if ix.st != nil {
+			ix.st.Close()
+		}
+		if ix.node != nil {
+			ix.node.Close()
+		}
 	})
 	return nil
 }
@@ -305,15 +321,6 @@ func (ix *Index) Head(c avanet.Chain) (uint64, bool) {
 	defer ix.mu.Unlock()
 	h, ok := ix.heads[c]
 	return uint64(max(h, 0)), ok && h >= 0
-}
-
-func (ix *Index) setHead(c avanet.Chain, h int64) {
-	ix.mu.Lock()
-	ix.heads[c] = h
-	close(ix.changed)
-	ix.changed = make(chan struct{})
-	ix.mu.Unlock()
-	ix.metrics.indexed.WithLabelValues(string(c)).Set(float64(h))
 }
 
 // PrimaryNetworkID is the primary network's subnet id (the empty id).

@@ -22,7 +22,7 @@ func storedOf(n avanet.Network) storedNetwork {
 }
 
 // network is the stored network with its name and, when avanet knows the
-// network, its C-Chain's EVM chain id.
+// network, its C-avanet.Chain's EVM chain id.
 func (s storedNetwork) network() avanet.Network {
 	n := avanet.Network{ID: s.ID, Name: avanet.Name(s.ID), HRP: s.HRP, XChainID: s.X, CChainID: s.C, AVAXAssetID: s.Avax}
 	if known, ok := avanet.ByID(s.ID); ok {

@@ -3,74 +3,32 @@ package pindex
 import (
 	"encoding/hex"
 	"fmt"
-	"strconv"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
 
-// applyP stores what a P-Chain transaction adds beyond its UTXOs: subnets
+// applyP stores what a P-avanet.Chain transaction adds beyond its UTXOs: subnets
 // and their owners, chains, L1 conversions, stakes and their ends. next is
 // the first output index after the tx's own outputs (where stake outputs
 // begin).
 func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint32) error {
 	switch typ {
 	case TxCreateSubnet:
-		if err := w.exec(`INSERT INTO subnets (id, tx, height, time) VALUES (?,?,?,?)`, id, id, w.height, w.time); err != nil {
+		if err := w.b.Subnet(id, w.height, w.time); err != nil {
 			return err
 		}
 		return w.owner(id, id, u.Owner)
 	case TxTransferSubnetOwnership:
 		return w.owner(u.SubnetID, id, u.NewOwner)
 	case TxCreateChain:
-		return w.exec(`INSERT INTO blockchains (id, subnet, name, vm, genesis, height, time) VALUES (?,?,?,?,?,?,?)`,
-			id, u.SubnetID, u.ChainName, u.VMID, u.GenesisData, w.height, w.time)
+		return w.b.Blockchain(&Blockchain{ID: id, SubnetID: u.SubnetID, Name: u.ChainName, VMID: u.VMID, Genesis: u.GenesisData,
+			Height: w.height, Time: w.time})
 	case TxConvertSubnetToL1:
-		if err := w.exec(`INSERT INTO conversions (subnet, tx, chain_id, address, height, time) VALUES (?,?,?,?,?,?)`,
-			u.SubnetID, id, u.ChainID, u.Address, w.height, w.time); err != nil {
-			return err
-		}
-		subnet, err := parseID(u.SubnetID)
-		if err != nil {
-			return err
-		}
-		for i, v := range u.Validators {
-			node, err := parseNodeID(v.NodeID)
-			if err != nil {
-				return err
-			}
-			owner, err := pchainOwnerRow(v.RemainingBalanceOwner)
-			if err != nil {
-				return err
-			}
-			vid := subnet.Append(uint32(i))
-			if err := w.stake(id, i, stakeL1Validator, node, u.SubnetID, v.Weight, w.time, 0, 0, owner,
-				v.Signer.PublicKey, v.Signer.ProofOfPossession, vid.String(), v.Balance); err != nil {
-				return err
-			}
-		}
+		return w.convert(id, u)
 	case TxRegisterL1Validator:
-		m, err := l1Message(u.Message)
-		if err != nil {
-			return err
-		}
-		reg, ok := m.(*warpmsg.RegisterL1Validator)
-		if !ok {
-			return fmt.Errorf("RegisterL1ValidatorTx carries a %T", m)
-		}
-		var node avax.NodeID
-		copy(node[:], reg.NodeID)
-		owner, err := ownerRow(&ownerJSON{Threshold: reg.RemainingBalanceOwner.Threshold, Addresses: formatAddrs(reg.RemainingBalanceOwner.Addresses)})
-		if err != nil {
-			return err
-		}
-		pop := make([]byte, len(u.PoP))
-		for i, b := range u.PoP {
-			pop[i] = byte(b)
-		}
-		return w.stake(id, 0, stakeL1Validator, node, hexID(reg.SubnetID), reg.Weight, w.time, 0, 0, owner,
-			"0x"+hex.EncodeToString(reg.BLSPublicKey[:]), "0x"+hex.EncodeToString(pop), hexID(reg.ValidationID()), deref(u.Balance))
+		return w.registerL1(id, u)
 	case TxSetL1ValidatorWeight:
 		m, err := l1Message(u.Message)
 		if err != nil {
@@ -84,9 +42,7 @@ func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 	case TxRewardValidator:
 		return w.end(u.TxID, id, "completed")
 	case TxRemoveSubnetValidator:
-		var stake string
-		err := w.tx.QueryRow(`SELECT tx FROM stakes WHERE node=? AND subnet=? AND kind=? ORDER BY height DESC LIMIT 1`,
-			u.NodeID, u.SubnetID, stakeSubnetValidator).Scan(&stake)
+		stake, err := w.b.LastStake(u.NodeID, u.SubnetID, stakeSubnetValidator)
 		if err != nil {
 			return fmt.Errorf("RemoveSubnetValidatorTx of %s on %s: no AddSubnetValidatorTx indexed: %w", u.NodeID, u.SubnetID, err)
 		}
@@ -95,6 +51,61 @@ func (w *writer) applyP(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 		return w.staker(typ, id, txID, u, next)
 	}
 	return nil
+}
+
+// convert stores a ConvertSubnetToL1Tx and the L1 validators it made.
+func (w *writer) convert(id string, u *unsignedJSON) error {
+	if err := w.b.Conversion(u.SubnetID, &Conversion{TxID: id, ChainID: u.ChainID, Address: u.Address, Height: w.height, Time: w.time}); err != nil {
+		return err
+	}
+	subnet, err := parseID(u.SubnetID)
+	if err != nil {
+		return err
+	}
+	for i, v := range u.Validators {
+		node, err := parseNodeID(v.NodeID)
+		if err != nil {
+			return err
+		}
+		// A PChainOwner: no locktime.
+		owner, err := parseAddrs(v.RemainingBalanceOwner.Addresses)
+		if err != nil {
+			return err
+		}
+		vid := subnet.Append(uint32(i))
+		if err := w.b.Stake(&Stake{TxID: id, Seq: i, Kind: stakeL1Validator, NodeID: node, SubnetID: u.SubnetID, Weight: v.Weight,
+			Start: w.time, RewardOwner: owner, BLSKey: v.Signer.PublicKey, BLSPoP: v.Signer.ProofOfPossession, ValidationID: vid.String(),
+			Balance: v.Balance, Height: w.height, Time: w.time}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerL1 stores the L1 validator a RegisterL1ValidatorTx's message
+// registered.
+func (w *writer) registerL1(id string, u *unsignedJSON) error {
+	m, err := l1Message(u.Message)
+	if err != nil {
+		return err
+	}
+	reg, ok := m.(*warpmsg.RegisterL1Validator)
+	if !ok {
+		return fmt.Errorf("RegisterL1ValidatorTx carries a %T", m)
+	}
+	var node avax.NodeID
+	copy(node[:], reg.NodeID)
+	owner, err := parseAddrs(formatAddrs(reg.RemainingBalanceOwner.Addresses))
+	if err != nil {
+		return err
+	}
+	pop := make([]byte, len(u.PoP))
+	for i, b := range u.PoP {
+		pop[i] = byte(b)
+	}
+	return w.b.Stake(&Stake{TxID: id, Kind: stakeL1Validator, NodeID: node, SubnetID: hexID(reg.SubnetID), Weight: reg.Weight, Start: w.time,
+		RewardOwner: owner, BLSKey: "0x" + hex.EncodeToString(reg.BLSPublicKey[:]), BLSPoP: "0x" + hex.EncodeToString(pop),
+		ValidationID: hexID(reg.ValidationID()), Balance: deref(u.Balance), Height: w.height, Time: w.time})
 }
 
 // staker stores a staking transaction and its stake outputs.
@@ -129,7 +140,7 @@ func (w *writer) staker(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 	if kind != stakeDelegator && subnet != avax.EmptyID.String() {
 		kind = stakeSubnetValidator
 	}
-	ownerStr, err := ownerRow(owner)
+	ownerAddrs, err := ownerAddrs(owner)
 	if err != nil {
 		return err
 	}
@@ -137,7 +148,8 @@ func (w *writer) staker(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 	if u.Signer != nil {
 		key, pop = u.Signer.PublicKey, u.Signer.ProofOfPossession
 	}
-	if err := w.stake(id, 0, kind, node, subnet, v.Weight, start, int64(v.End), deref(u.Shares), ownerStr, key, pop, "", 0); err != nil {
+	if err := w.b.Stake(&Stake{TxID: id, Kind: kind, NodeID: node, SubnetID: subnet, Weight: v.Weight, Start: start, End: int64(v.End),
+		Fee: deref(u.Shares), RewardOwner: ownerAddrs, BLSKey: key, BLSPoP: pop, Height: w.height, Time: w.time}); err != nil {
 		return err
 	}
 	for _, o := range u.Stake {
@@ -149,42 +161,23 @@ func (w *writer) staker(typ, id string, txID avax.ID, u *unsignedJSON, next uint
 	return nil
 }
 
-func (w *writer) stake(tx string, seq int, kind string, node avax.NodeID, subnet string, weight uint64, start, end int64, fee uint32,
-	owner, blsKey, blsPoP, validationID string, balance uint64) error {
-	return w.exec(`INSERT INTO stakes (tx, seq, kind, node, subnet, weight, start, end, fee, reward_owner, bls_key, bls_pop, validation_id, balance, height, time)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, tx, seq, kind, node.String(), subnet, int64(weight), start, end, fee, owner, blsKey, blsPoP,
-		validationID, int64(balance), w.height, w.time)
-}
-
 // end records that the stake (a staking tx id, or an L1 validation id) ended
 // by tx.
 func (w *writer) end(stake, tx, kind string) error {
-	return w.exec(`INSERT OR REPLACE INTO stake_ends (stake, tx, kind, height, time) VALUES (?,?,?,?,?)`, stake, tx, kind, w.height, w.time)
+	return w.b.StakeEnd(stake, tx, kind, w.height, w.time)
 }
 
 // paidUTXO stores a UTXO the transaction by makes without listing it.
 func (w *writer) paidUTXO(by string, p Paid) error {
 	u := &p.UTXO
 	owners := u.Out.Owners()
-	id := u.ID().String()
 	var lock uint64
 	if l, ok := u.Out.(*avax.StakeableLockOut); ok {
 		lock = l.Locktime
 	}
-	if err := w.exec(`INSERT INTO utxos (id, chain, created_on, height, time, tx, output_index, asset, amount, locktime, threshold, addresses,
-		stake_locktime, staked, stake_start, stake_end, bytes, reward, emitted_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		id, string(w.chain), string(w.chain), w.height, w.time, u.TxID.String(), u.OutputIndex, u.AssetID.String(), strconv.FormatUint(u.Out.Amount(), 10),
-		owners.Locktime, owners.Threshold, joinAddrs(owners.Addrs), lock, false, 0, 0, u.Bytes(), p.Reward, by); err != nil {
-		return err
-	}
-	// The paying transaction may be in an earlier block (a reward's
-	// RewardValidatorTx is in the proposal block before its option block).
-	var height uint64
-	var idx int
-	if err := w.tx.QueryRow(`SELECT height, idx FROM txs WHERE id=? AND chain=?`, by, string(w.chain)).Scan(&height, &idx); err != nil {
-		return fmt.Errorf("the paying tx %s: %w", by, err)
-	}
-	return w.owned(id, w.chain, owners.Addrs, by, height, idx)
+	return w.b.Paid(&UTXO{ID: u.ID().String(), Chain: w.chain, CreatedOn: w.chain, Height: w.height, Time: w.time, TxID: u.TxID.String(),
+		OutputIndex: u.OutputIndex, AssetID: u.AssetID.String(), Amount: u.Out.Amount(), Locktime: owners.Locktime, Threshold: owners.Threshold,
+		Addresses: owners.Addrs, StakeLocktime: lock, Bytes: u.Bytes(), Reward: p.Reward, EmittedBy: by})
 }
 
 // owner records a subnet's (new) owner.
@@ -192,15 +185,15 @@ func (w *writer) owner(subnet, tx string, o *ownerJSON) error {
 	if o == nil {
 		return fmt.Errorf("subnet %s: no owner", subnet)
 	}
-	addrs, err := ownerRow(o)
+	addrs, err := ownerAddrs(o)
 	if err != nil {
 		return err
 	}
-	return w.exec(`INSERT INTO subnet_owners (subnet, height, tx, locktime, threshold, addresses) VALUES (?,?,?,?,?,?)`,
-		subnet, w.height, tx, o.Locktime, o.Threshold, addrs)
+	return w.b.SubnetOwner(subnet, tx, w.height, &Owner{Locktime: o.Locktime, Threshold: o.Threshold, Addresses: addrs})
 }
 
-// formatAddrs renders raw 20-byte addresses for ownerRow.
+// formatAddrs renders raw 20-byte addresses as a PChainOwner's, which
+// parseAddrs reads back sorted.
 func formatAddrs(in [][20]byte) []string {
 	out := make([]string, len(in))
 	for i, a := range in {

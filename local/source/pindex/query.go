@@ -2,13 +2,8 @@ package pindex
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/vocab/avax"
@@ -47,118 +42,26 @@ type Subnet struct {
 	Conversion *Conversion
 }
 
-func splitAddrs(s string) []avax.ShortID {
-	if s == "" {
-		return []avax.ShortID{}
-	}
-	parts := strings.Split(s, ",")
-	out := make([]avax.ShortID, 0, len(parts))
-	for _, p := range parts {
-		if a, err := avax.ParseShortID(p); err == nil {
-			out = append(out, a)
-		}
-	}
-	return out
+// Block is a stored P- or X-avanet.Chain block.
+type Block struct {
+	Chain      avanet.Chain
+	Height     uint64
+	ID, Parent string
+	Time       int64
+	Type       string
+	Size       int
+	Txs        []string
 }
 
-// Subnets returns every indexed subnet, oldest first.
-func (ix *Index) Subnets(ctx context.Context) ([]*Subnet, error) {
-	return ix.subnets(ctx, "")
-}
-
-// Subnet returns one subnet; ok is false when it is not indexed.
-func (ix *Index) Subnet(ctx context.Context, id string) (*Subnet, bool, error) {
-	s, err := ix.subnets(ctx, id)
-	if err != nil || len(s) == 0 {
-		return nil, false, err
-	}
-	return s[0], true, nil
-}
-
-func (ix *Index) subnets(ctx context.Context, only string) ([]*Subnet, error) {
-	q := `SELECT s.id, s.height, s.time, o.locktime, o.threshold, o.addresses, c.tx, c.chain_id, c.address, c.height, c.time
-		FROM subnets s
-		JOIN subnet_owners o ON o.subnet = s.id AND o.height = (SELECT MAX(height) FROM subnet_owners WHERE subnet = s.id)
-		LEFT JOIN conversions c ON c.subnet = s.id`
-	args := []any{}
-	if only != "" {
-		q += ` WHERE s.id = ?`
-		args = append(args, only)
-	}
-	rows, err := ix.st.r.QueryContext(ctx, q+` ORDER BY s.height, s.id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*Subnet
-	byID := map[string]*Subnet{}
-	for rows.Next() {
-		s := &Subnet{}
-		var addrs string
-		var ctx, cchain, caddr sql.NullString
-		var cheight, ctime sql.NullInt64
-		if err := rows.Scan(&s.ID, &s.Height, &s.Time, &s.Owner.Locktime, &s.Owner.Threshold, &addrs, &ctx, &cchain, &caddr, &cheight, &ctime); err != nil {
-			return nil, err
-		}
-		s.Owner.Addresses = splitAddrs(addrs)
-		if ctx.Valid {
-			s.Conversion = &Conversion{TxID: ctx.String, ChainID: cchain.String, Address: caddr.String, Height: uint64(cheight.Int64), Time: ctime.Int64}
-		}
-		s.Chains = []Blockchain{}
-		out = append(out, s)
-		byID[s.ID] = s
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	chains, err := ix.blockchains(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range chains {
-		if s := byID[b.SubnetID]; s != nil {
-			s.Chains = append(s.Chains, b)
-		}
-	}
-	return out, nil
-}
-
-// Blockchains returns every chain a CreateChainTx made, the primary
-// network's (in the P-Chain's genesis) included, oldest first.
-func (ix *Index) Blockchains(ctx context.Context) ([]Blockchain, error) {
-	return ix.blockchains(ctx, "")
-}
-
-// Blockchain returns the chain with id; ok is false when no indexed
-// CreateChainTx made it.
-func (ix *Index) Blockchain(ctx context.Context, id string) (Blockchain, bool, error) {
-	bs, err := ix.blockchains(ctx, id)
-	if err != nil || len(bs) == 0 {
-		return Blockchain{}, false, err
-	}
-	return bs[0], true, nil
-}
-
-func (ix *Index) blockchains(ctx context.Context, only string) ([]Blockchain, error) {
-	q, args := `SELECT id, subnet, name, vm, genesis, height, time FROM blockchains`, []any{}
-	if only != "" {
-		q += ` WHERE id = ?`
-		args = append(args, only)
-	}
-	rows, err := ix.st.r.QueryContext(ctx, q+` ORDER BY height, id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Blockchain
-	for rows.Next() {
-		var b Blockchain
-		if err := rows.Scan(&b.ID, &b.SubnetID, &b.Name, &b.VMID, &b.Genesis, &b.Height, &b.Time); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+// Tx is a stored transaction: its type and the node's JSON of it.
+type Tx struct {
+	ID     string
+	Chain  avanet.Chain
+	Height uint64
+	Index  int
+	Type   string
+	Time   int64
+	Body   json.RawMessage
 }
 
 // UTXO is an output the index knows, with its spend when spent.
@@ -193,107 +96,7 @@ type UTXO struct {
 	Paid bool
 }
 
-// UTXOs returns the UTXOs of chain that any of addrs may spend, oldest
-// first; spent ones too when includeSpent.
-func (ix *Index) UTXOs(ctx context.Context, chain avanet.Chain, addrs []avax.ShortID, includeSpent bool) ([]*UTXO, error) {
-	if len(addrs) == 0 {
-		return nil, nil
-	}
-	marks := strings.Repeat("?,", len(addrs))
-	args := []any{string(chain)}
-	for _, a := range addrs {
-		args = append(args, a.String())
-	}
-	// The unspent ones are read from utxo_unspent: an address's spent
-	// UTXOs (all but one of a busy sender's) are never visited.
-	table := "utxo_unspent"
-	if includeSpent {
-		table = "utxo_addrs"
-	}
-	q := `SELECT ` + utxoColumns + `
-		FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
-		WHERE u.id IN (SELECT utxo FROM ` + table + ` WHERE chain=? AND addr IN (` + marks[:len(marks)-1] + `))`
-	if !includeSpent {
-		q += ` AND s.utxo IS NULL`
-	}
-	return ix.queryUTXOs(ctx, q+` ORDER BY u.time, u.created_on, u.height, u.id`, args...)
-}
-
-// utxoColumns are the columns queryUTXOs scans: the UTXO (u) and its spend
-// (s, left joined).
-const utxoColumns = `u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
-			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time, COALESCE(u.reward, ''), COALESCE(u.emitted_by, u.tx),
-			s.tx, s.chain, s.height, s.time, u.staked = 1 AND EXISTS (SELECT 1 FROM stake_ends e WHERE e.stake = u.tx), u.emitted_by IS NOT NULL`
-
-// queryUTXOs runs q, which selects utxoColumns.
-func (ix *Index) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
-	rows, err := ix.st.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return scanUTXOs(rows)
-}
-
-// queryUTXOsPrepared runs the fixed query q, which selects utxoColumns, as
-// a prepared statement.
-func (ix *Index) queryUTXOsPrepared(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
-	st, err := ix.st.prepared(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	return scanUTXOs(rows)
-}
-
-// scanUTXOs reads and closes rows of utxoColumns.
-func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
-	defer rows.Close()
-	var out []*UTXO
-	for rows.Next() {
-		u := &UTXO{}
-		var chainS, created, amount, addrs string
-		var by, on sql.NullString
-		var sh, stime sql.NullInt64
-		if err := rows.Scan(&u.ID, &chainS, &created, &u.TxID, &u.OutputIndex, &u.AssetID, &amount, &u.Locktime, &u.Threshold, &addrs,
-			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &u.Reward, &u.EmittedBy, &by, &on, &sh, &stime,
-			&u.StakeEnded, &u.Paid); err != nil {
-			return nil, err
-		}
-		u.Chain, u.CreatedOn, u.Addresses = avanet.Chain(chainS), avanet.Chain(created), splitAddrs(addrs)
-		var err error
-		if u.Amount, err = strconv.ParseUint(amount, 10, 64); err != nil {
-			return nil, fmt.Errorf("pindex: utxo %s amount %q: %w", u.ID, amount, err)
-		}
-		if by.Valid {
-			u.Spent, u.SpentBy, u.SpentOn, u.SpentHeight, u.SpentTime = true, by.String, avanet.Chain(on.String), uint64(sh.Int64), stime.Int64
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
-}
-
-// ChainsOf returns the chains (P, X, C) on which addr owns or owned a UTXO.
-func (ix *Index) ChainsOf(ctx context.Context, addr avax.ShortID) ([]avanet.Chain, error) {
-	rows, err := ix.st.r.QueryContext(ctx, `SELECT DISTINCT chain FROM utxo_addrs WHERE addr=? ORDER BY chain`, addr.String())
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []avanet.Chain
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		out = append(out, avanet.Chain(c))
-	}
-	return out, rows.Err()
-}
-
-// Asset is an X-Chain asset's description: its CreateAssetTx's.
+// Asset is an X-avanet.Chain asset's description: its CreateAssetTx's.
 type Asset struct {
 	ID, Name, Symbol string
 	Denomination     int
@@ -301,27 +104,20 @@ type Asset struct {
 	// "variable"; Type "nft" when one is an nftfx output, else
 	// "secp256k1".
 	Cap, Type string
-	// Time is when its CreateAssetTx was accepted (the X-Chain's genesis
+	// Time is when its CreateAssetTx was accepted (the X-avanet.Chain's genesis
 	// for AVAX).
 	Time int64
 }
 
-// Asset returns an asset created on the X-Chain. AVAX, whose creation is
-// the X-Chain's genesis, is described by the network until that is
-// indexed. Its time is its block's: reading the CreateAssetTx's row would
-// read its whole body (the genesis's, with every allocation: megabytes).
+// Asset returns an asset created on the X-avanet.Chain (Reader.Asset). AVAX,
+// whose creation is the X-avanet.Chain's genesis, is described by the network
+// until that is indexed.
 func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
-	a := Asset{ID: id}
-	err := ix.st.r.QueryRowContext(ctx, `SELECT a.name, a.symbol, a.denomination, COALESCE(a.cap, 'fixed'), COALESCE(a.type, 'secp256k1'),
-			COALESCE(b.time, 0)
-		FROM assets a LEFT JOIN blocks b ON b.chain = a.chain AND b.height = a.height WHERE a.id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination, &a.Cap, &a.Type, &a.Time)
-	if errors.Is(err, sql.ErrNoRows) {
-		if id == ix.net.AVAXAssetID {
-			return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true, nil
-		}
-		return a, false, nil
+	a, ok, err := ix.reader.Asset(ctx, id)
+	if err == nil && !ok && id == ix.net.AVAXAssetID {
+		return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true, nil
 	}
-	return a, err == nil, err
+	return a, ok, err
 }
 
 // Stake is a validation or delegation made by a transaction, with its end
@@ -371,7 +167,7 @@ func (ix *Index) Stakes(ctx context.Context) ([]*Stake, error) {
 	if cached.stakes != nil && cached.version == v {
 		return slices.Clone(cached.stakes), nil
 	}
-	out, err := ix.readStakes(ctx)
+	out, err := ix.reader.Stakes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -381,69 +177,6 @@ func (ix *Index) Stakes(ctx context.Context) ([]*Stake, error) {
 	}
 	ix.stakesMu.Unlock()
 	return slices.Clone(out), nil
-}
-
-// readStakes reads every stake from the store.
-func (ix *Index) readStakes(ctx context.Context) ([]*Stake, error) {
-	out := []*Stake{}
-	rows, err := ix.st.r.QueryContext(ctx, `SELECT s.tx, s.seq, s.kind, s.node, s.subnet, s.weight, s.start, s.end, s.fee, s.reward_owner,
-			s.bls_key, s.bls_pop, s.validation_id, s.balance, s.height, s.time, e.tx, e.kind, e.time
-		FROM stakes s LEFT JOIN stake_ends e ON e.stake = (CASE WHEN s.validation_id != '' THEN s.validation_id ELSE s.tx END)
-		ORDER BY s.height, s.tx, s.seq`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		s := &Stake{}
-		var node, owner string
-		var weight, balance int64
-		var etx, ekind sql.NullString
-		var etime sql.NullInt64
-		if err := rows.Scan(&s.TxID, &s.Seq, &s.Kind, &node, &s.SubnetID, &weight, &s.Start, &s.End, &s.Fee, &owner,
-			&s.BLSKey, &s.BLSPoP, &s.ValidationID, &balance, &s.Height, &s.Time, &etx, &ekind, &etime); err != nil {
-			return nil, err
-		}
-		if s.NodeID, err = avax.ParseNodeID(node); err != nil {
-			return nil, err
-		}
-		s.Node = node
-		s.Weight, s.Balance, s.RewardOwner = uint64(weight), uint64(balance), splitAddrs(owner)
-		s.EndTx, s.EndKind, s.EndTime = etx.String, ekind.String, etime.Int64
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, ix.stakeRewards(ctx, out)
-}
-
-// stakeRewards fills the Rewards of stakes from the reward UTXOs.
-func (ix *Index) stakeRewards(ctx context.Context, stakes []*Stake) error {
-	rows, err := ix.st.r.QueryContext(ctx, `SELECT tx, reward, amount FROM utxos WHERE reward IS NOT NULL AND reward != ''`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	byTx := map[string]map[string]uint64{}
-	for rows.Next() {
-		var tx, kind, amount string
-		if err := rows.Scan(&tx, &kind, &amount); err != nil {
-			return err
-		}
-		v, err := strconv.ParseUint(amount, 10, 64)
-		if err != nil {
-			return fmt.Errorf("pindex: reward of %s amount %q: %w", tx, amount, err)
-		}
-		if byTx[tx] == nil {
-			byTx[tx] = map[string]uint64{}
-		}
-		byTx[tx][kind] += v
-	}
-	for _, s := range stakes {
-		s.Rewards = byTx[s.TxID]
-	}
-	return rows.Err()
 }
 
 // CurrentValidators returns the node's last platform.getCurrentValidators
@@ -462,13 +195,7 @@ func (ix *Index) CurrentValidators(ctx context.Context, subnet string) (json.Raw
 	if hit && c.version == v {
 		return c.body, c.time, c.ok, nil
 	}
-	var body []byte
-	var at int64
-	err := ix.st.r.QueryRowContext(ctx, `SELECT body, time FROM current WHERE subnet=?`, subnet).Scan(&body, &at)
-	ok := err == nil
-	if errors.Is(err, sql.ErrNoRows) {
-		err = nil
-	}
+	body, at, ok, err := ix.reader.CurrentValidators(ctx, subnet)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -494,61 +221,102 @@ type currentAt struct {
 	ok      bool
 }
 
-// Block is a stored P- or X-Chain block.
-type Block struct {
-	Chain      avanet.Chain
-	Height     uint64
-	ID, Parent string
-	Time       int64
-	Type       string
-	Size       int
-	Txs        []string
+// BlockRange selects blocks or transactions of one chain: by time (Unix
+// seconds, 0 for no bound), newest first unless Asc, at most Limit (0 for
+// all), after the position After when it is set.
+type BlockRange struct {
+	Start, End int64
+	Asc        bool
+	Limit      int
+	// After, when set, continues a listing after the row at that place
+	// (the previous page's last, Tx.Pos or Block.Pos): the rows past it in
+	// the listing's order, found by key. Any position is a place to start
+	// from, whether a row has it or not.
+	After *Pos
 }
 
-// Block returns chain's block at height.
-func (ix *Index) Block(ctx context.Context, chain avanet.Chain, height uint64) (*Block, bool, error) {
-	b := &Block{Chain: chain, Height: height}
-	var txs string
-	err := ix.st.r.QueryRowContext(ctx, `SELECT id, parent, time, type, size, txs FROM blocks WHERE chain=? AND height=?`, string(chain), height).
-		Scan(&b.ID, &b.Parent, &b.Time, &b.Type, &b.Size, &txs)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if err := json.Unmarshal([]byte(txs), &b.Txs); err != nil {
-		return nil, false, err
-	}
-	return b, true, nil
+// Pos is a row's place in the order of a chain's listings: a transaction's
+// block height and index in its block, or a block's height (index 0).
+type Pos uint64
+
+// posBias stores an index, negative for the genesis transactions, as an
+// unsigned number of 24 bits.
+const posBias = 1 << 23
+
+// PosOf returns the place of index (within ±2^23) in the block at height
+// (below 2^40).
+func PosOf(height uint64, index int) Pos {
+	return Pos(height<<24 | uint64(index+posBias)&(1<<24-1))
 }
 
-// Tx is a stored transaction: its type and the node's JSON of it.
-type Tx struct {
-	ID     string
-	Chain  avanet.Chain
-	Height uint64
-	Index  int
-	Type   string
-	Time   int64
-	Body   json.RawMessage
+// Height returns the block height of p.
+func (p Pos) Height() uint64 { return uint64(p) >> 24 }
+
+// Index returns the index in its block of p.
+func (p Pos) Index() int { return int(p&(1<<24-1)) - posBias }
+
+// Pos returns the transaction's place in its chain's listings.
+func (t *Tx) Pos() Pos { return PosOf(t.Height, t.Index) }
+
+// Pos returns the block's place in its chain's listings.
+func (b *Block) Pos() Pos { return PosOf(b.Height, 0) }
+
+// TxFilter selects transactions of one chain.
+type TxFilter struct {
+	BlockRange
+	Types []string       // the tx types to keep; none means every type
+	Addrs []avax.ShortID // keep txs that made or spent a UTXO of one of them
+	// L1ValidationID keeps the txs that made or changed that L1 validation
+	// (ConvertSubnetToL1Tx, RegisterL1ValidatorTx, SetL1ValidatorWeightTx,
+	// IncreaseL1ValidatorBalanceTx, DisableL1ValidatorTx).
+	L1ValidationID string
+	// Asset keeps the X-avanet.Chain txs that spent or made a UTXO of that asset
+	// (its CreateAssetTx included).
+	Asset string
+	// IDs keeps only these txs; nil means no such filter.
+	IDs []string
 }
 
-// Tx returns a transaction by id.
-func (ix *Index) Tx(ctx context.Context, id string) (*Tx, bool, error) {
-	t := &Tx{ID: id}
-	var chain, body string
-	st, err := ix.st.prepared(ctx, `SELECT chain, height, idx, type, time, body FROM txs WHERE id=?`)
-	if err != nil {
-		return nil, false, err
-	}
-	err = st.QueryRowContext(ctx, id).Scan(&chain, &t.Height, &t.Index, &t.Type, &t.Time, &body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	t.Chain, t.Body = avanet.Chain(chain), json.RawMessage(body)
-	return t, true, nil
+// Activity is the latest thing a chain's transactions did to a set of
+// addresses' UTXOs: made one, or spent one (Consumed).
+type Activity struct {
+	Time     int64
+	Height   uint64
+	TxID     string
+	UTXOID   string
+	Consumed bool
+}
+
+// Supply is the primary network's AVAX supply as the followed node last
+// reported it (platform.getCurrentSupply): the genesis supply plus the
+// potential rewards of every staker the P-avanet.Chain added (less those of
+// stakes that ended without their reward), in nAVAX, at P-avanet.Chain height
+// Height, read at Time (Unix seconds).
+type Supply struct {
+	Current uint64 `json:"supply"`
+	Height  uint64 `json:"height"`
+	Time    int64  `json:"time"`
+}
+
+// Totals are AVAX amounts of the whole index, in nAVAX.
+type Totals struct {
+	// BurnedP and BurnedX are the transaction fees the P- and X-avanet.Chain
+	// burned: what each transaction spent beyond what it made (its
+	// outputs, exported and staked ones included) and, on the P-avanet.Chain,
+	// the balances it gave L1 validators. A transaction that spent a UTXO
+	// the index does not hold (a P-avanet.Chain genesis allocation of a followed
+	// network, which no block lists) is not counted.
+	BurnedP, BurnedX uint64
+	// Rewards are the staking rewards paid (the reward UTXOs).
+	Rewards uint64
+	// L1Given are the balances transactions gave L1 validators; L1Returned
+	// what DisableL1ValidatorTxs returned of them.
+	L1Given, L1Returned uint64
+}
+
+// LockedAVAX sums the unspent AVAX UTXOs of the P- and X-avanet.Chain (shared
+// memory included) that are locked at now (Unix seconds): time-locked, or
+// stakeable-locked and not staked.
+func (ix *Index) LockedAVAX(ctx context.Context, now int64) (uint64, error) {
+	return ix.reader.LockedAVAX(ctx, ix.net.AVAXAssetID, now)
 }

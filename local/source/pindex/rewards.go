@@ -60,31 +60,23 @@ func (ix *Index) readRewards(ctx context.Context) error {
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	tx, err := ix.st.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	w := &writer{tx: tx, net: &ix.net, chain: avanet.ChainP}
-	for i, p := range pending {
-		// The option block may have been rolled back since it was read.
-		var id string
-		if err := tx.QueryRow(`SELECT id FROM blocks INDEXED BY blocks_height WHERE chain='P' AND height=?`, p.height).Scan(&id); err != nil {
-			return fmt.Errorf("pindex: the option block after reward tx %s: %w", p.id, err)
-		}
-		w.height, w.time = p.height, p.time
-		for _, r := range paid[i] {
-			if err := w.paidUTXO(p.id, r); err != nil {
-				return fmt.Errorf("pindex: reward UTXO of %s: %w", p.id, err)
+	err = ix.st.Write(ctx, func(b Batch) error {
+		w := &writer{b: b, net: &ix.net, chain: avanet.ChainP}
+		for i, p := range pending {
+			// The option block may have been rolled back since it was read.
+			if _, err := b.BlockID(avanet.ChainP, p.height); err != nil {
+				return fmt.Errorf("pindex: the option block after reward tx %s: %w", p.id, err)
+			}
+			w.height, w.time = p.height, p.time
+			for _, r := range paid[i] {
+				if err := w.paidUTXO(p.id, r); err != nil {
+					return fmt.Errorf("pindex: reward UTXO of %s: %w", p.id, err)
+				}
 			}
 		}
-	}
-	last := pending[len(pending)-1].height - 1
-	if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('rewards_height', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`,
-		strconv.FormatUint(last, 10)); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
+		return b.SetMeta("rewards_height", strconv.FormatUint(pending[len(pending)-1].height-1, 10))
+	})
+	if err != nil {
 		return err
 	}
 	ix.version.Add(1)
@@ -95,42 +87,34 @@ func (ix *Index) readRewards(ctx context.Context) error {
 // option block is indexed, oldest first.
 func (ix *Index) pendingRewards(ctx context.Context) ([]pendingReward, error) {
 	from := int64(-1)
-	if s, ok, err := ix.st.meta("rewards_height"); err != nil {
+	if s, ok, err := ix.st.Meta("rewards_height"); err != nil {
 		return nil, err
 	} else if ok {
 		if from, err = strconv.ParseInt(s, 10, 64); err != nil {
 			return nil, fmt.Errorf("pindex: meta rewards_height %q: %w", s, err)
 		}
 	}
-	rows, err := ix.st.w.QueryContext(ctx, `SELECT t.id, t.body, b.height, b.time, b.type, COALESCE(s.kind, '')
-		FROM txs t JOIN blocks b ON b.chain='P' AND b.height = t.height + 1
-		LEFT JOIN stakes s ON s.tx = json_extract(t.body, '$.unsignedTx.txID') AND s.seq = 0
-		WHERE t.chain='P' AND t.type=? AND t.height > ? ORDER BY t.height LIMIT ?`, TxRewardValidator, from, rewardsPerRead)
+	txs, err := ix.st.RewardTxs(ctx, from, rewardsPerRead)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []pendingReward
-	for rows.Next() {
-		var p pendingReward
-		var body, typ, kind string
-		if err := rows.Scan(&p.id, &body, &p.height, &p.time, &typ, &kind); err != nil {
-			return nil, err
-		}
+	out := make([]pendingReward, 0, len(txs))
+	for _, r := range txs {
+		p := pendingReward{id: r.ID, height: r.OptionHeight, time: r.OptionTime}
 		var t struct {
 			Unsigned struct {
 				TxID string `json:"txID"`
 			} `json:"unsignedTx"`
 		}
-		if err := json.Unmarshal([]byte(body), &t); err != nil || t.Unsigned.TxID == "" {
+		if err := json.Unmarshal(r.Body, &t); err != nil || t.Unsigned.TxID == "" {
 			return nil, fmt.Errorf("pindex: reward tx %s names no staking tx", p.id)
 		}
 		p.stakingTx = t.Unsigned.TxID
 		// A genesis staker, which no block lists, is a validator.
-		p.committed, p.delegation = strings.HasSuffix(typ, "CommitBlock"), kind == stakeDelegator
+		p.committed, p.delegation = strings.HasSuffix(r.OptionType, "CommitBlock"), r.StakeKind == stakeDelegator
 		out = append(out, p)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // rewardUTXOs asks the node for the reward UTXOs of p's staking tx and
@@ -140,15 +124,13 @@ func (ix *Index) pendingRewards(ctx context.Context) ([]pendingReward, error) {
 // reward is zero pays none, and its fees would read as the reward: the
 // reward of a real validation is never zero.)
 func (ix *Index) rewardUTXOs(ctx context.Context, p pendingReward) ([]Paid, error) {
-	var r struct {
-		UTXOs []string `json:"utxos"`
-	}
-	if err := ix.rpc.Call(ctx, pathP, "platform.getRewardUTXOs", map[string]string{"txID": p.stakingTx, "encoding": "hex"}, &r); err != nil {
+	utxos, err := ix.node.P().RewardUTXOs(ctx, p.stakingTx)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]Paid, 0, len(r.UTXOs))
-	for _, s := range r.UTXOs {
-		u, err := parseRewardUTXO(s, p.stakingTx)
+	out := make([]Paid, 0, len(utxos))
+	for _, b := range utxos {
+		u, err := parseRewardUTXO(b, p.stakingTx)
 		if err != nil {
 			return nil, fmt.Errorf("platform.getRewardUTXOs %s: %w", p.stakingTx, err)
 		}
@@ -168,13 +150,9 @@ func (ix *Index) rewardUTXOs(ctx context.Context, p pendingReward) ([]Paid, erro
 	return out, nil
 }
 
-// parseRewardUTXO reads one UTXO of platform.getRewardUTXOs (encoding hex,
-// checksummed), which must be an output of the staking tx.
-func parseRewardUTXO(s, stakingTx string) (*avax.UTXO, error) {
-	b, err := avax.DecodeHex(s)
-	if err != nil {
-		return nil, err
-	}
+// parseRewardUTXO reads one UTXO of platform.getRewardUTXOs, which must be
+// an output of the staking tx.
+func parseRewardUTXO(b []byte, stakingTx string) (*avax.UTXO, error) {
 	u, err := avax.ParseUTXO(b)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func rewardsOf(t *testing.T, ix *Index) []*UTXO {
 // is indexed, stores what it pays as UTXOs of that block, emitted by the
 // reward tx, with their kinds, and asks again only for reward txs a
 // rollback removed. It also stores the primary network's chains from the
-// P-Chain's genesis and the node's current supply.
+// P-avanet.Chain's genesis and the node's current supply.
 func TestFollowerRewards(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -86,7 +86,7 @@ func TestFollowerRewards(t *testing.T) {
 
 	chains, err := ix.Blockchains(ctx)
 	if err != nil || len(chains) != 2 {
-		t.Fatalf("blockchains %+v, %v; want the X- and C-Chain of the genesis", chains, err)
+		t.Fatalf("blockchains %+v, %v; want the X- and C-avanet.Chain of the genesis", chains, err)
 	}
 	for _, c := range chains {
 		if id := genesisTxID[c.Name]; c.ID != id.String() || c.SubnetID != PrimaryNetworkID || c.Height != 0 || string(c.Genesis) != `{"config":{"chainId":43112}}` {
@@ -99,7 +99,7 @@ func TestFollowerRewards(t *testing.T) {
 	// never made; opening it derives them, and the follower reads the
 	// rewards.
 	ix.Close()
-	st, err := openStore(path)
+	st, err := openSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestFollowerRewards(t *testing.T) {
 		DELETE FROM meta WHERE key IN ('schema', 'rewards_height', 'burned:P', 'burned:X')`); err != nil {
 		t.Fatal(err)
 	}
-	st.close()
+	st.Close()
 	ix = open()
 	defer func() { ix.Close() }()
 	waitUntil(t, ctx, "the reward UTXOs of an upgraded store", func() bool { return len(rewardsOf(t, ix)) == 2 })

@@ -19,6 +19,7 @@ import (
 
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
@@ -52,7 +53,7 @@ type NodeOptions struct {
 // protocol (ACP-118). It is safe for concurrent use.
 type Node struct {
 	ix     *pindex.Index
-	node   *nodeRPC
+	node   nodeAPI
 	client *acp118.Client
 
 	// mu guards conversions (conversion id → subnet id), the justification
@@ -72,7 +73,7 @@ func NewNode(opts NodeOptions) (*Node, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	s := &Node{ix: opts.Index, node: &nodeRPC{jsonrpc.NewClient(opts.Node, jsonrpc.ClientOptions{Timeout: timeout, MaxAnswerBytes: 16 << 20})}, conversions: map[[32]byte][32]byte{}}
+	s := &Node{ix: opts.Index, node: nodeAPI{nodeclient.New(opts.Node, jsonrpc.ClientOptions{Timeout: timeout, MaxAnswerBytes: 16 << 20})}, conversions: map[[32]byte][32]byte{}}
 	s.client = acp118.NewClient(id, acp118.ClientOptions{Peer: s.peerOptions, Resolve: s.node.stakingAddress,
 		Backoff: opts.Backoff, MaxBackoff: opts.MaxBackoff, Now: opts.Now})
 	return s, nil

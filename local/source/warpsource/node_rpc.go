@@ -2,13 +2,11 @@ package warpsource
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
-	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 	"github.com/avaedge/avaedge/local/vocab/warpmsg"
 )
@@ -17,122 +15,71 @@ import (
 // its staking address is unknown.
 var errNoAddress = errors.New("the node does not know the validator's address")
 
-// nodeRPC calls the followed node's info and platform APIs for the warp
-// Source. It is safe for concurrent use.
-type nodeRPC struct{ c *jsonrpc.Client }
+// nodeAPI reads the followed node's info and platform APIs for the warp
+// Source; its errors say they are the node's. It is safe for concurrent
+// use.
+type nodeAPI struct{ c *nodeclient.Client }
 
-// call posts one JSON-RPC request to path and decodes its result into out.
-func (n *nodeRPC) call(ctx context.Context, path, method string, params, out any) error {
-	if err := n.c.Call(ctx, path, method, params, out); err != nil {
+// nodeErr marks err as the node's.
+func nodeErr(err error) error {
+	if err != nil {
 		return fmt.Errorf("node %w", err)
 	}
 	return nil
 }
 
 // pHeight returns the node's P-Chain height.
-func (n *nodeRPC) pHeight(ctx context.Context) (uint64, error) {
-	var r struct {
-		Height string `json:"height"`
-	}
-	if err := n.call(ctx, "/ext/bc/P", "platform.getHeight", struct{}{}, &r); err != nil {
-		return 0, err
-	}
-	return strconv.ParseUint(r.Height, 10, 64)
+func (n nodeAPI) pHeight(ctx context.Context) (uint64, error) {
+	h, err := n.c.P().Height(ctx)
+	return h, nodeErr(err)
 }
 
 // validatorsAt returns platform.getValidatorsAt's set: node ids, weights and
 // BLS keys (absent for validators without one).
-func (n *nodeRPC) validatorsAt(ctx context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
-	var r json.RawMessage
-	params := map[string]string{"height": strconv.FormatUint(height, 10), "subnetID": avax.ID(subnetID).String()}
-	if err := n.call(ctx, "/ext/bc/P", "platform.getValidatorsAt", params, &r); err != nil {
-		return nil, err
+func (n nodeAPI) validatorsAt(ctx context.Context, subnetID [32]byte, height uint64) ([]warpmsg.Validator, error) {
+	vs, err := n.c.P().ValidatorsAt(ctx, avax.ID(subnetID).String(), height)
+	if err != nil {
+		return nil, nodeErr(err)
 	}
-	return validatorSet(r)
-}
-
-// validatorSet reads platform.getValidatorsAt's answer: node id → weight and
-// BLS key (null for a validator without one).
-func validatorSet(raw json.RawMessage) ([]warpmsg.Validator, error) {
-	var r map[string]struct {
-		PublicKey *string `json:"publicKey"`
-		Weight    string  `json:"weight"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("platform.getValidatorsAt: %w", err)
-	}
-	out := make([]warpmsg.Validator, 0, len(r))
-	for node, v := range r {
-		id, err := avax.ParseNodeID(node)
-		if err != nil {
-			return nil, fmt.Errorf("platform.getValidatorsAt: %w", err)
-		}
-		w, err := strconv.ParseUint(v.Weight, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("platform.getValidatorsAt: weight of %s: %w", node, err)
-		}
-		val := warpmsg.Validator{NodeID: [20]byte(id), Weight: w}
-		if v.PublicKey != nil {
-			if val.PublicKey, err = decodeHexNC(*v.PublicKey); err != nil {
-				return nil, fmt.Errorf("platform.getValidatorsAt: key of %s: %w", node, err)
-			}
-		}
-		out = append(out, val)
+	out := make([]warpmsg.Validator, len(vs))
+	for i, v := range vs {
+		out[i] = warpmsg.Validator{NodeID: [20]byte(v.NodeID), Weight: v.Weight, PublicKey: v.PublicKey}
 	}
 	return out, nil
 }
 
 // version returns the node's software version (info.getNodeVersion).
-func (n *nodeRPC) version(ctx context.Context) (acp118.Version, error) {
-	var r struct {
-		Version string `json:"version"`
+func (n nodeAPI) version(ctx context.Context) (acp118.Version, error) {
+	v, err := n.c.Info().NodeVersion(ctx)
+	if err != nil {
+		return acp118.Version{}, nodeErr(err)
 	}
-	if err := n.call(ctx, "/ext/info", "info.getNodeVersion", struct{}{}, &r); err != nil {
-		return acp118.Version{}, err
-	}
-	return parseVersion(r.Version)
+	return parseVersion(v)
 }
 
 // stakingAddress returns where nodeID accepts p2p connections: the followed
 // node's own info.getNodeIP, or the address a peer of it signed (publicIP
 // in info.peers; ip, the connection's address, when it has none).
-func (n *nodeRPC) stakingAddress(ctx context.Context, nodeID avax.NodeID) (string, error) {
-	var self struct {
-		NodeID string `json:"nodeID"`
+func (n nodeAPI) stakingAddress(ctx context.Context, nodeID avax.NodeID) (string, error) {
+	self, err := n.c.Info().NodeID(ctx)
+	if err != nil {
+		return "", nodeErr(err)
 	}
-	if err := n.call(ctx, "/ext/info", "info.getNodeID", struct{}{}, &self); err != nil {
-		return "", err
+	if self == nodeID.String() {
+		ip, err := n.c.Info().NodeIP(ctx)
+		return ip, nodeErr(err)
 	}
-	if self.NodeID == nodeID.String() {
-		var ip struct {
-			IP string `json:"ip"`
-		}
-		if err := n.call(ctx, "/ext/info", "info.getNodeIP", struct{}{}, &ip); err != nil {
-			return "", err
-		}
-		return ip.IP, nil
-	}
-	var peers json.RawMessage
-	if err := n.call(ctx, "/ext/info", "info.peers", map[string][]string{"nodeIDs": {nodeID.String()}}, &peers); err != nil {
-		return "", err
+	peers, err := n.c.Info().Peers(ctx, []string{nodeID.String()})
+	if err != nil {
+		return "", nodeErr(err)
 	}
 	return peerAddress(peers, nodeID)
 }
 
-// peerAddress reads nodeID's staking address from an info.peers answer: the
+// peerAddress reads nodeID's staking address from the node's peers: the
 // address it signed (publicIP), or the connection's (ip) when it has none.
-func peerAddress(raw json.RawMessage, nodeID avax.NodeID) (string, error) {
-	var peers struct {
-		Peers []struct {
-			IP       string `json:"ip"`
-			PublicIP string `json:"publicIP"`
-			NodeID   string `json:"nodeID"`
-		} `json:"peers"`
-	}
-	if err := json.Unmarshal(raw, &peers); err != nil {
-		return "", fmt.Errorf("info.peers: %w", err)
-	}
-	for _, p := range peers.Peers {
+func peerAddress(peers []nodeclient.Peer, nodeID avax.NodeID) (string, error) {
+	for _, p := range peers {
 		if p.NodeID != nodeID.String() {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/source/acp118"
+	"github.com/avaedge/avaedge/local/source/nodeclient"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
@@ -81,7 +82,7 @@ func TestParseVersion(t *testing.T) {
 
 // fakeNodeAPI answers the info and platform methods the Source calls with
 // canned results, keyed by method.
-func fakeNodeAPI(t *testing.T, results map[string]string) *nodeRPC {
+func fakeNodeAPI(t *testing.T, results map[string]string) nodeAPI {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -101,7 +102,7 @@ func fakeNodeAPI(t *testing.T, results map[string]string) *nodeRPC {
 		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":`+res+`}`)
 	}))
 	t.Cleanup(srv.Close)
-	return &nodeRPC{jsonrpc.NewClient(srv.URL+"/", jsonrpc.ClientOptions{Timeout: 5 * time.Second})}
+	return nodeAPI{nodeclient.New(srv.URL+"/", jsonrpc.ClientOptions{Timeout: 5 * time.Second})}
 }
 
 func TestNodeRPC(t *testing.T) {

@@ -82,10 +82,37 @@ func (c *Chain) mineIfPending(ctx context.Context) error {
 }
 
 // autoMine seals a block whenever transactions enter the pool, until Close.
+//
+// The pool's event feed waits until every subscriber has taken its event,
+// and sealing waits for the pool (TxPool.Sync waits for a reorg that ends
+// by announcing what it promoted). So the events are taken by a goroutine of
+// their own that never waits for sealing, and folded into one wake-up:
+// reading them between blocks deadlocked the chain once 17 arrived while a
+// block was sealed (the pool blocked announcing the 18th, the sealer in
+// Sync waiting for the pool).
 func (c *Chain) autoMine() {
 	defer close(c.done)
 	ch := make(chan core.NewTxsEvent, 16)
 	sub := c.eth.TxPool().SubscribeTransactions(ch, false)
+	wake := make(chan struct{}, 1) // set when transactions arrived since the last look
+	relayed := make(chan struct{}) // closed when the relay has returned
+	go func() {
+		defer close(relayed)
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-sub.Err():
+				return
+			case <-ch:
+				select {
+				case wake <- struct{}{}:
+				default: // a wake-up is already due; it covers these too
+				}
+			}
+		}
+	}()
+	defer func() { <-relayed }()
 	defer sub.Unsubscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -93,17 +120,9 @@ func (c *Chain) autoMine() {
 		select {
 		case <-c.stop:
 			return
-		case <-sub.Err():
+		case <-relayed:
 			return
-		case <-ch:
-			// Drain the burst so it lands in one block.
-			for drained := false; !drained; {
-				select {
-				case <-ch:
-				default:
-					drained = true
-				}
-			}
+		case <-wake:
 			_ = c.mineIfPending(ctx) // a failing block leaves the txs pending for the next try
 		}
 	}

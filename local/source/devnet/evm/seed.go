@@ -70,70 +70,136 @@ func (s *seeder) call(from Account, to common.Address, a *Artifact, method strin
 	return s.tx(from, &to, nil, data, 500_000), nil
 }
 
+// txBuild makes one transaction of a seeding step, when the step runs.
+type txBuild func() (*types.Transaction, error)
+
 // seedActivity deploys the contracts and runs the seeded transfers, one
-// block per step.
+// block per step (seedSteps), then the messenger's steps when the chain
+// has a blockchain id (seedMessenger).
 func (c *Chain) seedActivity(ctx context.Context) (*Seed, error) {
 	s := &seeder{c: c, signer: types.LatestSignerForChainID(c.chainID), nonces: map[common.Address]uint64{}}
-	acc := c.accounts
+	seed := &Seed{Salt: crypto.Keccak256Hash([]byte("avaedge create2 salt"))}
+	steps := s.seedSteps(seed)
+	if c.opts.BlockchainID != (common.Hash{}) {
+		more, err := c.seedMessenger(s, seed)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range more {
+			bs := make([]txBuild, len(st))
+			for i, f := range st {
+				bs[i] = f
+			}
+			steps = append(steps, bs)
+		}
+	}
+	for i, step := range steps {
+		block, err := c.seedStep(ctx, step)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", i, err)
+		}
+		seed.Head = block
+	}
+	seed.ChildCreate = crypto.CreateAddress(seed.Factory, 1)
+	childCode, err := mustArtifact(ContractChild).Deploy(big.NewInt(8))
+	if err != nil {
+		return nil, err
+	}
+	seed.ChildCreate2 = crypto.CreateAddress2(seed.Factory, seed.Salt, crypto.Keccak256(childCode))
+	return seed, nil
+}
+
+// seedStep makes a step's transactions and sends them in one block, which
+// it returns the number of; every transaction must succeed.
+func (c *Chain) seedStep(ctx context.Context, step []txBuild) (uint64, error) {
+	txs := make([]*types.Transaction, 0, len(step))
+	for _, b := range step {
+		tx, err := b()
+		if err != nil {
+			return 0, err
+		}
+		txs = append(txs, tx)
+	}
+	block, receipts, err := c.SendBlock(ctx, txs...)
+	if err != nil {
+		return 0, err
+	}
+	for j, r := range receipts {
+		if r.Status != types.ReceiptStatusSuccessful {
+			return 0, fmt.Errorf("tx %d (%s) reverted", j, r.TxHash)
+		}
+	}
+	return block.NumberU64(), nil
+}
+
+// deploy makes ewoq's deployment of a, whose address it writes to dst.
+func (s *seeder) deploy(ewoq Account, a *Artifact, dst *common.Address) txBuild {
+	return func() (*types.Transaction, error) {
+		data, err := a.Deploy()
+		if err != nil {
+			return nil, err
+		}
+		*dst = crypto.CreateAddress(ewoq.Address, s.nonces[ewoq.Address])
+		return s.tx(ewoq, nil, nil, data, 3_000_000), nil
+	}
+}
+
+// callAt makes from's call of method of a at *to, read when the step runs.
+func (s *seeder) callAt(from Account, to *common.Address, a *Artifact, method string, args ...any) txBuild {
+	return func() (*types.Transaction, error) { return s.call(from, *to, a, method, args...) }
+}
+
+// send makes from's transfer of v to to.
+func (s *seeder) send(from Account, to common.Address, v *big.Int) txBuild {
+	return func() (*types.Transaction, error) { return s.tx(from, &to, v, nil, 21_000), nil }
+}
+
+// bigs returns v as big integers.
+func bigs(v ...int64) []*big.Int {
+	out := make([]*big.Int, len(v))
+	for i, x := range v {
+		out[i] = big.NewInt(x)
+	}
+	return out
+}
+
+// seedSteps are the seeded transactions, a block a step: the contracts'
+// deployments, native and token transfers, NFT and multi-token mints and
+// transfers, the factory's CREATE and CREATE2 deployments. They write the
+// contracts' addresses to seed.
+func (s *seeder) seedSteps(seed *Seed) [][]txBuild {
+	acc := s.c.accounts
 	ewoq, dev1, dev2, dev3, dev4 := acc[0], acc[1], acc[2], acc[3], acc[4]
 	tok, nft, multi, fac := mustArtifact(ContractToken), mustArtifact(ContractNFT), mustArtifact(ContractMulti), mustArtifact(ContractFactory)
-	seed := &Seed{Salt: crypto.Keccak256Hash([]byte("avaedge create2 salt"))}
-
-	// Each step is a list of transaction builders; a step's transactions
-	// share one block.
-	type build func() (*types.Transaction, error)
-	deploy := func(a *Artifact, dst *common.Address) build {
-		return func() (*types.Transaction, error) {
-			data, err := a.Deploy()
-			if err != nil {
-				return nil, err
-			}
-			*dst = crypto.CreateAddress(ewoq.Address, s.nonces[ewoq.Address])
-			return s.tx(ewoq, nil, nil, data, 3_000_000), nil
-		}
-	}
-	call := func(from Account, to *common.Address, a *Artifact, method string, args ...any) build {
-		return func() (*types.Transaction, error) { return s.call(from, *to, a, method, args...) }
-	}
-	native := func(from Account, to common.Address, v *big.Int) build {
-		return func() (*types.Transaction, error) { return s.tx(from, &to, v, nil, 21_000), nil }
-	}
-	adt := func(n int64) *big.Int { return ether(n) }
+	adt := ether
 	half := new(big.Int).Div(ether(1), big.NewInt(2))
-	ids := func(v ...int64) []*big.Int {
-		out := make([]*big.Int, len(v))
-		for i, x := range v {
-			out[i] = big.NewInt(x)
-		}
-		return out
-	}
-	steps := [][]build{
-		{deploy(tok, &seed.Token), deploy(nft, &seed.NFT), deploy(multi, &seed.Multi), deploy(fac, &seed.Factory)},
+	return [][]txBuild{
+		{s.deploy(ewoq, tok, &seed.Token), s.deploy(ewoq, nft, &seed.NFT), s.deploy(ewoq, multi, &seed.Multi), s.deploy(ewoq, fac, &seed.Factory)},
 		{
-			native(ewoq, dev1.Address, ether(10)),
-			native(ewoq, dev2.Address, ether(5)),
-			call(ewoq, &seed.Token, tok, "mint", ewoq.Address, adt(1_000_000)),
+			s.send(ewoq, dev1.Address, ether(10)),
+			s.send(ewoq, dev2.Address, ether(5)),
+			s.callAt(ewoq, &seed.Token, tok, "mint", ewoq.Address, adt(1_000_000)),
 		},
 		{
-			call(ewoq, &seed.Token, tok, "transfer", dev1.Address, adt(1000)),
-			call(ewoq, &seed.Token, tok, "transfer", dev2.Address, new(big.Int).Add(adt(250), half)),
-			call(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
-			call(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
-			call(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
-			call(ewoq, &seed.NFT, nft, "mint", dev1.Address),
-			call(ewoq, &seed.NFT, nft, "mint", dev2.Address),
+			s.callAt(ewoq, &seed.Token, tok, "transfer", dev1.Address, adt(1000)),
+			s.callAt(ewoq, &seed.Token, tok, "transfer", dev2.Address, new(big.Int).Add(adt(250), half)),
+			s.callAt(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
+			s.callAt(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
+			s.callAt(ewoq, &seed.NFT, nft, "mint", ewoq.Address),
+			s.callAt(ewoq, &seed.NFT, nft, "mint", dev1.Address),
+			s.callAt(ewoq, &seed.NFT, nft, "mint", dev2.Address),
 		},
 		{
-			call(ewoq, &seed.NFT, nft, "transferFrom", ewoq.Address, dev1.Address, big.NewInt(1)),
-			call(ewoq, &seed.NFT, nft, "safeTransferFrom", ewoq.Address, dev3.Address, big.NewInt(2)),
-			call(dev1, &seed.Token, tok, "transfer", dev4.Address, adt(100)),
-			call(ewoq, &seed.Multi, multi, "mint", ewoq.Address, big.NewInt(1), big.NewInt(100)),
-			call(ewoq, &seed.Multi, multi, "mintBatch", ewoq.Address, ids(2, 3, 4), ids(10, 20, 30)),
+			s.callAt(ewoq, &seed.NFT, nft, "transferFrom", ewoq.Address, dev1.Address, big.NewInt(1)),
+			s.callAt(ewoq, &seed.NFT, nft, "safeTransferFrom", ewoq.Address, dev3.Address, big.NewInt(2)),
+			s.callAt(dev1, &seed.Token, tok, "transfer", dev4.Address, adt(100)),
+			s.callAt(ewoq, &seed.Multi, multi, "mint", ewoq.Address, big.NewInt(1), big.NewInt(100)),
+			s.callAt(ewoq, &seed.Multi, multi, "mintBatch", ewoq.Address, bigs(2, 3, 4), bigs(10, 20, 30)),
 		},
 		{
-			call(ewoq, &seed.Multi, multi, "safeTransferFrom", ewoq.Address, dev1.Address, big.NewInt(1), big.NewInt(5), []byte{}),
-			call(ewoq, &seed.Multi, multi, "safeBatchTransferFrom", ewoq.Address, dev2.Address, ids(2, 3), ids(1, 2), []byte{}),
-			native(dev1, dev4.Address, ether(1)),
+			s.callAt(ewoq, &seed.Multi, multi, "safeTransferFrom", ewoq.Address, dev1.Address, big.NewInt(1), big.NewInt(5), []byte{}),
+			s.callAt(ewoq, &seed.Multi, multi, "safeBatchTransferFrom", ewoq.Address, dev2.Address, bigs(2, 3), bigs(1, 2), []byte{}),
+			s.send(dev1, dev4.Address, ether(1)),
 		},
 		{
 			func() (*types.Transaction, error) {
@@ -152,50 +218,10 @@ func (c *Chain) seedActivity(ctx context.Context) (*Seed, error) {
 			},
 		},
 		{
-			call(dev1, &seed.Multi, multi, "safeTransferFrom", dev1.Address, dev3.Address, big.NewInt(1), big.NewInt(2), []byte{}),
-			call(dev1, &seed.NFT, nft, "transferFrom", dev1.Address, dev2.Address, big.NewInt(4)),
+			s.callAt(dev1, &seed.Multi, multi, "safeTransferFrom", dev1.Address, dev3.Address, big.NewInt(1), big.NewInt(2), []byte{}),
+			s.callAt(dev1, &seed.NFT, nft, "transferFrom", dev1.Address, dev2.Address, big.NewInt(4)),
 		},
 	}
-	if c.opts.BlockchainID != (common.Hash{}) {
-		more, err := c.seedMessenger(s, seed)
-		if err != nil {
-			return nil, err
-		}
-		for _, st := range more {
-			bs := make([]build, len(st))
-			for i, f := range st {
-				bs[i] = f
-			}
-			steps = append(steps, bs)
-		}
-	}
-	for i, step := range steps {
-		txs := make([]*types.Transaction, 0, len(step))
-		for _, b := range step {
-			tx, err := b()
-			if err != nil {
-				return nil, fmt.Errorf("step %d: %w", i, err)
-			}
-			txs = append(txs, tx)
-		}
-		block, receipts, err := c.SendBlock(ctx, txs...)
-		if err != nil {
-			return nil, fmt.Errorf("step %d: %w", i, err)
-		}
-		for j, r := range receipts {
-			if r.Status != types.ReceiptStatusSuccessful {
-				return nil, fmt.Errorf("step %d: tx %d (%s) reverted", i, j, r.TxHash)
-			}
-		}
-		seed.Head = block.NumberU64()
-	}
-	seed.ChildCreate = crypto.CreateAddress(seed.Factory, 1)
-	childCode, err := mustArtifact(ContractChild).Deploy(big.NewInt(8))
-	if err != nil {
-		return nil, err
-	}
-	seed.ChildCreate2 = crypto.CreateAddress2(seed.Factory, seed.Salt, crypto.Keccak256(childCode))
-	return seed, nil
 }
 
 // seedMessenger returns the steps that deploy the ICM messenger with its

@@ -1,0 +1,307 @@
+package pindex
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/avaedge/avaedge/local/vocab/avax"
+)
+
+func splitAddrs(s string) []avax.ShortID {
+	if s == "" {
+		return []avax.ShortID{}
+	}
+	parts := strings.Split(s, ",")
+	out := make([]avax.ShortID, 0, len(parts))
+	for _, p := range parts {
+		if a, err := avax.ParseShortID(p); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Subnets returns every indexed subnet, oldest first.
+func (st *sqliteStore) Subnets(ctx context.Context) ([]*Subnet, error) {
+	return st.subnets(ctx, "")
+}
+
+// Subnet returns one subnet; ok is false when it is not indexed.
+func (st *sqliteStore) Subnet(ctx context.Context, id string) (*Subnet, bool, error) {
+	s, err := st.subnets(ctx, id)
+	if err != nil || len(s) == 0 {
+		return nil, false, err
+	}
+	return s[0], true, nil
+}
+
+func (st *sqliteStore) subnets(ctx context.Context, only string) ([]*Subnet, error) {
+	q := `SELECT s.id, s.height, s.time, o.locktime, o.threshold, o.addresses, c.tx, c.chain_id, c.address, c.height, c.time
+		FROM subnets s
+		JOIN subnet_owners o ON o.subnet = s.id AND o.height = (SELECT MAX(height) FROM subnet_owners WHERE subnet = s.id)
+		LEFT JOIN conversions c ON c.subnet = s.id`
+	args := []any{}
+	if only != "" {
+		q += ` WHERE s.id = ?`
+		args = append(args, only)
+	}
+	rows, err := st.r.QueryContext(ctx, q+` ORDER BY s.height, s.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Subnet
+	byID := map[string]*Subnet{}
+	for rows.Next() {
+		s := &Subnet{}
+		var addrs string
+		var ctx, cchain, caddr sql.NullString
+		var cheight, ctime sql.NullInt64
+		if err := rows.Scan(&s.ID, &s.Height, &s.Time, &s.Owner.Locktime, &s.Owner.Threshold, &addrs, &ctx, &cchain, &caddr, &cheight, &ctime); err != nil {
+			return nil, err
+		}
+		s.Owner.Addresses = splitAddrs(addrs)
+		if ctx.Valid {
+			s.Conversion = &Conversion{TxID: ctx.String, ChainID: cchain.String, Address: caddr.String, Height: uint64(cheight.Int64), Time: ctime.Int64}
+		}
+		s.Chains = []Blockchain{}
+		out = append(out, s)
+		byID[s.ID] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	chains, err := st.blockchains(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range chains {
+		if s := byID[b.SubnetID]; s != nil {
+			s.Chains = append(s.Chains, b)
+		}
+	}
+	return out, nil
+}
+
+// Blockchains returns every chain a CreateChainTx made, the primary
+// network's (in the P-avanet.Chain's genesis) included, oldest first.
+func (st *sqliteStore) Blockchains(ctx context.Context) ([]Blockchain, error) {
+	return st.blockchains(ctx, "")
+}
+
+// Blockchain returns the chain with id; ok is false when no indexed
+// CreateChainTx made it.
+func (st *sqliteStore) Blockchain(ctx context.Context, id string) (Blockchain, bool, error) {
+	bs, err := st.blockchains(ctx, id)
+	if err != nil || len(bs) == 0 {
+		return Blockchain{}, false, err
+	}
+	return bs[0], true, nil
+}
+
+func (st *sqliteStore) blockchains(ctx context.Context, only string) ([]Blockchain, error) {
+	q, args := `SELECT id, subnet, name, vm, genesis, height, time FROM blockchains`, []any{}
+	if only != "" {
+		q += ` WHERE id = ?`
+		args = append(args, only)
+	}
+	rows, err := st.r.QueryContext(ctx, q+` ORDER BY height, id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Blockchain
+	for rows.Next() {
+		var b Blockchain
+		if err := rows.Scan(&b.ID, &b.SubnetID, &b.Name, &b.VMID, &b.Genesis, &b.Height, &b.Time); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// Stakes reads every stake, with its end and its rewards.
+func (st *sqliteStore) Stakes(ctx context.Context) ([]*Stake, error) {
+	out := []*Stake{}
+	rows, err := st.r.QueryContext(ctx, `SELECT s.tx, s.seq, s.kind, s.node, s.subnet, s.weight, s.start, s.end, s.fee, s.reward_owner,
+			s.bls_key, s.bls_pop, s.validation_id, s.balance, s.height, s.time, e.tx, e.kind, e.time
+		FROM stakes s LEFT JOIN stake_ends e ON e.stake = (CASE WHEN s.validation_id != '' THEN s.validation_id ELSE s.tx END)
+		ORDER BY s.height, s.tx, s.seq`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		s := &Stake{}
+		var node, owner string
+		var weight, balance int64
+		var etx, ekind sql.NullString
+		var etime sql.NullInt64
+		if err := rows.Scan(&s.TxID, &s.Seq, &s.Kind, &node, &s.SubnetID, &weight, &s.Start, &s.End, &s.Fee, &owner,
+			&s.BLSKey, &s.BLSPoP, &s.ValidationID, &balance, &s.Height, &s.Time, &etx, &ekind, &etime); err != nil {
+			return nil, err
+		}
+		if s.NodeID, err = avax.ParseNodeID(node); err != nil {
+			return nil, err
+		}
+		s.Node = node
+		s.Weight, s.Balance, s.RewardOwner = uint64(weight), uint64(balance), splitAddrs(owner)
+		s.EndTx, s.EndKind, s.EndTime = etx.String, ekind.String, etime.Int64
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, st.stakeRewards(ctx, out)
+}
+
+// stakeRewards fills the Rewards of stakes from the reward UTXOs.
+func (st *sqliteStore) stakeRewards(ctx context.Context, stakes []*Stake) error {
+	rows, err := st.r.QueryContext(ctx, `SELECT tx, reward, amount FROM utxos WHERE reward IS NOT NULL AND reward != ''`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	byTx := map[string]map[string]uint64{}
+	for rows.Next() {
+		var tx, kind, amount string
+		if err := rows.Scan(&tx, &kind, &amount); err != nil {
+			return err
+		}
+		v, err := strconv.ParseUint(amount, 10, 64)
+		if err != nil {
+			return fmt.Errorf("pindex: reward of %s amount %q: %w", tx, amount, err)
+		}
+		if byTx[tx] == nil {
+			byTx[tx] = map[string]uint64{}
+		}
+		byTx[tx][kind] += v
+	}
+	for _, s := range stakes {
+		s.Rewards = byTx[s.TxID]
+	}
+	return rows.Err()
+}
+
+// XBlock returns the bytes and the node's JSON of the X-avanet.Chain block with
+// id, or at height when id is "".
+func (st *sqliteStore) XBlock(id string, height uint64) (bytes []byte, js json.RawMessage, ok bool) {
+	q, arg := `SELECT bytes, json FROM blocks WHERE chain='X' AND height=?`, any(height)
+	if id != "" {
+		q, arg = `SELECT bytes, json FROM blocks WHERE chain='X' AND id=?`, id
+	}
+	var j sql.NullString
+	if err := st.r.QueryRow(q, arg).Scan(&bytes, &j); err != nil || bytes == nil || !j.Valid {
+		return nil, nil, false
+	}
+	return bytes, json.RawMessage(j.String), true
+}
+
+// XTx returns the signed bytes and the node's JSON of an X-avanet.Chain
+// transaction.
+func (st *sqliteStore) XTx(id string) (bytes []byte, js json.RawMessage, ok bool) {
+	var body string
+	if err := st.r.QueryRow(`SELECT bytes, body FROM txs WHERE chain='X' AND id=?`, id).Scan(&bytes, &body); err != nil || bytes == nil {
+		return nil, nil, false
+	}
+	return bytes, json.RawMessage(body), true
+}
+
+// BlockchainIDs returns the ids of the chains created on the P-avanet.Chain.
+func (st *sqliteStore) BlockchainIDs(ctx context.Context) ([]string, error) {
+	return st.strings(ctx, `SELECT id FROM blockchains ORDER BY height, id`)
+}
+
+// Totals sums the index's burned fees, rewards and L1 validator balances.
+// The burned fees are kept per chain as blocks are stored (meta
+// "burned:P", "burned:X"), the others are read from their few rows.
+func (st *sqliteStore) Totals(ctx context.Context) (Totals, error) {
+	var t Totals
+	for _, c := range []struct {
+		key string
+		dst *uint64
+	}{{"burned:P", &t.BurnedP}, {"burned:X", &t.BurnedX}} {
+		v, ok, err := st.readMeta(ctx, c.key)
+		if err != nil {
+			return t, err
+		}
+		if !ok {
+			continue
+		}
+		if *c.dst, err = parseMetaUint(c.key, v); err != nil {
+			return t, err
+		}
+	}
+	var rewards, returned, given int64
+	err := st.r.QueryRowContext(ctx, `SELECT
+		(SELECT COALESCE(SUM(CAST(amount AS INTEGER)), 0) FROM utxos WHERE reward IS NOT NULL AND reward != ''),
+		(SELECT COALESCE(SUM(CAST(amount AS INTEGER)), 0) FROM utxos WHERE emitted_by IS NOT NULL AND (reward IS NULL OR reward = '')),
+		(SELECT COALESCE(SUM(balance), 0) FROM l1_txs)`).Scan(&rewards, &returned, &given)
+	t.Rewards, t.L1Returned, t.L1Given = uint64(rewards), uint64(returned), uint64(given)
+	return t, err
+}
+
+// LockedAVAX sums the unspent AVAX UTXOs of the P- and X-avanet.Chain (shared
+// memory included) that are locked at now (Unix seconds): time-locked, or
+// stakeable-locked and not staked.
+func (st *sqliteStore) LockedAVAX(ctx context.Context, avaxID string, now int64) (uint64, error) {
+	var v int64
+	err := st.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(CAST(u.amount AS INTEGER)), 0) FROM utxos u LEFT JOIN spends s ON s.utxo = u.id
+		WHERE (u.locktime > 0 OR u.stake_locktime > 0) AND (u.locktime > ? OR (u.stake_locktime > ? AND u.staked = 0))
+		AND s.utxo IS NULL AND u.asset = ? AND u.chain != 'C'`, now, now, avaxID).Scan(&v)
+	return uint64(v), err
+}
+
+// Asset returns an asset a CreateAssetTx created. Its time is its block's:
+// reading the CreateAssetTx's row would read its whole body (the
+// genesis's, with every allocation: megabytes).
+func (st *sqliteStore) Asset(ctx context.Context, id string) (Asset, bool, error) {
+	a := Asset{ID: id}
+	err := st.r.QueryRowContext(ctx, `SELECT a.name, a.symbol, a.denomination, COALESCE(a.cap, 'fixed'), COALESCE(a.type, 'secp256k1'),
+			COALESCE(b.time, 0)
+		FROM assets a LEFT JOIN blocks b ON b.chain = a.chain AND b.height = a.height WHERE a.id=?`, id).Scan(&a.Name, &a.Symbol, &a.Denomination, &a.Cap, &a.Type, &a.Time)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	return a, err == nil, err
+}
+
+// CurrentValidators returns subnet's kept current validators.
+func (st *sqliteStore) CurrentValidators(ctx context.Context, subnet string) (json.RawMessage, int64, bool, error) {
+	var body []byte
+	var at int64
+	err := st.r.QueryRowContext(ctx, `SELECT body, time FROM current WHERE subnet=?`, subnet).Scan(&body, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, false, nil
+	}
+	return body, at, err == nil, err
+}
+
+// SubnetIDs returns every subnet's id.
+func (st *sqliteStore) SubnetIDs(ctx context.Context) ([]string, error) {
+	return st.strings(ctx, `SELECT id FROM subnets ORDER BY height, id`)
+}
+
+// strings runs q, which selects one text column.
+func (st *sqliteStore) strings(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := st.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

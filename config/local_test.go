@@ -24,23 +24,34 @@ func TestLocalEVM(t *testing.T) {
 		{"unknown field", "local:\n  evm:\n    trace: true\n", LocalEVM{}, "field trace not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "c.yaml")
-			if err := os.WriteFile(file, []byte(tc.yaml), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			c, err := Load(file, func(string) string { return "" })
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("got %v; want an error containing %q", err, tc.wantErr)
-				}
+			c := loadCase(t, tc.yaml, tc.wantErr)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.Local.EVM != tc.want {
 				t.Fatalf("local.evm = %+v; want %+v", c.Local.EVM, tc.want)
 			}
 		})
 	}
+}
+
+// loadCase loads yaml as a config file with no environment: the config, or
+// nil when wantErr is set and Load failed with an error containing it.
+func loadCase(t *testing.T, yaml, wantErr string) *Config {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, func(string) string { return "" })
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("got %v; want an error containing %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

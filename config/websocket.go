@@ -54,10 +54,7 @@ type WebSocket struct {
 // validate reports negative values through bad; zero values are the
 // proxy's defaults.
 func (w *WebSocket) validate(bad func(field, format string, args ...any)) {
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
+	nonNegative(bad, "websocket.", []bound{
 		{"max_connections", int64(w.MaxConnections)},
 		{"connections_per_key", int64(w.ConnectionsPerKey)},
 		{"connections_per_address", int64(w.ConnectionsPerAddress)},
@@ -69,9 +66,5 @@ func (w *WebSocket) validate(bad func(field, format string, args ...any)) {
 		{"ping_interval", int64(w.PingInterval)},
 		{"idle_timeout", int64(w.IdleTimeout)},
 		{"notification_cost", w.NotificationCost},
-	} {
-		if f.v < 0 {
-			bad("websocket."+f.name, "must not be negative")
-		}
-	}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -423,6 +424,13 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		}
 	}
 	set("AVAEDGE_LOCAL_NODE", &c.Local.Node)
+	if v := getenv("AVAEDGE_RESET_DEV_CHAINS"); v != "" {
+		if b, err := strconv.ParseBool(v); err == nil {
+			c.Local.EVM.ResetDevChains = b
+		} else {
+			c.Local.EVM.badReset = v
+		}
+	}
 	if v := getenv("AVAEDGE_USAGE_FLUSH_INTERVAL"); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			c.Usage.FlushInterval = Duration(d)

@@ -50,6 +50,15 @@ type LocalEVM struct {
 	// timeout). Zero means 16 and 1024.
 	FiltersPerClient int `yaml:"filters_per_client"`
 	MaxFilters       int `yaml:"max_filters"`
+	// ResetDevChains starts the dev chains again from their seed: with a
+	// data directory, they keep what was done on them across restarts
+	// (devchains/<chain id>/), and this removes it at start, logging that it
+	// did (the EVM index drops the blocks the chains no longer have). Env
+	// AVAEDGE_RESET_DEV_CHAINS (true or false).
+	ResetDevChains bool `yaml:"reset_dev_chains"`
+	// badReset is an AVAEDGE_RESET_DEV_CHAINS that is not a boolean, for
+	// validate to reject.
+	badReset string
 }
 
 // validate reports LocalEVM's bad values through bad.
@@ -62,6 +71,9 @@ func (e *LocalEVM) validate(bad func(field, format string, args ...any)) {
 		{"filters_per_client", int64(e.FiltersPerClient)},
 		{"max_filters", int64(e.MaxFilters)},
 	})
+	if e.badReset != "" {
+		bad("local.evm.reset_dev_chains", "AVAEDGE_RESET_DEV_CHAINS=%q is not true or false", e.badReset)
+	}
 }
 
 // bound is a numeric field's name and value, for nonNegative.

@@ -24,7 +24,7 @@ func TestWebSocket(t *testing.T) {
 		{"unknown field", "websocket: {compression: true}\n", WebSocket{}, "field compression not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := loadCase(t, tc.yaml, tc.wantErr)
+			c := loadCase(t, tc.yaml, tc.wantErr, func(string) string { return "" })
 			if c == nil {
 				return
 			}

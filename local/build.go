@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,9 +55,14 @@ type BuildOptions struct {
 	// and the Metrics API answer for them, in proxy mode too.
 	EVMChains []EVMChain
 	// DataDir keeps the followed node's index (pindex.db), the EVM index
-	// (evmindex.db) and the metrics history (metrics.db). Empty means in
-	// memory.
+	// (evmindex.db), the metrics history (metrics.db) and the devnet's
+	// embedded chains (devchains/<chain id>/, go-ethereum's database).
+	// Empty means in memory.
 	DataDir string
+	// ResetDevChains starts the devnet's embedded chains again from their
+	// seed: their directories in DataDir are removed first (the EVM index
+	// then drops what the chains no longer have, as after a re-org).
+	ResetDevChains bool
 	// PublicURL is the base URL clients reach the edge at: the EVM Data API
 	// names the dev chain's RPC endpoint under it.
 	PublicURL string
@@ -188,6 +194,24 @@ func (b *builder) openWorld(ctx context.Context) (world.World, error) {
 		return followed.Open(ctx, b.wired.followed)
 	}
 	local := o.LocalMode[catalog.Data] || o.LocalMode[catalog.Metrics] || o.LocalMode[catalog.Node]
-	b.wired.devnet = devnet.Options{Seed: o.Seed, Chains: local && !o.DisableDevChain, DevChain: o.DevChain, PublicURL: o.PublicURL}
+	b.wired.devnet = devnet.Options{Seed: o.Seed, Chains: local && !o.DisableDevChain, DevChain: o.DevChain, PublicURL: o.PublicURL,
+		ChainsDir: b.path("devchains")}
+	if err := b.resetDevChains(); err != nil {
+		return nil, err
+	}
 	return devnet.Open(ctx, b.wired.devnet)
+}
+
+// resetDevChains removes the dev chains' directories when
+// Options.ResetDevChains asks for it, and says so.
+func (b *builder) resetDevChains() error {
+	dir := b.wired.devnet.ChainsDir
+	if !b.opts.ResetDevChains || dir == "" || !b.wired.devnet.Chains {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("resetting the dev chains: %w", err)
+	}
+	b.log.Warn("dev chains reset to their seed: what was done on them is gone (local.evm.reset_dev_chains)", "dir", dir)
+	return nil
 }

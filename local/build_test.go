@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -183,8 +184,14 @@ func TestBuildOptionsReachComponents(t *testing.T) {
 	followed := open(BuildOptions{Node: node.URL, DataDir: dir, Registerer: reg, Logger: log, Routes: routes,
 		EVMChains: []EVMChain{{ChainID: 99999, Name: "Test L1", RPC: evmNode.URL, StartBlock: 7}},
 		LocalMode: map[catalog.Service]bool{catalog.Metrics: true}, Networks: []string{"fuji"}, NodeNetwork: "fuji"})
-	dev := open(BuildOptions{Seed: 42, LocalMode: all, PublicURL: "http://edge.example:8080",
+	devDir := t.TempDir()
+	stale := filepath.Join(devDir, "devchains", "stale")
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dev := open(BuildOptions{Seed: 42, LocalMode: all, PublicURL: "http://edge.example:8080", DataDir: devDir, ResetDevChains: true,
 		DevChain: evm.Options{Debug: true, WritesPerMinute: 7}})
+	_, staleErr := os.Stat(stale)
 	noDev := open(BuildOptions{LocalMode: all, DisableDevChain: true})
 	f, d := followed.wired, dev.wired
 
@@ -203,8 +210,9 @@ func TestBuildOptionsReachComponents(t *testing.T) {
 		{"DisableDevChain", []bool{noDev.wired.devnet.Chains, noDev.opts.EVM == nil}, []bool{false, true}},
 		{"EVMChains", []any{f.evmIndex.Chains[1].ChainID, f.evmIndex.Chains[1].RPCURL, f.evmIndex.Chains[1].StartBlock, f.evmInfos[1].ChainName, followed.opts.IndexedChain("99999")},
 			[]any{uint64(99999), evmNode.URL, uint64(7), "Test L1", true}},
-		{"DataDir", []string{f.followed.Path, f.evmIndex.Path, f.metrics.Path},
-			[]string{filepath.Join(dir, "pindex.db"), filepath.Join(dir, "evmindex.db"), filepath.Join(dir, "metrics.db")}},
+		{"DataDir", []string{f.followed.Path, f.evmIndex.Path, f.metrics.Path, d.devnet.ChainsDir},
+			[]string{filepath.Join(dir, "pindex.db"), filepath.Join(dir, "evmindex.db"), filepath.Join(dir, "metrics.db"), filepath.Join(devDir, "devchains")}},
+		{"ResetDevChains", os.IsNotExist(staleErr), true},
 		{"PublicURL", []string{d.devnet.PublicURL, d.evmInfos[0].RPCURL}, []string{"http://edge.example:8080", "http://edge.example:8080/ext/bc/C/rpc"}},
 		{"Registerer", []bool{f.followed.Registerer == reg, f.evmIndex.Registerer == reg, f.metrics.Registerer == reg}, []bool{true, true, true}},
 		{"Logger", []bool{f.followed.Logger == log, f.evmIndex.Logger == log, f.metrics.Logger == log}, []bool{true, true, true}},

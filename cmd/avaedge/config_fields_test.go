@@ -129,7 +129,7 @@ local:
   evm_chains:
     - {chain_id: 99999, name: Test L1, rpc: "` + evmNode.URL + `", start_block: 7}
   disable_dev_chain: true
-  evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, call_budget: 700ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50}
+  evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, call_budget: 700ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50, reset_dev_chains: true}
   node: ` + upstream.URL + `/node
 tls:
   domains: [edge.example]
@@ -207,6 +207,7 @@ log_level: debug
 		{"local.evm.calls_per_client", w.local.DevChain.CallsPerClient, 3},
 		{"local.evm.filters_per_client", w.local.DevChain.FiltersPerClient, 5},
 		{"local.evm.max_filters", w.local.DevChain.MaxFilters, 50},
+		{"local.evm.reset_dev_chains", w.local.ResetDevChains, true},
 		{"upstreams.breaker.min_requests", data.Breaker.Config().MinRequests, uint32(7)},
 		{"upstreams.breaker.failure_ratio", data.Breaker.Config().FailureRatio, 0.25},
 		{"upstreams.breaker.consecutive_failures", data.Breaker.Config().ConsecutiveFailures, uint32(9)},

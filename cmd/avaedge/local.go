@@ -28,10 +28,11 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 		DevChain: evm.Options{Debug: e.Debug, WritesPerMinute: e.WritesPerMinute, WriteKeys: func(r *http.Request) []string { return limits.RequestIDs(r, trusted) },
 			Client: func(r *http.Request) string { return devChainClient(r, trusted) }, CallGasCap: e.CallGasCap,
 			CallTimeout: e.CallTimeout.D(), CallBudget: e.CallBudget.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
-		DataDir:    cfg.DataDir,
-		PublicURL:  cfg.PublicURL(),
-		Registerer: reg,
-		Logger:     log,
+		DataDir:        cfg.DataDir,
+		ResetDevChains: e.ResetDevChains,
+		PublicURL:      cfg.PublicURL(),
+		Registerer:     reg,
+		Logger:         log,
 	}
 	for _, c := range cfg.Local.EVMChains {
 		o.EVMChains = append(o.EVMChains, local.EVMChain(c))

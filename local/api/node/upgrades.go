@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/avaedge/avaedge/avanet"
@@ -63,77 +64,63 @@ func (u Upgrades) MarshalJSON() ([]byte, error) {
 	})
 }
 
-func utc(y int, m time.Month, d, h, min int) time.Time {
-	return time.Date(y, m, d, h, min, 0, 0, time.UTC)
+// times is the schedule's times in activation order: Apricot phases 1 to 5,
+// Pre6, 6 and Post6, Banff, Cortina, Durango, Etna, Fortuna, Granite and
+// Helicon.
+func (u *Upgrades) times() []*time.Time {
+	return []*time.Time{
+		&u.ApricotPhase1Time, &u.ApricotPhase2Time, &u.ApricotPhase3Time, &u.ApricotPhase4Time,
+		&u.ApricotPhase5Time, &u.ApricotPhasePre6Time, &u.ApricotPhase6Time, &u.ApricotPhasePost6Time,
+		&u.BanffTime, &u.CortinaTime, &u.DurangoTime, &u.EtnaTime, &u.FortunaTime, &u.GraniteTime,
+		&u.HeliconTime,
+	}
+}
+
+// schedule is a network's Upgrades from its times in activation order (as
+// times lists them, RFC 3339) and its other values. It panics on a table
+// that does not fit: the tables below are constants.
+func schedule(minPChainHeight uint64, stopVertex string, epoch time.Duration, times ...string) Upgrades {
+	u := Upgrades{ApricotPhase4MinPChainHeight: minPChainHeight, GraniteEpochDuration: epoch}
+	if stopVertex != "" {
+		u.CortinaXChainStopVertexID = avax.MustParseID(stopVertex)
+	}
+	fields := u.times()
+	if len(times) != len(fields) {
+		panic("node: an upgrade schedule needs " + strconv.Itoa(len(fields)) + " times")
+	}
+	for i, s := range times {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			panic("node: upgrade schedule: " + err.Error())
+		}
+		*fields[i] = t
+	}
+	return u
 }
 
 var (
-	// initiallyActive is when every upgrade of a local network activates.
-	initiallyActive = utc(2020, time.December, 5, 5, 0)
-	// unscheduled is the placeholder of an upgrade without a date.
-	unscheduled = utc(9999, time.December, 1, 0, 0)
-
 	// mainnetUpgrades and fujiUpgrades are avalanchego upgrade/upgrade.go
 	// (v1.14.2), with Helicon as v1.15.0 schedules it: mainnet
-	// 2026-09-22T15:00:00Z, fuji 2026-07-28T15:00:00Z.
-	mainnetUpgrades = Upgrades{
-		ApricotPhase1Time:            utc(2021, time.March, 31, 14, 0),
-		ApricotPhase2Time:            utc(2021, time.May, 10, 11, 0),
-		ApricotPhase3Time:            utc(2021, time.August, 24, 14, 0),
-		ApricotPhase4Time:            utc(2021, time.September, 22, 21, 0),
-		ApricotPhase4MinPChainHeight: 793005,
-		ApricotPhase5Time:            utc(2021, time.December, 2, 18, 0),
-		ApricotPhasePre6Time:         utc(2022, time.September, 5, 1, 30),
-		ApricotPhase6Time:            utc(2022, time.September, 6, 20, 0),
-		ApricotPhasePost6Time:        utc(2022, time.September, 7, 3, 0),
-		BanffTime:                    utc(2022, time.October, 18, 16, 0),
-		CortinaTime:                  utc(2023, time.April, 25, 15, 0),
-		CortinaXChainStopVertexID:    avax.MustParseID("jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga"),
-		DurangoTime:                  utc(2024, time.March, 6, 16, 0),
-		EtnaTime:                     utc(2024, time.December, 16, 17, 0),
-		FortunaTime:                  utc(2025, time.April, 8, 15, 0),
-		GraniteTime:                  utc(2025, time.November, 19, 16, 0),
-		GraniteEpochDuration:         5 * time.Minute,
-		HeliconTime:                  utc(2026, time.September, 22, 15, 0),
-	}
-	fujiUpgrades = Upgrades{
-		ApricotPhase1Time:            utc(2021, time.March, 26, 14, 0),
-		ApricotPhase2Time:            utc(2021, time.May, 5, 14, 0),
-		ApricotPhase3Time:            utc(2021, time.August, 16, 19, 0),
-		ApricotPhase4Time:            utc(2021, time.September, 16, 21, 0),
-		ApricotPhase4MinPChainHeight: 47437,
-		ApricotPhase5Time:            utc(2021, time.November, 24, 15, 0),
-		ApricotPhasePre6Time:         utc(2022, time.September, 6, 20, 0),
-		ApricotPhase6Time:            utc(2022, time.September, 6, 20, 0),
-		ApricotPhasePost6Time:        utc(2022, time.September, 7, 6, 0),
-		BanffTime:                    utc(2022, time.October, 3, 14, 0),
-		CortinaTime:                  utc(2023, time.April, 6, 15, 0),
-		CortinaXChainStopVertexID:    avax.MustParseID("2D1cmbiG36BqQMRyHt4kFhWarmatA1ighSpND3FeFgz3vFVtCZ"),
-		DurangoTime:                  utc(2024, time.February, 13, 16, 0),
-		EtnaTime:                     utc(2024, time.November, 25, 16, 0),
-		FortunaTime:                  utc(2025, time.March, 13, 15, 0),
-		GraniteTime:                  utc(2025, time.October, 29, 15, 0),
-		GraniteEpochDuration:         5 * time.Minute,
-		HeliconTime:                  utc(2026, time.July, 28, 15, 0),
-	}
-	localUpgrades = Upgrades{
-		ApricotPhase1Time:     initiallyActive,
-		ApricotPhase2Time:     initiallyActive,
-		ApricotPhase3Time:     initiallyActive,
-		ApricotPhase4Time:     initiallyActive,
-		ApricotPhase5Time:     initiallyActive,
-		ApricotPhasePre6Time:  initiallyActive,
-		ApricotPhase6Time:     initiallyActive,
-		ApricotPhasePost6Time: initiallyActive,
-		BanffTime:             initiallyActive,
-		CortinaTime:           initiallyActive,
-		DurangoTime:           initiallyActive,
-		EtnaTime:              initiallyActive,
-		FortunaTime:           initiallyActive,
-		GraniteTime:           initiallyActive,
-		GraniteEpochDuration:  30 * time.Second,
-		HeliconTime:           unscheduled,
-	}
+	// 2026-09-22T15:00:00Z, fuji 2026-07-28T15:00:00Z. Each: the minimum
+	// P-Chain height of Apricot phase 4, Cortina's X-Chain stop vertex,
+	// Granite's epoch, then the times in activation order (see times).
+	mainnetUpgrades = schedule(793005, "jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga", 5*time.Minute,
+		"2021-03-31T14:00:00Z", "2021-05-10T11:00:00Z", "2021-08-24T14:00:00Z", "2021-09-22T21:00:00Z",
+		"2021-12-02T18:00:00Z", "2022-09-05T01:30:00Z", "2022-09-06T20:00:00Z", "2022-09-07T03:00:00Z",
+		"2022-10-18T16:00:00Z", "2023-04-25T15:00:00Z", "2024-03-06T16:00:00Z", "2024-12-16T17:00:00Z",
+		"2025-04-08T15:00:00Z", "2025-11-19T16:00:00Z", "2026-09-22T15:00:00Z")
+	fujiUpgrades = schedule(47437, "2D1cmbiG36BqQMRyHt4kFhWarmatA1ighSpND3FeFgz3vFVtCZ", 5*time.Minute,
+		"2021-03-26T14:00:00Z", "2021-05-05T14:00:00Z", "2021-08-16T19:00:00Z", "2021-09-16T21:00:00Z",
+		"2021-11-24T15:00:00Z", "2022-09-06T20:00:00Z", "2022-09-06T20:00:00Z", "2022-09-07T06:00:00Z",
+		"2022-10-03T14:00:00Z", "2023-04-06T15:00:00Z", "2024-02-13T16:00:00Z", "2024-11-25T16:00:00Z",
+		"2025-03-13T15:00:00Z", "2025-10-29T15:00:00Z", "2026-07-28T15:00:00Z")
+	// localUpgrades is every other network's: every upgrade active at
+	// 2020-12-05T05:00:00Z, Helicon unscheduled (9999-12-01), a 30 s epoch.
+	localUpgrades = schedule(0, "", 30*time.Second,
+		"2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z",
+		"2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z",
+		"2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z",
+		"2020-12-05T05:00:00Z", "2020-12-05T05:00:00Z", "9999-12-01T00:00:00Z")
 )
 
 // UpgradesFor returns the schedule of a network: mainnet's, fuji's, or the

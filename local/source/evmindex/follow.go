@@ -50,6 +50,7 @@ type follower struct {
 
 	// Owned by the run loop.
 	backfilled bool // icm_backfill holds nothing of this chain
+	compared   bool // the stored head was compared with the node's once (step)
 	cumTxs     uint64
 	tokens     map[common.Address]knownToken // contracts with a tokens row
 }
@@ -327,6 +328,10 @@ func (f *follower) step(ctx context.Context) (caughtUp bool, err error) {
 	if ok {
 		next = last + 1
 	}
+	if !f.compared {
+		f.compared = true
+		f.compare(last, ok, nodeHead)
+	}
 	defer func() {
 		cur, _ := f.indexed()
 		f.ix.metrics.lag.WithLabelValues(f.label).Set(float64(nodeHead) - float64(cur))
@@ -366,6 +371,25 @@ func (f *follower) step(ctx context.Context) (caughtUp bool, err error) {
 		return false, err
 	}
 	return to == nodeHead && len(blocks) == int(to-next+1), nil
+}
+
+// compare logs how the stored head stands against the node's at the first
+// step: an index ahead of its chain (a chain that lost blocks when its
+// process was killed, or was reset) is rolled back to the node's head by
+// the step (rollbackToCanonical, which keeps every block the node still
+// has); one behind it catches up.
+func (f *follower) compare(last uint64, ok bool, nodeHead uint64) {
+	switch {
+	case !ok:
+		f.ix.log.Info("evmindex: indexing the chain from its start", "chain", f.id, "from", f.opts.StartBlock, "chainHead", nodeHead)
+	case last > nodeHead:
+		f.ix.log.Warn("evmindex: the index is ahead of the chain (a chain that lost blocks or was reset); rolling it back to the chain's head",
+			"chain", f.id, "indexHead", last, "chainHead", nodeHead)
+	case last < nodeHead:
+		f.ix.log.Info("evmindex: the index is behind the chain; catching up", "chain", f.id, "indexHead", last, "chainHead", nodeHead)
+	default:
+		f.ix.log.Info("evmindex: the index is at the chain's head", "chain", f.id, "head", last)
+	}
 }
 
 // checkCanonical compares the stored hash of block n with the node's and
@@ -414,7 +438,7 @@ func (f *follower) rollbackToCanonical(ctx context.Context, n uint64) error {
 	if !ok || from > last {
 		return nil
 	}
-	f.ix.log.Warn("evmindex: re-org", "chain", f.id, "from", from, "to", last)
+	f.ix.log.Warn("evmindex: re-org: dropping the stored blocks the node does not have", "chain", f.id, "from", from, "to", last)
 	if err := f.ix.st.Rollback(ctx, f.id, from); err != nil {
 		return err
 	}

@@ -1,8 +1,10 @@
 package devnet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -115,6 +117,9 @@ func (w *World) knownChains() map[string]uint64 {
 // first is the world's C-Chain.
 func (w *World) startChains(ctx context.Context) error {
 	for i, spec := range w.devChains() {
+		if w.opts.ChainsDir != "" {
+			spec.opts.Dir = filepath.Join(w.opts.ChainsDir, strconv.FormatUint(cmp.Or(spec.opts.ChainID, avanet.Local.EVMChainID), 10))
+		}
 		chain, err := evm.New(ctx, spec.opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", spec.name, err)

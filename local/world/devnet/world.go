@@ -38,6 +38,11 @@ type Options struct {
 	// PublicURL is the base URL clients reach the edge at: the EVM Data API
 	// names the chains' RPC endpoints under it.
 	PublicURL string
+	// ChainsDir keeps the embedded chains, each in a directory named after
+	// its chain id (evm.Options.Dir): they continue where they stopped, and
+	// are seeded only when new. Empty means memory: every Open seeds them
+	// again.
+	ChainsDir string
 }
 
 // World is the devnet as a world.World. Its methods are safe for concurrent

@@ -56,6 +56,12 @@ type Options struct {
 	EwoqBalance *big.Int
 	// NoSeed skips the seeded activity: the chain starts at genesis.
 	NoSeed bool
+	// Dir, when set, is the directory the chain keeps its blocks and state
+	// in (go-ethereum's database, as geth lays it out: Dir/geth/chaindata;
+	// store.go): a chain opened again on it continues from its last block,
+	// and the seeded activity runs only when the directory is new. Empty
+	// means memory: every New starts from genesis and seeds again.
+	Dir string
 	// BlockchainID is the chain's Avalanche blockchain id. When set, the
 	// seeded activity also deploys the ICM messenger (MessengerDeployment)
 	// and gives it this id (the chain has no Warp precompile to ask).
@@ -147,6 +153,9 @@ type Chain struct {
 	sealMu sync.Mutex
 	// withdrawals counts the withdrawals sealed so far; guarded by sealMu.
 	withdrawals uint64
+	// noSync, set before the first block by a measurement's fill only,
+	// seals blocks without syncing them to disk (Options.Dir).
+	noSync bool
 
 	stop chan struct{} // closed by Close: ends the auto-miner
 	done chan struct{} // closed when the auto-miner has returned
@@ -190,17 +199,8 @@ func New(ctx context.Context, opts Options) (*Chain, error) {
 	if opts.WritesPerMinute > 0 {
 		c.writes = newWriteLimiter(opts.WritesPerMinute)
 	}
-	if err := c.start(); err != nil {
+	if err := c.open(ctx); err != nil {
 		return nil, err
-	}
-	if !opts.NoSeed {
-		s, err := c.seedActivity(ctx)
-		if err != nil {
-			close(c.done) // the auto-miner has not started
-			c.Close()
-			return nil, fmt.Errorf("evm: seed: %w", err)
-		}
-		c.seed = s
 	}
 	if opts.NoAutoMine {
 		close(c.done)
@@ -208,6 +208,39 @@ func New(ctx context.Context, opts Options) (*Chain, error) {
 		go c.autoMine()
 	}
 	return c, nil
+}
+
+// open starts the node and seeds the chain when it is new: always in
+// memory, once with Options.Dir. On failure nothing is left running.
+func (c *Chain) open(ctx context.Context) error {
+	fresh, seed := true, (*Seed)(nil)
+	if c.opts.Dir != "" {
+		var err error
+		if fresh, seed, err = openDir(c.opts.Dir, c.opts); err != nil {
+			return err
+		}
+	}
+	if err := c.start(); err != nil {
+		return err
+	}
+	var err error
+	switch {
+	case !fresh:
+		err = c.reopened(seed)
+	case !c.opts.NoSeed:
+		if c.seed, err = c.seedActivity(ctx); err != nil {
+			err = fmt.Errorf("evm: seed: %w", err)
+		}
+	}
+	if err == nil && fresh && c.opts.Dir != "" {
+		err = c.recordSeed()
+	}
+	if err != nil {
+		close(c.done) // the auto-miner has not started
+		c.Close()
+		return err
+	}
+	return nil
 }
 
 // chainConfig is go-ethereum's all-forks dev config cut at Cancun (the
@@ -225,7 +258,8 @@ func chainConfig(id *big.Int) *params.ChainConfig {
 
 func (c *Chain) start() error {
 	nodeConf := node.DefaultConfig
-	nodeConf.DataDir = ""
+	nodeConf.DataDir = c.opts.Dir
+	nodeConf.Name = "geth" // the instance directory's name, as geth's own
 	nodeConf.P2P = p2p.Config{NoDiscovery: true, MaxPeers: 0}
 	nodeConf.HTTPHost, nodeConf.WSHost, nodeConf.IPCPath = "", "", ""
 	stack, err := node.New(&nodeConf)
@@ -251,9 +285,15 @@ func (c *Chain) start() error {
 	ethConf.LogNoHistory = true
 	ethConf.RPCGasCap = c.opts.CallGasCap
 	ethConf.RPCEVMTimeout = c.opts.CallTimeout
+	if c.opts.Dir != "" {
+		diskConfig(&ethConf)
+	}
 	backend, err := eth.New(stack, &ethConf)
 	if err != nil {
 		stack.Close()
+		if c.opts.Dir != "" {
+			return fmt.Errorf("evm: opening the chain in %s (reset the dev chains to make it again): %w", c.opts.Dir, err)
+		}
 		return fmt.Errorf("evm: eth: %w", err)
 	}
 	srv, public, filters, err := newRPCServers(backend, c.opts)

@@ -200,5 +200,12 @@ func (c *Chain) sealWith(ctx context.Context, ws types.Withdrawals) (*types.Bloc
 	}
 	bc.SetSafe(block.Header())
 	bc.SetFinalized(block.Header())
+	if c.opts.Dir != "" && !c.noSync {
+		// The block is on disk before anyone hears of it: a process killed
+		// later does not take it back (the database writes without sync).
+		if err := c.eth.ChainDb().SyncKeyValue(); err != nil {
+			return nil, fmt.Errorf("evm: sync block %d: %w", n, err)
+		}
+	}
 	return block, nil
 }

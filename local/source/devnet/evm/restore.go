@@ -48,5 +48,10 @@ func (c *Chain) restoring() (types.Withdrawals, error) {
 		ws = append(ws, &types.Withdrawal{Index: c.withdrawals, Address: a.Address, Amount: deficit.Uint64()})
 		c.withdrawals++
 	}
+	if len(ws) > 0 {
+		if err := c.saveWithdrawals(c.withdrawals); err != nil {
+			return nil, fmt.Errorf("evm: withdrawals counter: %w", err)
+		}
+	}
 	return ws, nil
 }

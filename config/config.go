@@ -93,6 +93,8 @@ type Config struct {
 	Usage Usage `yaml:"usage"`
 	// Local configures the offline world.
 	Local Local `yaml:"local"`
+	// WebSocket bounds the EVM endpoints' WebSocket twins (/ext/bc/C/ws).
+	WebSocket WebSocket `yaml:"websocket"`
 	// TLS terminates HTTPS on the public listener when set.
 	TLS TLS `yaml:"tls"`
 	// DisableAccessLog turns off the per-request JSON log line.

@@ -63,23 +63,32 @@ type LocalEVM struct {
 
 // validate reports LocalEVM's bad values through bad.
 func (e *LocalEVM) validate(bad func(field, format string, args ...any)) {
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
+	nonNegative(bad, "local.evm.", []bound{
 		{"writes_per_minute", int64(e.WritesPerMinute)},
 		{"call_timeout", int64(e.CallTimeout)},
 		{"call_budget", int64(e.CallBudget)},
 		{"calls_per_client", int64(e.CallsPerClient)},
 		{"filters_per_client", int64(e.FiltersPerClient)},
 		{"max_filters", int64(e.MaxFilters)},
-	} {
-		if f.v < 0 {
-			bad("local.evm."+f.name, "must not be negative")
-		}
-	}
+	})
 	if e.badReset != "" {
 		bad("local.evm.reset_dev_chains", "AVAEDGE_RESET_DEV_CHAINS=%q is not true or false", e.badReset)
+	}
+}
+
+// bound is a numeric field's name and value, for nonNegative.
+type bound struct {
+	name string
+	v    int64
+}
+
+// nonNegative reports each of fs that is negative through bad, its name
+// after prefix.
+func nonNegative(bad func(field, format string, args ...any), prefix string, fs []bound) {
+	for _, f := range fs {
+		if f.v < 0 {
+			bad(prefix+f.name, "must not be negative")
+		}
 	}
 }
 

@@ -29,28 +29,40 @@ func TestLocalEVM(t *testing.T) {
 		{"reset env bad", "", LocalEVM{}, `local.evm.reset_dev_chains: AVAEDGE_RESET_DEV_CHAINS="yes please" is not true or false`, "yes please"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "c.yaml")
-			if err := os.WriteFile(file, []byte(tc.yaml), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			c, err := Load(file, func(name string) string {
+			c := loadCase(t, tc.yaml, tc.wantErr, func(name string) string {
 				if name == "AVAEDGE_RESET_DEV_CHAINS" {
 					return tc.reset
 				}
 				return ""
 			})
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("got %v; want an error containing %q", err, tc.wantErr)
-				}
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.Local.EVM != tc.want {
 				t.Fatalf("local.evm = %+v; want %+v", c.Local.EVM, tc.want)
 			}
 		})
 	}
+}
+
+// loadCase loads yaml as a config file with the environment getenv: the
+// config, or nil when wantErr is set and Load failed with an error
+// containing it.
+func loadCase(t *testing.T, yaml, wantErr string, getenv func(string) string) *Config {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, getenv)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("got %v; want an error containing %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

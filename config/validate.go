@@ -114,6 +114,7 @@ func (c *Config) Validate() error {
 	v.publish(c.Publish)
 	v.routes(c.Routes)
 	v.local(&c.Local)
+	c.WebSocket.validate(v.bad)
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
 		v.bad("tls", "cert_file and key_file go together")
 	}

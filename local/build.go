@@ -166,13 +166,14 @@ func (b *builder) build(ctx context.Context) (*Handler, error) {
 	if err := b.step("handler"); err != nil {
 		return nil, err
 	}
-	rpc, paths := evmRPC(chains)
+	rpc, paths, subs := evmRPC(chains)
 	h := New(Options{
 		Routes:       o.Routes,
 		Handlers:     b.handlers,
 		Methods:      nm.Methods,
 		EVM:          rpc,
 		EVMPaths:     paths,
+		EVMSubs:      subs,
 		LocalMode:    o.LocalMode,
 		Networks:     o.Networks,
 		NodeNetwork:  o.NodeNetwork,

@@ -12,13 +12,17 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/local/source/devnet"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 	"github.com/avaedge/avaedge/proxy"
 )
 
-var _ proxy.LocalEVM = (*Handler)(nil)
+var (
+	_ proxy.LocalEVM           = (*Handler)(nil)
+	_ proxy.LocalSubscriptions = (*Handler)(nil)
+)
 
 // TestDevnetChainsRun builds the devnet in local mode and finds every EVM
 // chain it lists running: its JSON-RPC at /ext/bc/<blockchainId>/rpc and
@@ -76,6 +80,7 @@ func TestDevnetChainsRun(t *testing.T) {
 				if got, want := string(call(t, path, "eth_chainId", "[]")), fmt.Sprintf(`"0x%x"`, c.EVMChainID); got != want {
 					t.Errorf("%s eth_chainId = %s; want %s", path, got, want)
 				}
+				subscriberIs(t, h, path, c.EVMChainID)
 			}
 			path := "/ext/bc/" + c.ID.String() + "/rpc"
 			listedBal, ok := c.EwoqBalance()
@@ -106,5 +111,24 @@ func TestDevnetChainsRun(t *testing.T) {
 	}
 	if h.ServesEVM("/ext/bc/nochain/rpc") {
 		t.Error("ServesEVM of a chain nobody runs")
+	}
+	subscriberIs(t, h, "/ext/bc/C/rpc", avanet.Local.EVMChainID)
+	if h.EVMSubscriber("/ext/bc/nochain/rpc") != nil {
+		t.Error("EVMSubscriber of a chain nobody runs")
+	}
+}
+
+// subscriberIs checks that h's subscriptions client for path is the chain
+// whose EVM chain id is want.
+func subscriberIs(t *testing.T, h *Handler, path string, want uint64) {
+	t.Helper()
+	sub := h.EVMSubscriber(path)
+	if sub == nil {
+		t.Errorf("EVMSubscriber(%s) = nil", path)
+		return
+	}
+	var id hexutil.Uint64
+	if err := sub.CallContext(context.Background(), &id, "eth_chainId"); err != nil || uint64(id) != want {
+		t.Errorf("EVMSubscriber(%s): eth_chainId = %d, %v; want %d", path, id, err, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
@@ -203,21 +204,27 @@ func indexedChains(chains []world.EVMChain) func(string) bool {
 
 // evmRPC are the embedded chains' JSON-RPC handlers: the C-Chain's for the
 // node's C-Chain endpoints, and every chain's by its paths.
-func evmRPC(chains []world.EVMChain) (http.Handler, map[string]http.Handler) {
+func evmRPC(chains []world.EVMChain) (http.Handler, map[string]http.Handler, map[string]*rpc.Client) {
 	var c http.Handler
-	paths := map[string]http.Handler{}
+	paths, subs := map[string]http.Handler{}, map[string]*rpc.Client{}
 	for _, ch := range chains {
 		if ch.RPC == nil {
 			continue
 		}
 		if ch.CChain {
 			c = ch.RPC
+			if ch.Subscriber != nil {
+				subs["/ext/bc/C/rpc"] = ch.Subscriber
+			}
 		}
 		for _, p := range ch.Paths {
 			paths[p] = ch.RPC
+			if ch.Subscriber != nil {
+				subs[p] = ch.Subscriber
+			}
 		}
 	}
-	return c, paths
+	return c, paths, subs
 }
 
 // metricsFeed feeds indexed blocks to the metrics engine, once it is set.

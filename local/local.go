@@ -27,6 +27,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ethereum/go-ethereum/rpc"
+
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
@@ -45,6 +47,9 @@ type Options struct {
 	// EVMPaths serve the JSON-RPC of the local world's other EVM chains, by
 	// path (/ext/bc/<blockchainId>/rpc and its alias's).
 	EVMPaths map[string]http.Handler
+	// EVMSubs serve eth_subscribe for the local world's EVM chains (their
+	// WebSocket twins at the edge), by JSON-RPC path.
+	EVMSubs map[string]*rpc.Client
 	// LocalMode says, per service, that there is no upstream: everything of
 	// that service is answered locally.
 	LocalMode map[catalog.Service]bool
@@ -232,6 +237,17 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) ServesEVM(path string) bool {
 	_, ok := h.opts.EVMPaths[path]
 	return ok && h.opts.LocalMode[catalog.Node]
+}
+
+// EVMSubscriber returns the in-process client that serves eth_subscribe
+// for the local world's EVM chain at path (/ext/bc/C/rpc, a devnet chain's
+// /ext/bc/<blockchainId>/rpc or its alias's), when the node service is
+// local; nil otherwise. The world closes it.
+func (h *Handler) EVMSubscriber(path string) *rpc.Client {
+	if !h.opts.LocalMode[catalog.Node] {
+		return nil
+	}
+	return h.opts.EVMSubs[path]
 }
 
 // evmHandler is the handler of an EVM JSON-RPC request on path.

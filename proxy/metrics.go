@@ -19,6 +19,7 @@ type metrics struct {
 	upstream *prometheus.HistogramVec
 	breaker  *prometheus.GaugeVec
 	trans    *prometheus.CounterVec
+	sockets  *socketMetrics
 
 	// counters caches requests' children by label set; sync.Map because the
 	// set is small and read-mostly.
@@ -51,9 +52,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Namespace: "avaedge", Name: "breaker_transitions_total",
 			Help: "Circuit breaker state transitions per upstream service.",
 		}, []string{"service", "from", "to"}),
+		sockets: newSocketMetrics(),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.upstream, m.breaker, m.trans} {
+		for _, c := range append([]prometheus.Collector{m.requests, m.upstream, m.breaker, m.trans}, m.sockets.collectors()...) {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

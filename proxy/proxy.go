@@ -169,6 +169,8 @@ type Options struct {
 	// client, at catalog.EVMDebugCost per call: the local dev chain with
 	// local.evm.debug. False leaves it to Publish.
 	EVMDebug bool
+	// Sockets bounds the EVM endpoints' WebSocket twins (/ext/bc/C/ws).
+	Sockets SocketOptions
 	// AccessLog receives one line per request. Nil logs none. (A concrete
 	// type: the line's fields are passed without escaping to the heap.)
 	AccessLog *accesslog.Logger

@@ -174,13 +174,22 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if rt != nil {
 		base = rt.Cost
 	}
-	fwd, nfwd, edge, cost := s.splitEVMCalls(calls, ex.keyID, base)
+	fwd, nfwd, edge, own, cost := s.splitEVMCalls(calls, ex.keyID, base, socketCallsOf(ex) != nil)
 	charge := limits.Charge{Routes: evmRoute, Cost: cost}
 	if nfwd == 0 {
 		// Nothing to forward: the edge answers (after charging) as
 		// go-ethereum would, with no upstream call.
 		if !s.admitRest(ex, charge) || !ex.admitted && !s.admit(ex, charge) {
 			return
+		}
+		s.answerOwn(ex, calls, edge, own)
+		if len(own) > 0 {
+			// A socket's own calls are counted by their method.
+			p := &preparedCall{rt: rt, service: catalog.Node, charge: charge, method: "batch"}
+			if !batch {
+				p.method = calls[0].Method
+			}
+			ex.prepared = p
 		}
 		s.writeEdgeAnswers(ex, edge, batch)
 		return
@@ -192,7 +201,10 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if !batch {
 		p.method = calls[0].Method
 	}
-	if s.admitRest(ex, charge) {
+	// Admitted before a socket's own calls are answered (serve would
+	// admit it only after).
+	if s.admitRest(ex, charge) && (ex.admitted || s.admit(ex, charge)) {
+		s.answerOwn(ex, calls, edge, own)
 		s.serve(ex, p)
 	}
 }
@@ -202,8 +214,9 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 // others cost base each and get go-ethereum's error element in edge, placed
 // after the forwarded calls answered before them (notifications get none
 // unless invalid). Answers sent to the edge are ignored, as go-ethereum
-// does.
-func (s *Server) splitEVMCalls(calls []jsonrpc.EthCall, keyID string, base int64) (fwd []byte, nfwd int, edge []edgeAnswer, cost int64) {
+// does. On a socket (sock), its own calls (eth_subscribe, eth_unsubscribe)
+// are answered by the edge once charged: own are their places in edge.
+func (s *Server) splitEVMCalls(calls []jsonrpc.EthCall, keyID string, base int64, sock bool) (fwd []byte, nfwd int, edge []edgeAnswer, own []int, cost int64) {
 	answered := 0 // forwarded calls the upstream answers
 	for i := range calls {
 		c := &calls[i]
@@ -215,6 +228,13 @@ func (s *Server) splitEVMCalls(calls []jsonrpc.EthCall, keyID string, base int64
 			refusal = c.Invalid
 		case !ok:
 			refusal = jsonrpc.EthMethodNotFound(c.Method)
+		case sock && isSocketMethod(c.Method):
+			cost += price
+			if !c.IsNotification() {
+				own = append(own, len(edge))
+				edge = append(edge, edgeAnswer{after: answered})
+			}
+			continue
 		default:
 			cost += price
 			if nfwd > 0 {
@@ -232,7 +252,7 @@ func (s *Server) splitEVMCalls(calls []jsonrpc.EthCall, keyID string, base int64
 			edge = append(edge, edgeAnswer{after: answered, body: c.AppendError(nil, refusal)})
 		}
 	}
-	return fwd, nfwd, edge, cost
+	return fwd, nfwd, edge, own, cost
 }
 
 // writeEdgeAnswers writes the edge's answers to a body none of whose calls
@@ -253,6 +273,27 @@ func (s *Server) writeEdgeAnswers(ex *exchange, edge []edgeAnswer, batch bool) {
 		s.writeEVM(ex, append(append([]byte{'['}, b...), ']'))
 	default:
 		s.writeEVM(ex, b)
+	}
+}
+
+// answerOwn fills the edge's answers (edge[own]) to a socket's own calls,
+// in the body's order.
+func (s *Server) answerOwn(ex *exchange, calls []jsonrpc.EthCall, edge []edgeAnswer, own []int) {
+	if len(own) == 0 {
+		return
+	}
+	sc := socketCallsOf(ex)
+	j := 0
+	for i := range calls {
+		c := &calls[i]
+		if c.Response || c.Invalid != nil || !isSocketMethod(c.Method) || c.IsNotification() {
+			continue
+		}
+		if _, ok := s.evmPrice(c.Method, ex.keyID); !ok {
+			continue
+		}
+		edge[own[j]].body = sc.answer(c)
+		j++
 	}
 }
 

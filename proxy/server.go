@@ -37,6 +37,8 @@ type Server struct {
 	idPrefix  string
 	memo      memo // prepared calls of repeated GETs, by request URI
 	idCounter atomic.Uint64
+	// sockets are the open WebSockets (ws.go).
+	sockets socketSet
 	// maxUpstreamBody is the largest answer a cache fill keeps
 	// (maxUpstreamBody; tests lower it).
 	maxUpstreamBody int64
@@ -75,6 +77,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.indexRoutes()
 	s.mountNode()
+	s.mountSockets()
 	// Liveness on the public listener too, for load balancers that only see it.
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = hdrJSON

@@ -123,7 +123,7 @@ func TestUsageRoutesAtTheEdge(t *testing.T) {
 
 // testLimiter is an in-process limiter of the keys file keys, closed when
 // the test ends.
-func testLimiter(t *testing.T, keys string) *limits.Limiter {
+func testLimiter(t testing.TB, keys string) *limits.Limiter {
 	t.Helper()
 	kf, err := limits.ParseKeysFile([]byte(keys))
 	if err != nil {

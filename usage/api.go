@@ -143,7 +143,8 @@ func rpcGroup(v catalog.Values, keep func(d dims) bool) grouping {
 	return g
 }
 
-// subnetRPC answers the EVM JSON-RPC calls (the node endpoint's C-Chain).
+// subnetRPC answers the EVM JSON-RPC calls (the node endpoint's C-Chain),
+// over HTTP and in its WebSockets, and the notifications sent there.
 func (u *Meter) subnetRPC(ctx context.Context, v catalog.Values, c Caller) (any, error) {
 	iv := intervalOf(v)
 	from, to := window(v, iv, u.opts.Now())
@@ -152,7 +153,7 @@ func (u *Meter) subnetRPC(ctx context.Context, v catalog.Values, c Caller) (any,
 		chain = v.Get("chainId")
 	}
 	g := rpcGroup(v, func(d dims) bool {
-		return d.typ == "rpc" && d.path == "/ext/bc/C/rpc" && d.chain == chain && match(v, "responseCode", d.code) &&
+		return d.typ == "rpc" && (d.path == cChainRPC || d.path == cChainSocket) && d.chain == chain && match(v, "responseCode", d.code) &&
 			match(v, "rpcMethod", d.method) && !v.Has("rlBypassApiToken")
 	})
 	m, err := u.series(ctx, c.Identity, iv, from, to, g)

@@ -174,12 +174,19 @@ func (u *Meter) dimsOf(rec *Record) dims {
 	if rec.RPC {
 		d.typ, d.method = "rpc", clip(rec.Method)
 		d.ua = clip(headerValue(rec, "User-Agent"))
-		if rec.Path == "/ext/bc/C/rpc" {
+		if rec.Path == cChainRPC || rec.Path == cChainSocket {
 			d.chain = u.opts.EVMChainID
 		}
 	}
 	return d
 }
+
+// The C-Chain's JSON-RPC endpoint and its WebSocket twin, whose calls and
+// notifications the EVM RPC usage routes count.
+const (
+	cChainRPC    = "/ext/bc/C/rpc"
+	cChainSocket = "/ext/bc/C/ws"
+)
 
 // chainOf is the chain a request named: its chainId, else its blockchainId.
 func chainOf(rec *Record) string {

@@ -139,6 +139,8 @@ tls:
   key_file: ` + filepath.Join(dir, "key.pem") + `
   http_listen: 127.0.0.1:18081
 usage: {flush_interval: 3s, logs_per_key: 50, log_bytes_per_key: 40000, log_max_age: 2h, retry_for: 4m, disable: false}
+websocket: {disable: true, max_connections: 11, connections_per_key: 12, connections_per_address: 13, subscriptions_per_connection: 14,
+  max_message_bytes: 15000, messages_per_second: 16, bytes_per_second: 17000, send_queue: 18, ping_interval: 19s, idle_timeout: 20s, notification_cost: 21}
 disable_access_log: true
 log_level: debug
 `
@@ -255,6 +257,18 @@ log_level: debug
 		{"usage.log_max_age", w.usage.LogMaxAge, 2 * time.Hour},
 		{"usage.retry_for", w.usage.RetryFor, 4 * time.Minute},
 		{"usage.disable", []bool{w.proxy.Usage != nil, w.usage.Redis != nil, w.usage.DataDir == dir, w.usage.Prefix == "edgetest"}, []bool{true, true, true, true}},
+		{"websocket.disable", w.proxy.Sockets.Disable, true},
+		{"websocket.max_connections", w.proxy.Sockets.MaxConnections, 11},
+		{"websocket.connections_per_key", w.proxy.Sockets.ConnectionsPerKey, 12},
+		{"websocket.connections_per_address", w.proxy.Sockets.ConnectionsPerAddress, 13},
+		{"websocket.subscriptions_per_connection", w.proxy.Sockets.SubscriptionsPerConnection, 14},
+		{"websocket.max_message_bytes", w.proxy.Sockets.MaxMessageBytes, int64(15000)},
+		{"websocket.messages_per_second", w.proxy.Sockets.MessagesPerSecond, 16.0},
+		{"websocket.bytes_per_second", w.proxy.Sockets.BytesPerSecond, int64(17000)},
+		{"websocket.send_queue", w.proxy.Sockets.SendQueue, 18},
+		{"websocket.ping_interval", w.proxy.Sockets.PingInterval, 19 * time.Second},
+		{"websocket.idle_timeout", w.proxy.Sockets.IdleTimeout, 20 * time.Second},
+		{"websocket.notification_cost", w.proxy.Sockets.NotificationCost, int64(21)},
 		{"disable_access_log", w.proxy.AccessLog == nil, true},
 		{"log_level", newLogger(cfg.LogLevel, io.Discard).Enabled(ctx, slog.LevelDebug), true},
 	}

@@ -135,6 +135,9 @@ func run(ctx context.Context, configPath string, getenv func(string) string, std
 	log.Info("shutting down: draining in-flight requests", "timeout", srvs.shutdown.String())
 	sctx, cancel := context.WithTimeout(context.Background(), srvs.shutdown)
 	defer cancel()
+	if app.CloseSockets != nil {
+		app.CloseSockets(sctx) // a going-away frame to each WebSocket client
+	}
 	err = pub.Shutdown(sctx)
 	adm.Shutdown(sctx)
 	if plain != nil {

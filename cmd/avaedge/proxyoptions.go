@@ -45,6 +45,25 @@ func publishOf(ps []config.Publish) []proxy.Publish {
 	return out
 }
 
+// socketOptions are the WebSocket endpoints' bounds of the websocket
+// section (zero values are the proxy's defaults).
+func socketOptions(w config.WebSocket) proxy.SocketOptions {
+	return proxy.SocketOptions{
+		Disable:                    w.Disable,
+		MaxConnections:             w.MaxConnections,
+		ConnectionsPerKey:          w.ConnectionsPerKey,
+		ConnectionsPerAddress:      w.ConnectionsPerAddress,
+		SubscriptionsPerConnection: w.SubscriptionsPerConnection,
+		MaxMessageBytes:            w.MaxMessageBytes,
+		MessagesPerSecond:          w.MessagesPerSecond,
+		BytesPerSecond:             w.BytesPerSecond,
+		SendQueue:                  w.SendQueue,
+		PingInterval:               w.PingInterval.D(),
+		IdleTimeout:                w.IdleTimeout.D(),
+		NotificationCost:           w.NotificationCost,
+	}
+}
+
 // tlsOptions is the tls section as the public listener's certificate
 // manager's options. With a shared Redis, certificates live there so every
 // replica uses the one certificate that any of them obtains.

@@ -38,6 +38,9 @@ type app struct {
 	Redis redis.UniversalClient
 	// Reload re-reads the keys file (on SIGHUP).
 	Reload func() error
+	// CloseSockets closes the WebSockets with a going-away frame, on
+	// shutdown (net/http's Shutdown does not know hijacked connections).
+	CloseSockets func(ctx context.Context)
 	// closers are what build opened, closed last first.
 	closers []closer
 	// wired records what build handed each component.
@@ -254,6 +257,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		EVMDebug:     localMode[catalog.Node] && cfg.Local.EVM.Debug,
 		ClientIP:     func(r *http.Request) netip.Addr { return limits.ClientIP(r, trusted) },
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		Sockets:      socketOptions(cfg.WebSocket),
 		AccessLog:    access,
 		Logger:       log,
 		Registerer:   reg,
@@ -266,6 +270,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		return nil, err
 	}
 	a.Handler = srv
+	a.CloseSockets = srv.CloseSockets
 	a.wired.admin = proxy.AdminOptions{
 		Gatherer: reg,
 		Token:    cfg.AdminToken,

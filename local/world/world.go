@@ -14,6 +14,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/ethereum/go-ethereum/rpc"
+
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/dataapi"
 	"github.com/avaedge/avaedge/local/api/evmdata"
@@ -101,6 +103,11 @@ type EVMChain struct {
 	// for a followed chain.
 	RPC   http.Handler
 	Paths []string
+	// Subscriber serves eth_subscribe for it on the same paths' WebSocket
+	// twins (an embedded chain's in-process client; the edge shares each
+	// subscription it holds between the clients that subscribe alike). Nil
+	// for a followed chain, whose WebSocket is its node's.
+	Subscriber *rpc.Client
 	// Head is the height the index reaches before Build returns (an
 	// embedded chain's seeded head). Zero means no wait.
 	Head uint64

@@ -113,7 +113,8 @@ func (w *World) knownChains() map[string]uint64 {
 }
 
 // startChains starts the embedded chains, each with an in-process client
-// for the EVM index; the first is the world's C-Chain.
+// for the EVM index and one for the edge's WebSocket subscriptions; the
+// first is the world's C-Chain.
 func (w *World) startChains(ctx context.Context) error {
 	for i, spec := range w.devChains() {
 		if w.opts.ChainsDir != "" {
@@ -124,16 +125,17 @@ func (w *World) startChains(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", spec.name, err)
 		}
 		w.opened(chain.Close)
-		client := chain.Client()
-		w.opened(func() error { client.Close(); return nil })
+		client, subs := chain.Client(), chain.Client()
+		w.opened(func() error { client.Close(); subs.Close(); return nil })
 		w.chains = append(w.chains, world.EVMChain{
-			Index:   evmindex.ChainOptions{ChainID: chain.ChainID(), Client: client, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer},
-			Info:    spec.info,
-			Metrics: spec.metrics,
-			CChain:  i == 0,
-			RPC:     chain.Handler(),
-			Paths:   spec.paths,
-			Head:    chain.Seed().Head,
+			Index:      evmindex.ChainOptions{ChainID: chain.ChainID(), Client: client, PollInterval: 200 * time.Millisecond, Tracer: evm.CallTracer},
+			Info:       spec.info,
+			Metrics:    spec.metrics,
+			CChain:     i == 0,
+			RPC:        chain.Handler(),
+			Paths:      spec.paths,
+			Subscriber: subs,
+			Head:       chain.Seed().Head,
 		})
 	}
 	return nil

@@ -206,7 +206,11 @@ func (s *Server) serveEVM(ex *exchange, body []byte) {
 	if s.admitRest(ex, charge) && (ex.admitted || s.admit(ex, charge)) {
 		s.answerOwn(ex, calls, edge, own)
 		s.serve(ex, p)
+		return
 	}
+	// Refused: its usage is counted by its method ("batch" for a batch),
+	// as serve counts what it admits.
+	ex.prepared = p
 }
 
 // splitEVMCalls sorts an EVM body's calls: those keyID may call are

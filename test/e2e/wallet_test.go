@@ -90,6 +90,12 @@ func TestWalletThroughEdge(t *testing.T) {
 			t.Errorf("%s forwarded %d times; want %d", route, got[route], n)
 		}
 	}
+	// The C-Chain's atomic transactions are not indexed: the Data API says
+	// so, instead of listing none (TestCChainAtomicListing: the devnet's).
+	if r := do(t, "GET", e.URL+"/v1/networks/testnet/blockchains/c-chain/transactions", nil, nil); r.Status != 503 ||
+		!strings.Contains(string(r.Body), "does not follow the C-Chain's atomic transactions") {
+		t.Errorf("the C-Chain's atomic transactions following a node: %s; want 503 saying they are not indexed", r)
+	}
 	for i, tx := range txs {
 		// Accepted by the node itself.
 		var st struct{ Status string }
@@ -98,7 +104,7 @@ func TestWalletThroughEdge(t *testing.T) {
 			continue
 		}
 		if tx.chain == "" {
-			continue // the C-Chain's atomic side: listed by TestCChainAtomicListing's rules
+			continue // the C-Chain's atomic side: not indexed: see above
 		}
 		// Then listed by the Data API.
 		path := e.URL + "/v1/networks/testnet/blockchains/" + tx.chain

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/avm"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	"github.com/ava-labs/avalanchego/vms/platformvm/status"
 
@@ -64,6 +65,26 @@ func TestPlatformClient(t *testing.T) {
 		}
 		if _, err := c.IssueTx(ctx, []byte{0}); err == nil || !strings.Contains(err.Error(), "the devnet takes no transactions") {
 			t.Errorf("%s issueTx: %v; want the devnet's refusal", network, err)
+		}
+	}
+}
+
+// TestDevnetRefusesWrites: in devnet mode avalanchego's clients get, for
+// every write (avm.issueTx and platform.issueTx), a JSON-RPC error saying
+// the devnet takes no transactions and how to follow a node instead.
+func TestDevnetRefusesWrites(t *testing.T) {
+	uri, _ := serveNode(t, "local")
+	ctx := context.Background()
+	for name, issue := range map[string]func() error{
+		"avm.issueTx": func() error { _, err := avm.NewClient(uri, "X").IssueTx(ctx, []byte{0}); return err },
+		"platform.issueTx": func() error {
+			_, err := platformvm.NewClient(uri).IssueTx(ctx, []byte{0})
+			return err
+		},
+	} {
+		err := issue()
+		if err == nil || !strings.Contains(err.Error(), name+": the devnet takes no transactions") || !strings.Contains(err.Error(), "AVAEDGE_LOCAL_NODE") {
+			t.Errorf("%s in devnet mode: %v; want the devnet's refusal naming AVAEDGE_LOCAL_NODE", name, err)
 		}
 	}
 }

@@ -76,7 +76,7 @@ func callsFor(t testing.TB, r route, w *world) []call {
 			// A write: the suite's worlds are the local one (directly or
 			// behind the recording upstream), which issues nothing.
 			return []call{{Method: "POST", Path: r.Path, Body: rpcBody(7, r.Name, params[r.Name]),
-				RPCError: "avm.issueTx has no local implementation yet"}}
+				RPCError: "avm.issueTx: the devnet takes no transactions"}}
 		}
 		return []call{{Method: "POST", Path: r.Path, Body: rpcBody(7, r.Name, params[r.Name])}}
 	}

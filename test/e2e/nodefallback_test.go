@@ -259,7 +259,7 @@ func TestFollowedNodeFallback(t *testing.T) {
 		}
 		sameAnswer(t, fmt.Sprintf("%s %s with the node stopped", c.method, c.params), want[i], got)
 	}
-	for _, c := range []struct{ path, method string }{{pPath, "platform.issueTx"}, {"/ext/bc/C/avax", "avax.issueTx"}} {
+	for _, c := range []struct{ path, method string }{{xPath, "avm.issueTx"}, {pPath, "platform.issueTx"}, {"/ext/bc/C/avax", "avax.issueTx"}} {
 		got := do(t, "POST", e.URL+c.path, rpcBody(1, c.method, `{"tx":"0x00","encoding":"hex"}`), nil)
 		if got.Status != 200 || !strings.Contains(string(got.Body), "followed node does not answer: "+c.method+" is sent to it") {
 			t.Errorf("%s with the node stopped: %s; want the JSON-RPC error saying the node does not answer", c.method, got)

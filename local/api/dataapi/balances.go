@@ -212,10 +212,11 @@ func pBalances(b *glacier.PChainBalances, all []*pindex.UTXO, now int64, assets 
 
 // pKind is the PChainBalance part of a P-Chain UTXO at now: the index of
 // unlockedUnstaked, unlockedStaked, lockedPlatform, lockedStakeable,
-// lockedStaked, pendingStaked. A stake output whose staking ended is back
-// in the UTXO set, unstaked.
+// lockedStaked, pendingStaked. A stake output whose staking ended by now
+// is back in the UTXO set, unstaked; at a past now, one that ended since
+// was still staked.
 func pKind(u *pindex.UTXO, now uint64) int {
-	if u.Staked && !u.StakeEnded {
+	if u.Staked && (!u.StakeEnded || uint64(u.StakeEndedTime) > now) {
 		switch {
 		case uint64(u.StakeStart) > now:
 			return 5

@@ -143,8 +143,9 @@ type Options struct {
 	// Source is the index the handlers read.
 	Source Source
 	// AnyNetwork says the source is the devnet, which answers for every
-	// network name as that network. False: the indexed network answers as
-	// itself under every name.
+	// network name as that network (and whose C-Chain, its dev chain, takes
+	// no atomic transactions). False: the indexed network answers as itself
+	// under every name.
 	AnyNetwork bool
 	// Nodes describes validators' nodes. Nil means unknown: geolocation is
 	// null and avalancheGoVersion left out.

@@ -129,6 +129,53 @@ func TestPChainBalanceParts(t *testing.T) {
 	})
 }
 
+// TestPChainBalanceStakedThen: at a past blockTimestamp, the stakes that
+// were running then are staked (unlockedStaked or lockedStaked) even when
+// they ended since: each address's staked parts at the middle of each of
+// its ended stakes are exactly its stake outputs running then.
+func TestPChainBalanceStakedThen(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		ctx := context.Background()
+		checked := 0
+		for _, a := range w.dev.Addresses() {
+			all, err := w.src.UTXOs(ctx, avanet.ChainP, []avax.ShortID{a}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ended := range all {
+				if !ended.Staked || !ended.StakeEnded || ended.CreatedOn != avanet.ChainP {
+					continue
+				}
+				at := max(ended.Time, (ended.StakeStart+ended.StakeEnd)/2)
+				var want uint64
+				for _, u := range all {
+					held := u.Time <= at && (!u.Spent || u.SpentTime > at)
+					if held && u.Staked && u.CreatedOn == avanet.ChainP && u.StakeStart <= at && u.StakeEnd > at {
+						want += u.Amount
+					}
+				}
+				var b glacier.ListBalancesResponse[glacier.PChainBalances]
+				w.getInto(t, "/v1/networks/fuji/blockchains/p-chain/balances?blockTimestamp="+strconv.FormatInt(at, 10)+
+					"&addresses="+avax.FormatAddress("P", w.hrp("fuji"), a), &b)
+				var got uint64
+				for _, am := range slices.Concat(b.Balances.UnlockedStaked, b.Balances.LockedStaked) {
+					v, _ := strconv.ParseUint(am.Amount, 10, 64)
+					got += v
+				}
+				if got != want || want == 0 {
+					t.Errorf("%s at %d (stake %s ran %d to %d): staked %d nAVAX; want %d (unlockedUnstaked %+v)",
+						a, at, ended.TxID, ended.StakeStart, ended.StakeEnd, got, want, b.Balances.UnlockedUnstaked)
+				}
+				checked++
+			}
+		}
+		if checked == 0 {
+			t.Fatal("no ended stake in the world")
+		}
+		t.Logf("%d ended stakes checked", checked)
+	})
+}
+
 // TestSupply: the devnet's supply is its genesis plus the rewards paid less
 // the fees burned, each the sum of what the transactions' answers say; a
 // followed network's is what its node reported, and its genesis that less

@@ -186,6 +186,10 @@ func classify(err error) *apireq.Error {
 	switch {
 	case errors.Is(err, evmindex.ErrNotFound):
 		return apireq.NotFound("Not found")
+	case errors.Is(err, evmindex.ErrStatePruned):
+		// The node answered: retrying will not help, so not a 503.
+		return apireq.NotFound("the chain's node no longer keeps the state of the block asked (it prunes old state) and the index " +
+			"recorded no native balance of this address at or before it: ask for a later block, or follow a node that keeps every state")
 	case errors.Is(err, evmindex.ErrNoBalance):
 		return apireq.Unavailable("the chain's node does not answer and the index recorded no native balance of this address")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

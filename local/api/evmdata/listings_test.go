@@ -572,3 +572,39 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// TestCreationRecipient: a contract creation's "to" is the contract it
+// created in getTransaction as in listTransactions, with call traces and
+// without them (a followed node without debug_traceBlockByNumber).
+func TestCreationRecipient(t *testing.T) {
+	for _, traced := range []bool{true, false} {
+		t.Run(fmt.Sprint("traced=", traced), func(t *testing.T) {
+			w := newWorld(t, func(_ *evm.Chain, co *evmindex.ChainOptions) { co.NoTrace = !traced })
+			txs, err := w.ix.ChainTxs(context.Background(), 43112, evmindex.Succeeded, evmindex.Blocks(0, 0), 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, tx := range txs {
+				if tx.To != nil {
+					continue
+				}
+				got := w.get(t, "/v1/chains/43112/transactions/"+tx.Hash.Hex(), 200)
+				getTo := got["nativeTransaction"].(map[string]any)["to"].(map[string]any)["address"]
+				var listTo any
+				for _, it := range list(w.get(t, "/v1/chains/43112/addresses/"+tx.From.Hex()+"/transactions?pageSize=100", 200), "transactions") {
+					if m := it.(map[string]any)["nativeTransaction"].(map[string]any); m["txHash"] == tx.Hash.Hex() {
+						listTo = m["to"].(map[string]any)["address"]
+					}
+				}
+				if getTo != listTo || getTo == (common.Address{}).Hex() {
+					t.Errorf("creation %s: to %v in getTransaction, %v in listTransactions; want the created contract in both", tx.Hash.Hex(), getTo, listTo)
+				}
+				checked++
+			}
+			if checked == 0 {
+				t.Fatal("no contract creation on the chain")
+			}
+		})
+	}
+}

@@ -66,12 +66,19 @@ func (s *server) transactionJSON(ctx context.Context, c *ChainInfo, tx *evmindex
 		}
 		out.InternalTransactions = append(out.InternalTransactions, j)
 	}
-	var made map[common.Hash]common.Address
-	if created != nil {
-		made = map[common.Hash]common.Address{tx.Hash: *created}
-	}
 	lt := evmindex.ListedTx{Tx: tx.Tx, BlockNumber: tx.BlockNumber, BlockHash: b.Hash, BlockTimestamp: b.Timestamp,
 		MaxFeePerGas: tx.MaxFeePerGas, MaxPriorityFeePerGas: tx.MaxPriorityFeePerGas, Selector: tx.Input[:min(4, len(tx.Input))]}
+	var made map[common.Hash]common.Address
+	switch {
+	case created != nil:
+		made = map[common.Hash]common.Address{tx.Hash: *created}
+	case tx.To == nil:
+		// Without the call trace (a node without debug_traceBlockByNumber),
+		// the contract is the receipt's, as the lists name it.
+		if made, err = s.ix.Created(ctx, c.ChainID, []evmindex.ListedTx{lt}); err != nil {
+			return nil, err
+		}
+	}
 	n := nativeTransaction{listedTransaction: listedJSON(c, &lt, made), Input: hexutil.Encode(tx.Input), BaseFeePerGas: b.BaseFee.String()}
 	if tx.MaxFeePerGas != nil {
 		n.MaxFeePerGas = tx.MaxFeePerGas.String()

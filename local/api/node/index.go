@@ -70,7 +70,7 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	for name, m := range PlatformMethods(ix, avaxID) {
 		methods[name] = m
 	}
-	for _, name := range []string{"platform.issueTx", "avax.issueTx"} {
+	for _, name := range []string{"avm.issueTx", "platform.issueTx", "avax.issueTx"} {
 		methods[name] = func(context.Context, json.RawMessage) (any, error) {
 			return nil, fmt.Errorf("the followed node does not answer: %s is sent to it, and it is down", name)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -114,6 +115,11 @@ func (f *follower) fetchBalances(ctx context.Context, out []*fetched) error {
 // and the index recorded no balance of the address.
 var ErrNoBalance = errors.New("evmindex: the node is unreachable and the index recorded no balance of this address")
 
+// ErrStatePruned is returned by NativeBalance when the node answers that
+// it no longer keeps the state of the block asked (a pruning node) and the
+// index recorded no balance of the address at or before it.
+var ErrStatePruned = errors.New("evmindex: the node no longer keeps the state of that block")
+
 // NativeBalance returns addr's balance after block (nil means the indexed
 // head) and the block it is as of. The node is asked first and its answer
 // recorded; when it does not answer, the balance the index recorded last
@@ -143,10 +149,25 @@ func (ix *Index) NativeBalance(ctx context.Context, chainID uint64, addr common.
 	switch {
 	case qerr != nil:
 		return nil, 0, qerr
+	case !ok && statePruned(err):
+		return nil, 0, fmt.Errorf("%w (eth_getBalance at block %d: %v)", ErrStatePruned, at, err)
 	case !ok:
 		return nil, 0, fmt.Errorf("%w (eth_getBalance: %v)", ErrNoBalance, err)
 	}
 	return v, as, nil
+}
+
+// statePruned says err is the node's JSON-RPC answer that it does not keep
+// a block's state: libevm's trie.MissingNodeError ("missing trie node ...")
+// around its trie databases' "state 0x... is not available", as coreth and
+// subnet-evm answer for a block whose state they pruned.
+func statePruned(err error) bool {
+	var re rpc.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Error()
+	return strings.Contains(msg, "missing trie node") || strings.Contains(msg, "is not available")
 }
 
 // recordBalance stores a balance the node answered, so that it answers when

@@ -1,12 +1,17 @@
 package evmindex
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -162,3 +167,63 @@ func TestNativeBalanceOffline(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// prunedState is coreth's answer to eth_getBalance at a block whose state a
+// pruning node no longer keeps (libevm's trie.MissingNodeError around
+// hashdb's "state %#x is not available, not found").
+const prunedState = `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"missing trie node ` +
+	`2a0b8c5a1bd5e1b9d8bd0e3a5f3b0f1c8d2e4a6b7c9d0e1f2a3b4c5d6e7f8091 (path ) state ` +
+	`0x2a0b8c5a1bd5e1b9d8bd0e3a5f3b0f1c8d2e4a6b7c9d0e1f2a3b4c5d6e7f8091 is not available, not found"}}`
+
+// TestNativeBalancePruned: a node that answers that it no longer keeps the
+// state of block 1 is not a node that does not answer: NativeBalance of an
+// address the index recorded nothing of says the state is pruned
+// (ErrStatePruned), and, with the node down, that it does not answer
+// (ErrNoBalance).
+func TestNativeBalancePruned(t *testing.T) {
+	c, srv, up := gatedNode(t)
+	up.Store(true)
+	h := srv.Config.Handler
+	var pruning atomic.Bool
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var call struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params []any           `json:"params"`
+		}
+		if up.Load() && pruning.Load() && json.Unmarshal(body, &call) == nil && call.Method == "eth_getBalance" && len(call.Params) == 2 && call.Params[1] == "0x1" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, prunedState, call.ID)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
+	ctx := context.Background()
+	co := ChainOptions{ChainID: c.ChainID(), RPCURL: srv.URL, PollInterval: 20 * time.Millisecond, CheckLater: true}
+	ix, err := Open(ctx, Options{Chains: []ChainOptions{co}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Start(ctx)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := ix.WaitFor(wctx, c.ChainID(), c.Seed().Head); err != nil {
+		t.Fatal(err)
+	}
+	pruning.Store(true)
+	stranger := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	_, _, err = ix.NativeBalance(ctx, c.ChainID(), stranger, ptr(uint64(1)))
+	if !errors.Is(err, ErrStatePruned) || errors.Is(err, ErrNoBalance) || !strings.Contains(err.Error(), "missing trie node") {
+		t.Errorf("the state of block 1 pruned: %v; want ErrStatePruned with the node's message", err)
+	}
+	if _, _, err := ix.NativeBalance(ctx, c.ChainID(), stranger, ptr(uint64(2))); err != nil {
+		t.Errorf("block 2, whose state the node keeps: %v", err)
+	}
+	up.Store(false)
+	if _, _, err := ix.NativeBalance(ctx, c.ChainID(), stranger, ptr(uint64(1))); !errors.Is(err, ErrNoBalance) || errors.Is(err, ErrStatePruned) {
+		t.Errorf("the node down: %v; want ErrNoBalance", err)
+	}
+}

@@ -89,8 +89,11 @@ type UTXO struct {
 	SpentHeight          uint64
 	SpentTime            int64
 	// StakeEnded says a stake output's staking ended (its stake_ends row):
-	// the output is back in the UTXO set, unstaked.
-	StakeEnded bool
+	// the output is back in the UTXO set, unstaked. StakeEndedTime is when
+	// (the block time of the transaction that ended it), so that a balance
+	// at a past time classifies it as of then.
+	StakeEnded     bool
+	StakeEndedTime int64
 	// Paid says a transaction made it without spending for it: a reward,
 	// or the balance a DisableL1ValidatorTx returned (RawBlock.Paid).
 	Paid bool

@@ -42,7 +42,7 @@ func (st *sqliteStore) UTXOs(ctx context.Context, chain avanet.Chain, addrs []av
 // (s, left joined).
 const utxoColumns = `u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset, u.amount, u.locktime, u.threshold, u.addresses,
 			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time, COALESCE(u.reward, ''), COALESCE(u.emitted_by, u.tx),
-			s.tx, s.chain, s.height, s.time, u.staked = 1 AND EXISTS (SELECT 1 FROM stake_ends e WHERE e.stake = u.tx), u.emitted_by IS NOT NULL`
+			s.tx, s.chain, s.height, s.time, (SELECT MIN(e.time) FROM stake_ends e WHERE e.stake = u.tx AND u.staked = 1), u.emitted_by IS NOT NULL`
 
 // queryUTXOs runs q, which selects utxoColumns.
 func (st *sqliteStore) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
@@ -75,13 +75,14 @@ func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 		u := &UTXO{}
 		var chainS, created, amount, addrs string
 		var by, on sql.NullString
-		var sh, stime sql.NullInt64
+		var sh, stime, ended sql.NullInt64
 		if err := rows.Scan(&u.ID, &chainS, &created, &u.TxID, &u.OutputIndex, &u.AssetID, &amount, &u.Locktime, &u.Threshold, &addrs,
 			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &u.Reward, &u.EmittedBy, &by, &on, &sh, &stime,
-			&u.StakeEnded, &u.Paid); err != nil {
+			&ended, &u.Paid); err != nil {
 			return nil, err
 		}
 		u.Chain, u.CreatedOn, u.Addresses = avanet.Chain(chainS), avanet.Chain(created), splitAddrs(addrs)
+		u.StakeEnded, u.StakeEndedTime = ended.Valid, ended.Int64
 		var err error
 		if u.Amount, err = strconv.ParseUint(amount, 10, 64); err != nil {
 			return nil, fmt.Errorf("pindex: utxo %s amount %q: %w", u.ID, amount, err)

@@ -12,8 +12,8 @@ import (
 // NodeMethods returns the node methods of a devnet presented as network
 // (NodeView's): the info.* and avm.* methods over its NodeView, the
 // platform.* methods node.PlatformMethods answers from its index, and the
-// P-Chain's and the C-Chain's atomic writes, which answer that the devnet
-// takes no transactions.
+// X-Chain's, the P-Chain's and the C-Chain's atomic writes, which answer
+// that the devnet takes no transactions.
 func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error) {
 	v, err := NodeView(w, network)
 	if err != nil {
@@ -23,7 +23,7 @@ func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error
 	for name, m := range node.PlatformMethods(w.Index(), v.Assets[0].ID) {
 		methods[name] = m
 	}
-	for _, name := range []string{"platform.issueTx", "avax.issueTx"} {
+	for _, name := range []string{"avm.issueTx", "platform.issueTx", "avax.issueTx"} {
 		methods[name] = noTransactions(name)
 	}
 	return methods, nil

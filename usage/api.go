@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/avaedge/avaedge/apierror"
@@ -27,7 +26,7 @@ func (u *Meter) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route
 	case opUsage:
 		body, err = u.usageMetrics(ctx, v, caller)
 	case opLogs:
-		body, err = u.apiLogs(ctx, v, caller)
+		body, err = u.logsPage(ctx, v, caller)
 	case opSubnetRPC, opRPC:
 		body, err = u.subnetRPC(ctx, v, caller)
 	case opPrimaryRPC:
@@ -44,20 +43,13 @@ func (u *Meter) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route
 		u.log.Warn("usage: reading the usage store failed", "route", rt.Name, "err", err)
 		apierror.Write(w, http.StatusServiceUnavailable, "usage is unavailable right now: its store is not answering")
 	default:
-		if a, ok := body.(*logsAnswer); ok {
-			b := answerBufs.Get().(*[]byte)
-			*b = a.appendJSON((*b)[:0])
-			apierror.WriteOKJSON(w, *b)
-			answerBufs.Put(b)
+		if b, ok := body.(encodedPage); ok {
+			apierror.WriteOKJSON(w, b)
 			return
 		}
 		apierror.WriteOK(w, body)
 	}
 }
-
-// answerBufs hold encoded apiLogs pages (up to about 100 KB) between
-// calls: a Write does not keep the bytes it is given.
-var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // badRequest is a parameter the route's rules could not check (a page
 // token), answered 400.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/avaedge/avaedge/catalog"
 )
@@ -31,6 +33,51 @@ const logScan = 2048
 // logChunk is how many lines a filtered call reads from the store at once.
 const logChunk = 256
 
+// encodedPage is an apiLogs page as its answer's JSON, shared read-only by
+// the calls that asked for it at once.
+type encodedPage []byte
+
+// logsPage answers an apiLogs call. Calls asking for the same page of the
+// same key at once share one read of the store and one encoding, as a
+// cache's request collapsing does (nginx's proxy_cache_lock, Varnish's
+// waiting list): a key's callers at once cost Redis and the edge one page
+// each distinct page, however many they are, and each is still admitted
+// and charged on its own. A joining call gets what was read after it was
+// asked, as a call of its own would have. The read runs on its own
+// deadline, so the first caller leaving does not fail the others.
+func (u *Meter) logsPage(ctx context.Context, v catalog.Values, c Caller) (encodedPage, error) {
+	ch := u.pages.DoChan(pageKey(v, c), func() (any, error) {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		a, err := u.apiLogs(rctx, v, c)
+		if err != nil {
+			return nil, err
+		}
+		return encodedPage(a.appendJSON(nil)), nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(encodedPage), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// pageKey names a page: the caller and its validated parameters, in
+// order, each quoted (no two pages share a name).
+func pageKey(v catalog.Values, c Caller) string {
+	b := strconv.AppendQuote(nil, c.Identity)
+	b = strconv.AppendQuote(b, c.KeyID)
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		b = strconv.AppendQuote(b, k)
+		b = strconv.AppendQuote(b, v[k])
+	}
+	return string(b)
+}
+
 // apiLogs pages through the caller's log lines in the range, newest first.
 // A page token names the last line of the page before (its time and id):
 // the store reads from there on, so a page costs what it holds, not the
@@ -38,7 +85,7 @@ const logChunk = 256
 // a filter a page is one read of pageSize+1 lines; with one, the lines are
 // read logChunk at a time until the page is full, the log ends or logScan
 // lines were examined (then the token names the last line examined).
-func (u *Meter) apiLogs(ctx context.Context, v catalog.Values, c Caller) (any, error) {
+func (u *Meter) apiLogs(ctx context.Context, v catalog.Values, c Caller) (*logsAnswer, error) {
 	out := &logsAnswer{orgID: c.KeyID}
 	var after *logLine
 	if v.Has("pageToken") {

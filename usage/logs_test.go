@@ -4,13 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/redistest"
 )
 
@@ -282,4 +287,94 @@ func TestAppendLog(t *testing.T) {
 	if got := string(appendLog(nil, key, &old)); got != want {
 		t.Fatalf("a line stored whole = %s; want it as it is", got)
 	}
+}
+
+// gatedStore holds every logs read until open is closed, counting them.
+type gatedStore struct {
+	store
+	open  chan struct{}
+	reads atomic.Int32
+}
+
+func (g *gatedStore) logs(ctx context.Context, identity string, q logQuery) ([]logLine, error) {
+	g.reads.Add(1)
+	select {
+	case <-g.open:
+		return g.store.logs(ctx, identity, q)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestLogsPageCollapsed (issue 35): calls asking for the same page of the
+// same key at once share one read of the store and get the same bytes; a
+// caller that leaves does not fail the others; another page, or another
+// key's, is read on its own.
+func TestLogsPageCollapsed(t *testing.T) {
+	clk := &clock{t: t0.Add(2 * time.Minute)}
+	m := stores(t, clk)["memory"]()
+	logLines(t, m, 300)
+	gs := &gatedStore{store: m.store, open: make(chan struct{})}
+	m.store = gs
+	const callers = 20
+	r := httptest.NewRequest(http.MethodGet, "/v1/apiLogs?pageSize=100", nil)
+	vals := catalog.Values{"pageSize": "100"}
+	alice := Caller{Identity: "key:alice", KeyID: "alice"}
+	bodies := make([]string, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() {
+			w := httptest.NewRecorder()
+			m.Answer(w, r, logsRoute(t), vals, alice)
+			bodies[i] = fmt.Sprint(w.Code, " ", w.Body.String())
+		})
+	}
+	// One caller that leaves while the read is held.
+	gone, cancel := context.WithCancel(context.Background())
+	left := make(chan int)
+	go func() {
+		w := httptest.NewRecorder()
+		m.Answer(w, r.WithContext(gone), logsRoute(t), vals, alice)
+		left <- w.Code
+	}()
+	for gs.reads.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // the others join the read held
+	cancel()
+	if code := <-left; code != http.StatusServiceUnavailable {
+		t.Errorf("the caller that left got %d; want 503 (its context ended)", code)
+	}
+	close(gs.open)
+	wg.Wait()
+	if n := gs.reads.Load(); n != 1 {
+		t.Errorf("%d callers at once read the store %d times; want once", callers+1, n)
+	}
+	if !strings.HasPrefix(bodies[0], `200 {"nextPageToken":`) || strings.Count(bodies[0], `"logId"`) != 100 {
+		t.Fatalf("answer %.200s; want 200 and a page of 100 lines", bodies[0])
+	}
+	for i, b := range bodies {
+		if b != bodies[0] {
+			t.Fatalf("caller %d got %.200s; want the same page as caller 0", i, b)
+		}
+	}
+	// Another page, and another key's first page: a read each.
+	var next struct{ NextPageToken string }
+	json.Unmarshal([]byte(strings.TrimPrefix(bodies[0], "200 ")), &next)
+	askAs(t, m, opLogs, alice, url.Values{"pageSize": {"100"}, "pageToken": {next.NextPageToken}})
+	askAs(t, m, opLogs, Caller{Identity: "key:bob", KeyID: "bob"}, url.Values{"pageSize": {"100"}})
+	if n := gs.reads.Load(); n != 3 {
+		t.Errorf("the store was read %d times after two other pages; want 3", n)
+	}
+}
+
+// logsRoute is the apiLogs route.
+func logsRoute(t *testing.T) *catalog.Route {
+	for _, r := range Routes() {
+		if r.Name == opLogs {
+			return &r
+		}
+	}
+	t.Fatal("no apiLogs route")
+	return nil
 }

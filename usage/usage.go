@@ -23,6 +23,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/avaedge/avaedge/catalog"
 )
@@ -146,6 +147,8 @@ type Meter struct {
 	store  store
 	m      *metrics
 	log    *slog.Logger
+	// pages collapses concurrent reads of one apiLogs page (logsPage).
+	pages singleflight.Group
 	// replica names this process's batches in Redis, so a retried batch is
 	// applied once.
 	replica string

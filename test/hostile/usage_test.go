@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -283,12 +284,63 @@ func TestUsageLogsPageBounded(t *testing.T) {
 			t.Errorf("while the log was read the edge logged %q %d times; want never", s, n)
 		}
 	}
+	distinctPages(t, e, rdb, client, callers, pages)
+	for _, s := range failing {
+		if n := e.LogCount(s) - before[s]; n != 0 {
+			t.Errorf("while distinct pages were read the edge logged %q %d times; want never", s, n)
+		}
+	}
 	if t.Failed() {
 		for _, l := range strings.Split(e.Log(), "\n") {
 			if strings.Contains(l, "redis") {
 				t.Log(l)
 			}
 		}
+	}
+}
+
+// distinctPages has callers ask for pages of key-0's log at once that no
+// read can share (caller c asks for pages 10c to 10c+9, from tokens one
+// caller collected first, untimed), and judges them by work as
+// TestUsageLogsPageBounded does, logging their p99.
+func distinctPages(t *testing.T, e *Edge, rdb *redis.Client, client *http.Client, callers, pages int) {
+	t.Helper()
+	bodies, _, err := pageLogs(client, e.URL, "key-0", callers*pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := make([]string, len(bodies))
+	for i, b := range bodies {
+		_, rest, _ := bytes.Cut(b, []byte(`"nextPageToken":"`))
+		tok, _, _ := bytes.Cut(rest, []byte(`"`))
+		tokens[i] = string(tok)
+	}
+	if err := rdb.ConfigResetStat(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cpu0 := cpuTime(t, e)
+	took := make([][]time.Duration, callers)
+	var wg sync.WaitGroup
+	for c := range callers {
+		wg.Go(func() {
+			for p := range pages {
+				code, d, err := timedGet(context.Background(), client, e.URL+"/v1/apiLogs?pageSize=100&pageToken="+tokens[c*pages+p], "key-0")
+				if err != nil || code != 200 {
+					t.Errorf("caller %d, page %d: %d (%v)", c, p, code, err)
+				}
+				took[c] = append(took[c], d)
+			}
+		})
+	}
+	wg.Wait()
+	cpu := (cpuTime(t, e) - cpu0) / time.Duration(callers*pages)
+	stats := total(commandStats(t, rdb))
+	perPage := time.Duration(stats.usec/int64(callers*pages)) * time.Microsecond
+	all := slices.Concat(took...)
+	t.Logf("%d distinct pages, %d callers at once: p50 %s, p99 %s, max %s; edge CPU %v a page; Redis %v a page",
+		len(all), callers, ms(quantile(all, .5)), ms(quantile(all, .99)), ms(quantile(all, 1)), cpu, perPage)
+	if cpu > 5*time.Millisecond || perPage > time.Millisecond {
+		t.Errorf("a distinct apiLogs page cost the edge %v of CPU and Redis %v; want at most 5ms and 1ms", cpu, perPage)
 	}
 }
 

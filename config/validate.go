@@ -281,6 +281,13 @@ func (v *validator) local(l *Local) {
 	if l.Node != "" && !httpURL(l.Node) {
 		v.bad("local.node", "%q is not an http(s) URL", l.Node)
 	}
+	if l.IndexURL != "" {
+		if err := indexURL(l.IndexURL); err != nil {
+			v.bad("local.index_url", "%v", err)
+		} else {
+			v.bad("local.index_url", "the PostgreSQL index store is not built yet; leave it unset to keep the index in SQLite in the data directory")
+		}
+	}
 	for _, n := range l.Networks {
 		if !slices.Contains(catalog.Networks, n) {
 			v.bad("local.networks", "%q is not one of mainnet, fuji, testnet", n)
@@ -296,6 +303,22 @@ func (v *validator) local(l *Local) {
 			v.bad(field+".rpc", "%q is not a URL", ch.RPC)
 		}
 	}
+}
+
+// indexURL checks a local.index_url: a postgres:// or postgresql:// URL
+// with a host. Its error never repeats the URL's password.
+func indexURL(s string) error {
+	pu, err := url.Parse(s)
+	if err != nil {
+		return errors.New("is not a URL; give postgres://user:password@host:port/database")
+	}
+	if pu.Scheme != "postgres" && pu.Scheme != "postgresql" {
+		return fmt.Errorf("%q is not a postgres:// URL (scheme %q); give postgres://user:password@host:port/database", pu.Redacted(), pu.Scheme)
+	}
+	if pu.Host == "" {
+		return fmt.Errorf("%q names no host; give postgres://user:password@host:port/database", pu.Redacted())
+	}
+	return nil
 }
 
 // RedisAddrs parses the Redis setting: one redis:// (or rediss://) URL, or a

@@ -245,6 +245,8 @@ log_level: debug
 		{"local.evm_chains.rpc", w.local.EVMChains[0].RPC, evmNode.URL},
 		{"local.evm_chains.start_block", w.local.EVMChains[0].StartBlock, uint64(7)},
 		{"local.disable_dev_chain", w.local.DisableDevChain, true},
+		// Not built yet: the field is read and refused at startup, saying so.
+		{"local.index_url", indexURLRefused(t, path), true},
 		{"tls.domains", tlsOpts.Domains, []string{"edge.example"}},
 		{"tls.email", tlsOpts.Email, "ops@edge.example"},
 		{"tls.ca", tlsOpts.CA, "https://ca.example/dir"},
@@ -313,4 +315,18 @@ func yamlFields(t reflect.Type, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// indexURLRefused reports whether the config file at path, with
+// AVAEDGE_INDEX_URL set to a valid postgres:// URL, is refused at startup
+// saying the PostgreSQL index store is not built yet.
+func indexURLRefused(t *testing.T, path string) bool {
+	_, err := config.Load(path, func(k string) string {
+		if k == "AVAEDGE_INDEX_URL" {
+			return "postgres://avaedge@db.example:5432/avaedge"
+		}
+		return ""
+	})
+	t.Logf("with local.index_url: %v", err)
+	return err != nil && strings.Contains(err.Error(), "local.index_url: the PostgreSQL index store is not built yet")
 }

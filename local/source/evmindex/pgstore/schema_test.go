@@ -53,22 +53,19 @@ func TestSchemaMatchesSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lite.Close()
-	want := columns(t, func() (*sql.Rows, error) {
-		return lite.Query(`SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type='table'`)
-	})
-	rows, err := c.Query(ctx, `SELECT table_name, column_name FROM information_schema.columns
+	liteRows, err := lite.Query(`SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type='table'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer liteRows.Close()
+	want := columns(t, liteRows)
+	pgRows, err := c.Query(ctx, `SELECT table_name, column_name FROM information_schema.columns
 		WHERE table_schema='public' AND table_name <> 'avaedge_schema'`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]string{}
-	for rows.Next() {
-		var tbl, col string
-		if err := rows.Scan(&tbl, &col); err != nil {
-			t.Fatal(err)
-		}
-		got[tbl] = append(got[tbl], col)
-	}
+	defer pgRows.Close()
+	got := columns(t, pgRows)
 	if len(want) < 20 {
 		t.Fatalf("the SQLite store has %d tables; the test reads its schema wrong", len(want))
 	}
@@ -87,13 +84,12 @@ func TestSchemaMatchesSQLite(t *testing.T) {
 	}
 }
 
-func columns(t *testing.T, q func() (*sql.Rows, error)) map[string][]string {
+// columns reads rows of (table, column) into each table's columns.
+func columns(t *testing.T, rows interface {
+	Next() bool
+	Scan(...any) error
+}) map[string][]string {
 	t.Helper()
-	rows, err := q()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	out := map[string][]string{}
 	for rows.Next() {
 		var tbl, col string
@@ -126,8 +122,8 @@ func TestKeysetPages(t *testing.T) {
 			ORDER BY seq DESC LIMIT 10`,
 		"a collection's tokens": `SELECT token_id FROM collection_tokens WHERE chain_id=1 AND contract='\x01' AND first_seq > 5
 			ORDER BY first_seq LIMIT 10`,
-		"a deployer's contracts": `SELECT address FROM contracts WHERE chain_id=1 AND origin='\x01' AND seq < 99 ORDER BY seq DESC LIMIT 10`,
-		"latest blocks": `SELECT number FROM blocks WHERE chain_id=1 AND number < 99 ORDER BY number DESC LIMIT 10`,
+		"a deployer's contracts":    `SELECT address FROM contracts WHERE chain_id=1 AND origin='\x01' AND seq < 99 ORDER BY seq DESC LIMIT 10`,
+		"latest blocks":             `SELECT number FROM blocks WHERE chain_id=1 AND number < 99 ORDER BY number DESC LIMIT 10`,
 		"ICM messages from a chain": `SELECT message_id FROM icm_messages WHERE src_chain='\x01' AND ord < 99 ORDER BY ord DESC LIMIT 10`,
 	}
 	for name, q := range pages {

@@ -53,7 +53,7 @@ func benchCollection(i int) common.Address {
 
 // buildFixture writes the benchmark's world into ix in transactions of
 // 10,000 blocks, through the indexer's own write path.
-func buildFixture(b *testing.B, ix *evmindex.Index, n int) {
+func buildFixture(b testing.TB, ix *evmindex.Index, n int) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(fixtureSeed, fixtureSeed))
 	pick := func() common.Address {

@@ -3,8 +3,9 @@
 // lease (local/lease), many readers.
 //
 // Built so far: the schema, version 1 of the component "evmindex" in
-// avaedge_schema (local/pgschema). The Store itself (evmindex.Store's
-// Writer and Reader) is not built yet.
+// avaedge_schema (local/pgschema), and the Writer (evmindex.Writer but
+// Rollback): the follower's writes, pipelined. Rollback and the Reader are
+// not built yet, so the store is not wired (local.index_url is refused).
 package pgstore
 
 import (

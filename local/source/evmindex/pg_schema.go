@@ -1,12 +1,4 @@
-// Package pgstore is the EVM index's PostgreSQL store, for a fleet of
-// replicas sharing one index (local.index_url): one writer, elected by a
-// lease (local/lease), many readers.
-//
-// Built so far: the schema, version 1 of the component "evmindex" in
-// avaedge_schema (local/pgschema), and the Writer (evmindex.Writer but
-// Rollback): the follower's writes, pipelined. Rollback and the Reader are
-// not built yet, so the store is not wired (local.index_url is refused).
-package pgstore
+package evmindex
 
 import (
 	"context"
@@ -15,10 +7,10 @@ import (
 	"github.com/avaedge/avaedge/local/pgschema"
 )
 
-// Component names the EVM index's schema in avaedge_schema.
-const Component = "evmindex"
+// pgComponent names the EVM index's schema in avaedge_schema.
+const pgComponent = "evmindex"
 
-// versions are the store's schema versions; versions[i] makes version i+1.
+// pgVersions are the PostgreSQL store's schema versions; pgVersions[i] makes version i+1.
 //
 // Version 1 holds what the SQLite store's version 3 holds (sqlite_schema.go
 // in evmindex documents each table), in PostgreSQL's types: addresses and
@@ -32,7 +24,7 @@ const Component = "evmindex"
 // address_txs, transfers and address_transfers by chain_id (LIST), then by
 // block_number ranges, once a chain's tables outgrow a single B-tree's
 // cache.
-var versions = []pgschema.Version{{
+var pgVersions = []pgschema.Version{{
 	`CREATE TABLE chains (
 		chain_id bigint PRIMARY KEY,
 		start_block bigint NOT NULL,
@@ -264,18 +256,18 @@ var versions = []pgschema.Version{{
 	)`,
 }}
 
-// Migrate brings the database's EVM index schema to the version this
+// MigratePostgres brings the database's EVM index schema to the version this
 // avaedge knows: the writer calls it, holding the lease. It refuses a newer
 // schema (pgschema.ErrNewer).
-func Migrate(ctx context.Context, c pgschema.Conn, log *slog.Logger) error {
-	_, err := pgschema.Migrate(ctx, c, Component, versions, log)
+func MigratePostgres(ctx context.Context, c pgschema.Conn, log *slog.Logger) error {
+	_, err := pgschema.Migrate(ctx, c, pgComponent, pgVersions, log)
 	return err
 }
 
-// Check is a reader's check of the schema: nil when it is the version this
+// CheckPostgres is a reader's check of the schema: nil when it is the version this
 // avaedge knows, pgschema.ErrNewer when a newer avaedge migrated it (the
 // reader must not read it; the error says so, for the log),
 // pgschema.ErrBehind while the writer has not migrated it yet.
-func Check(ctx context.Context, q pgschema.Querier) error {
-	return pgschema.Check(ctx, q, Component, len(versions))
+func CheckPostgres(ctx context.Context, q pgschema.Querier) error {
+	return pgschema.Check(ctx, q, pgComponent, len(pgVersions))
 }

@@ -1,4 +1,4 @@
-package pgstore
+package evmindex
 
 import (
 	"context"
@@ -10,11 +10,9 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
 
 	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/pgschema"
-	"github.com/avaedge/avaedge/local/source/evmindex"
 )
 
 func migrated(t *testing.T) *pgx.Conn {
@@ -25,10 +23,10 @@ func migrated(t *testing.T) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(ctx) })
-	if err := Check(ctx, c); !errors.Is(err, pgschema.ErrBehind) {
+	if err := CheckPostgres(ctx, c); !errors.Is(err, pgschema.ErrBehind) {
 		t.Fatalf("Check before Migrate: %v; want ErrBehind", err)
 	}
-	if err := Migrate(ctx, c, nil); err != nil {
+	if err := MigratePostgres(ctx, c, nil); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -39,11 +37,11 @@ func migrated(t *testing.T) *pgx.Conn {
 func TestSchemaMatchesSQLite(t *testing.T) {
 	ctx := context.Background()
 	c := migrated(t)
-	if err := Check(ctx, c); err != nil {
+	if err := CheckPostgres(ctx, c); err != nil {
 		t.Fatalf("Check after Migrate: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "evmindex.db")
-	ix, err := evmindex.Open(ctx, evmindex.Options{Path: path})
+	ix, err := Open(ctx, Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}

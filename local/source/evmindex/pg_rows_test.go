@@ -3,7 +3,6 @@ package evmindex_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -14,19 +13,7 @@ import (
 
 	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/source/evmindex"
-	"github.com/avaedge/avaedge/local/source/evmindex/pgstore"
 )
-
-// pgWriter is a Store whose writes go to PostgreSQL (pgstore.Writer). Its
-// reads and rollbacks are not built yet: the test writes only.
-type pgWriter struct {
-	*pgstore.Writer
-	evmindex.Reader // nil: never read
-}
-
-func (pgWriter) Rollback(context.Context, uint64, uint64) error {
-	return errors.New("pgstore: rollback not built yet")
-}
 
 // TestPostgresWritesSQLiteRows: the route benchmark's world (native and
 // ERC-20 transfers, NFT mints, a factory's internal transactions and
@@ -36,11 +23,11 @@ func (pgWriter) Rollback(context.Context, uint64, uint64) error {
 func TestPostgresWritesSQLiteRows(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Start(t).Database()
-	w, err := pgstore.OpenWriter(ctx, url, nil)
+	st, err := evmindex.OpenPostgres(ctx, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, err := evmindex.Open(ctx, evmindex.Options{Store: pgWriter{Writer: w}})
+	pg, err := evmindex.Open(ctx, evmindex.Options{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package pgstore
+package evmindex
 
 import (
 	"context"
@@ -8,35 +8,33 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/avaedge/avaedge/local/source/evmindex"
 )
 
-// batchSize is how many statements one round trip sends.
-const batchSize = 2000
+// pgBatchSize is how many statements one round trip sends.
+const pgBatchSize = 2000
 
-// batch is the store's evmindex.Batch: one transaction whose statements
-// are queued and sent batchSize at a time (pipelined), in order; a read
+// pgBatch is the PostgreSQL store's Batch: one transaction whose statements
+// are queued and sent pgBatchSize at a time (pipelined), in order; a read
 // sends what is queued first. A statement's error is returned by the
 // method that sends it, at the latest by Write.
-type batch struct {
-	w       *Writer
+type pgBatch struct {
+	st      *pgStore
 	tx      pgx.Tx
 	ctx     context.Context
 	chainID int64
 	q       pgx.Batch
 }
 
-func (b *batch) queue(sql string, args ...any) error {
+func (b *pgBatch) queue(sql string, args ...any) error {
 	b.q.Queue(sql, args...)
-	if b.q.Len() >= batchSize {
+	if b.q.Len() >= pgBatchSize {
 		return b.flush()
 	}
 	return nil
 }
 
 // flush sends the queued statements.
-func (b *batch) flush() error {
+func (b *pgBatch) flush() error {
 	if b.q.Len() == 0 {
 		return nil
 	}
@@ -45,12 +43,12 @@ func (b *batch) flush() error {
 	return err
 }
 
-func (b *batch) Token(t *evmindex.Token) error {
+func (b *pgBatch) Token(t *Token) error {
 	return b.queue(`INSERT INTO tokens (chain_id, address, kind, name, symbol, decimals) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING`,
 		b.chainID, t.Address.Bytes(), int16(t.Kind), t.Name, t.Symbol, int16(t.Decimals))
 }
 
-func (b *batch) Block(bl *evmindex.Block, feesSpent *big.Int, cumTxs uint64) error {
+func (b *pgBatch) Block(bl *Block, feesSpent *big.Int, cumTxs uint64) error {
 	baseFee := bl.BaseFee
 	if baseFee == nil {
 		baseFee = new(big.Int)
@@ -62,7 +60,7 @@ func (b *batch) Block(bl *evmindex.Block, feesSpent *big.Int, cumTxs uint64) err
 		b.chainID, bl.Number, bl.Hash.Bytes(), bl.ParentHash.Bytes(), bl.Timestamp, len(bl.Txs), bl.GasUsed, bl.GasLimit, num(baseFee), num(feesSpent), cumTxs)
 }
 
-func (b *batch) Tx(block uint64, t *evmindex.TxRow) error {
+func (b *pgBatch) Tx(block uint64, t *TxRow) error {
 	var to []byte
 	if t.To != nil {
 		to = t.To.Bytes()
@@ -85,7 +83,7 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-func (b *batch) Transfer(block uint64, seq int64, t *evmindex.Transfer) error {
+func (b *pgBatch) Transfer(block uint64, seq int64, t *Transfer) error {
 	var id []byte
 	if t.TokenID != nil {
 		id = idBytes(t.TokenID)
@@ -106,13 +104,13 @@ func (b *batch) Transfer(block uint64, seq int64, t *evmindex.Transfer) error {
 			}
 		}
 	}
-	if t.Kind != evmindex.ERC20 {
+	if t.Kind != ERC20 {
 		if err := b.queue(`INSERT INTO collection_tokens (chain_id, contract, token_id, first_seq) VALUES ($1,$2,$3,$4) ON CONFLICT DO NOTHING`,
 			b.chainID, t.Contract.Bytes(), id, seq); err != nil {
 			return err
 		}
 	}
-	if t.Kind != evmindex.ERC721 {
+	if t.Kind != ERC721 {
 		return nil
 	}
 	if t.To == (common.Address{}) {
@@ -125,7 +123,7 @@ func (b *batch) Transfer(block uint64, seq int64, t *evmindex.Transfer) error {
 // Balances adds the changes in the database (an upsert adding the delta);
 // a balance that reaches zero is deleted. An ERC-1155 holding keeps its
 // last transfer (seq) unless the change has none.
-func (b *batch) Balances(changes []evmindex.BalanceChange) error {
+func (b *pgBatch) Balances(changes []BalanceChange) error {
 	for i := range changes {
 		c := &changes[i]
 		if c.Delta.Sign() == 0 {
@@ -153,12 +151,12 @@ func (b *batch) Balances(changes []evmindex.BalanceChange) error {
 	return nil
 }
 
-func (b *batch) Contract(block uint64, seq int64, c *evmindex.Creation, origin common.Address) error {
+func (b *pgBatch) Contract(block uint64, seq int64, c *Creation, origin common.Address) error {
 	return b.queue(`INSERT INTO contracts (chain_id, address, tx_hash, block_number, deployer, kind, origin, seq) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)
 		ON CONFLICT DO NOTHING`, b.chainID, c.Address.Bytes(), c.TxHash.Bytes(), block, c.Deployer.Bytes(), string(c.Kind), origin.Bytes(), seq)
 }
 
-func (b *batch) Frame(block uint64, f *evmindex.Frame) error {
+func (b *pgBatch) Frame(block uint64, f *Frame) error {
 	return b.queue(`INSERT INTO internal_txs (chain_id, tx_hash, idx, block_number, type, from_addr, to_addr, value, gas, gas_used, reverted)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT (chain_id, tx_hash, idx) DO UPDATE SET block_number=EXCLUDED.block_number,
 		type=EXCLUDED.type, from_addr=EXCLUDED.from_addr, to_addr=EXCLUDED.to_addr, value=EXCLUDED.value, gas=EXCLUDED.gas,
@@ -166,37 +164,33 @@ func (b *batch) Frame(block uint64, f *evmindex.Frame) error {
 		b.chainID, f.TxHash.Bytes(), f.Idx, block, f.Type, f.From.Bytes(), f.To.Bytes(), num(f.Value), f.Gas, f.GasUsed, f.Reverted)
 }
 
-func (b *batch) Untraced(block uint64, reason string) error {
+func (b *pgBatch) Untraced(block uint64, reason string) error {
 	return b.queue(`INSERT INTO untraced_blocks (chain_id, number, reason) VALUES ($1,$2,$3)
 		ON CONFLICT (chain_id, number) DO UPDATE SET reason=EXCLUDED.reason`, b.chainID, block, reason)
 }
 
-func (b *batch) Party(block uint64, addr common.Address, txIndex uint, native, spam bool) error {
+func (b *pgBatch) Party(block uint64, addr common.Address, txIndex uint, native, spam bool) error {
 	return b.queue(`INSERT INTO address_txs AS a (chain_id, address, block_number, tx_index, native, spam) VALUES ($1,$2,$3,$4,$5,$6)
 		ON CONFLICT (chain_id, address, block_number, tx_index) DO UPDATE SET native = a.native OR EXCLUDED.native, spam = a.spam AND EXCLUDED.spam`,
 		b.chainID, addr.Bytes(), block, int64(txIndex), native, spam)
 }
 
-func (b *batch) AddressFrame(addr common.Address, seq int64, tx common.Hash, idx int) error {
+func (b *pgBatch) AddressFrame(addr common.Address, seq int64, tx common.Hash, idx int) error {
 	return b.queue(`INSERT INTO address_internals (chain_id, address, seq, tx_hash, idx) VALUES ($1,$2,$3,$4,$5) ON CONFLICT DO NOTHING`,
 		b.chainID, addr.Bytes(), seq, tx.Bytes(), idx)
 }
 
-func (b *batch) Teleporter(block uint64, e *evmindex.TeleporterEvent) error {
+func (b *pgBatch) Teleporter(block uint64, e *TeleporterEvent) error {
 	return b.queue(`INSERT INTO teleporter_messages (chain_id, tx_hash, log_index, block_number, message_id, direction, other_chain)
 		VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number=EXCLUDED.block_number,
 		message_id=EXCLUDED.message_id, direction=EXCLUDED.direction, other_chain=EXCLUDED.other_chain`,
 		b.chainID, e.TxHash.Bytes(), int64(e.LogIndex), block, e.MessageID.Bytes(), int16(e.Direction), e.OtherChain.Bytes())
 }
 
-// icmOrd is a message's listing position: its block's time, then the order
-// the index learned of it (as the SQLite store numbers it).
-func icmOrd(ts uint64, seq uint32) int64 { return int64(ts<<32 | uint64(seq)) }
-
 // ICMEvent stores the event; a send or receive also carries the listing's
 // columns and upserts its message's row, at the next ord: a send decides
 // the row, a receive makes it only while no send is stored.
-func (b *batch) ICMEvent(block, ts uint64, e *evmindex.ICMEvent, src, dst common.Hash) error {
+func (b *pgBatch) ICMEvent(block, ts uint64, e *ICMEvent, src, dst common.Hash) error {
 	var id, chain, party, srcV, dstV, sender, recipient []byte
 	if e.MessageID != (common.Hash{}) {
 		id = e.MessageID.Bytes()
@@ -209,11 +203,11 @@ func (b *batch) ICMEvent(block, ts uint64, e *evmindex.ICMEvent, src, dst common
 	}
 	var up string
 	switch e.Kind {
-	case evmindex.ICMSend:
+	case ICMSend:
 		up = `INSERT INTO icm_messages (message_id, ord, src_chain, dst_chain, sender, recipient) VALUES ($1,$2,$3,$4,$5,$6)
 			ON CONFLICT (message_id) DO UPDATE SET ord=EXCLUDED.ord, src_chain=EXCLUDED.src_chain, dst_chain=EXCLUDED.dst_chain,
 			sender=EXCLUDED.sender, recipient=EXCLUDED.recipient`
-	case evmindex.ICMReceive:
+	case ICMReceive:
 		up = `INSERT INTO icm_messages (message_id, ord, src_chain, dst_chain, sender, recipient) VALUES ($1,$2,$3,$4,$5,$6)
 			ON CONFLICT (message_id) DO NOTHING`
 	}
@@ -232,16 +226,16 @@ func (b *batch) ICMEvent(block, ts uint64, e *evmindex.ICMEvent, src, dst common
 	if up == "" {
 		return nil
 	}
-	b.w.icmSeq++
-	return b.queue(up, id, icmOrd(ts, b.w.icmSeq), srcV, dstV, sender, recipient)
+	b.st.icmSeq++
+	return b.queue(up, id, icmOrd(ts, b.st.icmSeq), srcV, dstV, sender, recipient)
 }
 
-func (b *batch) NativeBalance(block uint64, addr common.Address, balance *big.Int) error {
+func (b *pgBatch) NativeBalance(block uint64, addr common.Address, balance *big.Int) error {
 	return b.queue(`INSERT INTO native_balances (chain_id, address, block, balance) VALUES ($1,$2,$3,$4)
 		ON CONFLICT (chain_id, address, block) DO UPDATE SET balance=EXCLUDED.balance`, b.chainID, addr.Bytes(), block, num(balance))
 }
 
-func (b *batch) BlockTime(number uint64) (common.Hash, uint64, bool, error) {
+func (b *pgBatch) BlockTime(number uint64) (common.Hash, uint64, bool, error) {
 	if err := b.flush(); err != nil {
 		return common.Hash{}, 0, false, err
 	}
@@ -257,7 +251,7 @@ func (b *batch) BlockTime(number uint64) (common.Hash, uint64, bool, error) {
 	return common.BytesToHash(hash), ts, true, nil
 }
 
-func (b *batch) ICMBackfilled(next uint64, done bool) error {
+func (b *pgBatch) ICMBackfilled(next uint64, done bool) error {
 	if done {
 		return b.queue(`DELETE FROM icm_backfill WHERE chain_id=$1`, b.chainID)
 	}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -73,6 +74,15 @@ func version(binDir string) int {
 // is not installed, unless it is required.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	s := newServer(t)
+	t.Cleanup(s.Stop)
+	t.Cleanup(func() { os.RemoveAll(s.dir) })
+	s.start()
+	return s
+}
+
+func newServer(t testing.TB) *Server {
+	t.Helper()
 	bin, err := binDir()
 	if err != nil {
 		if Required() {
@@ -84,9 +94,40 @@ func Start(t testing.TB) *Server {
 	if err := s.init(); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	t.Cleanup(s.Stop)
-	s.start()
 	return s
+}
+
+// shared is the server Shared starts once per test binary.
+var shared struct {
+	mu  sync.Mutex // guards srv
+	srv *Server
+}
+
+// Shared returns the test binary's shared server, started by its first
+// caller: tests take a fresh Database each. The package's TestMain must
+// call StopShared after m.Run, or the server outlives the tests.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.srv == nil {
+		s := newServer(t)
+		s.start()
+		shared.srv = s
+	}
+	return shared.srv
+}
+
+// StopShared stops the shared server, if one was started, and removes its
+// data.
+func StopShared() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if s := shared.srv; s != nil {
+		s.Stop()
+		os.RemoveAll(s.dir)
+		shared.srv = nil
+	}
 }
 
 // init makes the data directory, owned by the user the server runs as, and
@@ -98,7 +139,6 @@ func (s *Server) init() error {
 		return err
 	}
 	s.dir = dir
-	s.t.Cleanup(func() { os.RemoveAll(dir) })
 	if os.Geteuid() == 0 {
 		cred, err := unprivileged()
 		if err != nil {
@@ -220,19 +260,20 @@ func (s *Server) url(db string) string {
 // URL returns the postgres:// URL of the server's postgres database.
 func (s *Server) URL() string { return s.url("postgres") }
 
-// Database creates a fresh, empty database and returns its postgres:// URL.
-func (s *Server) Database() string {
-	s.t.Helper()
+// Database creates a fresh, empty database for t and returns its
+// postgres:// URL.
+func (s *Server) Database(t testing.TB) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := pgx.Connect(ctx, s.URL())
 	if err != nil {
-		s.t.Fatalf("pgtest: %v", err)
+		t.Fatalf("pgtest: %v", err)
 	}
 	defer c.Close(ctx)
 	name := "t" + strconv.FormatInt(s.dbs.Add(1), 10)
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		s.t.Fatalf("pgtest: create database: %v", err)
+		t.Fatalf("pgtest: create database: %v", err)
 	}
 	return s.url(name)
 }

@@ -12,7 +12,7 @@ import (
 func TestStart(t *testing.T) {
 	ctx := context.Background()
 	s := Start(t)
-	a, b := s.Database(), s.Database()
+	a, b := s.Database(t), s.Database(t)
 	if a == b {
 		t.Fatalf("two databases share the URL %s", a)
 	}

@@ -76,7 +76,7 @@ func leader(t *testing.T, es []*Elector, d time.Duration) *Elector {
 // stands by; when that one closes, the third takes over.
 func TestTakeover(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Start(t).Database()
+	url := pgtest.Start(t).Database(t)
 	reg := prometheus.NewRegistry()
 	m, err := NewMetrics(reg)
 	if err != nil {
@@ -140,7 +140,7 @@ func TestTakeover(t *testing.T) {
 // TestLeasesIndependent: leases of different names are held independently,
 // by one replica or by two.
 func TestLeasesIndependent(t *testing.T) {
-	url := pgtest.Start(t).Database()
+	url := pgtest.Start(t).Database(t)
 	a := start(t, url, "evmindex/1", 2, nil)
 	b := start(t, url, "evmindex/2", 2, nil)
 	leader(t, a, 10*time.Second)
@@ -151,7 +151,7 @@ func TestLeasesIndependent(t *testing.T) {
 // and the old holder's once its session is gone, fail with ErrNotHolder.
 func TestFence(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Start(t).Database()
+	url := pgtest.Start(t).Database(t)
 	// Checks a minute apart: the Electors never notice the loss below, only
 	// the fence can.
 	es := startEvery(t, url, "p", 2, nil, time.Minute)
@@ -200,7 +200,7 @@ func TestFence(t *testing.T) {
 func TestHolderProcess(t *testing.T) {
 	srv := pgtest.Start(t)
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
-		t.Run(sig.String(), func(t *testing.T) { holderProcess(t, srv.Database(), sig) })
+		t.Run(sig.String(), func(t *testing.T) { holderProcess(t, srv.Database(t), sig) })
 	}
 }
 

@@ -34,7 +34,7 @@ var versions = []Version{
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
 	srv := pgtest.Start(t)
-	c := connect(t, srv.Database())
+	c := connect(t, srv.Database(t))
 	if err := Check(ctx, c, "evmindex", 2); !errors.Is(err, ErrBehind) {
 		t.Fatalf("Check before any migration: %v; want ErrBehind", err)
 	}
@@ -75,7 +75,7 @@ func TestMigrate(t *testing.T) {
 // and the version before.
 func TestMigrateFails(t *testing.T) {
 	ctx := context.Background()
-	c := connect(t, pgtest.Start(t).Database())
+	c := connect(t, pgtest.Start(t).Database(t))
 	bad := []Version{versions[0], {`CREATE TABLE c (n bigint)`, `INSERT INTO nowhere VALUES (1)`}}
 	if _, err := Migrate(ctx, c, "x", bad, nil); err == nil {
 		t.Fatal("Migrate with a failing version succeeded")
@@ -93,7 +93,7 @@ func TestMigrateFails(t *testing.T) {
 // two components too.
 func TestMigrateTogether(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Start(t).Database()
+	url := pgtest.Start(t).Database(t)
 	var conns []*pgx.Conn
 	for range 4 {
 		conns = append(conns, connect(t, url))

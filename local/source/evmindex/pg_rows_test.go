@@ -22,7 +22,7 @@ import (
 // every table, value for value.
 func TestPostgresWritesSQLiteRows(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Start(t).Database()
+	url := pgtest.Start(t).Database(t)
 	st, err := evmindex.OpenPostgres(ctx, url, nil)
 	if err != nil {
 		t.Fatal(err)

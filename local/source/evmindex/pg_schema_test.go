@@ -18,7 +18,7 @@ import (
 func migrated(t *testing.T) *pgx.Conn {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, pgtest.Start(t).Database())
+	c, err := pgx.Connect(ctx, pgtest.Start(t).Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
@@ -133,14 +134,22 @@ func buildFixture(b testing.TB, ix *evmindex.Index, n int) {
 }
 
 // openFixture builds the benchmark's index in a temporary directory, which
-// the benchmark removes when it ends.
+// the benchmark removes when it ends; with EVMINDEX_BENCH_STORE=postgres,
+// in a PostgreSQL database of its own server (internal/pgtest).
 func openFixture(b *testing.B) (*evmindex.Index, int) {
 	n := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("EVMINDEX_BENCH_TXS")); err == nil && v > 0 {
 		n = v
 	}
-	dir := b.TempDir()
-	ix, err := evmindex.Open(context.Background(), evmindex.Options{Path: filepath.Join(dir, "index.db")})
+	opts := evmindex.Options{Path: filepath.Join(b.TempDir(), "index.db")}
+	if os.Getenv("EVMINDEX_BENCH_STORE") == "postgres" {
+		st, err := evmindex.OpenPostgres(context.Background(), pgtest.Start(b).Database(b), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Store = st
+	}
+	ix, err := evmindex.Open(context.Background(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

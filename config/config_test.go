@@ -196,9 +196,9 @@ func TestDefaultsApart(t *testing.T) {
 }
 
 // TestIndexURL: local.index_url (or AVAEDGE_INDEX_URL) must be a
-// postgres:// URL with a host, refused with an error naming the field and
-// never the password; a valid one is refused too, saying the PostgreSQL
-// store is not built yet. Unset keeps SQLite.
+// postgres:// URL with a host, beside a followed node (local.node); a bad
+// one is refused with an error naming the field and never the password.
+// Unset keeps SQLite.
 func TestIndexURL(t *testing.T) {
 	tests := []struct {
 		name, yaml, env string
@@ -208,7 +208,8 @@ func TestIndexURL(t *testing.T) {
 		{"bad scheme", "local:\n  index_url: mysql://u:hunter2@db:3306/x\n", "", `local.index_url: "mysql://u:xxxxx@db:3306/x" is not a postgres:// URL (scheme "mysql")`},
 		{"env, no host", "", "postgres:///avaedge", `local.index_url: "postgres:///avaedge" names no host`},
 		{"not a URL", "", "postgres://u:hunter2@db:port/x", "local.index_url: is not a URL"},
-		{"valid, not built yet", "", "postgresql://u:hunter2@db:5432/avaedge?sslmode=require", "local.index_url: the PostgreSQL index store is not built yet"},
+		{"valid, but no followed node", "", "postgresql://u:hunter2@db:5432/avaedge?sslmode=require", "local.index_url: needs local.node"},
+		{"valid, with a followed node", "local:\n  node: http://127.0.0.1:9650\n", "postgres://u:hunter2@db:5432/avaedge", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

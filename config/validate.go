@@ -284,8 +284,10 @@ func (v *validator) local(l *Local) {
 	if l.IndexURL != "" {
 		if err := indexURL(l.IndexURL); err != nil {
 			v.bad("local.index_url", "%v", err)
-		} else {
-			v.bad("local.index_url", "the PostgreSQL index store is not built yet; leave it unset to keep the index in SQLite in the data directory")
+		} else if l.Node == "" {
+			// The devnet's chains are each replica's own: there is no one
+			// network for a fleet to share.
+			v.bad("local.index_url", "needs local.node: only a followed network's index is shared")
 		}
 	}
 	for _, n := range l.Networks {

@@ -55,6 +55,13 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: opts, Registerer: o.Registerer, Logger: b.log,
 			OnBlock: feed.block, OnRollback: feed.rollback}
 		b.wired.evmInfos = e.infos
+		if o.IndexURL != "" {
+			st, err := evmindex.OpenPostgres(ctx, o.IndexURL, b.log)
+			if err != nil {
+				return nil, fmt.Errorf("evm index: %w", err)
+			}
+			b.wired.evmIndex.Store = st
+		}
 		ix, err := evmindex.Open(ctx, b.wired.evmIndex)
 		if err != nil {
 			return nil, fmt.Errorf("evm index: %w", err)
@@ -86,7 +93,16 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 				"chain", c.Index.ChainID, "indexHead", ih, "metricsHead", mh)
 		}
 	}
-	e.index.Start(ctx)
+	if o.IndexURL == "" {
+		e.index.Start(ctx)
+		return e, nil
+	}
+	f, err := b.startFleet(ctx, e.index)
+	if err != nil {
+		return nil, err
+	}
+	b.wired.fleet = f
+	b.opened("evm index lease", f.close)
 	return e, nil
 }
 

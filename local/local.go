@@ -12,6 +12,8 @@
 //	                  aggregator (warp)
 //	local/world/...   worlds: what a world is (world) and the two there are
 //	                  (devnet, followed), each opening and owning its sources
+//	local/lease,      a fleet sharing an index in PostgreSQL: the election of
+//	local/pgschema    its writer (lease), its versioned schemas (pgschema)
 //	local             wiring: Build opens a world and wires it to the handlers
 //
 // The Handler Build returns dispatches a validated call to the handlers
@@ -32,6 +34,7 @@ import (
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/local/lease"
 )
 
 // Options assembles a Handler.
@@ -155,6 +158,16 @@ func nullID() *json.RawMessage { n := json.RawMessage("null"); return &n }
 // catalogue's patterns, validates a REST request through the catalogue (400
 // in the service's format) and calls the route's handler with the values.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// IndexLease returns this replica's role in the fleet sharing the EVM index
+// (writer or reader) and the lease's holder; ok is false without
+// BuildOptions.IndexURL.
+func (h *Handler) IndexLease() (st lease.Status, ok bool) {
+	if h.wired.fleet == nil {
+		return lease.Status{}, false
+	}
+	return h.wired.fleet.elector.Status(), true
+}
 
 // Answer answers one call of rt that the edge has validated: for a REST route
 // v holds the validated values, and r's body is never read; for a JSON-RPC

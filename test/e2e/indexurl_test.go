@@ -9,14 +9,15 @@ import (
 	"time"
 )
 
-// TestIndexURLRefused: the built binary started with AVAEDGE_INDEX_URL
-// exits at once with an error naming local.index_url: a URL of another
-// scheme is refused as such, and a valid postgres:// URL is refused saying
-// the PostgreSQL index store is not built yet. The password is in neither.
+// TestIndexURLRefused: the built binary started with a bad
+// AVAEDGE_INDEX_URL exits at once with an error naming local.index_url: a
+// URL of another scheme is refused as such, and a postgres:// URL without a
+// followed node (the devnet's chains are each replica's own) is refused
+// saying it needs one. The password is in neither.
 func TestIndexURLRefused(t *testing.T) {
 	tests := []struct{ url, want string }{
 		{"mysql://u:hunter2@127.0.0.1:3306/x", `local.index_url: "mysql://u:xxxxx@127.0.0.1:3306/x" is not a postgres:// URL`},
-		{"postgres://u:hunter2@127.0.0.1:5432/avaedge", "local.index_url: the PostgreSQL index store is not built yet"},
+		{"postgres://u:hunter2@127.0.0.1:5432/avaedge", "local.index_url: needs local.node"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url[:strings.Index(tt.url, ":")], func(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/avaedge/avaedge/local/lease"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/source/lease"
 )
 
 // fleet runs a replica's part in a fleet sharing the EVM index in

@@ -6,14 +6,14 @@
 //	                  C-Chain's aliases (cchain), page tokens (pagetoken)
 //	local/source/...  sources: the P/X index (pindex), the EVM index
 //	                  (evmindex), validators over p2p (acp118, warpsource), the
-//	                  devnet's generated network and embedded chains (devnet)
+//	                  devnet's generated network and embedded chains (devnet),
+//	                  a fleet's shared PostgreSQL: its writer's election
+//	                  (lease) and versioned schemas (pgschema)
 //	local/api/...     handlers: the Data API (dataapi, evmdata), the Metrics
 //	                  API (metricsapi), the node's methods (node), the signature
 //	                  aggregator (warp)
 //	local/world/...   worlds: what a world is (world) and the two there are
 //	                  (devnet, followed), each opening and owning its sources
-//	local/lease,      a fleet sharing an index in PostgreSQL: the election of
-//	local/pgschema    its writer (lease), its versioned schemas (pgschema)
 //	local             wiring: Build opens a world and wires it to the handlers
 //
 // The Handler Build returns dispatches a validated call to the handlers
@@ -34,7 +34,7 @@ import (
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/lease"
+	"github.com/avaedge/avaedge/local/source/lease"
 )
 
 // Options assembles a Handler.

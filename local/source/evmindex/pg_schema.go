@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/avaedge/avaedge/local/pgschema"
+	"github.com/avaedge/avaedge/local/source/pgschema"
 )
 
 // pgComponent names the EVM index's schema in avaedge_schema.

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/avaedge/avaedge/internal/pgtest"
-	"github.com/avaedge/avaedge/local/pgschema"
+	"github.com/avaedge/avaedge/local/source/pgschema"
 )
 
 func migrated(t *testing.T) *pgx.Conn {

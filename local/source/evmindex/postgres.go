@@ -16,7 +16,7 @@ import (
 )
 
 // pgStore is the PostgreSQL store, for a fleet of replicas sharing one
-// index (local.index_url): one writer, elected by a lease (local/lease),
+// index (local.index_url): one writer, elected by a lease (local/source/lease),
 // many readers. Amounts are numeric(78,0), bytes bytea (pg_schema.go). It
 // is safe for concurrent use: it serializes its writes; reads run beside
 // them on the pool and see what a write committed.

@@ -6,7 +6,7 @@ import (
 )
 
 // A fleet of replicas shares one store (PostgreSQL): one of them, the
-// holder of the lease (local/lease), writes; the others read what it
+// holder of the lease (local/source/lease), writes; the others read what it
 // commits and stand by. Instead of Start, such a replica calls Lead while
 // it holds the lease, and Refresh every second while it does not.
 

@@ -100,14 +100,13 @@ func TestTakeover(t *testing.T) {
 	}
 	// Taken again (by any replica, the old holder too once it reconnects):
 	// the counter of takes moves on.
-	second := leader(t, es, 10*time.Second)
 	for testutil.ToFloat64(m.takeups.WithLabelValues("evmindex/43114")) < 2 {
 		if time.Since(killed) > 10*time.Second {
 			t.Fatal("the lease was not taken again within 10s")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	second = leader(t, es, 10*time.Second)
+	second := leader(t, es, 10*time.Second)
 	took := time.Since(killed)
 	t.Logf("takeover after the holder's session was terminated: %s (%s -> %s)", took, first.opts.Holder, second.opts.Holder)
 	if took > 10*time.Second {

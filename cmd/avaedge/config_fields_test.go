@@ -249,7 +249,7 @@ log_level: debug
 		{"local.evm_chains.rpc", w.local.EVMChains[0].RPC, evmNode.URL},
 		{"local.evm_chains.start_block", w.local.EVMChains[0].StartBlock, uint64(7)},
 		{"local.disable_dev_chain", w.local.DisableDevChain, true},
-		{"local.index_url", []any{w.local.IndexURL, schemaVersion(t, indexURL)}, []any{indexURL, 1}},
+		{"local.index_url", []any{w.local.IndexURL, schemaVersion(t, indexURL), indexRole(t, a.Admin)}, []any{indexURL, 1, true}},
 		{"tls.domains", tlsOpts.Domains, []string{"edge.example"}},
 		{"tls.email", tlsOpts.Email, "ops@edge.example"},
 		{"tls.ca", tlsOpts.CA, "https://ca.example/dir"},
@@ -334,4 +334,21 @@ func schemaVersion(t *testing.T, url string) int {
 		t.Logf("schema version: %v", err)
 	}
 	return v
+}
+
+// indexRole reports whether /readyz names this replica's role in the fleet
+// sharing the index (writer or reader).
+func indexRole(t *testing.T, admin http.Handler) bool {
+	rec := httptest.NewRecorder()
+	admin.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	var v struct {
+		Detail struct {
+			Index struct {
+				Role string `json:"role"`
+			} `json:"index"`
+		} `json:"detail"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &v)
+	t.Logf("/readyz: %s", rec.Body)
+	return v.Detail.Index.Role == "writer" || v.Detail.Index.Role == "reader"
 }

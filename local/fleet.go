@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/jackc/pgx/v5"
+
 	"github.com/avaedge/avaedge/local/source/lease"
 )
 
@@ -18,10 +20,11 @@ import (
 // every second and stand by (Index.Refresh). Its goroutine is owned by the
 // Handler and stopped by close, before the index closes.
 type fleet struct {
-	ix      *evmindex.Index
+	ix      *evmindex.Index // set by start
 	elector *lease.Elector
+	ctx     context.Context // ended by stop
 	stop    context.CancelFunc
-	done    chan struct{}
+	done    chan struct{} // closed when run returns
 }
 
 // leaseName names the lease of an EVM index over chains: replicas
@@ -34,18 +37,28 @@ func leaseName(chains []uint64) string {
 	return "evmindex/" + strings.Join(ids, ",")
 }
 
-// startFleet starts electing the writer of ix's chains among the replicas
-// sharing url.
-func (b *builder) startFleet(ctx context.Context, ix *evmindex.Index) (*fleet, error) {
+// newFleet starts electing the writer of chains among the replicas sharing
+// BuildOptions.IndexURL; start runs the replica's part once its index is
+// open.
+func (b *builder) newFleet(ctx context.Context, chains []uint64) (*fleet, error) {
 	m, err := lease.NewMetrics(b.opts.Registerer)
 	if err != nil {
 		return nil, fmt.Errorf("evm index lease: %w", err)
 	}
 	ctx, stop := context.WithCancel(ctx)
-	f := &fleet{ix: ix, stop: stop, done: make(chan struct{})}
-	f.elector = lease.Start(ctx, lease.Options{URL: b.opts.IndexURL, Name: leaseName(ix.Chains()), Metrics: m, Logger: b.log})
-	go f.run(ctx, b)
+	f := &fleet{ctx: ctx, stop: stop, done: make(chan struct{})}
+	f.elector = lease.Start(ctx, lease.Options{URL: b.opts.IndexURL, Name: leaseName(chains), Metrics: m, Logger: b.log})
 	return f, nil
+}
+
+// fence is the store's Fence: the replica's writes commit only while it
+// holds the lease.
+func (f *fleet) fence(ctx context.Context, tx pgx.Tx) error { return f.elector.Fence(ctx, tx) }
+
+// start runs the replica's part over ix.
+func (f *fleet) start(ix *evmindex.Index, b *builder) {
+	f.ix = ix
+	go f.run(f.ctx, b)
 }
 
 // run leads while the lease is held and refreshes while it is not, until
@@ -95,7 +108,9 @@ func (f *fleet) run(ctx context.Context, b *builder) {
 // close stops leading (or standing by) and steps down.
 func (f *fleet) close() error {
 	f.stop()
-	<-f.done
+	if f.ix != nil {
+		<-f.done
+	}
 	f.elector.Close()
 	return nil
 }

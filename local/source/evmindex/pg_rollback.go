@@ -18,6 +18,9 @@ func (st *pgStore) Rollback(ctx context.Context, chainID, from uint64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	err := pgx.BeginFunc(ctx, st.pool, func(tx pgx.Tx) error {
+		if err := st.fenced(ctx, tx); err != nil {
+			return err
+		}
 		b := &pgBatch{st: st, tx: tx, ctx: ctx, chainID: int64(chainID)}
 		if err := b.rollback(from); err != nil {
 			return err

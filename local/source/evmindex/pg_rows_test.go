@@ -30,7 +30,7 @@ import (
 func TestPostgresWritesSQLiteRows(t *testing.T) {
 	ctx := context.Background()
 	dbURL := pgtest.Start(t).Database(t)
-	st, err := evmindex.OpenPostgres(ctx, dbURL, nil)
+	st, err := evmindex.OpenPostgres(ctx, dbURL, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

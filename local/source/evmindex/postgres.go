@@ -27,6 +27,8 @@ type pgStore struct {
 	// icm_messages.ord.
 	mu     sync.Mutex
 	icmSeq uint32
+
+	fence Fence // nil: none; set at open
 }
 
 var _ Store = (*pgStore)(nil)
@@ -34,9 +36,20 @@ var _ Store = (*pgStore)(nil)
 // OpenPostgres connects to the database at url (a postgres:// URL), brings
 // its schema to this version and returns the store, for Options.Store. The
 // caller holds the writer's lease.
-func OpenPostgres(ctx context.Context, url string, log *slog.Logger) (Store, error) {
-	return openPostgres(ctx, url, log)
+func OpenPostgres(ctx context.Context, url string, log *slog.Logger, fence Fence) (Store, error) {
+	st, err := openPostgres(ctx, url, log)
+	if err != nil {
+		return nil, err
+	}
+	st.fence = fence
+	return st, nil
 }
+
+// Fence is run first in each of the follower's transactions (Write,
+// Rollback) of the PostgreSQL store: an error (the replica no longer holds
+// the writer's lease: lease.Elector.Fence) aborts the transaction, so a
+// writer that lost the lease and does not know it yet commits nothing.
+type Fence func(ctx context.Context, tx pgx.Tx) error
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*pgStore, error) {
 	pool, err := pgxpool.New(ctx, url)
@@ -151,6 +164,9 @@ func (st *pgStore) Write(ctx context.Context, chainID uint64, fn func(Batch) err
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	err := pgx.BeginFunc(ctx, st.pool, func(tx pgx.Tx) error {
+		if err := st.fenced(ctx, tx); err != nil {
+			return err
+		}
 		b := &pgBatch{st: st, tx: tx, ctx: ctx, chainID: int64(chainID)}
 		if err := fn(b); err != nil {
 			return err
@@ -206,4 +222,12 @@ func num(b *big.Int) pgtype.Numeric {
 		return pgtype.Numeric{}
 	}
 	return pgtype.Numeric{Int: b, Valid: true}
+}
+
+// fenced runs the store's Fence, if any, in tx.
+func (st *pgStore) fenced(ctx context.Context, tx pgx.Tx) error {
+	if st.fence == nil {
+		return nil
+	}
+	return st.fence(ctx, tx)
 }

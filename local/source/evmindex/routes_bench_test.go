@@ -143,7 +143,7 @@ func openFixture(b *testing.B) (*evmindex.Index, int) {
 	}
 	opts := evmindex.Options{Path: filepath.Join(b.TempDir(), "index.db")}
 	if os.Getenv("EVMINDEX_BENCH_STORE") == "postgres" {
-		st, err := evmindex.OpenPostgres(context.Background(), pgtest.Start(b).Database(b), nil)
+		st, err := evmindex.OpenPostgres(context.Background(), pgtest.Start(b).Database(b), nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,8 +2,12 @@ package evmindex
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
@@ -76,5 +80,31 @@ func TestStandbyThenLead(t *testing.T) {
 	sstop()
 	if err := <-sdone; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFencedWrites: a PostgreSQL store whose Fence fails (the replica lost
+// the lease) commits none of the follower's writes, nor a rollback.
+func TestFencedWrites(t *testing.T) {
+	ctx := context.Background()
+	lost := errors.New("lease: not the holder")
+	st, err := OpenPostgres(ctx, pgtest.Shared(t).Database(t), nil, func(context.Context, pgx.Tx) error { return lost })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(ctx, Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	blk := FixtureBlock{Block: Block{Number: 1, Hash: common.HexToHash("0xb1"), Timestamp: 100}}
+	if err := ix.WriteFixture(ctx, 43112, []FixtureBlock{blk}, nil, nil); !errors.Is(err, lost) {
+		t.Fatalf("WriteFixture: %v; want the fence's error", err)
+	}
+	if _, _, ok, err := st.Head(ctx, 43112); ok || err != nil {
+		t.Fatalf("a block was committed past the fence (%v)", err)
+	}
+	if err := st.Rollback(ctx, 43112, 0); !errors.Is(err, lost) {
+		t.Fatalf("Rollback: %v; want the fence's error", err)
 	}
 }

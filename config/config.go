@@ -302,6 +302,13 @@ type Local struct {
 	// node upstream unless upstreams.node.url names another). Env
 	// AVAEDGE_LOCAL_NODE. Default "": the devnet.
 	Node string `yaml:"node"`
+	// IndexURL is a postgres:// (or postgresql://) URL: the followed
+	// network's EVM index kept in PostgreSQL, shared by a fleet of
+	// replicas (one follows the chains, elected by a lease in the
+	// database; the others read and stand by), instead of evmindex.db in
+	// the data directory. Needs Node. Env AVAEDGE_INDEX_URL. Default "":
+	// SQLite. The URL's password is never logged.
+	IndexURL string `yaml:"index_url"`
 }
 
 // EVMChain is an EVM node the indexer follows.
@@ -424,6 +431,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		}
 	}
 	set("AVAEDGE_LOCAL_NODE", &c.Local.Node)
+	set("AVAEDGE_INDEX_URL", &c.Local.IndexURL)
 	if v := getenv("AVAEDGE_RESET_DEV_CHAINS"); v != "" {
 		if b, err := strconv.ParseBool(v); err == nil {
 			c.Local.EVM.ResetDevChains = b

@@ -194,3 +194,41 @@ func TestDefaultsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexURL: local.index_url (or AVAEDGE_INDEX_URL) must be a
+// postgres:// URL with a host, beside a followed node (local.node); a bad
+// one is refused with an error naming the field and never the password.
+// Unset keeps SQLite.
+func TestIndexURL(t *testing.T) {
+	tests := []struct {
+		name, yaml, env string
+		want            string // in the error; "" means none
+	}{
+		{"unset: SQLite", "", "", ""},
+		{"bad scheme", "local:\n  index_url: mysql://u:hunter2@db:3306/x\n", "", `local.index_url: "mysql://u:xxxxx@db:3306/x" is not a postgres:// URL (scheme "mysql")`},
+		{"env, no host", "", "postgres:///avaedge", `local.index_url: "postgres:///avaedge" names no host`},
+		{"not a URL", "", "postgres://u:hunter2@db:port/x", "local.index_url: is not a URL"},
+		{"valid, but no followed node", "", "postgresql://u:hunter2@db:5432/avaedge?sslmode=require", "local.index_url: needs local.node"},
+		{"valid, with a followed node", "local:\n  node: http://127.0.0.1:9650\n", "postgres://u:hunter2@db:5432/avaedge", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "c.yaml")
+			os.WriteFile(file, []byte(tt.yaml), 0o600)
+			_, err := Load(file, func(k string) string {
+				if k == "AVAEDGE_INDEX_URL" {
+					return tt.env
+				}
+				return ""
+			})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Load: %v; want no error", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("Load: %v; want an error with %q", err, tt.want)
+			case err != nil && strings.Contains(err.Error(), "hunter2"):
+				t.Fatalf("the error %q repeats the password", err)
+			}
+		})
+	}
+}

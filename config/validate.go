@@ -281,6 +281,15 @@ func (v *validator) local(l *Local) {
 	if l.Node != "" && !httpURL(l.Node) {
 		v.bad("local.node", "%q is not an http(s) URL", l.Node)
 	}
+	if l.IndexURL != "" {
+		if err := indexURL(l.IndexURL); err != nil {
+			v.bad("local.index_url", "%v", err)
+		} else if l.Node == "" {
+			// The devnet's chains are each replica's own: there is no one
+			// network for a fleet to share.
+			v.bad("local.index_url", "needs local.node: only a followed network's index is shared")
+		}
+	}
 	for _, n := range l.Networks {
 		if !slices.Contains(catalog.Networks, n) {
 			v.bad("local.networks", "%q is not one of mainnet, fuji, testnet", n)
@@ -296,6 +305,22 @@ func (v *validator) local(l *Local) {
 			v.bad(field+".rpc", "%q is not a URL", ch.RPC)
 		}
 	}
+}
+
+// indexURL checks a local.index_url: a postgres:// or postgresql:// URL
+// with a host. Its error never repeats the URL's password.
+func indexURL(s string) error {
+	pu, err := url.Parse(s)
+	if err != nil {
+		return errors.New("is not a URL; give postgres://user:password@host:port/database")
+	}
+	if pu.Scheme != "postgres" && pu.Scheme != "postgresql" {
+		return fmt.Errorf("%q is not a postgres:// URL (scheme %q); give postgres://user:password@host:port/database", pu.Redacted(), pu.Scheme)
+	}
+	if pu.Host == "" {
+		return fmt.Errorf("%q names no host; give postgres://user:password@host:port/database", pu.Redacted())
+	}
+	return nil
 }
 
 // RedisAddrs parses the Redis setting: one redis:// (or rediss://) URL, or a

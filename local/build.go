@@ -54,6 +54,11 @@ type BuildOptions struct {
 	// EVMChains are further EVM nodes the indexer follows; the EVM Data API
 	// and the Metrics API answer for them, in proxy mode too.
 	EVMChains []EVMChain
+	// IndexURL is a postgres:// URL: the EVM index of the followed
+	// network's chains lives there, shared by a fleet of replicas, one of
+	// which (the holder of a lease in the database) follows the chains while
+	// the others read and stand by. Empty means evmindex.db in DataDir.
+	IndexURL string
 	// DataDir keeps the followed node's index (pindex.db), the EVM index
 	// (evmindex.db), the metrics history (metrics.db) and the devnet's
 	// embedded chains (devchains/<chain id>/, go-ethereum's database).

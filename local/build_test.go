@@ -23,6 +23,7 @@ import (
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/leaktest"
+	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
 )
 
@@ -193,6 +194,8 @@ func TestBuildOptionsReachComponents(t *testing.T) {
 		DevChain: evm.Options{Debug: true, WritesPerMinute: 7}})
 	_, staleErr := os.Stat(stale)
 	noDev := open(BuildOptions{LocalMode: all, DisableDevChain: true})
+	indexURL := pgtest.Start(t).Database(t)
+	fleet := open(BuildOptions{Node: node.URL, IndexURL: indexURL, EVMChains: []EVMChain{{ChainID: 99999, RPC: evmNode.URL}}, Logger: log})
 	f, d := followed.wired, dev.wired
 
 	rows := []struct {
@@ -213,6 +216,7 @@ func TestBuildOptionsReachComponents(t *testing.T) {
 		{"DataDir", []string{f.followed.Path, f.evmIndex.Path, f.metrics.Path, d.devnet.ChainsDir},
 			[]string{filepath.Join(dir, "pindex.db"), filepath.Join(dir, "evmindex.db"), filepath.Join(dir, "metrics.db"), filepath.Join(devDir, "devchains")}},
 		{"ResetDevChains", os.IsNotExist(staleErr), true},
+		{"IndexURL", []bool{f.evmIndex.Store == nil, fleet.wired.evmIndex.Store != nil, fleet.wired.fleet != nil}, []bool{true, true, true}},
 		{"PublicURL", []string{d.devnet.PublicURL, d.evmInfos[0].RPCURL}, []string{"http://edge.example:8080", "http://edge.example:8080/ext/bc/C/rpc"}},
 		{"Registerer", []bool{f.followed.Registerer == reg, f.evmIndex.Registerer == reg, f.metrics.Registerer == reg}, []bool{true, true, true}},
 		{"Logger", []bool{f.followed.Logger == log, f.evmIndex.Logger == log, f.metrics.Logger == log}, []bool{true, true, true}},

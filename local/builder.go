@@ -36,6 +36,7 @@ type wiring struct {
 	evmIndex evmindex.Options
 	evmInfos []evmdata.ChainInfo
 	metrics  metricsapi.Options
+	fleet    *fleet // nil without BuildOptions.IndexURL
 }
 
 // builder collects what the steps of Build open and contribute.

@@ -55,8 +55,16 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		b.wired.evmIndex = evmindex.Options{Path: b.path("evmindex.db"), Chains: opts, Registerer: o.Registerer, Logger: b.log,
 			OnBlock: feed.block, OnRollback: feed.rollback}
 		b.wired.evmInfos = e.infos
+		if o.IndexURL != "" {
+			if err := b.openShared(ctx, chains); err != nil {
+				return nil, err
+			}
+		}
 		ix, err := evmindex.Open(ctx, b.wired.evmIndex)
 		if err != nil {
+			if b.wired.fleet != nil {
+				b.wired.fleet.close()
+			}
 			return nil, fmt.Errorf("evm index: %w", err)
 		}
 		e.index = ix
@@ -67,6 +75,9 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 	}
 	engine, err := b.openMetrics()
 	if err != nil {
+		if b.wired.fleet != nil {
+			b.wired.fleet.close()
+		}
 		if e.index != nil {
 			e.index.Close()
 		}
@@ -86,8 +97,34 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 				"chain", c.Index.ChainID, "indexHead", ih, "metricsHead", mh)
 		}
 	}
-	e.index.Start(ctx)
+	if o.IndexURL == "" {
+		e.index.Start(ctx)
+		return e, nil
+	}
+	b.wired.fleet.start(e.index, b)
+	b.opened("evm index lease", b.wired.fleet.close)
 	return e, nil
+}
+
+// openShared starts electing the writer of chains' index in
+// BuildOptions.IndexURL and opens the PostgreSQL store there, its writes
+// fenced by the lease.
+func (b *builder) openShared(ctx context.Context, chains []world.EVMChain) error {
+	ids := make([]uint64, len(chains))
+	for i, c := range chains {
+		ids[i] = c.Index.ChainID
+	}
+	f, err := b.newFleet(ctx, ids)
+	if err != nil {
+		return err
+	}
+	st, err := evmindex.OpenPostgres(ctx, b.opts.IndexURL, b.log, f.fence)
+	if err != nil {
+		f.close()
+		return fmt.Errorf("evm index: %w", err)
+	}
+	b.wired.fleet, b.wired.evmIndex.Store = f, st
+	return nil
 }
 
 // openMetrics opens the metrics engine (Options.metrics as wired).

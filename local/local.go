@@ -6,7 +6,9 @@
 //	                  C-Chain's aliases (cchain), page tokens (pagetoken)
 //	local/source/...  sources: the P/X index (pindex), the EVM index
 //	                  (evmindex), validators over p2p (acp118, warpsource), the
-//	                  devnet's generated network and embedded chains (devnet)
+//	                  devnet's generated network and embedded chains (devnet),
+//	                  a fleet's shared PostgreSQL: its writer's election
+//	                  (lease) and versioned schemas (pgschema)
 //	local/api/...     handlers: the Data API (dataapi, evmdata), the Metrics
 //	                  API (metricsapi), the node's methods (node), the signature
 //	                  aggregator (warp)
@@ -32,6 +34,7 @@ import (
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
+	"github.com/avaedge/avaedge/local/source/lease"
 )
 
 // Options assembles a Handler.
@@ -155,6 +158,16 @@ func nullID() *json.RawMessage { n := json.RawMessage("null"); return &n }
 // catalogue's patterns, validates a REST request through the catalogue (400
 // in the service's format) and calls the route's handler with the values.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// IndexLease returns this replica's role in the fleet sharing the EVM index
+// (writer or reader) and the lease's holder; ok is false without
+// BuildOptions.IndexURL.
+func (h *Handler) IndexLease() (st lease.Status, ok bool) {
+	if h.wired.fleet == nil {
+		return lease.Status{}, false
+	}
+	return h.wired.fleet.elector.Status(), true
+}
 
 // Answer answers one call of rt that the edge has validated: for a REST route
 // v holds the validated values, and r's body is never read; for a JSON-RPC

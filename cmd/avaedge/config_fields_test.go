@@ -19,7 +19,9 @@ import (
 	"github.com/avaedge/avaedge/cache"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/internal/redistest"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestConfigFieldsReachComponents sets every field of the config file to a
@@ -29,6 +31,7 @@ import (
 // validated and never reached the proxy).
 func TestConfigFieldsReachComponents(t *testing.T) {
 	rds := redistest.Start(t)
+	indexURL := pgtest.Start(t).Database(t)
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys.yaml")
 	if err := os.WriteFile(keys, []byte("plans:\n  p: {cu_per_minute: 5}\nkeys:\n  - {id: k, key: secret-k, plan: p}\n"), 0o600); err != nil {
@@ -131,6 +134,7 @@ local:
   disable_dev_chain: true
   evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, call_budget: 700ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50, reset_dev_chains: true}
   node: ` + upstream.URL + `/node
+  index_url: ` + indexURL + `
 tls:
   domains: [edge.example]
   email: ops@edge.example
@@ -245,6 +249,7 @@ log_level: debug
 		{"local.evm_chains.rpc", w.local.EVMChains[0].RPC, evmNode.URL},
 		{"local.evm_chains.start_block", w.local.EVMChains[0].StartBlock, uint64(7)},
 		{"local.disable_dev_chain", w.local.DisableDevChain, true},
+		{"local.index_url", []any{w.local.IndexURL, schemaVersion(t, indexURL), indexRole(t, a.Admin)}, []any{indexURL, 1, true}},
 		{"tls.domains", tlsOpts.Domains, []string{"edge.example"}},
 		{"tls.email", tlsOpts.Email, "ops@edge.example"},
 		{"tls.ca", tlsOpts.CA, "https://ca.example/dir"},
@@ -313,4 +318,37 @@ func yamlFields(t reflect.Type, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// schemaVersion returns the EVM index's schema version in the database at
+// url: 1 once the index was opened there.
+func schemaVersion(t *testing.T, url string) int {
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var v int
+	if err := c.QueryRow(ctx, `SELECT version FROM avaedge_schema WHERE component='evmindex'`).Scan(&v); err != nil {
+		t.Logf("schema version: %v", err)
+	}
+	return v
+}
+
+// indexRole reports whether /readyz names this replica's role in the fleet
+// sharing the index (writer or reader).
+func indexRole(t *testing.T, admin http.Handler) bool {
+	rec := httptest.NewRecorder()
+	admin.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	var v struct {
+		Detail struct {
+			Index struct {
+				Role string `json:"role"`
+			} `json:"index"`
+		} `json:"detail"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &v)
+	t.Logf("/readyz: %s", rec.Body)
+	return v.Detail.Index.Role == "writer" || v.Detail.Index.Role == "reader"
 }

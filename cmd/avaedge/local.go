@@ -29,6 +29,7 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 			Client: func(r *http.Request) string { return devChainClient(r, trusted) }, CallGasCap: e.CallGasCap,
 			CallTimeout: e.CallTimeout.D(), CallBudget: e.CallBudget.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
 		DataDir:        cfg.DataDir,
+		IndexURL:       cfg.Local.IndexURL,
 		ResetDevChains: e.ResetDevChains,
 		PublicURL:      cfg.PublicURL(),
 		Registerer:     reg,

@@ -283,7 +283,11 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 			return ""
 		},
 		Ready: func() (bool, map[string]any) {
-			return a.ready.Load(), map[string]any{"breakers": srv.Breakers()}
+			detail := map[string]any{"breakers": srv.Breakers()}
+			if st, ok := world.IndexLease(); ok {
+				detail["index"] = st // this replica's role in the fleet, and the lease's holder
+			}
+			return a.ready.Load(), detail
 		},
 	}
 	if meter != nil {

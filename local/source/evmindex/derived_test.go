@@ -76,9 +76,14 @@ func downgrade(t testing.TB, path string) {
 
 // checkDerived checks that what the indexer wrote into ix's listings is
 // exactly what the migration derives from the rows they come from: a copy
-// of the store is downgraded to version 1 and opened again.
+// of the store is downgraded to version 1 and opened again. A PostgreSQL
+// store has no such migration (its schema starts at the listings): there
+// is nothing to check.
 func checkDerived(t testing.TB, ix *Index) {
 	t.Helper()
+	if _, ok := ix.st.(*sqliteStore); !ok {
+		return
+	}
 	path := filepath.Join(t.TempDir(), "copy.db")
 	sqliteOf(ix).mu.Lock()
 	_, err := sqliteOf(ix).w.Exec(`VACUUM INTO ?`, path)

@@ -14,10 +14,10 @@ import (
 //	block 2: T: A sends 60 to B; N: A sends id 2 to C
 //	block 3: T: B sends 60 to C
 //	block 4: T mints 10 to A
-func holdersWorld(t *testing.T) (ix *Index, tok, nft, a, b, c common.Address) {
+func holdersWorld(t *testing.T, store Store) (ix *Index, tok, nft, a, b, c common.Address) {
 	t.Helper()
 	ctx := context.Background()
-	ix, err := Open(ctx, Options{})
+	ix, err := Open(ctx, Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,53 +64,57 @@ func holders(hs []Holder) map[common.Address]int64 {
 }
 
 func TestBalanceHolders(t *testing.T) {
-	ix, tok, _, a, b, c := holdersWorld(t)
-	cases := []struct {
-		name       string
-		threshold  int64
-		start, end int64
-		want       []Holder // in order
-	}{
-		{"the range of the moves", 50, 1500, 3500, []Holder{{a, big.NewInt(100)}, {b, big.NewInt(60)}, {c, big.NewInt(60)}}},
-		{"a higher threshold", 70, 1500, 3500, []Holder{{a, big.NewInt(100)}}},
-		{"after the moves", 50, 3500, 5000, []Holder{{c, big.NewInt(60)}, {a, big.NewInt(50)}}},
-		{"between transfers", 1, 2500, 2600, []Holder{{b, big.NewInt(60)}, {a, big.NewInt(40)}}},
-		{"before the first", 1, 0, 500, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ix.BalanceHolders(context.Background(), 7, tok, big.NewInt(tc.threshold), tc.start, tc.end)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("holders %v; want %v", holders(got), holders(tc.want))
-			}
-			for i := range got {
-				if got[i].Address != tc.want[i].Address || got[i].Amount.Cmp(tc.want[i].Amount) != 0 {
-					t.Errorf("holder %d: %s %s; want %s %s", i, got[i].Address, got[i].Amount, tc.want[i].Address, tc.want[i].Amount)
+	eachStore(t, func(t *testing.T, store storeFor) {
+		ix, tok, _, a, b, c := holdersWorld(t, store(t))
+		cases := []struct {
+			name       string
+			threshold  int64
+			start, end int64
+			want       []Holder // in order
+		}{
+			{"the range of the moves", 50, 1500, 3500, []Holder{{a, big.NewInt(100)}, {b, big.NewInt(60)}, {c, big.NewInt(60)}}},
+			{"a higher threshold", 70, 1500, 3500, []Holder{{a, big.NewInt(100)}}},
+			{"after the moves", 50, 3500, 5000, []Holder{{c, big.NewInt(60)}, {a, big.NewInt(50)}}},
+			{"between transfers", 1, 2500, 2600, []Holder{{b, big.NewInt(60)}, {a, big.NewInt(40)}}},
+			{"before the first", 1, 0, 500, nil},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				got, err := ix.BalanceHolders(context.Background(), 7, tok, big.NewInt(tc.threshold), tc.start, tc.end)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
-	}
+				if len(got) != len(tc.want) {
+					t.Fatalf("holders %v; want %v", holders(got), holders(tc.want))
+				}
+				for i := range got {
+					if got[i].Address != tc.want[i].Address || got[i].Amount.Cmp(tc.want[i].Amount) != 0 {
+						t.Errorf("holder %d: %s %s; want %s %s", i, got[i].Address, got[i].Amount, tc.want[i].Address, tc.want[i].Amount)
+					}
+				}
+			})
+		}
+	})
 }
 
 func TestNFTHolders(t *testing.T) {
-	ix, tok, nft, a, b, c := holdersWorld(t)
-	got, total, err := ix.NFTHolders(context.Background(), 7, nft)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Holder{{a, big.NewInt(2)}, {b, big.NewInt(1)}, {c, big.NewInt(1)}}
-	if total != 4 || len(got) != len(want) {
-		t.Fatalf("holders %v, %d tokens; want %v, 4", holders(got), total, holders(want))
-	}
-	for i := range want {
-		if got[i].Address != want[i].Address || got[i].Amount.Cmp(want[i].Amount) != 0 {
-			t.Errorf("holder %d: %s %s; want %s %s", i, got[i].Address, got[i].Amount, want[i].Address, want[i].Amount)
+	eachStore(t, func(t *testing.T, store storeFor) {
+		ix, tok, nft, a, b, c := holdersWorld(t, store(t))
+		got, total, err := ix.NFTHolders(context.Background(), 7, nft)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got, total, _ := ix.NFTHolders(context.Background(), 7, tok); len(got) != 0 || total != 0 {
-		t.Errorf("an ERC-20's NFT holders: %v, %d", holders(got), total)
-	}
+		want := []Holder{{a, big.NewInt(2)}, {b, big.NewInt(1)}, {c, big.NewInt(1)}}
+		if total != 4 || len(got) != len(want) {
+			t.Fatalf("holders %v, %d tokens; want %v, 4", holders(got), total, holders(want))
+		}
+		for i := range want {
+			if got[i].Address != want[i].Address || got[i].Amount.Cmp(want[i].Amount) != 0 {
+				t.Errorf("holder %d: %s %s; want %s %s", i, got[i].Address, got[i].Amount, want[i].Address, want[i].Amount)
+			}
+		}
+		if got, total, _ := ix.NFTHolders(context.Background(), 7, tok); len(got) != 0 || total != 0 {
+			t.Errorf("an ERC-20's NFT holders: %v, %d", holders(got), total)
+		}
+	})
 }

@@ -46,6 +46,7 @@ func addrHash(a common.Address) common.Hash { return common.BytesToHash(a.Bytes(
 //	  block 2, tx retryTx:   m1 executed
 //	  block 3, tx recv3Tx:   m3 from Fuji's C-Chain (not indexed), executed
 type icmWorld struct {
+	store                                        storeFor // nil: the default store
 	a, b                                         fakeNode
 	abi                                          abi.ABI
 	srcID, dstID, otherID                        common.Hash
@@ -111,7 +112,11 @@ func newICMWorld(t testing.TB) *icmWorld {
 func (w *icmWorld) open(t testing.TB, path string) *Index {
 	t.Helper()
 	ctx := context.Background()
-	ix, err := Open(ctx, Options{Path: path, Chains: []ChainOptions{
+	var store Store
+	if w.store != nil {
+		store = w.store(t)
+	}
+	ix, err := Open(ctx, Options{Store: store, Path: path, Chains: []ChainOptions{
 		{ChainID: fakeChainID, Client: w.a.client(t), NoTrace: true, PollInterval: 5 * time.Millisecond},
 		{ChainID: fakeChainB, Client: w.b.client(t), NoTrace: true, PollInterval: 5 * time.Millisecond, BlockchainID: w.dstID},
 	}})
@@ -138,139 +143,142 @@ func (w *icmWorld) wait(t testing.TB, ix *Index, chain, head uint64) {
 func ts(n uint64) uint64 { return 1_700_000_000 + 2*n }
 
 func TestICMMessages(t *testing.T) {
-	w := newICMWorld(t)
-	ix := w.open(t, "")
-	ctx := context.Background()
+	eachStore(t, func(t *testing.T, store storeFor) {
+		w := newICMWorld(t)
+		w.store = store
+		ix := w.open(t, "")
+		ctx := context.Background()
 
-	m1, err := ix.ICMMessage(ctx, w.m1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantTx := func(name string, got *ICMTx, chain uint64, hash common.Hash, block uint64, kind ICMEventKind) {
-		t.Helper()
-		want := ICMTx{ChainID: chain, Hash: hash, Block: block, Timestamp: ts(block), GasUsed: 100_000, Kind: kind}
-		if got == nil || *got != want {
-			t.Errorf("%s: got %+v; want %+v", name, got, want)
+		m1, err := ix.ICMMessage(ctx, w.m1)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	wantTx("m1 sent", m1.Sent, fakeChainID, w.sendTx, 2, ICMSend)
-	wantTx("m1 delivered", m1.Delivered, fakeChainB, w.recvTx, 1, ICMReceive)
-	if m1.Source != w.srcID || m1.Destination != w.dstID || m1.Messenger != TeleporterMessenger {
-		t.Errorf("m1 from %x to %x by %s; want %x (announced) to %x by the messenger", m1.Source, m1.Destination, m1.Messenger, w.srcID, w.dstID)
-	}
-	if m1.From != w.sender || m1.To != w.recipient || m1.Nonce.Int64() != 1 || string(m1.Data) != "one" || m1.RequiredGasLimit.Int64() != 100_000 ||
-		len(m1.AllowedRelayers) != 1 || len(m1.Receipts) != 1 || m1.Receipts[0].ReceivedMessageNonce.Int64() != 4 {
-		t.Errorf("m1 content %+v", m1.ICMContent)
-	}
-	if m1.Fee.Token != w.feeToken || m1.Fee.Amount.Int64() != 10 {
-		t.Errorf("m1 fee %+v; want 10 of %s (7, then raised to 10)", m1.Fee, w.feeToken)
-	}
-	if !m1.Executed || m1.ExecutionFailed || !m1.ReceiptDelivered || m1.Reward == nil || m1.Reward.Amount.Int64() != 10 || m1.Pending() {
-		t.Errorf("m1 executed %v, failed %v, receipt %v, reward %+v, pending %v; want executed on retry, receipt with 10, delivered",
-			m1.Executed, m1.ExecutionFailed, m1.ReceiptDelivered, m1.Reward, m1.Pending())
-	}
-	if m1.RewardRedeemer != w.redeem || m1.Deliverer != common.HexToAddress("0xde11") {
-		t.Errorf("m1 redeemer %s deliverer %s", m1.RewardRedeemer, m1.Deliverer)
-	}
-	var kinds []ICMEventKind
-	for _, x := range m1.Txs {
-		kinds = append(kinds, x.Kind)
-	}
-	// Both chains' block n share a time: events order by time, chain, block.
-	if want := []ICMEventKind{ICMReceive, ICMExecutionFailed, ICMSend, ICMExecuted, ICMAddFee, ICMReceipt}; !equalKinds(kinds, want) {
-		t.Errorf("m1 events %v; want %v", kinds, want)
-	}
-
-	m2, err := ix.ICMMessage(ctx, w.m2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !m2.Pending() || m2.Destination != w.otherID || m2.Fee.Amount.Sign() != 0 || m2.Executed || m2.ReceiptDelivered {
-		t.Errorf("m2 %+v; want pending to the unindexed chain, no fee", m2)
-	}
-	m3, err := ix.ICMMessage(ctx, w.m3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m3.Sent != nil || m3.Delivered == nil || m3.Source != fujiCChain || m3.Destination != w.dstID || !m3.Executed || m3.Nonce.Int64() != 5 {
-		t.Errorf("m3 %+v; want delivered from Fuji's C-Chain, source not indexed, executed", m3)
-	}
-	if _, err := ix.ICMMessage(ctx, common.Hash{0x99}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("an unknown message: %v; want ErrNotFound", err)
-	}
-
-	h := func(x common.Hash) *common.Hash { return &x }
-	a := func(x common.Address) *common.Address { return &x }
-	cases := []struct {
-		name string
-		q    ICMQuery
-		want []common.Hash
-	}{
-		{"all", ICMQuery{}, []common.Hash{w.m3, w.m2, w.m1}},
-		{"from chain A", ICMQuery{Source: h(w.srcID)}, []common.Hash{w.m2, w.m1}},
-		{"to chain B", ICMQuery{Destination: h(w.dstID)}, []common.Hash{w.m3, w.m1}},
-		{"A to B", ICMQuery{Source: h(w.srcID), Destination: h(w.dstID)}, []common.Hash{w.m1}},
-		{"either end Fuji", ICMQuery{Chains: []common.Hash{fujiCChain}}, []common.Hash{w.m3}},
-		{"either end A or the other", ICMQuery{Chains: []common.Hash{w.srcID, w.otherID}}, []common.Hash{w.m2, w.m1}},
-		{"no chains", ICMQuery{Chains: []common.Hash{}}, nil},
-		{"from the sender", ICMQuery{From: a(w.sender)}, []common.Hash{w.m2, w.m1}},
-		{"to the recipient", ICMQuery{To: a(w.recipient)}, []common.Hash{w.m3, w.m2, w.m1}},
-		{"party 0xf0", ICMQuery{Party: a(common.HexToAddress("0xf0"))}, []common.Hash{w.m3}},
-		{"party recipient, end A", ICMQuery{Party: a(w.recipient), Chains: []common.Hash{w.srcID}}, []common.Hash{w.m2, w.m1}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, size := range []int{1, 2, 10} {
-				q := tc.q
-				q.Limit = size
-				var got []common.Hash
-				for pages := 0; ; pages++ {
-					p, err := ix.ICMMessages(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(p.Messages) > size || pages > 5 {
-						t.Fatalf("page of %d at size %d, page %d", len(p.Messages), size, pages)
-					}
-					for _, m := range p.Messages {
-						got = append(got, m.ID)
-					}
-					if p.Next == 0 {
-						break
-					}
-					q.Before = p.Next
-				}
-				if !equalHashes(got, tc.want) {
-					t.Errorf("size %d: %x; want %x", size, got, tc.want)
-				}
+		wantTx := func(name string, got *ICMTx, chain uint64, hash common.Hash, block uint64, kind ICMEventKind) {
+			t.Helper()
+			want := ICMTx{ChainID: chain, Hash: hash, Block: block, Timestamp: ts(block), GasUsed: 100_000, Kind: kind}
+			if got == nil || *got != want {
+				t.Errorf("%s: got %+v; want %+v", name, got, want)
 			}
-		})
-	}
-
-	counts, err := ix.ICMHourly(ctx, 0, 1<<31-1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hour := int64(ts(2)) / 3600 * 3600
-	want := map[[2]common.Hash]uint64{{w.srcID, w.dstID}: 1, {w.srcID, w.otherID}: 1, {fujiCChain, w.dstID}: 1}
-	for _, c := range counts {
-		if c.Hour != hour || want[[2]common.Hash{c.Source, c.Destination}] != c.N {
-			t.Errorf("count %+v; want hour %d and %v", c, hour, want)
 		}
-		delete(want, [2]common.Hash{c.Source, c.Destination})
-	}
-	if len(want) > 0 {
-		t.Errorf("counts %+v miss %v", counts, want)
-	}
-	if c, _ := ix.ICMHourly(ctx, int64(ts(5))+3600, 1<<31-1); len(c) != 0 {
-		t.Errorf("counts after the last message: %+v", c)
-	}
-	if n, _ := ix.ICMChainTxs(ctx, fakeChainID, ICMSend); n != 1 {
-		t.Errorf("chain A's sending transactions: %d; want 1", n)
-	}
-	if n, _ := ix.ICMChainTxs(ctx, fakeChainB, ICMReceive); n != 2 {
-		t.Errorf("chain B's delivering transactions: %d; want 2", n)
-	}
+		wantTx("m1 sent", m1.Sent, fakeChainID, w.sendTx, 2, ICMSend)
+		wantTx("m1 delivered", m1.Delivered, fakeChainB, w.recvTx, 1, ICMReceive)
+		if m1.Source != w.srcID || m1.Destination != w.dstID || m1.Messenger != TeleporterMessenger {
+			t.Errorf("m1 from %x to %x by %s; want %x (announced) to %x by the messenger", m1.Source, m1.Destination, m1.Messenger, w.srcID, w.dstID)
+		}
+		if m1.From != w.sender || m1.To != w.recipient || m1.Nonce.Int64() != 1 || string(m1.Data) != "one" || m1.RequiredGasLimit.Int64() != 100_000 ||
+			len(m1.AllowedRelayers) != 1 || len(m1.Receipts) != 1 || m1.Receipts[0].ReceivedMessageNonce.Int64() != 4 {
+			t.Errorf("m1 content %+v", m1.ICMContent)
+		}
+		if m1.Fee.Token != w.feeToken || m1.Fee.Amount.Int64() != 10 {
+			t.Errorf("m1 fee %+v; want 10 of %s (7, then raised to 10)", m1.Fee, w.feeToken)
+		}
+		if !m1.Executed || m1.ExecutionFailed || !m1.ReceiptDelivered || m1.Reward == nil || m1.Reward.Amount.Int64() != 10 || m1.Pending() {
+			t.Errorf("m1 executed %v, failed %v, receipt %v, reward %+v, pending %v; want executed on retry, receipt with 10, delivered",
+				m1.Executed, m1.ExecutionFailed, m1.ReceiptDelivered, m1.Reward, m1.Pending())
+		}
+		if m1.RewardRedeemer != w.redeem || m1.Deliverer != common.HexToAddress("0xde11") {
+			t.Errorf("m1 redeemer %s deliverer %s", m1.RewardRedeemer, m1.Deliverer)
+		}
+		var kinds []ICMEventKind
+		for _, x := range m1.Txs {
+			kinds = append(kinds, x.Kind)
+		}
+		// Both chains' block n share a time: events order by time, chain, block.
+		if want := []ICMEventKind{ICMReceive, ICMExecutionFailed, ICMSend, ICMExecuted, ICMAddFee, ICMReceipt}; !equalKinds(kinds, want) {
+			t.Errorf("m1 events %v; want %v", kinds, want)
+		}
+
+		m2, err := ix.ICMMessage(ctx, w.m2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m2.Pending() || m2.Destination != w.otherID || m2.Fee.Amount.Sign() != 0 || m2.Executed || m2.ReceiptDelivered {
+			t.Errorf("m2 %+v; want pending to the unindexed chain, no fee", m2)
+		}
+		m3, err := ix.ICMMessage(ctx, w.m3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m3.Sent != nil || m3.Delivered == nil || m3.Source != fujiCChain || m3.Destination != w.dstID || !m3.Executed || m3.Nonce.Int64() != 5 {
+			t.Errorf("m3 %+v; want delivered from Fuji's C-Chain, source not indexed, executed", m3)
+		}
+		if _, err := ix.ICMMessage(ctx, common.Hash{0x99}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("an unknown message: %v; want ErrNotFound", err)
+		}
+
+		h := func(x common.Hash) *common.Hash { return &x }
+		a := func(x common.Address) *common.Address { return &x }
+		cases := []struct {
+			name string
+			q    ICMQuery
+			want []common.Hash
+		}{
+			{"all", ICMQuery{}, []common.Hash{w.m3, w.m2, w.m1}},
+			{"from chain A", ICMQuery{Source: h(w.srcID)}, []common.Hash{w.m2, w.m1}},
+			{"to chain B", ICMQuery{Destination: h(w.dstID)}, []common.Hash{w.m3, w.m1}},
+			{"A to B", ICMQuery{Source: h(w.srcID), Destination: h(w.dstID)}, []common.Hash{w.m1}},
+			{"either end Fuji", ICMQuery{Chains: []common.Hash{fujiCChain}}, []common.Hash{w.m3}},
+			{"either end A or the other", ICMQuery{Chains: []common.Hash{w.srcID, w.otherID}}, []common.Hash{w.m2, w.m1}},
+			{"no chains", ICMQuery{Chains: []common.Hash{}}, nil},
+			{"from the sender", ICMQuery{From: a(w.sender)}, []common.Hash{w.m2, w.m1}},
+			{"to the recipient", ICMQuery{To: a(w.recipient)}, []common.Hash{w.m3, w.m2, w.m1}},
+			{"party 0xf0", ICMQuery{Party: a(common.HexToAddress("0xf0"))}, []common.Hash{w.m3}},
+			{"party recipient, end A", ICMQuery{Party: a(w.recipient), Chains: []common.Hash{w.srcID}}, []common.Hash{w.m2, w.m1}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				for _, size := range []int{1, 2, 10} {
+					q := tc.q
+					q.Limit = size
+					var got []common.Hash
+					for pages := 0; ; pages++ {
+						p, err := ix.ICMMessages(ctx, q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(p.Messages) > size || pages > 5 {
+							t.Fatalf("page of %d at size %d, page %d", len(p.Messages), size, pages)
+						}
+						for _, m := range p.Messages {
+							got = append(got, m.ID)
+						}
+						if p.Next == 0 {
+							break
+						}
+						q.Before = p.Next
+					}
+					if !equalHashes(got, tc.want) {
+						t.Errorf("size %d: %x; want %x", size, got, tc.want)
+					}
+				}
+			})
+		}
+
+		counts, err := ix.ICMHourly(ctx, 0, 1<<31-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hour := int64(ts(2)) / 3600 * 3600
+		want := map[[2]common.Hash]uint64{{w.srcID, w.dstID}: 1, {w.srcID, w.otherID}: 1, {fujiCChain, w.dstID}: 1}
+		for _, c := range counts {
+			if c.Hour != hour || want[[2]common.Hash{c.Source, c.Destination}] != c.N {
+				t.Errorf("count %+v; want hour %d and %v", c, hour, want)
+			}
+			delete(want, [2]common.Hash{c.Source, c.Destination})
+		}
+		if len(want) > 0 {
+			t.Errorf("counts %+v miss %v", counts, want)
+		}
+		if c, _ := ix.ICMHourly(ctx, int64(ts(5))+3600, 1<<31-1); len(c) != 0 {
+			t.Errorf("counts after the last message: %+v", c)
+		}
+		if n, _ := ix.ICMChainTxs(ctx, fakeChainID, ICMSend); n != 1 {
+			t.Errorf("chain A's sending transactions: %d; want 1", n)
+		}
+		if n, _ := ix.ICMChainTxs(ctx, fakeChainB, ICMReceive); n != 2 {
+			t.Errorf("chain B's delivering transactions: %d; want 2", n)
+		}
+	})
 }
 
 func equalKinds(a, b []ICMEventKind) bool {
@@ -300,38 +308,41 @@ func equalHashes(a, b []common.Hash) bool {
 // TestICMReorg replaces chain B's blocks: m1 is pending again (its send
 // stays), m3 is gone.
 func TestICMReorg(t *testing.T) {
-	w := newICMWorld(t)
-	ix := w.open(t, "")
-	ctx := context.Background()
-	w.b.set([]fakeBlock{w.chainB[0], {label: "c1"}, {label: "c2"}, {label: "c3"}, {label: "c4"}})
-	w.wait(t, ix, fakeChainB, 4)
-	m1, err := ix.ICMMessage(ctx, w.m1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !m1.Pending() || m1.Executed || m1.ExecutionFailed || !m1.ReceiptDelivered {
-		t.Errorf("m1 after the re-org: pending %v executed %v failed %v receipt %v; want pending, its receipt (chain A) kept",
-			m1.Pending(), m1.Executed, m1.ExecutionFailed, m1.ReceiptDelivered)
-	}
-	if _, err := ix.ICMMessage(ctx, w.m3); !errors.Is(err, ErrNotFound) {
-		t.Errorf("m3 after the re-org: %v; want ErrNotFound", err)
-	}
-	p, err := ix.ICMMessages(ctx, ICMQuery{Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Messages) != 2 || p.Messages[0].ID != w.m2 || p.Messages[1].ID != w.m1 {
-		t.Errorf("messages after the re-org: %d; want m2, m1", len(p.Messages))
-	}
-	// Delivered again, in block 5.
-	b := append([]fakeBlock{}, w.chainB[0], fakeBlock{label: "c1"}, fakeBlock{label: "c2"}, fakeBlock{label: "c3"}, fakeBlock{label: "c4"})
-	b = append(b, fakeBlock{label: "c5", txs: w.chainB[1].txs})
-	w.b.set(b)
-	w.wait(t, ix, fakeChainB, 5)
-	m1, _ = ix.ICMMessage(ctx, w.m1)
-	if m1 == nil || m1.Delivered == nil || m1.Delivered.Block != 5 || !m1.ExecutionFailed {
-		t.Errorf("m1 delivered again: %+v; want in block 5, its execution failed", m1)
-	}
+	eachStore(t, func(t *testing.T, store storeFor) {
+		w := newICMWorld(t)
+		w.store = store
+		ix := w.open(t, "")
+		ctx := context.Background()
+		w.b.set([]fakeBlock{w.chainB[0], {label: "c1"}, {label: "c2"}, {label: "c3"}, {label: "c4"}})
+		w.wait(t, ix, fakeChainB, 4)
+		m1, err := ix.ICMMessage(ctx, w.m1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m1.Pending() || m1.Executed || m1.ExecutionFailed || !m1.ReceiptDelivered {
+			t.Errorf("m1 after the re-org: pending %v executed %v failed %v receipt %v; want pending, its receipt (chain A) kept",
+				m1.Pending(), m1.Executed, m1.ExecutionFailed, m1.ReceiptDelivered)
+		}
+		if _, err := ix.ICMMessage(ctx, w.m3); !errors.Is(err, ErrNotFound) {
+			t.Errorf("m3 after the re-org: %v; want ErrNotFound", err)
+		}
+		p, err := ix.ICMMessages(ctx, ICMQuery{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Messages) != 2 || p.Messages[0].ID != w.m2 || p.Messages[1].ID != w.m1 {
+			t.Errorf("messages after the re-org: %d; want m2, m1", len(p.Messages))
+		}
+		// Delivered again, in block 5.
+		b := append([]fakeBlock{}, w.chainB[0], fakeBlock{label: "c1"}, fakeBlock{label: "c2"}, fakeBlock{label: "c3"}, fakeBlock{label: "c4"})
+		b = append(b, fakeBlock{label: "c5", txs: w.chainB[1].txs})
+		w.b.set(b)
+		w.wait(t, ix, fakeChainB, 5)
+		m1, _ = ix.ICMMessage(ctx, w.m1)
+		if m1 == nil || m1.Delivered == nil || m1.Delivered.Block != 5 || !m1.ExecutionFailed {
+			t.Errorf("m1 delivered again: %+v; want in block 5, its execution failed", m1)
+		}
+	})
 }
 
 // TestICMMigration opens a store of schema version 2, written before the

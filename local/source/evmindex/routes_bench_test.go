@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
@@ -53,7 +54,7 @@ func benchCollection(i int) common.Address {
 
 // buildFixture writes the benchmark's world into ix in transactions of
 // 10,000 blocks, through the indexer's own write path.
-func buildFixture(b *testing.B, ix *evmindex.Index, n int) {
+func buildFixture(b testing.TB, ix *evmindex.Index, n int) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(fixtureSeed, fixtureSeed))
 	pick := func() common.Address {
@@ -133,14 +134,22 @@ func buildFixture(b *testing.B, ix *evmindex.Index, n int) {
 }
 
 // openFixture builds the benchmark's index in a temporary directory, which
-// the benchmark removes when it ends.
+// the benchmark removes when it ends; with EVMINDEX_BENCH_STORE=postgres,
+// in a PostgreSQL database of its own server (internal/pgtest).
 func openFixture(b *testing.B) (*evmindex.Index, int) {
 	n := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("EVMINDEX_BENCH_TXS")); err == nil && v > 0 {
 		n = v
 	}
-	dir := b.TempDir()
-	ix, err := evmindex.Open(context.Background(), evmindex.Options{Path: filepath.Join(dir, "index.db")})
+	opts := evmindex.Options{Path: filepath.Join(b.TempDir(), "index.db")}
+	if os.Getenv("EVMINDEX_BENCH_STORE") == "postgres" {
+		st, err := evmindex.OpenPostgres(context.Background(), pgtest.Start(b).Database(b), nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Store = st
+	}
+	ix, err := evmindex.Open(context.Background(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -151,29 +160,19 @@ func openFixture(b *testing.B) (*evmindex.Index, int) {
 	return ix, n
 }
 
-// benchRoute is one route's request: its first page, and how to reach a
-// deep page (follow nextPageToken with pageSize 100 for depth pages).
-type benchRoute struct {
-	name, path string
-	depth      int // pages of 100 to skip for the deep page; 0: no deep page
+// routesMux serves the EVM Data API over ix (no network).
+func routesMux(ix *evmindex.Index) http.Handler {
+	return catalog.NewMux(catalog.Catalogue(), evmdata.Handlers(evmdata.Options{Index: ix,
+		Chains: []evmdata.ChainInfo{evmdata.LocalChain(benchChain, "http://127.0.0.1:8080/ext/bc/C/rpc")}}))
 }
 
-// BenchmarkListRoutes measures each listing route of the EVM Data API over
-// the fixture, through the catalogue's validation and the handlers (no
-// network): the first page and a deep page reached by following page
-// tokens, at pageSize 10 (the SDKs' default) and 100 (the most), reporting
-// p50 and p99 in milliseconds (reportLatency). It runs only with -bench:
-//
-//	go test -run XXX -bench ListRoutes -benchtime 1000x -timeout 60m ./local/source/evmindex
-func BenchmarkListRoutes(b *testing.B) {
-	ix, n := openFixture(b)
-	runtime.GC() // the fixture's garbage, before any request is timed
-	mux := catalog.NewMux(catalog.Catalogue(), evmdata.Handlers(evmdata.Options{Index: ix,
-		Chains: []evmdata.ChainInfo{evmdata.LocalChain(benchChain, "http://127.0.0.1:8080/ext/bc/C/rpc")}}))
+// listRoutes returns the EVM list routes over the fixture of n
+// transactions, with the depth of their deep page.
+func listRoutes(n int) []benchRoute {
 	ch := "/v1/chains/43112"
 	whale, someone := benchWhale.Hex(), benchAddr(4242).Hex()
 	deepBlock := strconv.Itoa(n / perBlock / 2)
-	routes := []benchRoute{
+	return []benchRoute{
 		{"listTransactions", ch + "/addresses/" + whale + "/transactions", 500},
 		{"listTransactions-asc", ch + "/addresses/" + whale + "/transactions?sortOrder=asc", 500},
 		{"listTransactions-someone", ch + "/addresses/" + someone + "/transactions", 1},
@@ -193,6 +192,27 @@ func BenchmarkListRoutes(b *testing.B) {
 		{"listAddressChains", "/v1/address/" + whale + "/chains", 0},
 		{"getContractMetadata", ch + "/addresses/" + benchToken.Hex(), 0},
 	}
+}
+
+// benchRoute is one route's request: its first page, and how to reach a
+// deep page (follow nextPageToken with pageSize 100 for depth pages).
+type benchRoute struct {
+	name, path string
+	depth      int // pages of 100 to skip for the deep page; 0: no deep page
+}
+
+// BenchmarkListRoutes measures each listing route of the EVM Data API over
+// the fixture, through the catalogue's validation and the handlers (no
+// network): the first page and a deep page reached by following page
+// tokens, at pageSize 10 (the SDKs' default) and 100 (the most), reporting
+// p50 and p99 in milliseconds (reportLatency). It runs only with -bench:
+//
+//	go test -run XXX -bench ListRoutes -benchtime 1000x -timeout 60m ./local/source/evmindex
+func BenchmarkListRoutes(b *testing.B) {
+	ix, n := openFixture(b)
+	runtime.GC() // the fixture's garbage, before any request is timed
+	mux := routesMux(ix)
+	routes := listRoutes(n)
 	get := func(b *testing.B, path string) map[string]any {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))

@@ -52,6 +52,13 @@ func (st *sqliteStore) BalanceHolders(ctx context.Context, chainID uint64, contr
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: balance holders: %w", err)
 	}
+	return peakHolders(rows, threshold, start)
+}
+
+// peakHolders replays a contract's ERC-20 transfers (from, to, value, block
+// time), in order, and returns the holders whose balance reached threshold
+// at some point from start on, each with its highest balance then.
+func peakHolders(rows rowSet, threshold *big.Int, start int64) ([]Holder, error) {
 	defer rows.Close()
 	bal := map[common.Address]*big.Int{}
 	peak := map[common.Address]*big.Int{} // within the range

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -60,6 +61,11 @@ func (st *sqliteStore) ICMEvents(ctx context.Context, id common.Hash, limit int)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: icm message: %w", err)
 	}
+	return scanICMRecords(rows)
+}
+
+// scanICMRecords reads ICMEvents' rows.
+func scanICMRecords(rows rowSet) ([]ICMRecord, error) {
 	defer rows.Close()
 	var out []ICMRecord
 	for rows.Next() {
@@ -149,7 +155,7 @@ func icmListing(q ICMQuery) (query string, all []any, ok bool) {
 			sb.WriteString(" AND " + a.col + "=?")
 			all = append(all, a.v)
 		}
-		sb.WriteString(" ORDER BY ord DESC LIMIT ?)")
+		sb.WriteString(" ORDER BY ord DESC LIMIT ?) u" + strconv.Itoa(i))
 		all = append(all, limit)
 	}
 	sb.WriteString(" ORDER BY ord DESC LIMIT ?")
@@ -167,6 +173,11 @@ func (st *sqliteStore) ICMMessageIDs(ctx context.Context, q ICMQuery) ([]ICMHit,
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: icm messages: %w", err)
 	}
+	return scanICMHits(rows)
+}
+
+// scanICMHits reads ICMMessageIDs' rows.
+func scanICMHits(rows rowSet) ([]ICMHit, error) {
 	defer rows.Close()
 	var hits []ICMHit
 	for rows.Next() {

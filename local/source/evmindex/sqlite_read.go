@@ -105,7 +105,16 @@ func (st *sqliteStore) Transfers(ctx context.Context, q TransferQuery) ([]Transf
 	return scanTransfers(rows)
 }
 
-func scanTransfers(rows *sql.Rows) ([]TransferRow, error) {
+// rowSet is a query's rows, from either store (*sql.Rows, or pgx's rows
+// through pgRows).
+type rowSet interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
+func scanTransfers(rows rowSet) ([]TransferRow, error) {
 	defer rows.Close()
 	var out []TransferRow
 	for rows.Next() {
@@ -252,6 +261,13 @@ func (st *sqliteStore) HoldingsAt(ctx context.Context, q HoldingQuery) ([]Holdin
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: holdings: %w", err)
 	}
+	return replayHoldings(rows, q)
+}
+
+// replayHoldings sums the owner's transfers of q.Kind (contract, token
+// id, value, whether the owner received it), in order, into its holdings
+// after them: q's page of those left positive, by contract and token id.
+func replayHoldings(rows rowSet, q HoldingQuery) ([]Holding, error) {
 	defer rows.Close()
 	type key struct {
 		c  common.Address

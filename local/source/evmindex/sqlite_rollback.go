@@ -198,6 +198,12 @@ func (b *sqliteBatch) collectAddrs(addrs map[common.Address]bool, q string, from
 	if err != nil {
 		return err
 	}
+	return scanAddrs(rows, addrs)
+}
+
+// scanAddrs adds to addrs the addresses of rows' two columns (the second
+// may be NULL).
+func scanAddrs(rows rowSet, addrs map[common.Address]bool) error {
 	defer rows.Close()
 	for rows.Next() {
 		var x, y []byte
@@ -265,6 +271,11 @@ func (b *sqliteBatch) removedMessages(from uint64) (map[common.Hash]ICMEventKind
 	if err != nil {
 		return nil, err
 	}
+	return scanRemovedMessages(rows)
+}
+
+// scanRemovedMessages reads (message id, its lowest event kind) rows.
+func scanRemovedMessages(rows rowSet) (map[common.Hash]ICMEventKind, error) {
 	defer rows.Close()
 	removed := map[common.Hash]ICMEventKind{}
 	for rows.Next() {

@@ -3,7 +3,6 @@ package evmindex
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -15,7 +14,7 @@ import (
 const listedTxCols = `x.hash, x.block_number, x.tx_index, x.type, x.from_addr, x.to_addr, x.value, x.nonce, x.gas_limit, x.gas_used,
 	x.gas_price, x.max_fee, x.max_priority_fee, x.status, substr(x.input, 1, 4), b.hash, b.timestamp`
 
-func scanListedTxs(rows *sql.Rows) ([]ListedTx, error) {
+func scanListedTxs(rows rowSet) ([]ListedTx, error) {
 	defer rows.Close()
 	var out []ListedTx
 	for rows.Next() {
@@ -174,7 +173,7 @@ func (st *sqliteStore) PartsOf(ctx context.Context, chainID uint64, addr common.
 
 // scanInternal scans type, from, to, value, gas, gas used and reverted after
 // the columns in pre.
-func scanInternal(rows *sql.Rows, pre ...any) (InternalTx, error) {
+func scanInternal(rows rowSet, pre ...any) (InternalTx, error) {
 	var it InternalTx
 	var f, t []byte
 	var v string
@@ -327,20 +326,9 @@ func (st *sqliteStore) storedNFTs(ctx context.Context, chainID uint64, c common.
 	if err != nil {
 		return fmt.Errorf("evmindex: nfts: %w", err)
 	}
-	defer rows.Close()
-	found := map[string]NFT{}
-	for rows.Next() {
-		var id []byte
-		var n NFT
-		var meta string
-		if err := rows.Scan(&id, &n.TokenURI, &n.Status, &meta, &n.Updated); err != nil {
-			return fmt.Errorf("evmindex: nfts: %w", err)
-		}
-		json.Unmarshal([]byte(meta), &n.Metadata)
-		found[string(id)] = n
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("evmindex: nfts: %w", err)
+	found, err := scanNFTs(rows)
+	if err != nil {
+		return err
 	}
 	for _, n := range chunk {
 		if f, ok := found[string(idBytes(n.TokenID))]; ok {

@@ -14,11 +14,12 @@ import (
 //     over HTTP (nftmeta.go); the writer (write.go) decodes their blocks
 //     (decode.go, icm.go, teleporter.go, parties.go) into the rows of a
 //     Batch, one store transaction per batch of blocks.
-//   - The store keeps the rows, with its own schema and migrations. The
-//     SQLite store (sqlite*.go) is the embedded default and the only place
-//     SQL is written; another store (PostgreSQL, for a fleet of replicas)
-//     implements Store in its own package and is given to Open in
-//     Options.Store.
+//   - The store keeps the rows, with its own schema and migrations, and is
+//     the only place SQL is written. The SQLite store (sqlite*.go) is the
+//     embedded default; the PostgreSQL store (postgres.go, pg_*.go), for a
+//     fleet of replicas sharing one index, is given to Open in
+//     Options.Store (OpenPostgres). Both keep the same rows and answer the
+//     same; the row scanners and replays they share take a rowSet.
 //   - The queries (query.go, listings.go, txlist.go, details.go,
 //     holders.go, icmquery.go) are the store's reads (Reader), with what no
 //     store should know added: the followers' heads, the node's live

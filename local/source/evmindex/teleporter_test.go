@@ -298,6 +298,7 @@ func (e fakeEth) GetBlockReceipts(num hexutil.Uint64) []*types.Receipt {
 //	send  (block 2): two SendCrossChainMessage, to Mainnet's and Fuji's C-chains
 //	recv  (block 3): a ReceiveCrossChainMessage from Fuji's C-chain
 type teleporterWorld struct {
+	store             storeFor // nil: the default store
 	node              fakeNode
 	abi               abi.ABI
 	noise, send, recv common.Hash
@@ -342,7 +343,11 @@ func (w *teleporterWorld) open(t testing.TB, path string, head uint64, co ChainO
 	t.Helper()
 	ctx := context.Background()
 	co.ChainID, co.Client, co.NoTrace, co.PollInterval = fakeChainID, w.node.client(t), true, 5*time.Millisecond
-	ix, err := Open(ctx, Options{Path: path, Chains: []ChainOptions{co}, OnRollback: onRollback})
+	var store Store
+	if w.store != nil {
+		store = w.store(t)
+	}
+	ix, err := Open(ctx, Options{Store: store, Path: path, Chains: []ChainOptions{co}, OnRollback: onRollback})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,71 +383,77 @@ func checkEvents(t testing.TB, tx common.Hash, got, want []TeleporterEvent) {
 }
 
 func TestTeleporterIndexed(t *testing.T) {
-	w := newTeleporterWorld(t)
-	send0 := TeleporterEvent{TxHash: w.send, LogIndex: 0, MessageID: w.ids[0], Direction: TeleporterSource, OtherChain: mainnetCChain}
-	send1 := TeleporterEvent{TxHash: w.send, LogIndex: 1, MessageID: w.ids[1], Direction: TeleporterSource, OtherChain: fujiCChain}
-	recv := TeleporterEvent{TxHash: w.recv, LogIndex: 0, MessageID: w.ids[2], Direction: TeleporterDestination, OtherChain: fujiCChain}
-	otherSend := TeleporterEvent{TxHash: w.noise, LogIndex: 0, MessageID: w.ids[0], Direction: TeleporterSource, OtherChain: mainnetCChain}
-	cases := []struct {
-		name       string
-		messengers []common.Address
-		want       map[common.Hash][]TeleporterEvent
-	}{
-		{"canonical messenger", nil, map[common.Hash][]TeleporterEvent{w.noise: nil, w.send: {send0, send1}, w.recv: {recv}}},
-		{"messenger replaced", []common.Address{w.other}, map[common.Hash][]TeleporterEvent{w.noise: {otherSend}, w.send: nil, w.recv: nil}},
-		{"messenger added", []common.Address{TeleporterMessenger, w.other}, map[common.Hash][]TeleporterEvent{w.noise: {otherSend}, w.send: {send0, send1}, w.recv: {recv}}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ix := w.open(t, "", 3, ChainOptions{TeleporterAddresses: tc.messengers}, nil)
-			for tx, want := range tc.want {
-				checkEvents(t, tx, teleporterOf(t, ix, tx), want)
-			}
-		})
-	}
+	eachStore(t, func(t *testing.T, store storeFor) {
+		w := newTeleporterWorld(t)
+		w.store = store
+		send0 := TeleporterEvent{TxHash: w.send, LogIndex: 0, MessageID: w.ids[0], Direction: TeleporterSource, OtherChain: mainnetCChain}
+		send1 := TeleporterEvent{TxHash: w.send, LogIndex: 1, MessageID: w.ids[1], Direction: TeleporterSource, OtherChain: fujiCChain}
+		recv := TeleporterEvent{TxHash: w.recv, LogIndex: 0, MessageID: w.ids[2], Direction: TeleporterDestination, OtherChain: fujiCChain}
+		otherSend := TeleporterEvent{TxHash: w.noise, LogIndex: 0, MessageID: w.ids[0], Direction: TeleporterSource, OtherChain: mainnetCChain}
+		cases := []struct {
+			name       string
+			messengers []common.Address
+			want       map[common.Hash][]TeleporterEvent
+		}{
+			{"canonical messenger", nil, map[common.Hash][]TeleporterEvent{w.noise: nil, w.send: {send0, send1}, w.recv: {recv}}},
+			{"messenger replaced", []common.Address{w.other}, map[common.Hash][]TeleporterEvent{w.noise: {otherSend}, w.send: nil, w.recv: nil}},
+			{"messenger added", []common.Address{TeleporterMessenger, w.other}, map[common.Hash][]TeleporterEvent{w.noise: {otherSend}, w.send: {send0, send1}, w.recv: {recv}}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				ix := w.open(t, "", 3, ChainOptions{TeleporterAddresses: tc.messengers}, nil)
+				for tx, want := range tc.want {
+					checkEvents(t, tx, teleporterOf(t, ix, tx), want)
+				}
+			})
+		}
+	})
 }
 
 func TestTeleporterReorg(t *testing.T) {
-	w := newTeleporterWorld(t)
-	var mu sync.Mutex // guards rolled: OnRollback runs on the follower goroutine
-	var rolled []uint64
-	ix := w.open(t, "", 3, ChainOptions{}, func(_ context.Context, _ uint64, from uint64) { mu.Lock(); rolled = append(rolled, from); mu.Unlock() })
-	if got := teleporterOf(t, ix, w.send); len(got) != 2 {
-		t.Fatalf("before the re-org: send has %d events; want 2", len(got))
-	}
+	eachStore(t, func(t *testing.T, store storeFor) {
+		w := newTeleporterWorld(t)
+		w.store = store
+		var mu sync.Mutex // guards rolled: OnRollback runs on the follower goroutine
+		var rolled []uint64
+		ix := w.open(t, "", 3, ChainOptions{}, func(_ context.Context, _ uint64, from uint64) { mu.Lock(); rolled = append(rolled, from); mu.Unlock() })
+		if got := teleporterOf(t, ix, w.send); len(got) != 2 {
+			t.Fatalf("before the re-org: send has %d events; want 2", len(got))
+		}
 
-	// Blocks 2 and 3 are replaced: the send is included again but reverts
-	// (no logs), the receive moves to block 4.
-	b := append([]fakeBlock{}, w.chain[:2]...)
-	b = append(b, fakeBlock{label: "b2", txs: []fakeTx{{hash: w.send, reverted: true}}}, fakeBlock{label: "b3"}, fakeBlock{label: "b4", txs: w.chain[3].txs})
-	w.node.set(b)
-	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := ix.WaitFor(wctx, fakeChainID, 4); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	if len(rolled) != 1 || rolled[0] != 2 {
-		t.Errorf("rollbacks from %v; want one from block 2", rolled)
-	}
-	mu.Unlock()
-	d, err := ix.Transaction(context.Background(), fakeChainID, w.send)
-	if err != nil || d.Status != 0 || d.BlockNumber != 2 {
-		t.Fatalf("send after the re-org: %+v, %v; want reverted in block 2", d, err)
-	}
-	checkEvents(t, w.send, d.Teleporter, nil)
-	d, err = ix.Transaction(context.Background(), fakeChainID, w.recv)
-	if err != nil || d.BlockNumber != 4 {
-		t.Fatalf("receive after the re-org: %+v, %v; want block 4", d, err)
-	}
-	checkEvents(t, w.recv, d.Teleporter, []TeleporterEvent{{TxHash: w.recv, LogIndex: 0, MessageID: w.ids[2], Direction: TeleporterDestination, OtherChain: fujiCChain}})
-	var rows, block int
-	if err := sqliteOf(ix).r.QueryRow(`SELECT count(*), max(block_number) FROM teleporter_messages WHERE chain_id=?`, fakeChainID).Scan(&rows, &block); err != nil {
-		t.Fatal(err)
-	}
-	if rows != 1 || block != 4 {
-		t.Fatalf("teleporter_messages holds %d rows up to block %d; want 1 in block 4", rows, block)
-	}
+		// Blocks 2 and 3 are replaced: the send is included again but reverts
+		// (no logs), the receive moves to block 4.
+		b := append([]fakeBlock{}, w.chain[:2]...)
+		b = append(b, fakeBlock{label: "b2", txs: []fakeTx{{hash: w.send, reverted: true}}}, fakeBlock{label: "b3"}, fakeBlock{label: "b4", txs: w.chain[3].txs})
+		w.node.set(b)
+		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := ix.WaitFor(wctx, fakeChainID, 4); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if len(rolled) != 1 || rolled[0] != 2 {
+			t.Errorf("rollbacks from %v; want one from block 2", rolled)
+		}
+		mu.Unlock()
+		d, err := ix.Transaction(context.Background(), fakeChainID, w.send)
+		if err != nil || d.Status != 0 || d.BlockNumber != 2 {
+			t.Fatalf("send after the re-org: %+v, %v; want reverted in block 2", d, err)
+		}
+		checkEvents(t, w.send, d.Teleporter, nil)
+		d, err = ix.Transaction(context.Background(), fakeChainID, w.recv)
+		if err != nil || d.BlockNumber != 4 {
+			t.Fatalf("receive after the re-org: %+v, %v; want block 4", d, err)
+		}
+		checkEvents(t, w.recv, d.Teleporter, []TeleporterEvent{{TxHash: w.recv, LogIndex: 0, MessageID: w.ids[2], Direction: TeleporterDestination, OtherChain: fujiCChain}})
+		var rows, block int
+		if err := queryRow(ix, `SELECT count(*), max(block_number) FROM teleporter_messages WHERE chain_id=?`, fakeChainID).Scan(&rows, &block); err != nil {
+			t.Fatal(err)
+		}
+		if rows != 1 || block != 4 {
+			t.Fatalf("teleporter_messages holds %d rows up to block %d; want 1 in block 4", rows, block)
+		}
+	})
 }
 
 // TestTeleporterOlderStore opens a store written before teleporter_messages

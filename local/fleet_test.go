@@ -1,0 +1,108 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/internal/pgtest"
+	"github.com/avaedge/avaedge/local/source/devnet/evm"
+)
+
+// TestFleetOneWriter: two replicas of a followed network share the EVM
+// index in PostgreSQL: exactly one is the writer; the reader answers the
+// blocks the writer indexed, the same bytes; when the writer closes, the
+// reader becomes the writer within 10s and indexes the chain's next block.
+func TestFleetOneWriter(t *testing.T) {
+	ctx := context.Background()
+	node := fakeNode(t, avanet.Local.EVMChainID)
+	c, err := evm.New(ctx, evm.Options{ChainID: 99998})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rpcSrv := httptest.NewServer(c.Handler())
+	t.Cleanup(rpcSrv.Close)
+	url := pgtest.Start(t).Database(t)
+	build := func() *Handler {
+		h, err := Build(ctx, BuildOptions{Node: node.URL, IndexURL: url, Logger: slog.New(slog.DiscardHandler),
+			EVMChains: []EVMChain{{ChainID: 99998, RPC: rpcSrv.URL}}, LocalMode: map[catalog.Service]bool{catalog.Data: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	a, b := build(), build()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	writer, reader := roles(t, a, b)
+	latest := func(h *Handler) (uint64, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/chains/99998/blocks?pageSize=1", nil))
+		var v struct {
+			Blocks []struct {
+				Number string `json:"blockNumber"`
+			} `json:"blocks"`
+		}
+		json.Unmarshal(rec.Body.Bytes(), &v)
+		if rec.Code != http.StatusOK || len(v.Blocks) == 0 {
+			return 0, rec.Body.String()
+		}
+		n, _ := strconv.ParseUint(v.Blocks[0].Number, 10, 64)
+		return n, rec.Body.String()
+	}
+	head := c.Seed().Head
+	waitFor(t, 20*time.Second, "the reader to answer the writer's head", func() bool {
+		n, body := latest(reader)
+		_, wbody := latest(writer)
+		return n >= head && body == wbody
+	})
+	closed := time.Now()
+	writer.Close()
+	waitFor(t, 10*time.Second, "the reader to become the writer", func() bool {
+		st, _ := reader.IndexLease()
+		return st.Role == "writer"
+	})
+	t.Logf("takeover after the writer closed: %s", time.Since(closed))
+	blk, err := c.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the new writer to index the next block", func() bool {
+		n, _ := latest(reader)
+		return n >= blk.NumberU64()
+	})
+}
+
+// roles waits until exactly one of a and b is the writer and returns it
+// first.
+func roles(t *testing.T, a, b *Handler) (writer, reader *Handler) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "exactly one writer", func() bool {
+		sa, _ := a.IndexLease()
+		sb, _ := b.IndexLease()
+		writer, reader = a, b
+		if sb.Role == "writer" {
+			writer, reader = b, a
+		}
+		return (sa.Role == "writer") != (sb.Role == "writer")
+	})
+	return writer, reader
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s", d, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,246 @@
+package evmindex
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// The PostgreSQL store's reads of a transaction's details, NFTs, holders
+// and ICM messages.
+
+func (st *pgStore) Transaction(ctx context.Context, chainID uint64, hash common.Hash) (*TxDetail, error) {
+	d := &TxDetail{}
+	var from, to, input []byte
+	var value, price string
+	var maxFee, maxPrio sql.NullString
+	err := st.pool.QueryRow(ctx, `SELECT block_number, tx_index, type, from_addr, to_addr, value::text, nonce, gas_limit, gas_used, gas_price::text,
+		max_fee::text, max_priority_fee::text, status, input FROM txs WHERE chain_id=$1 AND hash=$2`, chainID, hash.Bytes()).Scan(&d.BlockNumber, &d.Index,
+		&d.Type, &from, &to, &value, &d.Nonce, &d.GasLimit, &d.GasUsed, &price, &maxFee, &maxPrio, &d.Status, &input)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	d.Hash, d.From, d.Input = hash, common.BytesToAddress(from), input
+	d.MaxFeePerGas, d.MaxPriorityFeePerGas = storedTx(&d.Tx, to, value, price, maxFee, maxPrio)
+	rows, err := st.query(ctx, `SELECT `+pgTransferCols+` FROM transfers t JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
+		WHERE t.chain_id=$1 AND t.tx_hash=$2 ORDER BY t.seq`, chainID, hash.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: tx transfers: %w", err)
+	}
+	if d.Transfers, err = scanTransfers(rows); err != nil {
+		return nil, err
+	}
+	irows, err := st.query(ctx, `SELECT type, from_addr, to_addr, value::text, gas, gas_used, reverted FROM internal_txs WHERE chain_id=$1 AND tx_hash=$2 ORDER BY idx`,
+		chainID, hash.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
+	}
+	defer irows.Close()
+	for irows.Next() {
+		it, err := scanInternal(irows)
+		if err != nil {
+			return nil, err
+		}
+		d.Internals = append(d.Internals, it)
+	}
+	if err := irows.Err(); err != nil {
+		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
+	}
+	if d.InternalsOmitted, err = st.Untraced(ctx, chainID, d.BlockNumber); err != nil {
+		return nil, err
+	}
+	if d.Teleporter, err = st.teleporterEvents(ctx, chainID, hash); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (st *pgStore) teleporterEvents(ctx context.Context, chainID uint64, hash common.Hash) ([]TeleporterEvent, error) {
+	rows, err := st.query(ctx, `SELECT log_index, message_id, direction, other_chain FROM teleporter_messages
+		WHERE chain_id=$1 AND tx_hash=$2 ORDER BY log_index`, chainID, hash.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
+	}
+	defer rows.Close()
+	var out []TeleporterEvent
+	for rows.Next() {
+		e := TeleporterEvent{TxHash: hash}
+		var id, other []byte
+		var dir int16
+		if err := rows.Scan(&e.LogIndex, &id, &dir, &other); err != nil {
+			return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
+		}
+		e.MessageID, e.OtherChain, e.Direction = common.BytesToHash(id), common.BytesToHash(other), TeleporterDirection(dir)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
+	}
+	return out, nil
+}
+
+func (st *pgStore) StoredNFTs(ctx context.Context, chainID uint64, nfts []NFT) (map[NFTKey]NFT, error) {
+	out := make(map[NFTKey]NFT, len(nfts))
+	byContract := map[common.Address][]NFT{}
+	for _, n := range nfts {
+		byContract[n.Contract] = append(byContract[n.Contract], n)
+	}
+	for c, ns := range byContract {
+		ids := make([][]byte, len(ns))
+		for i, n := range ns {
+			ids[i] = idBytes(n.TokenID)
+		}
+		rows, err := st.query(ctx, `SELECT token_id, token_uri, status, metadata, updated FROM nfts WHERE chain_id=$1 AND contract=$2 AND token_id = ANY($3)`,
+			chainID, c.Bytes(), ids)
+		if err != nil {
+			return nil, fmt.Errorf("evmindex: nfts: %w", err)
+		}
+		found, err := scanNFTs(rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			if f, ok := found[string(idBytes(n.TokenID))]; ok {
+				n.TokenURI, n.Status, n.Metadata, n.Updated = f.TokenURI, f.Status, f.Metadata, f.Updated
+				out[NFTKey{n.Contract, n.TokenID.String()}] = n
+			}
+		}
+	}
+	return out, nil
+}
+
+// scanNFTs reads nfts rows (token id, URI, status, metadata, time) by id.
+func scanNFTs(rows rowSet) (map[string]NFT, error) {
+	defer rows.Close()
+	found := map[string]NFT{}
+	for rows.Next() {
+		var id []byte
+		var n NFT
+		var meta string
+		if err := rows.Scan(&id, &n.TokenURI, &n.Status, &meta, &n.Updated); err != nil {
+			return nil, fmt.Errorf("evmindex: nfts: %w", err)
+		}
+		json.Unmarshal([]byte(meta), &n.Metadata)
+		found[string(id)] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("evmindex: nfts: %w", err)
+	}
+	return found, nil
+}
+
+func (st *pgStore) NFTHolders(ctx context.Context, chainID uint64, contract common.Address) ([]Holder, uint64, error) {
+	rows, err := st.query(ctx, `SELECT owner, COUNT(*) FROM (
+			SELECT owner FROM nft_owners WHERE chain_id=$1 AND contract=$2
+			UNION ALL SELECT owner FROM erc1155_balances WHERE chain_id=$1 AND contract=$2
+		) o GROUP BY owner`, chainID, contract.Bytes())
+	if err != nil {
+		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
+	}
+	defer rows.Close()
+	var out []Holder
+	for rows.Next() {
+		var a []byte
+		var n int64
+		if err := rows.Scan(&a, &n); err != nil {
+			return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
+		}
+		out = append(out, Holder{Address: common.BytesToAddress(a), Amount: big.NewInt(n)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
+	}
+	sortHolders(out)
+	var total uint64
+	if err := st.pool.QueryRow(ctx, `SELECT COUNT(*) FROM collection_tokens WHERE chain_id=$1 AND contract=$2`, chainID, contract.Bytes()).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
+	}
+	return out, total, nil
+}
+
+func (st *pgStore) BalanceHolders(ctx context.Context, chainID uint64, contract common.Address, threshold *big.Int, start, end int64) ([]Holder, error) {
+	rows, err := st.query(ctx, `SELECT t.from_addr, t.to_addr, t.value::text, b.timestamp FROM transfers t
+		JOIN blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
+		WHERE t.chain_id=$1 AND t.contract=$2 AND t.kind=$3 AND b.timestamp <= $4 ORDER BY t.seq`, chainID, contract.Bytes(), int16(ERC20), end)
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: balance holders: %w", err)
+	}
+	return peakHolders(rows, threshold, start)
+}
+
+func (st *pgStore) ICMHourly(ctx context.Context, since, until int64) ([]ICMCount, error) {
+	if until < since {
+		return nil, nil
+	}
+	lo, hi := max(since, 0)/3600*3600, min(until/3600*3600+3600, 1<<31-1)
+	rows, err := st.query(ctx, `SELECT ((ord >> 32) / 3600) * 3600 AS h, src_chain, dst_chain, COUNT(*) FROM icm_messages
+		WHERE ord >= $1 AND ord < $2 GROUP BY h, src_chain, dst_chain ORDER BY h`, lo<<32, hi<<32)
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: icm counts: %w", err)
+	}
+	defer rows.Close()
+	var out []ICMCount
+	for rows.Next() {
+		var c ICMCount
+		var src, dst []byte
+		if err := rows.Scan(&c.Hour, &src, &dst, &c.N); err != nil {
+			return nil, fmt.Errorf("evmindex: icm counts: %w", err)
+		}
+		c.Source, c.Destination = common.BytesToHash(src), common.BytesToHash(dst)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (st *pgStore) ICMChainTxs(ctx context.Context, chainID uint64, kind ICMEventKind) (uint64, error) {
+	var n uint64
+	if err := st.pool.QueryRow(ctx, `SELECT COUNT(DISTINCT tx_hash) FROM icm_events WHERE chain_id=$1 AND kind=$2`, chainID, int16(kind)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("evmindex: icm transactions: %w", err)
+	}
+	return n, nil
+}
+
+func (st *pgStore) ICMEvents(ctx context.Context, id common.Hash, limit int) ([]ICMRecord, error) {
+	rows, err := st.query(ctx, `SELECT e.chain_id, e.block_number, e.tx_hash, e.messenger, e.kind, e.party, e.data, e.ts,
+		e.src_chain, e.dst_chain, COALESCE(x.gas_used, 0)
+		FROM icm_events e LEFT JOIN txs x ON x.chain_id = e.chain_id AND x.hash = e.tx_hash
+		WHERE e.message_id = $1 ORDER BY e.ts, e.chain_id, e.block_number, e.log_index LIMIT $2`, id.Bytes(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: icm message: %w", err)
+	}
+	return scanICMRecords(rows)
+}
+
+// pgNumbered numbers the ? placeholders of q ($1, $2...): icmListing builds
+// its query for either store.
+func pgNumbered(q string) string {
+	var sb strings.Builder
+	n := 0
+	for _, part := range strings.SplitAfter(q, "?") {
+		if p, ok := strings.CutSuffix(part, "?"); ok {
+			n++
+			sb.WriteString(p + "$" + strconv.Itoa(n))
+			continue
+		}
+		sb.WriteString(part)
+	}
+	return sb.String()
+}
+
+func (st *pgStore) ICMMessageIDs(ctx context.Context, q ICMQuery) ([]ICMHit, error) {
+	query, args, ok := icmListing(q)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := st.query(ctx, pgNumbered(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: icm messages: %w", err)
+	}
+	return scanICMHits(rows)
+}

@@ -67,7 +67,7 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	for name := range recordedInfo {
 		methods[name] = recorded(ix, name)
 	}
-	for name, m := range PlatformMethods(ix, avaxID) {
+	for name, m := range PlatformMethods(ix, w) {
 		methods[name] = m
 	}
 	for _, name := range []string{"platform.issueTx", "avax.issueTx"} {

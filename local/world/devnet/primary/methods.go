@@ -20,7 +20,7 @@ func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error
 		return nil, err
 	}
 	methods := node.Methods(v)
-	for name, m := range node.PlatformMethods(w.Index(), v.Assets[0].ID) {
+	for name, m := range node.PlatformMethods(w.Index(), v) {
 		methods[name] = m
 	}
 	for _, name := range []string{"platform.issueTx", "avax.issueTx"} {

@@ -31,24 +31,19 @@ type getSubnetsReply struct {
 	Subnets []apiSubnet `json:"subnets"`
 }
 
-// subnets returns the index's subnets in the node's order: by id bytes,
-// the order of its subnet database (a node that created subnets since it
-// started lists those last, in creation order, until it restarts).
+// subnets returns the index's subnets in the node's order: newest first,
+// the order of its subnet list (a linked list each new subnet heads).
+// A running node that read the list before it accepted newer subnets lists
+// those after the others, oldest first, until it restarts: only a
+// restarted node's order is the index's.
 func (p platform) subnets(ctx context.Context) ([]*pindex.Subnet, error) {
 	ss, err := p.ix.Subnets(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("error getting subnets from database: %w", err)
 	}
 	ss = slices.Clone(ss)
-	slices.SortFunc(ss, func(a, b *pindex.Subnet) int { return cmpID(a.ID, b.ID) })
+	slices.Reverse(ss)
 	return ss, nil
-}
-
-// cmpID orders two cb58 ids by their bytes.
-func cmpID(a, b string) int {
-	x, _ := avax.ParseID(a)
-	y, _ := avax.ParseID(b)
-	return bytes.Compare(x[:], y[:])
 }
 
 func (p platform) apiSubnet(s *pindex.Subnet) apiSubnet {
@@ -139,15 +134,16 @@ type getBlockchainsReply struct {
 	Blockchains []apiBlockchain `json:"blockchains"`
 }
 
-// chainsOf returns subnet's chains in the node's order: by id bytes.
+// chainsOf returns subnet's chains of all (oldest first) in the node's
+// order: newest first, as its per-subnet chain lists hold them (with the
+// caveat of subnets).
 func chainsOf(all []pindex.Blockchain, subnet string) []pindex.Blockchain {
 	var out []pindex.Blockchain
-	for _, b := range all {
+	for _, b := range slices.Backward(all) {
 		if b.SubnetID == subnet {
 			out = append(out, b)
 		}
 	}
-	slices.SortFunc(out, func(a, b pindex.Blockchain) int { return cmpID(a.ID, b.ID) })
 	return out
 }
 

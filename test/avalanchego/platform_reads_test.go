@@ -15,6 +15,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/formatting"
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
 	avajson "github.com/ava-labs/avalanchego/utils/json"
+	"github.com/ava-labs/avalanchego/utils/rpc"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
@@ -278,6 +279,56 @@ func TestPlatformReads(t *testing.T) {
 		}
 		if _, err := c.GetBlockByHeight(ctx, h); err == nil || !strings.Contains(err.Error(), "ask with encoding json") {
 			t.Errorf("getBlockByHeight in hex: %v; want the index's error", err)
+		}
+	})
+
+	t.Run("atomic", func(t *testing.T) {
+		// The C-Chain's shared memory: what the X-Chain exported to it
+		// (the devnet's C-Chain imports none), as the Data API lists it.
+		cAddr, _ := address.Format("C", hrp, addrs[0][:])
+		r := rpc.NewEndpointRequester(uri + "/ext/bc/C/avax")
+		var reply api.GetUTXOsReply
+		if err := r.SendRequest(ctx, "avax.getUTXOs", &api.GetUTXOsArgs{Addresses: []string{cAddr}, SourceChain: "X", Limit: 1024}, &reply); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, str := range reply.UTXOs {
+			b, err := formatting.Decode(formatting.Hex, str)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u avax.UTXO
+			if _, err := txs.Codec.Unmarshal(b, &u); err != nil {
+				t.Fatalf("parse utxo: %v", err)
+			}
+			got = append(got, u.InputID().String())
+		}
+		var d struct {
+			UTXOs []struct {
+				UTXOID string `json:"utxoId"`
+			} `json:"utxos"`
+		}
+		getJSON(t, data+"/blockchains/c-chain/utxos?pageSize=100&addresses="+cAddr, &d)
+		var want []string
+		for _, u := range d.UTXOs {
+			want = append(want, u.UTXOID)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if len(got) == 0 || !slices.Equal(got, want) {
+			t.Errorf("avax.getUTXOs(%s, X) = %v; the Data API lists %v", cAddr, got, want)
+		}
+		if err := r.SendRequest(ctx, "avax.getUTXOs", &api.GetUTXOsArgs{Addresses: []string{cAddr}}, &reply); err == nil || !strings.Contains(err.Error(), "no source chain provided") {
+			t.Errorf("avax.getUTXOs without a source chain: %v", err)
+		}
+		var st struct{ Status string }
+		if err := r.SendRequest(ctx, "avax.getAtomicTxStatus", &api.JSONTxID{TxID: ids.GenerateTestID()}, &st); err != nil || st.Status != "Unknown" {
+			t.Errorf("avax.getAtomicTxStatus = %+v, %v; want Unknown", st, err)
+		}
+		var tx api.FormattedTx
+		id := ids.GenerateTestID()
+		if err := r.SendRequest(ctx, "avax.getAtomicTx", &api.GetTxArgs{TxID: id}, &tx); err == nil || !strings.Contains(err.Error(), "could not find tx "+id.String()) {
+			t.Errorf("avax.getAtomicTx: %v; want coreth's not found", err)
 		}
 	})
 

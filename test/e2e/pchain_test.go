@@ -73,7 +73,7 @@ func TestPChainDevnet(t *testing.T) {
 	for i, c := range []struct{ path, method, params, want string }{
 		{"/ext/bc/P", "platform.getFeeState", `{}`, "platform.getFeeState is answered by the node only"},
 		{"/ext/bc/P", "platform.getValidatorsAt", `{"height":"1"}`, "platform.getValidatorsAt is answered by the node only"},
-		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"],"sourceChain":"P"}`, "method avax.getUTXOs has no local implementation yet"},
+		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}`, "no source chain provided"},
 		{"/ext/bc/P", "platform.issueTx", `{"tx":"0x00","encoding":"hex"}`, "platform.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/C/avax", "avax.issueTx", `{"tx":"0x00","encoding":"hex"}`, "avax.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/P", "platform.getAllBalances", `{}`, `rpc: can't find method \"platform.GetAllBalances\"`},
@@ -88,7 +88,8 @@ func TestPChainDevnet(t *testing.T) {
 // TestPChainDevnetReads (issue 37): the built binary in devnet mode answers
 // the P-Chain's reads from its index with the Data API's values: ewoq's
 // balance and UTXOs, the primary network's current validators, the
-// subnets, the chains, a block by height in JSON.
+// subnets, the chains, the C-Chain's atomic UTXOs, a block by height in
+// JSON.
 func TestPChainDevnetReads(t *testing.T) {
 	base := localEdge(t).URL
 	const ewoq = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
@@ -194,6 +195,20 @@ func TestPChainDevnetReads(t *testing.T) {
 	}
 	if r.Status != 200 || json.Unmarshal(r.Body, &dc) != nil || len(dc.Blockchains) == 0 || len(dc.Blockchains) != len(chains.Blockchains) {
 		t.Errorf("platform.getBlockchains lists %d; the Data API: %s", len(chains.Blockchains), r)
+	}
+
+	// The C-Chain's shared memory: what the X-Chain exported to ewoq there.
+	var atomic struct {
+		NumFetched string   `json:"numFetched"`
+		UTXOs      []string `json:"utxos"`
+	}
+	rpcResult(t, base+"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"],"sourceChain":"X"}`, &atomic)
+	r = do(t, "GET", base+"/v1/networks/fuji/blockchains/c-chain/utxos?pageSize=100&addresses=C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u", nil, nil)
+	var du struct {
+		UTXOs []json.RawMessage `json:"utxos"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &du) != nil || len(du.UTXOs) == 0 || len(atomic.UTXOs) != len(du.UTXOs) {
+		t.Errorf("avax.getUTXOs(ewoq, X) lists %d; the Data API: %s", len(atomic.UTXOs), r)
 	}
 
 	var blk struct {

@@ -70,6 +70,9 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	for name, m := range PlatformMethods(ix, w) {
 		methods[name] = m
 	}
+	for name, m := range FollowedAtomicMethods() {
+		methods[name] = m
+	}
 	for _, name := range []string{"platform.issueTx", "avax.issueTx"} {
 		methods[name] = func(context.Context, json.RawMessage) (any, error) {
 			return nil, fmt.Errorf("the followed node does not answer: %s is sent to it, and it is down", name)

@@ -58,19 +58,7 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 // The methods only the node can answer (nodeOnly) answer an error saying
 // so.
 func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
-	pv := *v
-	chains := map[avax.ID]avanet.Chain{avax.EmptyID: avanet.ChainP}
-	for _, c := range v.Chains {
-		switch {
-		case slices.Contains(c.Aliases, "X"):
-			chains[c.ID] = avanet.ChainX
-		case slices.Contains(c.Aliases, "C"):
-			chains[c.ID] = avanet.ChainC
-		}
-	}
-	pv.UTXOs = pUTXOs{ix: ix, chains: chains}
-	s := newService(&pv)
-	s.xChain, s.xAlias = avax.EmptyID, "P"
+	s := chainService(ix, v, avanet.ChainP)
 	p := platform{ix: ix, avax: v.Assets[0].ID, s: s}
 	methods := map[string]jsonrpc.Method{
 		"platform.getHeight":            method(p.getHeight),
@@ -95,6 +83,30 @@ func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 		methods[name] = onlyNode(name)
 	}
 	return methods
+}
+
+// chainService is the service of v's chain holder (the P- or the C-Chain,
+// aliased "P" or "C"): its addresses, and the UTXOs the index holds on it
+// as its own list or shared memory.
+func chainService(ix PIndex, v *View, holder avanet.Chain) *service {
+	cv := *v
+	chains := map[avax.ID]avanet.Chain{avax.EmptyID: avanet.ChainP}
+	for _, c := range v.Chains {
+		switch {
+		case slices.Contains(c.Aliases, "X"):
+			chains[c.ID] = avanet.ChainX
+		case slices.Contains(c.Aliases, "C"):
+			chains[c.ID] = avanet.ChainC
+		}
+	}
+	cv.UTXOs = chainUTXOs{ix: ix, holder: holder, chains: chains}
+	s := newService(&cv)
+	s.xAlias = string(holder)
+	s.xChain = avax.EmptyID
+	if holder != avanet.ChainP {
+		s.xChain = s.aliases[string(holder)]
+	}
+	return s
 }
 
 // nodeOnly are the P-Chain reads the index cannot answer: the node's fee

@@ -11,26 +11,27 @@ import (
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
-// pUTXOs are the P-Chain's unspent outputs the index holds: its own and
-// those exported to it (from the X- or C-Chain) and not yet imported;
+// chainUTXOs are the unspent outputs the index holds on holder (the P- or
+// the C-Chain): its own and those exported to it and not yet imported;
 // chains names the primary network's chains by the ids a caller may give
 // as a source.
-type pUTXOs struct {
+type chainUTXOs struct {
 	ix     PIndex
+	holder avanet.Chain
 	chains map[avax.ID]avanet.Chain
 }
 
-// UTXOs returns the unspent outputs addr may spend on the P-Chain (source
-// the P-Chain), newest first as the node's per-address list holds them (a
+// UTXOs returns the unspent outputs addr may spend on the holder (source
+// the holder), newest first as the node's per-address list holds them (a
 // block's outputs after the older blocks', a transaction's in index order
 // at the head), or those exported to it from source. A stake is not in the
 // UTXO set while it runs: its outputs are left out until it ends.
-func (u pUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
+func (u chainUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
 	chain, ok := u.chains[source]
 	if !ok {
 		return nil
 	}
-	rows, err := u.ix.UTXOs(context.Background(), avanet.ChainP, []avax.ShortID{addr}, false)
+	rows, err := u.ix.UTXOs(context.Background(), u.holder, []avax.ShortID{addr}, false)
 	if err != nil {
 		return nil
 	}

@@ -11,7 +11,8 @@ import (
 
 // NodeMethods returns the node methods of a devnet presented as network
 // (NodeView's): the info.* and avm.* methods over its NodeView, the
-// platform.* methods node.PlatformMethods answers from its index, and the
+// platform.* methods node.PlatformMethods answers from its index, the
+// C-Chain's atomic reads node.AtomicMethods answers from it, and the
 // P-Chain's and the C-Chain's atomic writes, which answer that the devnet
 // takes no transactions.
 func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error) {
@@ -21,6 +22,9 @@ func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error
 	}
 	methods := node.Methods(v)
 	for name, m := range node.PlatformMethods(w.Index(), v) {
+		methods[name] = m
+	}
+	for name, m := range node.AtomicMethods(w.Index(), v) {
 		methods[name] = m
 	}
 	for _, name := range []string{"platform.issueTx", "avax.issueTx"} {

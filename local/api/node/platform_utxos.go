@@ -27,11 +27,17 @@ type chainUTXOs struct {
 // at the head), or those exported to it from source. A stake is not in the
 // UTXO set while it runs: its outputs are left out until it ends.
 func (u chainUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
+	return u.UTXOsOf(source, []avax.ShortID{addr})[addr]
+}
+
+// UTXOsOf returns UTXOs' answer for each of addrs, read in one query: a
+// page of 1,024 addresses is one read of the store, not 1,024.
+func (u chainUTXOs) UTXOsOf(source avax.ID, addrs []avax.ShortID) map[avax.ShortID][]*avax.UTXO {
 	chain, ok := u.chains[source]
 	if !ok {
 		return nil
 	}
-	rows, err := u.ix.UTXOs(context.Background(), u.holder, []avax.ShortID{addr}, false)
+	rows, err := u.ix.UTXOs(context.Background(), u.holder, addrs, false)
 	if err != nil {
 		return nil
 	}
@@ -46,10 +52,20 @@ func (u chainUTXOs) UTXOs(source avax.ID, addr avax.ShortID) []*avax.UTXO {
 		}
 		return cmp.Compare(b.OutputIndex, a.OutputIndex)
 	})
-	out := make([]*avax.UTXO, 0, len(rows))
+	want := make(map[avax.ShortID]bool, len(addrs))
+	for _, a := range addrs {
+		want[a] = true
+	}
+	out := make(map[avax.ShortID][]*avax.UTXO, len(addrs))
 	for _, r := range rows {
-		if p, err := avax.ParseUTXO(r.Bytes); err == nil {
-			out = append(out, p)
+		p, err := avax.ParseUTXO(r.Bytes)
+		if err != nil {
+			continue
+		}
+		for _, a := range r.Addresses {
+			if want[a] {
+				out[a] = append(out[a], p)
+			}
 		}
 	}
 	return out

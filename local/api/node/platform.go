@@ -241,9 +241,13 @@ func (p platform) getBlock(_ context.Context, args *getBlockArgs) (*getBlockRepl
 }
 
 // getBlockByHeight is the P-Chain block at a height.
-func (p platform) getBlockByHeight(_ context.Context, args *getBlockByHeightArgs) (*getBlockReply, error) {
+func (p platform) getBlockByHeight(ctx context.Context, args *getBlockByHeightArgs) (*getBlockReply, error) {
 	bs, js, ok := p.ix.PBlock("", uint64(args.Height))
 	if !ok {
+		if _, held, err := p.ix.Block(ctx, avanet.ChainP, uint64(args.Height)); err == nil && held {
+			// Indexed by a version that kept no P-Chain block JSON.
+			return nil, fmt.Errorf("the index keeps no JSON of P-Chain block %d (indexed before it kept them): only the node answers it", uint64(args.Height))
+		}
 		return nil, fmt.Errorf("couldn't get block at height %d: not found", uint64(args.Height))
 	}
 	var b struct {

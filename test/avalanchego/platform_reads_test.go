@@ -332,6 +332,22 @@ func TestPlatformReads(t *testing.T) {
 		}
 	})
 
+	t.Run("blockchain status", func(t *testing.T) {
+		// The devnet's node runs every chain and validates the primary
+		// network.
+		st, err := c.GetBlockchainStatus(ctx, "X")
+		if err != nil || st.String() != "Validating" {
+			t.Errorf("getBlockchainStatus(X) = %v, %v; want Validating", st, err)
+		}
+		st, err = c.GetBlockchainStatus(ctx, ids.GenerateTestID().String())
+		if err != nil || st.String() != "Unknown" {
+			t.Errorf("getBlockchainStatus of an unknown chain = %v, %v; want Unknown", st, err)
+		}
+		if _, err := c.GetBlockchainStatus(ctx, ""); err == nil || !strings.Contains(err.Error(), "argument 'blockchainID' not given") {
+			t.Errorf("getBlockchainStatus without an id: %v", err)
+		}
+	})
+
 	t.Run("node only", func(t *testing.T) {
 		if _, _, _, err := c.GetFeeState(ctx); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
 			t.Errorf("getFeeState: %v; want the node-only error", err)

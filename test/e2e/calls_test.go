@@ -110,6 +110,7 @@ func pchainCalls(r route, w *world) []call {
 		"platform.validatedBy":          `{"blockchainID":"11111111111111111111111111111111LpoYY"}`,
 		"platform.getBlockByHeight":     `{"height":"1","encoding":"json"}`,
 		"platform.getBlock":             fmt.Sprintf(`{"blockID":%q,"encoding":"json"}`, w.PBlock),
+		"platform.getBlockchainStatus":  `{"blockchainID":"X"}`,
 		"avax.getUTXOs":                 fmt.Sprintf(`{"addresses":[%q],"sourceChain":"X"}`, cAddr),
 		"avax.getAtomicTxStatus":        fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
 	}

@@ -56,7 +56,8 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 //     getStakingAssetID (AVAX).
 //
 // The methods only the node can answer (nodeOnly) answer an error saying
-// so.
+// so; getBlockchainStatus is answered for a view with a node of its own
+// (the devnet's), and only by the node otherwise.
 func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	s := chainService(ix, v, avanet.ChainP)
 	p := platform{ix: ix, avax: v.Assets[0].ID, s: s}
@@ -81,6 +82,9 @@ func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	}
 	for _, name := range nodeOnly {
 		methods[name] = onlyNode(name)
+	}
+	if v.Node.ID != (avax.NodeID{}) {
+		methods["platform.getBlockchainStatus"] = method(p.getBlockchainStatus)
 	}
 	return methods
 }
@@ -113,7 +117,7 @@ func chainService(ix PIndex, v *View, holder avanet.Chain) *service {
 // state and configuration, its proposer view, its staking configuration,
 // its validator sets at past heights and its samples, the stakes of
 // addresses as its staker set holds them, reward UTXOs, L1 validators'
-// current state, and the status of a blockchain on this node.
+// current state, and the status of a blockchain on a followed node.
 var nodeOnly = []string{
 	"platform.getFeeConfig", "platform.getFeeState", "platform.getValidatorFeeConfig", "platform.getValidatorFeeState",
 	"platform.getProposedHeight", "platform.getMinStake", "platform.getValidatorsAt", "platform.getAllValidatorsAt",

@@ -325,3 +325,42 @@ func (p platform) getTotalStake(ctx context.Context, args *subnetArgs) (*getTota
 	}
 	return &getTotalStakeReply{Stake: total, Weight: total}, nil
 }
+
+type blockchainStatusArgs struct {
+	BlockchainID string `json:"blockchainID"`
+}
+
+type blockchainStatusReply struct {
+	Status string `json:"status"`
+}
+
+// getBlockchainStatus is platformvm's GetBlockchainStatus as the view's
+// own node sees it (the devnet's node, which runs every chain): a chain it
+// runs is Validating when the node validates the chain's subnet, else
+// Syncing; a chain the index holds that it does not run is Created; any
+// other Unknown. Only a view with a node of its own answers it.
+func (p platform) getBlockchainStatus(ctx context.Context, args *blockchainStatusArgs) (*blockchainStatusReply, error) {
+	if args.BlockchainID == "" {
+		return nil, errMissingBlockchainID
+	}
+	if id, err := p.s.lookupChain(args.BlockchainID); err == nil {
+		subnet := avax.EmptyID
+		if b, ok, err := p.ix.Blockchain(ctx, id.String()); err == nil && ok {
+			subnet, _ = avax.ParseID(b.SubnetID)
+		}
+		if p.s.w.Node.Weights[subnet] > 0 {
+			return &blockchainStatusReply{Status: "Validating"}, nil
+		}
+		return &blockchainStatusReply{Status: "Syncing"}, nil
+	}
+	id, err := avax.ParseID(args.BlockchainID)
+	if err != nil {
+		return nil, fmt.Errorf("problem parsing blockchainID %q: %w", args.BlockchainID, err)
+	}
+	if _, ok, err := p.ix.Blockchain(ctx, id.String()); err != nil {
+		return nil, fmt.Errorf("problem looking up blockchain: %w", err)
+	} else if ok {
+		return &blockchainStatusReply{Status: "Created"}, nil
+	}
+	return &blockchainStatusReply{Status: "Unknown"}, nil
+}

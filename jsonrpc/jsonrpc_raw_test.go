@@ -16,6 +16,10 @@ func TestMarshalRaw(t *testing.T) {
 			t.Errorf("id %s: Raw gives\n%s\nencoding/json\n%s", id, got, want)
 		}
 	}
+	viaJSON, err := json.Marshal(&Response{Version: Version, Result: Raw(raw)})
+	if err != nil || string(viaJSON)+"\n" != string(Marshal(&Response{Version: Version, Result: Raw(raw)})) {
+		t.Errorf("encoding/json writes a Raw result as %s, %v", viaJSON, err)
+	}
 	want := Marshal(&Response{Version: Version, Result: json.RawMessage(raw)})
 	if got := Marshal(&Response{Version: Version, Result: Raw(raw)}); string(got) != string(want) {
 		t.Errorf("no id: Raw gives\n%s\nencoding/json\n%s", got, want)

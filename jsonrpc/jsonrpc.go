@@ -222,6 +222,9 @@ func UnmarshalParams(params json.RawMessage, dst any) *Error {
 // Marshal encodes resp as the node does: json.Encoder output, so with a
 // trailing newline.
 func Marshal(resp *Response) []byte {
+	if raw, ok := resp.Result.(Raw); ok && resp.Error == nil && len(raw) > 0 {
+		return marshalRaw(resp, raw)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	if err := enc.Encode(resp); err != nil {
@@ -231,6 +234,38 @@ func Marshal(resp *Response) []byte {
 		enc.Encode(&Response{Version: Version, Error: &Error{Code: CodeServer, Message: err.Error()}, ID: resp.ID})
 	}
 	return buf.Bytes()
+}
+
+// Raw is a result already in its final form: one compact, valid JSON value
+// with <, > and & escaped as encoding/json escapes them (what a node
+// answered, kept as it came). Marshal writes it as it is: encoding/json
+// would scan it again, 15 ms for a primary network's megabyte of current
+// validators.
+type Raw []byte
+
+// MarshalJSON returns r: encoded by encoding/json elsewhere (a batch, a
+// caller's own encoder), a Raw is the JSON value it holds.
+func (r Raw) MarshalJSON() ([]byte, error) { return r, nil }
+
+// marshalRaw writes resp, whose result is raw, as Marshal's encoder would.
+func marshalRaw(resp *Response, raw Raw) []byte {
+	id := null
+	if resp.ID != nil {
+		id = *resp.ID
+	}
+	idJSON, err := json.Marshal(id)
+	if err != nil {
+		idJSON = null
+	}
+	out := make([]byte, 0, len(raw)+len(idJSON)+48)
+	out = append(out, `{"jsonrpc":`...)
+	version, _ := json.Marshal(resp.Version)
+	out = append(out, version...)
+	out = append(out, `,"result":`...)
+	out = append(out, raw...)
+	out = append(out, `,"id":`...)
+	out = append(out, idJSON...)
+	return append(out, "}\n"...)
 }
 
 // Canonical returns raw (one valid JSON value) in one canonical form that

@@ -35,8 +35,8 @@ var xPaths = []string{"/ext/bc/X", "/ext/bc/avm", "/ext/X", "/ext/avm"}
 
 // serveNode starts an httptest server answering the node methods over the
 // devnet presented as network ("local", "mainnet", "fuji") on /ext/info,
-// the X-Chain paths (also /ext/bc/<X chain id>) and /ext/bc/P
-// (primary.NodeMethods). It returns the server's
+// the X-Chain paths (also /ext/bc/<X chain id>), /ext/bc/P and
+// /ext/bc/C/avax (primary.NodeMethods). It returns the server's
 // base URI, for avalanchego's clients, and the node's View.
 func serveNode(t testing.TB, network string) (string, *node.View) {
 	t.Helper()
@@ -51,7 +51,7 @@ func serveNode(t testing.TB, network string) (string, *node.View) {
 	rpc := jsonrpc.NewServer(methods)
 	mux := http.NewServeMux()
 	mux.Handle("/ext/info", rpc)
-	for _, p := range append(xPaths, "/ext/bc/P", "/ext/P", "/ext/platform", "/ext/bc/platform") {
+	for _, p := range append(xPaths, "/ext/bc/P", "/ext/P", "/ext/platform", "/ext/bc/platform", "/ext/bc/C/avax") {
 		mux.Handle(p, rpc)
 	}
 	for _, c := range w.Chains {

@@ -283,6 +283,12 @@ func TestFollowedNode(t *testing.T) {
 	if err := ix.RefreshValidators(ctx); err != nil {
 		t.Fatal(err)
 	}
+	pCalls := platformCalls(t, node.URI, in)
+	pWant := nodePlatform(t, node.URI, pCalls)
+	if err := ix.RefreshValidators(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkIndexPlatform(t, ix, pCalls, pWant)
 	base := serveIndex(t, ix)
 	snapshot := check(t, node.URI, base, ix, in)
 	for i, body := range snapshot {
@@ -317,6 +323,7 @@ func TestFollowedNode(t *testing.T) {
 	}
 	defer ix.Close()
 	ix.Start(ctx)
+	checkIndexPlatform(t, ix, pCalls, pWant)
 	base = serveIndex(t, ix)
 	for i, url := range snapshotURLs(in) {
 		if got := getJSON(t, base+url, nil); !bytes.Equal(got, snapshot[i]) {

@@ -116,13 +116,15 @@ func (n *ownNode) stop() {
 }
 
 // TestFollowedNodeFallback: with AVAEDGE_LOCAL_NODE, node JSON-RPC goes to
-// the followed node; once that node is stopped, every info.* and avm.*
-// method whose answer the index holds gets the node's own answer byte for
-// byte (the X-Chain's blocks and transactions in both encodings, UTXOs
-// including atomic ones exported from the P-Chain, balances, a created
-// asset, the node's own description), and the two only the running node
-// knows (peers, uptime) get a JSON-RPC error. Nothing answers from the
-// devnet.
+// the followed node; once that node is stopped, every info.*, avm.* and
+// platform.* method whose answer the index holds gets the node's own answer
+// byte for byte (the X-Chain's blocks and transactions in both encodings,
+// UTXOs including atomic ones exported from the P-Chain, balances, a
+// created asset, the node's own description; the P-Chain's blocks in hex
+// and JSON, subnets, chains, total stake), and those only the running node
+// knows (peers, uptime, the P-Chain's fee state, validator sets at a
+// height, the C-Chain's shared memory) get a JSON-RPC error. Nothing
+// answers from the devnet.
 func TestFollowedNodeFallback(t *testing.T) {
 	n := startOwnNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -235,6 +237,13 @@ func TestFollowedNodeFallback(t *testing.T) {
 		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, exp.ID())},
 		{pPath, "platform.getStakingAssetID", "{}"},
 		{pPath, "platform.getCurrentSupply", "{}"},
+		{pPath, "platform.getBlockByHeight", fmt.Sprintf(`{"height":%q,"encoding":"hex"}`, ph.Height)},
+		{pPath, "platform.getBlockByHeight", fmt.Sprintf(`{"height":%q,"encoding":"json"}`, ph.Height)},
+		{pPath, "platform.getSubnets", "{}"},
+		{pPath, "platform.getBlockchains", "{}"},
+		{pPath, "platform.validates", `{"subnetID":"11111111111111111111111111111111LpoYY"}`},
+		{pPath, "platform.validatedBy", fmt.Sprintf(`{"blockchainID":%q}`, xctx.BlockchainID)},
+		{pPath, "platform.getTotalStake", `{"subnetID":"11111111111111111111111111111111LpoYY"}`},
 		{xPath, "avm.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"P","encoding":"hex"}`, to)},
 	}
 	// The node's own answers, taken directly from it (never through the
@@ -263,6 +272,15 @@ func TestFollowedNodeFallback(t *testing.T) {
 		got := do(t, "POST", e.URL+c.path, rpcBody(1, c.method, `{"tx":"0x00","encoding":"hex"}`), nil)
 		if got.Status != 200 || !strings.Contains(string(got.Body), "followed node does not answer: "+c.method+" is sent to it") {
 			t.Errorf("%s with the node stopped: %s; want the JSON-RPC error saying the node does not answer", c.method, got)
+		}
+	}
+	for _, c := range []struct{ path, method, params string }{
+		{pPath, "platform.getFeeState", "{}"}, {pPath, "platform.getValidatorsAt", `{"height":"1"}`},
+		{"/ext/bc/C/avax", "avax.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"X"}`, "C-"+strings.TrimPrefix(to, "X-"))},
+	} {
+		got := do(t, "POST", e.URL+c.path, rpcBody(1, c.method, c.params), nil)
+		if got.Status != 200 || !strings.Contains(string(got.Body), `"code":-32000`) || !strings.Contains(string(got.Body), c.method+" is answered by the node only") {
+			t.Errorf("%s with the node stopped: %s; want the JSON-RPC error saying only the node answers it", c.method, got)
 		}
 	}
 	for _, m := range []string{"info.peers", "info.uptime"} {

@@ -11,9 +11,9 @@ import (
 // TestPChainDevnet (issue 37): the built binary in devnet mode answers the
 // P-Chain endpoint from the devnet's P-Chain, with the values the Data API
 // gives: the height and time of its latest block, the status of its latest
-// transactions; the staking asset is the X-Chain's AVAX. The methods not
-// built yet answer an error saying so, the writes that the devnet takes no
-// transactions, and any other method the node's own error.
+// transactions; the staking asset is the X-Chain's AVAX. The methods only a
+// node answers say so, the writes that the devnet takes no transactions,
+// and any other method the node's own error.
 func TestPChainDevnet(t *testing.T) {
 	base := localEdge(t).URL
 	r := do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=1", nil, nil)
@@ -71,8 +71,9 @@ func TestPChainDevnet(t *testing.T) {
 	}
 
 	for i, c := range []struct{ path, method, params, want string }{
-		{"/ext/bc/P", "platform.getBalance", `{"addresses":["P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}`, "method platform.getBalance has no local implementation yet"},
-		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"],"sourceChain":"P"}`, "method avax.getUTXOs has no local implementation yet"},
+		{"/ext/bc/P", "platform.getFeeState", `{}`, "platform.getFeeState is answered by the node only"},
+		{"/ext/bc/P", "platform.getValidatorsAt", `{"height":"1"}`, "platform.getValidatorsAt is answered by the node only"},
+		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}`, "no source chain provided"},
 		{"/ext/bc/P", "platform.issueTx", `{"tx":"0x00","encoding":"hex"}`, "platform.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/C/avax", "avax.issueTx", `{"tx":"0x00","encoding":"hex"}`, "avax.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/P", "platform.getAllBalances", `{}`, `rpc: can't find method \"platform.GetAllBalances\"`},
@@ -82,4 +83,151 @@ func TestPChainDevnet(t *testing.T) {
 			t.Errorf("%s %s = %s; want a JSON-RPC error saying %q", c.path, c.method, r, c.want)
 		}
 	}
+}
+
+// TestPChainDevnetReads (issue 37): the built binary in devnet mode answers
+// the P-Chain's reads from its index with the Data API's values: ewoq's
+// balance and UTXOs, the primary network's current validators, the
+// subnets, the chains, the C-Chain's atomic UTXOs, a block by height in
+// JSON.
+func TestPChainDevnetReads(t *testing.T) {
+	base := localEdge(t).URL
+	const ewoq = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
+	r := do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/balances?addresses="+ewoq, nil, nil)
+	var bal struct {
+		Balances struct {
+			UnlockedUnstaked []struct{ Amount string } `json:"unlockedUnstaked"`
+		} `json:"balances"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &bal) != nil {
+		t.Fatalf("the Data API's balance of ewoq: %s", r)
+	}
+	var unlocked uint64
+	for _, a := range bal.Balances.UnlockedUnstaked {
+		n, _ := strconv.ParseUint(a.Amount, 10, 64)
+		unlocked += n
+	}
+	var got struct {
+		Unlocked string `json:"unlocked"`
+		UTXOIDs  []struct {
+			TxID        string `json:"txID"`
+			OutputIndex uint32 `json:"outputIndex"`
+		} `json:"utxoIDs"`
+	}
+	rpcResult(t, base+"/ext/bc/P", "platform.getBalance", `{"addresses":["`+ewoq+`"]}`, &got)
+	if got.Unlocked != strconv.FormatUint(unlocked, 10) || len(got.UTXOIDs) == 0 {
+		t.Errorf("platform.getBalance(ewoq) = %+v; the Data API's unlocked AVAX is %d", got, unlocked)
+	}
+	var utxos struct {
+		NumFetched string   `json:"numFetched"`
+		UTXOs      []string `json:"utxos"`
+		Encoding   string   `json:"encoding"`
+	}
+	rpcResult(t, base+"/ext/bc/P", "platform.getUTXOs", `{"addresses":["`+ewoq+`"],"limit":1024}`, &utxos)
+	if utxos.NumFetched != strconv.Itoa(len(got.UTXOIDs)) || len(utxos.UTXOs) != len(got.UTXOIDs) || utxos.Encoding != "hex" {
+		t.Errorf("platform.getUTXOs(ewoq): %d UTXOs (%s); getBalance counts %d", len(utxos.UTXOs), utxos.NumFetched, len(got.UTXOIDs))
+	}
+
+	r = do(t, "GET", base+"/v1/networks/fuji/validators?pageSize=100&validationStatus=active&subnetId=11111111111111111111111111111111LpoYY", nil, nil)
+	var dv struct {
+		Validators []struct {
+			NodeID       string `json:"nodeId"`
+			AmountStaked string `json:"amountStaked"`
+		} `json:"validators"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &dv) != nil || len(dv.Validators) == 0 {
+		t.Fatalf("the Data API's active validators: %s", r)
+	}
+	var vdrs struct {
+		Validators []struct {
+			NodeID string `json:"nodeID"`
+			Weight string `json:"weight"`
+		} `json:"validators"`
+	}
+	rpcResult(t, base+"/ext/bc/P", "platform.getCurrentValidators", `{}`, &vdrs)
+	want := map[string]string{}
+	for _, v := range dv.Validators {
+		want[v.NodeID] = v.AmountStaked
+	}
+	if len(vdrs.Validators) != len(want) {
+		t.Errorf("platform.getCurrentValidators lists %d; the Data API %d", len(vdrs.Validators), len(want))
+	}
+	for _, v := range vdrs.Validators {
+		if want[v.NodeID] != v.Weight {
+			t.Errorf("validator %s weighs %s; the Data API says %q", v.NodeID, v.Weight, want[v.NodeID])
+		}
+	}
+
+	r = do(t, "GET", base+"/v1/networks/fuji/subnets?pageSize=100", nil, nil)
+	var ds struct {
+		Subnets []struct {
+			SubnetID string `json:"subnetId"`
+		} `json:"subnets"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &ds) != nil {
+		t.Fatalf("the Data API's subnets: %s", r)
+	}
+	var subnets struct {
+		Subnets []struct {
+			ID string `json:"id"`
+		} `json:"subnets"`
+	}
+	rpcResult(t, base+"/ext/bc/P", "platform.getSubnets", `{}`, &subnets)
+	if len(subnets.Subnets) != len(ds.Subnets)+1 {
+		t.Errorf("platform.getSubnets lists %d; the Data API %d subnets (and the primary network)", len(subnets.Subnets), len(ds.Subnets))
+	}
+	for _, s := range ds.Subnets {
+		if !strings.Contains(string(mustJSON(t, subnets)), s.SubnetID) {
+			t.Errorf("subnet %s of the Data API not in platform.getSubnets", s.SubnetID)
+		}
+	}
+	var chains struct {
+		Blockchains []struct {
+			ID string `json:"id"`
+		} `json:"blockchains"`
+	}
+	rpcResult(t, base+"/ext/bc/P", "platform.getBlockchains", `{}`, &chains)
+	r = do(t, "GET", base+"/v1/networks/fuji/blockchains?pageSize=100", nil, nil)
+	var dc struct {
+		Blockchains []struct {
+			BlockchainID string `json:"blockchainId"`
+		} `json:"blockchains"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &dc) != nil || len(dc.Blockchains) == 0 || len(dc.Blockchains) != len(chains.Blockchains) {
+		t.Errorf("platform.getBlockchains lists %d; the Data API: %s", len(chains.Blockchains), r)
+	}
+
+	// The C-Chain's shared memory: what the X-Chain exported to ewoq there.
+	var atomic struct {
+		NumFetched string   `json:"numFetched"`
+		UTXOs      []string `json:"utxos"`
+	}
+	rpcResult(t, base+"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"],"sourceChain":"X"}`, &atomic)
+	r = do(t, "GET", base+"/v1/networks/fuji/blockchains/c-chain/utxos?pageSize=100&addresses=C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u", nil, nil)
+	var du struct {
+		UTXOs []json.RawMessage `json:"utxos"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &du) != nil || len(du.UTXOs) == 0 || len(atomic.UTXOs) != len(du.UTXOs) {
+		t.Errorf("avax.getUTXOs(ewoq, X) lists %d; the Data API: %s", len(atomic.UTXOs), r)
+	}
+
+	var blk struct {
+		Block struct {
+			Height uint64 `json:"height"`
+		} `json:"block"`
+		Encoding string `json:"encoding"`
+	}
+	rpcResult(t, base+"/ext/bc/P", "platform.getBlockByHeight", `{"height":"1","encoding":"json"}`, &blk)
+	if blk.Block.Height != 1 || blk.Encoding != "json" {
+		t.Errorf("platform.getBlockByHeight(1) = %+v", blk)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

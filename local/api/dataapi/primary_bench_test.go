@@ -283,32 +283,7 @@ type apiValidatorJSON struct {
 //
 //	go test -run XXX -bench PrimaryRoutes -benchtime 1000x -timeout 60m ./local/api/dataapi
 func BenchmarkPrimaryRoutes(b *testing.B) {
-	ctx := context.Background()
-	n := 1_000_000
-	if s := os.Getenv("PINDEX_BENCH_TXS"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n = v
-	}
-	path := os.Getenv("PINDEX_BENCH_STORE")
-	if path == "" {
-		path = filepath.Join(b.TempDir(), "pindex.db")
-	}
-	_, statErr := os.Stat(path)
-	net := avanet.Local
-	clock := benchStart.Add(30 * 24 * time.Hour)
-	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: path, Now: func() time.Time { return clock }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if statErr != nil {
-		t0 := time.Now()
-		benchFixture(b, ix, net, n)
-		b.Logf("fixture: %d transactions over %d addresses in %s", n, benchAddrs, time.Since(t0).Round(time.Second))
-	}
+	ix, net, clock := benchIndex(b)
 	hs := Handlers(Options{Source: reported{ix, pindex.Supply{}}, Now: func() time.Time { return clock }})
 	mux := catalog.NewMux(catalog.Catalogue(), hs)
 	r := rand.New(rand.NewPCG(benchSeed, 1))
@@ -366,6 +341,40 @@ func BenchmarkPrimaryRoutes(b *testing.B) {
 		}
 		b.Run("listLatestPrimaryNetworkTransactions/"+c+"/whale/deep", func(b *testing.B) { measure(b, mux, func() string { return deep }) })
 	}
+}
+
+// benchIndex opens the benchmark's world: the store PINDEX_BENCH_STORE
+// names, built first when there is none (of PINDEX_BENCH_TXS transactions,
+// default 1,000,000), or a temporary one. It returns the index, closed when
+// b ends, its network and the clock of its stake statuses.
+func benchIndex(b *testing.B) (*pindex.Index, avanet.Network, time.Time) {
+	ctx := context.Background()
+	n := 1_000_000
+	if s := os.Getenv("PINDEX_BENCH_TXS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = v
+	}
+	path := os.Getenv("PINDEX_BENCH_STORE")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "pindex.db")
+	}
+	_, statErr := os.Stat(path)
+	net := avanet.Local
+	clock := benchStart.Add(30 * 24 * time.Hour)
+	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: path, Now: func() time.Time { return clock }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	if statErr != nil {
+		t0 := time.Now()
+		benchFixture(b, ix, net, n)
+		b.Logf("fixture: %d transactions over %d addresses in %s", n, benchAddrs, time.Since(t0).Round(time.Second))
+	}
+	return ix, net, clock
 }
 
 // measure serves the path of next b.N times and reports the latencies'

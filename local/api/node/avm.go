@@ -129,7 +129,12 @@ func (s *service) addressUTXOs(source avax.ID, addr avax.ShortID) []idUTXO {
 	if s.w.UTXOs == nil {
 		return nil
 	}
-	src := s.w.UTXOs.UTXOs(source, addr)
+	return s.idUTXOs(source, s.w.UTXOs.UTXOs(source, addr))
+}
+
+// idUTXOs returns src, the UTXOs of an address from source, with their
+// ids, in the order of the node's index (shared memory's by id).
+func (s *service) idUTXOs(source avax.ID, src []*avax.UTXO) []idUTXO {
 	us := make([]idUTXO, len(src))
 	for i, u := range src {
 		us[i] = idUTXO{u.ID(), u}

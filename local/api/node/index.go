@@ -67,7 +67,10 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	for name := range recordedInfo {
 		methods[name] = recorded(ix, name)
 	}
-	for name, m := range PlatformMethods(ix, avaxID) {
+	for name, m := range PlatformMethods(ix, w) {
+		methods[name] = m
+	}
+	for name, m := range FollowedAtomicMethods() {
 		methods[name] = m
 	}
 	for _, name := range []string{"avm.issueTx", "platform.issueTx", "avax.issueTx"} {

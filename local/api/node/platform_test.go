@@ -7,11 +7,20 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/local/source/pindex"
+	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
 // fakePIndex is a P-Chain of two blocks, one transaction, and a supply
-// when supply is set.
-type fakePIndex struct{ supply bool }
+// when supply is set; the other reads are not called.
+type fakePIndex struct {
+	PIndex
+	supply bool
+}
+
+// pView is a network whose AVAX is avaxID.
+func pView(avaxID avax.ID) *View {
+	return &View{NetworkID: 12345, Assets: []Asset{{ID: avaxID}}, Chains: []Chain{{ID: avax.EmptyID, Aliases: []string{"P"}}}}
+}
 
 func (fakePIndex) Head(c avanet.Chain) (uint64, bool) { return 7, c == avanet.ChainP }
 
@@ -65,7 +74,7 @@ func TestPlatformMethods(t *testing.T) {
 		{"staking asset of a subnet", "platform.getStakingAssetID", `{"subnetID":"` + subnet.String() + `"}`, false, "", "is not built locally"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := call(t, PlatformMethods(fakePIndex{supply: tc.supply}, avaxID), tc.method, tc.params)
+			got, err := call(t, PlatformMethods(fakePIndex{supply: tc.supply}, pView(avaxID)), tc.method, tc.params)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("got %s, %v; want error %q", got, err, tc.wantErr)
@@ -77,7 +86,7 @@ func TestPlatformMethods(t *testing.T) {
 			}
 		})
 	}
-	if _, err := call(t, PlatformMethods(emptyPIndex{}, avaxID), "platform.getHeight", ""); err == nil || err.Error() != errNoPBlock.Error() {
+	if _, err := call(t, PlatformMethods(emptyPIndex{}, pView(avaxID)), "platform.getHeight", ""); err == nil || err.Error() != errNoPBlock.Error() {
 		t.Errorf("getHeight of an empty index: %v; want %v", err, errNoPBlock)
 	}
 }

@@ -106,14 +106,25 @@ func (s *service) getUTXOs(_ context.Context, args *getUTXOsArgs) (*getUTXOsRepl
 	return r, nil
 }
 
-// paginate is avax.GetPaginatedUTXOs over addressUTXOs.
+// manyUTXOs is implemented by UTXOs that read many addresses' UTXOs at
+// once: UTXOsOf returns each address's UTXOs(source, addr).
+type manyUTXOs interface {
+	UTXOsOf(source avax.ID, addrs []avax.ShortID) map[avax.ShortID][]*avax.UTXO
+}
+
+// paginate is avax.GetPaginatedUTXOs over addressUTXOs (read for all the
+// addresses at once when the UTXOs are manyUTXOs).
 func (s *service) paginate(source avax.ID, addrs []avax.ShortID, lastAddr avax.ShortID, lastUTXO avax.ID, limit int) ([]*avax.UTXO, avax.ShortID, avax.ID) {
 	sorted := slices.Clone(addrs)
 	slices.SortFunc(sorted, func(a, b avax.ShortID) int { return bytes.Compare(a[:], b[:]) })
 	var (
 		out  []*avax.UTXO
 		seen = map[avax.ID]bool{}
+		pre  map[avax.ShortID][]*avax.UTXO
 	)
+	if m, ok := s.w.UTXOs.(manyUTXOs); ok && len(sorted) > 1 {
+		pre = m.UTXOsOf(source, sorted)
+	}
 	for _, addr := range sorted {
 		var start avax.ID
 		switch c := bytes.Compare(addr[:], lastAddr[:]); {
@@ -123,7 +134,12 @@ func (s *service) paginate(source avax.ID, addrs []avax.ShortID, lastAddr avax.S
 			start = lastUTXO
 		}
 		lastAddr = addr
-		us := s.addressUTXOs(source, addr)
+		var us []idUTXO
+		if pre != nil {
+			us = s.idUTXOs(source, pre[addr])
+		} else {
+			us = s.addressUTXOs(source, addr)
+		}
 		if source == s.xChain {
 			// The node's list iterator starts after start when start is
 			// in the list, else at the head.

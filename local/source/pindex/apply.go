@@ -112,11 +112,9 @@ func (w *writer) apply(chain avanet.Chain, f *RawBlock, prevTime int64) (*blockJ
 		}
 		ids = append(ids, id)
 	}
-	var raw []byte // kept for the node methods (X-avanet.Chain only)
-	var js json.RawMessage
-	if chain == avanet.ChainX {
-		raw, js = f.Bytes, f.JSON
-	}
+	// The bytes and the node's JSON are kept for the node methods
+	// (avm.getBlock, platform.getBlock).
+	raw, js := f.Bytes, f.JSON
 	row := &Block{Chain: chain, Height: b.Height, ID: b.ID, Parent: b.ParentID, Time: w.time, Type: typ, Size: size, Txs: ids}
 	if err := w.b.Block(row, raw, js); err != nil {
 		return nil, err

@@ -203,6 +203,21 @@ func (st *sqliteStore) XBlock(id string, height uint64) (bytes []byte, js json.R
 	return bytes, json.RawMessage(j.String), true
 }
 
+// PBlock returns the bytes (nil when not kept: a generated network's) and
+// the node's JSON of the P-Chain block with id, or at height when id is
+// "".
+func (st *sqliteStore) PBlock(id string, height uint64) (bytes []byte, js json.RawMessage, ok bool) {
+	q, arg := `SELECT bytes, json FROM blocks WHERE chain='P' AND height=?`, any(height)
+	if id != "" {
+		q, arg = `SELECT bytes, json FROM blocks WHERE chain='P' AND id=?`, id
+	}
+	var j sql.NullString
+	if err := st.r.QueryRow(q, arg).Scan(&bytes, &j); err != nil || !j.Valid {
+		return nil, nil, false
+	}
+	return bytes, json.RawMessage(j.String), true
+}
+
 // XTx returns the signed bytes and the node's JSON of an X-avanet.Chain
 // transaction.
 func (st *sqliteStore) XTx(id string) (bytes []byte, js json.RawMessage, ok bool) {

@@ -97,9 +97,9 @@ type Batch interface {
 	// BlockTime and BlockID return chain's stored block's at height.
 	BlockTime(chain avanet.Chain, height uint64) (int64, error)
 	BlockID(chain avanet.Chain, height uint64) (string, error)
-	// Block stores a block; bytes and js, an X-avanet.Chain block's bytes and the
-	// node's JSON of it, are kept for the node's own methods (nil on the
-	// P-avanet.Chain).
+	// Block stores a block; bytes and js, the block's bytes and the
+	// node's JSON of it, are kept for the node's own methods (avm.getBlock,
+	// platform.getBlock; either may be nil: not known).
 	Block(b *Block, bytes []byte, js json.RawMessage) error
 	// Tx stores a transaction, with its signed bytes when known (nil: not
 	// kept).
@@ -212,6 +212,10 @@ type Reader interface {
 	// the unspent X-avanet.Chain UTXOs addr may spend made on source, newest
 	// first (only ID and Bytes set).
 	XBlock(id string, height uint64) (bytes []byte, js json.RawMessage, ok bool)
+	// PBlock returns the kept JSON of the P-Chain block with id, or at
+	// height when id is "", and its bytes (nil when not kept: a
+	// generated network's); ok is false without the JSON.
+	PBlock(id string, height uint64) (bytes []byte, js json.RawMessage, ok bool)
 	XTx(id string) (bytes []byte, js json.RawMessage, ok bool)
 	XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*UTXO, error)
 	// Supply returns the node's supply as last kept; Recorded the node's

@@ -11,7 +11,8 @@ import (
 
 // NodeMethods returns the node methods of a devnet presented as network
 // (NodeView's): the info.* and avm.* methods over its NodeView, the
-// platform.* methods node.PlatformMethods answers from its index, and the
+// platform.* methods node.PlatformMethods answers from its index, the
+// C-Chain's atomic reads node.AtomicMethods answers from it, and the
 // X-Chain's, the P-Chain's and the C-Chain's atomic writes, which answer
 // that the devnet takes no transactions.
 func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error) {
@@ -20,7 +21,10 @@ func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error
 		return nil, err
 	}
 	methods := node.Methods(v)
-	for name, m := range node.PlatformMethods(w.Index(), v.Assets[0].ID) {
+	for name, m := range node.PlatformMethods(w.Index(), v) {
+		methods[name] = m
+	}
+	for name, m := range node.AtomicMethods(w.Index(), v) {
 		methods[name] = m
 	}
 	for _, name := range []string{"avm.issueTx", "platform.issueTx", "avax.issueTx"} {

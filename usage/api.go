@@ -43,8 +43,9 @@ func (u *Meter) Answer(w http.ResponseWriter, r *http.Request, rt *catalog.Route
 		u.log.Warn("usage: reading the usage store failed", "route", rt.Name, "err", err)
 		apierror.Write(w, http.StatusServiceUnavailable, "usage is unavailable right now: its store is not answering")
 	default:
-		if b, ok := body.(encodedPage); ok {
-			apierror.WriteOKJSON(w, b)
+		if p, ok := body.(encodedPage); ok {
+			apierror.WriteOKJSON(w, *p.b)
+			p.release()
 			return
 		}
 		apierror.WriteOK(w, body)

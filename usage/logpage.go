@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
@@ -34,8 +35,25 @@ const logScan = 2048
 const logChunk = 256
 
 // encodedPage is an apiLogs page as its answer's JSON, shared read-only by
-// the calls that asked for it at once.
-type encodedPage []byte
+// the calls that asked for it at once. Its buffer goes back to pageBufs
+// once written when no other call shared it.
+type encodedPage struct {
+	b      *[]byte
+	shared bool
+}
+
+// release returns an unshared page's buffer for the next page to reuse: a
+// page is up to about 100 KB, which the collector would otherwise sweep
+// after every call.
+func (p encodedPage) release() {
+	if !p.shared {
+		pageBufs.Put(p.b)
+	}
+}
+
+// pageBufs hold encoded apiLogs pages between calls: a Write does not keep
+// the bytes it is given.
+var pageBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // logsPage answers an apiLogs call. Calls asking for the same page of the
 // same key at once share one read of the store and one encoding, as a
@@ -53,16 +71,20 @@ func (u *Meter) logsPage(ctx context.Context, v catalog.Values, c Caller) (encod
 		if err != nil {
 			return nil, err
 		}
-		return encodedPage(a.appendJSON(nil)), nil
+		b := pageBufs.Get().(*[]byte)
+		*b = a.appendJSON((*b)[:0])
+		return b, nil
 	})
 	select {
 	case r := <-ch:
 		if r.Err != nil {
-			return nil, r.Err
+			return encodedPage{}, r.Err
 		}
-		return r.Val.(encodedPage), nil
+		return encodedPage{b: r.Val.(*[]byte), shared: r.Shared}, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		// The page, when it comes, is left to the collector: another call
+		// may share it.
+		return encodedPage{}, ctx.Err()
 	}
 }
 

@@ -188,6 +188,11 @@ func TestEdgeCache(t *testing.T) {
 			if n := o.calls.Load() - before; n != 1 {
 				t.Fatalf("refreshes = %d after it was stored; want 1", n)
 			}
+			// A HIT is the in-process tier's, stored before Redis's: the
+			// flight stays open until its Redis write ends, bounded by
+			// RedisTimeout (200 ms). A miss joining it would get its 200
+			// (CI saw 200 MISS within the error window below under -race).
+			time.Sleep(300 * time.Millisecond)
 
 			// Upstream down: a stale entry within the error window serves, outside it does not.
 			o.down.Store(true)

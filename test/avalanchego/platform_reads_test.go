@@ -55,6 +55,7 @@ func TestPlatformReads(t *testing.T) {
 	}
 	t.Run("balances", func(t *testing.T) {
 		for _, a := range addrs {
+			//lint:ignore SA1019 the edge serves the deprecated platform.getBalance too; its own client checks it.
 			bal, err := c.GetBalance(ctx, []ids.ShortID{a})
 			if err != nil {
 				t.Fatal(err)
@@ -227,6 +228,7 @@ func TestPlatformReads(t *testing.T) {
 				t.Errorf("getSubnet(%s) = %+v; getSubnets says %+v", s.ID, sub, s)
 			}
 		}
+		//lint:ignore SA1019 the edge serves the deprecated platform.getBlockchains too; its own client checks it.
 		chains, err := c.GetBlockchains(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	github.com/ava-labs/avalanchego v1.14.2
+	github.com/ava-labs/avalanchego/graft/coreth v1.14.2
+	github.com/ava-labs/libevm v1.13.14-0.4.0.rc.2
 	github.com/avaedge/avaedge v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.25.0
 	google.golang.org/protobuf v1.36.12
@@ -14,17 +16,23 @@ require (
 	connectrpc.com/grpcreflect v1.3.0 // indirect
 	github.com/DataDog/zstd v1.5.7 // indirect
 	github.com/StephenButtolph/canoto v0.18.0 // indirect
-	github.com/ava-labs/libevm v1.13.14-0.4.0.rc.2 // indirect
+	github.com/VictoriaMetrics/fastcache v1.13.0 // indirect
+	github.com/ava-labs/avalanchego/graft/evm v1.14.2 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	github.com/btcsuite/btcd/btcec/v2 v2.3.5 // indirect
 	github.com/btcsuite/btcd/btcutil v1.1.3 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.2 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/consensys/gnark-crypto v0.18.1 // indirect
+	github.com/crate-crypto/go-kzg-4844 v1.1.0 // indirect
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.0 // indirect
+	github.com/ethereum/c-kzg-4844 v1.0.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
+	github.com/golang/snappy v1.0.1-0.20260716114414-9ae09f520e93 // indirect
 	github.com/google/btree v1.1.3 // indirect
 	github.com/google/renameio/v2 v2.0.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect

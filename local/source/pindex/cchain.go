@@ -64,22 +64,18 @@ type CTxEVM struct {
 	Nonce   uint64 `json:"nonce,omitempty"`
 }
 
-// AtomicTx returns the signed bytes of a C-Chain atomic transaction the
-// index holds, and the height of its block.
-func (ix *Index) AtomicTx(ctx context.Context, id string) ([]byte, uint64, bool, error) {
-	t, ok, err := ix.Tx(ctx, id)
-	if err != nil || !ok || t.Chain != avanet.ChainC {
-		return nil, 0, false, err
-	}
+// AtomicBytes returns the signed bytes of a C-Chain atomic transaction
+// (t.Chain C), kept in its body.
+func (t *Tx) AtomicBytes() ([]byte, error) {
 	var body CTxBody
 	if err := json.Unmarshal(t.Body, &body); err != nil {
-		return nil, 0, false, fmt.Errorf("pindex: C-Chain tx %s: %w", id, err)
+		return nil, fmt.Errorf("pindex: C-Chain tx %s: %w", t.ID, err)
 	}
 	b, err := hexBytes(body.Bytes)
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("pindex: C-Chain tx %s: %w", id, err)
+		return nil, fmt.Errorf("pindex: C-Chain tx %s: %w", t.ID, err)
 	}
-	return b, t.Height, true, nil
+	return b, nil
 }
 
 // cHead reads how far the C-Chain was read: -1 and "" before any block.
@@ -304,4 +300,21 @@ func (w *writer) applyAtomic(tx *avax.AtomicTx, blockHash string) (string, error
 		}
 	}
 	return id, nil
+}
+
+// AppendC stores C-Chain blocks' atomic transactions in an index no node
+// fills (Options.Network): blocks must follow the last one stored, each
+// naming the one before it as its parent.
+func (ix *Index) AppendC(ctx context.Context, blocks []*nodeclient.CBlock) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	head, hash, err := cHead(ix.st)
+	if err != nil {
+		return err
+	}
+	if blocks[0].Height != uint64(head+1) || (head >= 0 && blocks[0].Parent != hash) {
+		return fmt.Errorf("pindex: C block %d (parent %s) appended after block %d (%s)", blocks[0].Height, blocks[0].Parent, head, hash)
+	}
+	return ix.commitC(ctx, blocks)
 }

@@ -137,9 +137,8 @@ func TestFollowCAtomicTxs(t *testing.T) {
 		if err != nil || !ok || tx.Chain != avanet.ChainC || tx.Type != c.typ || tx.Height != c.height || tx.Time != int64(2000+c.height) {
 			t.Fatalf("%s: %+v %v %v", c.typ, tx, ok, err)
 		}
-		b, h, ok, err := ix.AtomicTx(ctx, c.id)
-		if err != nil || !ok || h != c.height || string(b) != string(c.signed) {
-			t.Errorf("%s: AtomicTx %x at %d %v %v", c.typ, b, h, ok, err)
+		if b, err := tx.AtomicBytes(); err != nil || string(b) != string(c.signed) {
+			t.Errorf("%s: AtomicBytes %x %v", c.typ, b, err)
 		}
 	}
 	us, err := ix.UTXOs(ctx, avanet.ChainP, []avax.ShortID{owner}, false)

@@ -232,3 +232,13 @@ func AtomicTxsBytes(txs []*AtomicTx) []byte {
 	}
 	return w.Bytes()
 }
+
+// UnsignedBytes returns the bytes the credentials sign (their sha256 is the
+// signing hash): Signed without the credentials.
+func (tx *AtomicTx) UnsignedBytes() []byte {
+	n := 4
+	for _, c := range tx.Creds {
+		n += 8 + SigLen*len(c)
+	}
+	return tx.Signed[:len(tx.Signed)-n]
+}

@@ -66,7 +66,7 @@ func (a *api) cTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.CChainAtomi
 	}
 	if t.Type == pindex.TxCImport {
 		out.SourceChain = v.id(body.Unsigned.SourceChain)
-		out.EVMOutputs, out.ConsumedUTXOs = []glacier.EVMOutput{}, []glacier.XUTXO{}
+		out.EVMOutputs = []glacier.EVMOutput{}
 		for _, e := range body.Unsigned.EVMOutputs {
 			addr, am, herr := evm(e)
 			if herr != nil {
@@ -75,18 +75,14 @@ func (a *api) cTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.CChainAtomi
 			out.EVMOutputs = append(out.EVMOutputs, glacier.EVMOutput{ToAddress: addr, Asset: am})
 			created.add(e.AssetID, e.Amount)
 		}
-		for _, x := range consumed {
-			am, herr := assets.amount(x)
-			if herr != nil {
-				return out, herr
-			}
-			out.ConsumedUTXOs = append(out.ConsumedUTXOs, q.xItem(x, avanet.ChainC, am))
-			unlocked.add(x.AssetID, x.Amount)
+		var herr *apireq.Error
+		if out.ConsumedUTXOs, herr = q.xItems(assets, consumed, &unlocked); herr != nil {
+			return out, herr
 		}
 	} else {
 		out.DestinationChain = v.id(body.Unsigned.DestinationChain)
 		creds := credentials(body.Bytes)
-		out.EVMInputs, out.EmittedUTXOs = []glacier.EVMInput{}, []glacier.XUTXO{}
+		out.EVMInputs = []glacier.EVMInput{}
 		for i, e := range body.Unsigned.EVMInputs {
 			addr, am, herr := evm(e)
 			if herr != nil {
@@ -99,13 +95,9 @@ func (a *api) cTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.CChainAtomi
 			out.EVMInputs = append(out.EVMInputs, in)
 			unlocked.add(e.AssetID, e.Amount)
 		}
-		for _, x := range emitted {
-			am, herr := assets.amount(x)
-			if herr != nil {
-				return out, herr
-			}
-			out.EmittedUTXOs = append(out.EmittedUTXOs, q.xItem(x, x.Chain, am))
-			created.add(x.AssetID, x.Amount)
+		var herr *apireq.Error
+		if out.EmittedUTXOs, herr = q.xItems(assets, emitted, &created); herr != nil {
+			return out, herr
 		}
 	}
 	var herr *apireq.Error

@@ -277,21 +277,11 @@ func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *
 		out.Memo = "0x"
 	}
 	var unlocked, created sums
-	for _, x := range consumed {
-		am, herr := assets.amount(x)
-		if herr != nil {
-			return out, herr
-		}
-		out.ConsumedUTXOs = append(out.ConsumedUTXOs, q.xItem(x, x.Chain, am))
-		unlocked.add(x.AssetID, x.Amount)
+	if out.ConsumedUTXOs, herr = q.xItems(assets, consumed, &unlocked); herr != nil {
+		return out, herr
 	}
-	for _, x := range emitted {
-		am, herr := assets.amount(x)
-		if herr != nil {
-			return out, herr
-		}
-		out.EmittedUTXOs = append(out.EmittedUTXOs, q.xItem(x, x.Chain, am))
-		created.add(x.AssetID, x.Amount)
+	if out.EmittedUTXOs, herr = q.xItems(assets, emitted, &created); herr != nil {
+		return out, herr
 	}
 	if out.AmountUnlocked, herr = unlocked.list(assets); herr != nil {
 		return out, herr
@@ -306,6 +296,21 @@ func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *
 		}
 		out.AssetCreated = &glacier.AssetDetails{AssetID: v.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: d.Type,
 			CreatedAtTimestamp: t.Time, Cap: d.Cap}
+	}
+	return out, nil
+}
+
+// xItems renders UTXOs as Utxos (each on the chain that holds it), adding
+// their amounts to s.
+func (q *req) xItems(assets *assetCache, list []*pindex.UTXO, s *sums) ([]glacier.XUTXO, *apireq.Error) {
+	out := make([]glacier.XUTXO, 0, len(list))
+	for _, x := range list {
+		am, herr := assets.amount(x)
+		if herr != nil {
+			return nil, herr
+		}
+		out = append(out, q.xItem(x, x.Chain, am))
+		s.add(x.AssetID, x.Amount)
 	}
 	return out, nil
 }

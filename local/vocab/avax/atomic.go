@@ -112,14 +112,7 @@ func (tx *AtomicTx) write(w *Writer) {
 		}
 		writeOuts(w, tx.Export.Outs)
 	}
-	w.U32(uint32(len(tx.Creds)))
-	for _, c := range tx.Creds {
-		w.U32(TypeSECP256K1Credential)
-		w.U32(uint32(len(c)))
-		for _, s := range c {
-			w.Fixed(s[:])
-		}
-	}
+	writeCreds(w, tx.Creds)
 }
 
 // read decodes one transaction (without the codec version) and sets
@@ -160,17 +153,7 @@ func (tx *AtomicTx) read(r *Reader) {
 		}
 		tx.Export.Outs = readOuts(r)
 	}
-	tx.Creds = make([][][SigLen]byte, r.Len(8))
-	for i := range tx.Creds {
-		if t := r.U32(); r.Err() == nil && t != TypeSECP256K1Credential {
-			r.Fail(fmt.Errorf("%w: credential %d", ErrTypeID, t))
-			return
-		}
-		tx.Creds[i] = make([][SigLen]byte, r.Len(SigLen))
-		for j := range tx.Creds[i] {
-			r.Fixed(tx.Creds[i][j][:])
-		}
-	}
+	tx.Creds = readCreds(r)
 	if r.Err() == nil {
 		tx.Signed = append([]byte{0, 0}, r.b[start:r.off]...)
 	}

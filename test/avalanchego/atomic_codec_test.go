@@ -1,4 +1,4 @@
-package avalanchego_test
+package avalanchego
 
 import (
 	"bytes"
@@ -83,6 +83,9 @@ func TestAtomicCodec(t *testing.T) {
 		}
 		if !bytes.Equal(g.Signed, want.SignedBytes()) || !bytes.Equal(g.Bytes(), want.SignedBytes()) {
 			t.Errorf("tx %d: signed bytes differ from coreth's", i)
+		}
+		if !bytes.Equal(g.UnsignedBytes(), want.Bytes()) {
+			t.Errorf("tx %d: unsigned bytes differ from coreth's", i)
 		}
 		alone, err := avax.ParseAtomicTx(want.SignedBytes())
 		if err != nil || alone.ID() != g.ID() {

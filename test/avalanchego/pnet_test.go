@@ -262,6 +262,7 @@ func indexUTXOs(t *testing.T, base, chain string, addr ids.ShortID, includeSpent
 func TestFollowedNode(t *testing.T) {
 	node := startNode(t)
 	in := issueAll(t, node.URI)
+	atomicCalls := issueAtomicC(t, node.URI)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -280,10 +281,11 @@ func TestFollowedNode(t *testing.T) {
 	if err := ix.WaitFor(ctx, avanet.ChainX, xHeight); err != nil {
 		t.Fatalf("X-Chain not indexed to %d: %v", xHeight, err)
 	}
+	waitC(t, ctx, node.URI, ix)
 	if err := ix.RefreshValidators(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pCalls := platformCalls(t, node.URI, in)
+	pCalls := append(platformCalls(t, node.URI, in), atomicCalls...)
 	pWant := nodePlatform(t, node.URI, pCalls)
 	if err := ix.RefreshValidators(ctx); err != nil {
 		t.Fatal(err)

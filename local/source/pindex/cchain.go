@@ -166,34 +166,43 @@ func fetchC(ctx context.Context, evm nodeclient.EVM, from, to uint64, n int) ([]
 // atomic transactions, at or below from, that the node still has (none:
 // all of them), and the head with them.
 func (ix *Index) reconcileC(ctx context.Context, evm nodeclient.EVM, from uint64) error {
-	stored, err := ix.st.Blocks(ctx, avanet.ChainC, BlockRange{Limit: 1 << 20})
-	if err != nil {
-		return err
-	}
 	to, hash := int64(-1), ""
-	for _, b := range stored { // newest first
-		if b.Height > from {
-			continue
-		}
-		nb, err := evm.Block(ctx, b.Height)
-		var rpcErr *jsonrpc.Error
-		if err != nil && !errors.As(err, &rpcErr) {
+	after := PosOf(from+1, 0)
+	for to < 0 {
+		// A page of the stored blocks at or below from, newest first.
+		stored, err := ix.st.Blocks(ctx, avanet.ChainC, BlockRange{After: &after, Limit: 64})
+		if err != nil {
 			return err
 		}
-		if err == nil && nb.Hash == b.ID {
-			to, hash = int64(b.Height), b.ID
+		if len(stored) == 0 {
 			break
 		}
+		for _, b := range stored {
+			nb, err := evm.Block(ctx, b.Height)
+			var rpcErr *jsonrpc.Error
+			if err != nil && !errors.As(err, &rpcErr) {
+				return err
+			}
+			if err == nil && nb.Hash == b.ID {
+				to, hash = int64(b.Height), b.ID
+				break
+			}
+		}
+		after = stored[len(stored)-1].Pos()
 	}
 	ix.log.Warn("the node's C-Chain differs from the index; rolling its atomic transactions back", "to", to)
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	err = ix.st.Rollback(ctx, ix.net.AVAXAssetID, avanet.ChainC, to)
-	ix.version.Add(1)
+	err := ix.st.Rollback(ctx, ix.net.AVAXAssetID, avanet.ChainC, to)
+	ix.version.Add(1) // after a failed rollback too: nothing cached may outlive it
 	if err == nil {
 		err = ix.st.SetMeta(cHeadKey, strconv.FormatInt(to, 10)+" "+hash)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	ix.setHead(avanet.ChainC, to)
+	return nil
 }
 
 // commitC stores the atomic transactions of blocks, consecutive C-Chain

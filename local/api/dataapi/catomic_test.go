@@ -127,6 +127,15 @@ func TestCChainAtomicListed(t *testing.T) {
 		i.ConsumedUTXOs[0].ConsumingTxHash != imp.ID().String() {
 		t.Errorf("the import: %s", body)
 	}
+	// The address filter: the export's owner (key) took part in the
+	// export only.
+	owner := avax.FormatBech32(avanet.Local.HRP, key.Address())
+	code, body = w.get(t, base+"?addresses="+owner)
+	page = glacier.ListTxsResponse[glacier.CChainAtomicTx]{}
+	json.Unmarshal(body, &page)
+	if code != http.StatusOK || len(page.Transactions) != 1 || page.Transactions[0].TxHash != exp.ID().String() {
+		t.Errorf("the transactions of %s: %d %s; want the export", owner, code, body)
+	}
 	// The X-Chain's export is on the X-Chain, not the C-Chain.
 	if code, body := w.get(t, base+"/"+w.txOf(t, avanet.ChainX, "ExportTx")); code != http.StatusNotFound {
 		t.Errorf("an X-Chain tx on the C-Chain: %d %s", code, body)

@@ -30,11 +30,12 @@ import (
 // hexnc) and avax.getAtomicTxStatus of the three C-Chain-side ones,
 // avax.getUTXOs of the C-Chain's shared memory (emptied by the import), and
 // platform.getUTXOs of the P-Chain's from the C-Chain (the export's UTXO).
-func issueAtomicC(t *testing.T, uri string) []pCall {
+func issueAtomicC(t *testing.T, uri string, in *issued) []pCall {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	kc := secp256k1fx.NewKeychain(genesis.EWOQKey)
+	// issueAll's keychain: its wallets may have sent ewoq's change to r3.
+	kc := secp256k1fx.NewKeychain(genesis.EWOQKey, in.r3)
 	w, err := primary.MakeWallet(ctx, uri, kc, kc, primary.WalletConfig{})
 	if err != nil {
 		t.Fatal(err)

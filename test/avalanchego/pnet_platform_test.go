@@ -100,11 +100,16 @@ func postRPC(t *testing.T, url string, c pCall) []byte {
 // answer holds as of its reading.
 var uptimes = regexp.MustCompile(`"uptime":"[0-9.]+"`)
 
-// nodePlatform returns the node's answers to calls.
+// nodePlatform returns the node's answers to calls (the P-Chain's, and
+// the C-Chain's avax.* ones).
 func nodePlatform(t *testing.T, uri string, calls []pCall) [][]byte {
 	out := make([][]byte, len(calls))
 	for i, c := range calls {
-		out[i] = postRPC(t, uri+"/ext/bc/P", c)
+		path := "/ext/bc/P"
+		if strings.HasPrefix(c.method, "avax.") {
+			path = "/ext/bc/C/avax"
+		}
+		out[i] = postRPC(t, uri+path, c)
 		if bytes.Contains(out[i], []byte(`"error"`)) {
 			t.Fatalf("the node's %s %s: %s", c.method, c.params, out[i])
 		}

@@ -123,7 +123,8 @@ func (n *ownNode) stop() {
 // created asset, the node's own description; the P-Chain's blocks in hex
 // and JSON, subnets, chains, total stake), and those only the running node
 // knows (peers, uptime, the P-Chain's fee state, validator sets at a
-// height, the C-Chain's shared memory) get a JSON-RPC error. Nothing
+// height) get a JSON-RPC error; the C-Chain's shared memory is the index's
+// too (TestWalletThroughEdge checks it with UTXOs in it). Nothing
 // answers from the devnet.
 func TestFollowedNodeFallback(t *testing.T) {
 	n := startOwnNode(t)
@@ -244,6 +245,7 @@ func TestFollowedNodeFallback(t *testing.T) {
 		{pPath, "platform.validates", `{"subnetID":"11111111111111111111111111111111LpoYY"}`},
 		{pPath, "platform.validatedBy", fmt.Sprintf(`{"blockchainID":%q}`, xctx.BlockchainID)},
 		{pPath, "platform.getTotalStake", `{"subnetID":"11111111111111111111111111111111LpoYY"}`},
+		{"/ext/bc/C/avax", "avax.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"X"}`, "C-"+strings.TrimPrefix(to, "X-"))},
 		{xPath, "avm.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"P","encoding":"hex"}`, to)},
 	}
 	// The node's own answers, taken directly from it (never through the
@@ -276,7 +278,6 @@ func TestFollowedNodeFallback(t *testing.T) {
 	}
 	for _, c := range []struct{ path, method, params string }{
 		{pPath, "platform.getFeeState", "{}"}, {pPath, "platform.getValidatorsAt", `{"height":"1"}`},
-		{"/ext/bc/C/avax", "avax.getUTXOs", fmt.Sprintf(`{"addresses":[%q],"sourceChain":"X"}`, "C-"+strings.TrimPrefix(to, "X-"))},
 	} {
 		got := do(t, "POST", e.URL+c.path, rpcBody(1, c.method, c.params), nil)
 		if got.Status != 200 || !strings.Contains(string(got.Body), `"code":-32000`) || !strings.Contains(string(got.Body), c.method+" is answered by the node only") {

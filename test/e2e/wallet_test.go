@@ -70,16 +70,29 @@ func TestWalletThroughEdge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("C→P export through avaedge: %v", err)
 	}
-	txs = append(txs, issued{"C→P export", "", "/ext/bc/C/avax", "avax.getAtomicTxStatus", cExp.ID()})
+	txs = append(txs, issued{"C→P export", "c-chain", "/ext/bc/C/avax", "avax.getAtomicTxStatus", cExp.ID()})
 	cImp, err := wallet.P().IssueImportTx(cctx.BlockchainID, &self)
 	if err != nil {
 		t.Fatalf("its import on the P-Chain through avaedge: %v", err)
 	}
 	txs = append(txs, issued{"P import from C", "p-chain", "/ext/bc/P", "platform.getTxStatus", cImp.ID()})
+	// A P→C export, to the wallet's key and to another address, and the
+	// C-Chain's import of the key's part: the other stays in the C-Chain's
+	// shared memory.
+	pExp, err := wallet.P().IssueExportTx(cctx.BlockchainID, []*avax.TransferableOutput{out(units.Avax, self), out(units.Avax, owner)})
+	if err != nil {
+		t.Fatalf("P→C export through avaedge: %v", err)
+	}
+	txs = append(txs, issued{"P→C export", "p-chain", "/ext/bc/P", "platform.getTxStatus", pExp.ID()})
+	pImp, err := wallet.C().IssueImportTx(constants.PlatformChainID, key.EthAddress())
+	if err != nil {
+		t.Fatalf("its import on the C-Chain through avaedge: %v", err)
+	}
+	txs = append(txs, issued{"C import from P", "c-chain", "/ext/bc/C/avax", "avax.getAtomicTxStatus", pImp.ID()})
 
 	// Every write went through avaedge to the node, once, and so did the
 	// wallet's reads of its UTXOs.
-	want := map[string]int{"platform.issueTx": 3, "avm.issueTx": 1, "avax.issueTx": 1, "platform.getUTXOs": 1, "avm.getUTXOs": 1, "avax.getUTXOs": 1}
+	want := map[string]int{"platform.issueTx": 4, "avm.issueTx": 1, "avax.issueTx": 2, "platform.getUTXOs": 1, "avm.getUTXOs": 1, "avax.getUTXOs": 1}
 	got := forwarded(t, e)
 	for route, n := range want {
 		if route == "platform.getUTXOs" || route == "avm.getUTXOs" || route == "avax.getUTXOs" {
@@ -90,21 +103,12 @@ func TestWalletThroughEdge(t *testing.T) {
 			t.Errorf("%s forwarded %d times; want %d", route, got[route], n)
 		}
 	}
-	// The C-Chain's atomic transactions are not indexed: the Data API says
-	// so, instead of listing none (TestCChainAtomicListing: the devnet's).
-	if r := do(t, "GET", e.URL+"/v1/networks/testnet/blockchains/c-chain/transactions", nil, nil); r.Status != 503 ||
-		!strings.Contains(string(r.Body), "does not follow the C-Chain's atomic transactions") {
-		t.Errorf("the C-Chain's atomic transactions following a node: %s; want 503 saying they are not indexed", r)
-	}
 	for i, tx := range txs {
 		// Accepted by the node itself.
 		var st struct{ Status string }
 		if err := rawResult(n.URI+tx.path, tx.status, `{"txID":"`+tx.id.String()+`"}`, &st); err != nil || (st.Status != "Committed" && st.Status != "Accepted") {
 			t.Errorf("%d %s %s: the node's %s = %q, %v; want accepted", i, tx.name, tx.id, tx.status, st.Status, err)
 			continue
-		}
-		if tx.chain == "" {
-			continue // the C-Chain's atomic side: not indexed: see above
 		}
 		// Then listed by the Data API.
 		path := e.URL + "/v1/networks/testnet/blockchains/" + tx.chain
@@ -119,6 +123,7 @@ func TestWalletThroughEdge(t *testing.T) {
 			}
 		}
 	}
+	cChainAtomic(t, e, n, cExp.ID(), pImp.ID(), key.Address(), to)
 }
 
 // forwarded sums the edge's avaedge_requests_total answered by the

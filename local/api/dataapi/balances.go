@@ -105,8 +105,7 @@ func (s *sharedTally) list(q *req, c *assetCache, status string) ([]glacier.Shar
 // stakeable-locked), unstaked ones stakeable-locked, time-locked or
 // unlocked, and the shared memory from the other chains; on the X-Chain
 // locked and unlocked ones and its shared memory; on the C-Chain its
-// shared memory (exports to it that the index has not seen imported: the
-// index does not follow the C-Chain's atomic transactions).
+// shared memory (exports to it that no import the index holds spent).
 func (a *api) getBalances(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {

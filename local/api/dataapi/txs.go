@@ -36,8 +36,9 @@ type unsignedJSON struct {
 	} `json:"validators"`
 }
 
-// listTxs is listLatestPrimaryNetworkTransactions for the P- and X-Chain,
-// read a page at a time.
+// listTxs is listLatestPrimaryNetworkTransactions, read a page at a time:
+// the P- and X-Chain's transactions, and the C-Chain's atomic ones
+// (atomicTxs).
 func (a *api) listTxs(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
@@ -57,7 +58,7 @@ func (a *api) listTxs(q *req) (any, error) {
 		return nil, herr
 	}
 	if chain == avanet.ChainC {
-		return a.atomicTxs(q)
+		return a.atomicTxs(q, f, size, scope)
 	}
 	f.Limit = size + 1
 	list, err := a.src.Txs(q.ctx, chain, f)
@@ -70,21 +71,6 @@ func (a *api) listTxs(q *req) (any, error) {
 		return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, ChainInfo: info}, a.pTx)
 	}
 	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, ChainInfo: info}, a.xTx)
-}
-
-// atomicTxs is listLatestPrimaryNetworkTransactions on the C-Chain, its
-// atomic transactions (imports and exports), once the request is checked.
-// The devnet's C-Chain, its dev chain, takes none: the list is empty. The
-// index does not follow a node's C-Chain atomic transactions (they are in
-// its blocks' extra data, which evmindex does not decode): rather than a
-// false empty list, the answer says so.
-func (a *api) atomicTxs(q *req) (any, *apireq.Error) {
-	if !a.opts.AnyNetwork {
-		return nil, apireq.Unavailable("the local index does not follow the C-Chain's atomic transactions (imports and exports) yet; " +
-			"configure an upstream for the Data API to read them")
-	}
-	return glacier.ListTxsResponse[json.RawMessage]{Transactions: []json.RawMessage{},
-		ChainInfo: glacier.ChainInfo{ChainName: alias(avanet.ChainC), Network: q.Network}}, nil
 }
 
 // after sets r to continue after the cursor of the request's page token
@@ -123,7 +109,8 @@ func txPage[T any](q *req, assets *assetCache, list []*pindex.Tx, out glacier.Li
 	return out, nil
 }
 
-// getTx is getTxByHash for the P- and X-Chain.
+// getTx is getTxByHash for the P- and X-Chain, and the C-Chain's atomic
+// transactions (getCTx).
 func (a *api) getTx(q *req) (any, error) {
 	chain, herr := q.resolveChain(avanet.ChainP, avanet.ChainX, avanet.ChainC)
 	if herr != nil {
@@ -131,10 +118,7 @@ func (a *api) getTx(q *req) (any, error) {
 	}
 	id := q.Q.Get("txHash")
 	if chain == avanet.ChainC {
-		if _, herr := a.atomicTxs(q); herr != nil {
-			return nil, herr
-		}
-		return nil, apireq.NotFound("Transaction " + apireq.Shorten(id) + " not found on the " + alias(chain))
+		return a.getCTx(q, id)
 	}
 	t, ok, err := a.src.Tx(q.ctx, q.view.ownID(id))
 	if err != nil {
@@ -293,21 +277,11 @@ func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *
 		out.Memo = "0x"
 	}
 	var unlocked, created sums
-	for _, x := range consumed {
-		am, herr := assets.amount(x)
-		if herr != nil {
-			return out, herr
-		}
-		out.ConsumedUTXOs = append(out.ConsumedUTXOs, q.xItem(x, x.Chain, am))
-		unlocked.add(x.AssetID, x.Amount)
+	if out.ConsumedUTXOs, herr = q.xItems(assets, consumed, &unlocked); herr != nil {
+		return out, herr
 	}
-	for _, x := range emitted {
-		am, herr := assets.amount(x)
-		if herr != nil {
-			return out, herr
-		}
-		out.EmittedUTXOs = append(out.EmittedUTXOs, q.xItem(x, x.Chain, am))
-		created.add(x.AssetID, x.Amount)
+	if out.EmittedUTXOs, herr = q.xItems(assets, emitted, &created); herr != nil {
+		return out, herr
 	}
 	if out.AmountUnlocked, herr = unlocked.list(assets); herr != nil {
 		return out, herr
@@ -322,6 +296,21 @@ func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *
 		}
 		out.AssetCreated = &glacier.AssetDetails{AssetID: v.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: d.Type,
 			CreatedAtTimestamp: t.Time, Cap: d.Cap}
+	}
+	return out, nil
+}
+
+// xItems renders UTXOs as Utxos (each on the chain that holds it), adding
+// their amounts to s.
+func (q *req) xItems(assets *assetCache, list []*pindex.UTXO, s *sums) ([]glacier.XUTXO, *apireq.Error) {
+	out := make([]glacier.XUTXO, 0, len(list))
+	for _, x := range list {
+		am, herr := assets.amount(x)
+		if herr != nil {
+			return nil, herr
+		}
+		out = append(out, q.xItem(x, x.Chain, am))
+		s.add(x.AssetID, x.Amount)
 	}
 	return out, nil
 }

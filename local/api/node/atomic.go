@@ -13,33 +13,26 @@ import (
 var errNoSourceChain = errors.New("no source chain provided")
 
 // AtomicMethods returns the C-Chain's atomic reads (avax.getUTXOs,
-// avax.getAtomicTx, avax.getAtomicTxStatus) in coreth's formats, over an
-// index that holds every atomic transaction of the C-Chain: a generated
-// network's, whose C-Chain takes none (it is the embedded EVM dev chain),
-// so its shared memory holds what the X- and P-Chain exported to it, and
-// no atomic transaction is known. A followed node's index does not follow
-// the C-Chain's atomic imports and transactions: FollowedAtomicMethods
-// says so.
+// avax.getAtomicTx, avax.getAtomicTxStatus) in coreth's formats, from an
+// index that holds the C-Chain's atomic transactions (pindex follows them
+// in a followed node's blocks; a generated network's C-Chain, the
+// embedded EVM dev chain, takes none, so there its shared memory holds
+// what the X- and P-Chain exported to it and no atomic transaction is
+// known). getUTXOs lists the UTXOs exported to the C-Chain that no import
+// spent; getAtomicTx and getAtomicTxStatus know the accepted transactions
+// (Unknown for any other: the index does not see the node's mempool).
 func AtomicMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	s := chainService(ix, v, avanet.ChainC)
 	return map[string]jsonrpc.Method{
 		"avax.getUTXOs": method(func(ctx context.Context, args *getUTXOsArgs) (*getUTXOsReply, error) {
 			return atomicUTXOs(ctx, s, args)
 		}),
-		"avax.getAtomicTxStatus": method(noAtomicTxStatus),
-		"avax.getAtomicTx":       method(noAtomicTx),
-	}
-}
-
-// FollowedAtomicMethods are the C-Chain's atomic reads with a followed
-// node down: the index does not follow the C-Chain's atomic transactions,
-// so it cannot tell which of the UTXOs exported to the C-Chain were
-// imported, nor any atomic transaction's status.
-func FollowedAtomicMethods() map[string]jsonrpc.Method {
-	return map[string]jsonrpc.Method{
-		"avax.getUTXOs":          onlyNode("avax.getUTXOs"),
-		"avax.getAtomicTxStatus": onlyNode("avax.getAtomicTxStatus"),
-		"avax.getAtomicTx":       onlyNode("avax.getAtomicTx"),
+		"avax.getAtomicTxStatus": method(func(ctx context.Context, args *txIDArgs) (*atomicTxStatusReply, error) {
+			return atomicTxStatus(ctx, ix, args)
+		}),
+		"avax.getAtomicTx": method(func(ctx context.Context, args *getTxArgs) (*atomicTxReply, error) {
+			return atomicTx(ctx, ix, args)
+		}),
 	}
 }
 
@@ -59,22 +52,65 @@ func atomicUTXOs(ctx context.Context, s *service, args *getUTXOsArgs) (*getUTXOs
 }
 
 type atomicTxStatusReply struct {
-	Status string `json:"status"`
+	Status      string   `json:"status"`
+	BlockHeight *uint64s `json:"blockHeight,omitempty"`
 }
 
-// noAtomicTxStatus answers Unknown: the C-Chain accepted no atomic
-// transaction.
-func noAtomicTxStatus(_ context.Context, args *txIDArgs) (*atomicTxStatusReply, error) {
-	if avax.ID(args.TxID).IsEmpty() {
-		return nil, errNilTxID
+// indexedAtomicTx reads an accepted C-Chain atomic transaction's signed
+// bytes and block height from the index; ok is false for one it does not
+// hold.
+func indexedAtomicTx(ctx context.Context, ix PIndex, id avax.ID) ([]byte, uint64, bool, error) {
+	t, ok, err := ix.Tx(ctx, id.String())
+	if err != nil || !ok || t.Chain != avanet.ChainC {
+		return nil, 0, false, err
 	}
-	return &atomicTxStatusReply{Status: "Unknown"}, nil
+	b, err := t.AtomicBytes()
+	return b, t.Height, err == nil, err
 }
 
-// noAtomicTx answers coreth's error for a transaction it does not know.
-func noAtomicTx(_ context.Context, args *getTxArgs) (*getTxReply, error) {
-	if avax.ID(args.TxID).IsEmpty() {
+// atomicTxStatus is coreth's AvaxAPI.GetAtomicTxStatus: Accepted, with its
+// block's height, for a transaction the index holds; else Unknown.
+func atomicTxStatus(ctx context.Context, ix PIndex, args *txIDArgs) (*atomicTxStatusReply, error) {
+	id := avax.ID(args.TxID)
+	if id.IsEmpty() {
 		return nil, errNilTxID
 	}
-	return nil, fmt.Errorf("could not find tx %s", avax.ID(args.TxID))
+	_, h, ok, err := indexedAtomicTx(ctx, ix, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &atomicTxStatusReply{Status: "Unknown"}, nil
+	}
+	height := uint64s(h)
+	return &atomicTxStatusReply{Status: "Accepted", BlockHeight: &height}, nil
+}
+
+type atomicTxReply struct {
+	Tx          string   `json:"tx"`
+	Encoding    encoding `json:"encoding"`
+	BlockHeight *uint64s `json:"blockHeight,omitempty"`
+}
+
+// atomicTx is coreth's AvaxAPI.GetAtomicTx: the signed bytes in a hex
+// encoding (json is refused, as coreth refuses it) and the block's height;
+// coreth's error for a transaction it does not know.
+func atomicTx(ctx context.Context, ix PIndex, args *getTxArgs) (*atomicTxReply, error) {
+	id := avax.ID(args.TxID)
+	if id.IsEmpty() {
+		return nil, errNilTxID
+	}
+	b, h, ok, err := indexedAtomicTx(ctx, ix, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("could not find tx %s", id)
+	}
+	str, err := args.Encoding.encode(b)
+	if err != nil {
+		return nil, err
+	}
+	height := uint64s(h)
+	return &atomicTxReply{Tx: str, Encoding: args.Encoding, BlockHeight: &height}, nil
 }

@@ -70,7 +70,7 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	for name, m := range PlatformMethods(ix, w) {
 		methods[name] = m
 	}
-	for name, m := range FollowedAtomicMethods() {
+	for name, m := range AtomicMethods(ix, w) {
 		methods[name] = m
 	}
 	for _, name := range []string{"avm.issueTx", "platform.issueTx", "avax.issueTx"} {

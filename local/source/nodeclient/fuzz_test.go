@@ -156,3 +156,32 @@ func FuzzDelegators(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeCBlock reads eth_getBlockByNumber's block (coreth's, with its
+// blockExtraData): what is accepted has 32-byte hashes, and its number and
+// extra data print back as the answer's.
+func FuzzDecodeCBlock(f *testing.F) {
+	f.Add([]byte(`{"baseFeePerGas":"0x5d21dba00","blockExtraData":"0x","blockGasCost":"0x0","difficulty":"0x1","extDataGasUsed":"0x0",` +
+		`"extraData":"0x","gasLimit":"0x7a1200","gasUsed":"0x0","hash":"0x2ea8a84b1c4ee7a9c02da51aaf07ca20cb2e0fb1e4cfd2b7ddb0e8bc3a4b5d42",` +
+		`"number":"0x3","parentHash":"0x9a40f4b3b8c3c4f1e2a6d7c9b2e7f35c8e86f5e4c8a4f2c36b0bd6bb2e1e1f7a","timestamp":"0x674db2c0","transactions":[]}`))
+	f.Add([]byte(`{"blockExtraData":"0x000000000001","hash":"0x2ea8a84b1c4ee7a9c02da51aaf07ca20cb2e0fb1e4cfd2b7ddb0e8bc3a4b5d42",` +
+		`"number":"0x10","parentHash":"0x9a40f4b3b8c3c4f1e2a6d7c9b2e7f35c8e86f5e4c8a4f2c36b0bd6bb2e1e1f7a","timestamp":"0x1"}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b, err := decodeCBlock(raw)
+		if err != nil {
+			return
+		}
+		var j struct{ Number, BlockExtraData string }
+		json.Unmarshal(raw, &j)
+		if len(b.Hash) != 66 || len(b.Parent) != 66 {
+			t.Fatalf("accepted %s as %+v", raw, b)
+		}
+		if n, _ := strconv.ParseUint(strings.TrimPrefix(j.Number, "0x"), 16, 64); n != b.Height {
+			t.Fatalf("number %q read as %d", j.Number, b.Height)
+		}
+		if got := avax.EncodeHexNC(b.ExtraData); got != "0x"+strings.ToLower(strings.TrimPrefix(j.BlockExtraData, "0x")) {
+			t.Fatalf("blockExtraData %q read as %s", j.BlockExtraData, got)
+		}
+	})
+}

@@ -204,6 +204,11 @@ func (ix *Index) open(ctx context.Context) error {
 			ix.heads[c] = int64(h)
 		}
 	}
+	h, _, err := cHead(ix.st)
+	if err != nil {
+		return err
+	}
+	ix.heads[avanet.ChainC] = h
 	return nil
 }
 
@@ -275,7 +280,8 @@ func (ix *Index) Network() avanet.Network { return ix.net }
 // Now returns the clock of stake statuses (Options.Now).
 func (ix *Index) Now() time.Time { return ix.now() }
 
-// Start begins following both chains in the background, once. The followers
+// Start begins following the P- and X-Chain, and the C-Chain's atomic
+// transactions (cchain.go), in the background, once. The followers
 // stop at Close or when ctx ends.
 func (ix *Index) Start(ctx context.Context) {
 	ix.startOnce.Do(func() {
@@ -289,7 +295,11 @@ func (ix *Index) Start(ctx context.Context) {
 				f.run(ctx)
 			}()
 		}
-		ix.wg.Add(1)
+		ix.wg.Add(2)
+		go func() {
+			defer ix.wg.Done()
+			ix.followC(ctx)
+		}()
 		go func() {
 			defer ix.wg.Done()
 			ix.refreshValidators(ctx)

@@ -54,12 +54,22 @@ func (p *PrivateKey) SignHash(hash []byte) [SigLen]byte {
 
 // RecoverAddress returns the address whose key made sig over hash.
 func RecoverAddress(hash []byte, sig [SigLen]byte) (ShortID, error) {
+	pk, err := RecoverPublicKey(hash, sig)
+	if err != nil {
+		return ShortID{}, err
+	}
+	return PublicKeyAddress(pk), nil
+}
+
+// RecoverPublicKey returns the compressed public key whose key made sig
+// over hash.
+func RecoverPublicKey(hash []byte, sig [SigLen]byte) ([]byte, error) {
 	var compact [SigLen]byte
 	compact[0] = sig[64] + 27 + 4
 	copy(compact[1:], sig[:64])
 	pk, _, err := ecdsa.RecoverCompact(compact[:], hash)
 	if err != nil {
-		return ShortID{}, err
+		return nil, err
 	}
-	return PublicKeyAddress(pk.SerializeCompressed()), nil
+	return pk.SerializeCompressed(), nil
 }

@@ -312,8 +312,19 @@ type Tx struct {
 
 func (tx *Tx) write(w *Writer) {
 	tx.Unsigned.write(w)
-	w.U32(uint32(len(tx.Creds)))
-	for _, c := range tx.Creds {
+	writeCreds(w, tx.Creds)
+}
+
+func (tx *Tx) read(r *Reader) {
+	tx.Unsigned.read(r)
+	tx.Creds = readCreds(r)
+}
+
+// writeCreds writes secp256k1fx credentials (type id 9), each a list of
+// signatures.
+func writeCreds(w *Writer, creds [][][SigLen]byte) {
+	w.U32(uint32(len(creds)))
+	for _, c := range creds {
 		w.U32(TypeSECP256K1Credential)
 		w.U32(uint32(len(c)))
 		for _, s := range c {
@@ -322,19 +333,19 @@ func (tx *Tx) write(w *Writer) {
 	}
 }
 
-func (tx *Tx) read(r *Reader) {
-	tx.Unsigned.read(r)
-	tx.Creds = make([][][SigLen]byte, r.Len(8))
-	for i := range tx.Creds {
+func readCreds(r *Reader) [][][SigLen]byte {
+	creds := make([][][SigLen]byte, r.Len(8))
+	for i := range creds {
 		if t := r.U32(); r.Err() == nil && t != TypeSECP256K1Credential {
 			r.Fail(fmt.Errorf("%w: credential %d", ErrTypeID, t))
-			return
+			return nil
 		}
-		tx.Creds[i] = make([][SigLen]byte, r.Len(SigLen))
-		for j := range tx.Creds[i] {
-			r.Fixed(tx.Creds[i][j][:])
+		creds[i] = make([][SigLen]byte, r.Len(SigLen))
+		for j := range creds[i] {
+			r.Fixed(creds[i][j][:])
 		}
 	}
+	return creds
 }
 
 // Bytes returns the signed transaction: 0000 ‖ unsigned ‖ credentials.

@@ -390,3 +390,44 @@ type ListVerticesResponse struct {
 	Vertices      []Vertex  `json:"vertices"`
 	ChainInfo     ChainInfo `json:"chainInfo"`
 }
+
+// CChainAtomicTx is CChainExportTransaction (TxType ExportTx, with
+// EVMInputs and EmittedUTXOs) or CChainImportTransaction (ImportTx, with
+// EVMOutputs and ConsumedUTXOs), a C-Chain atomic transaction.
+type CChainAtomicTx struct {
+	TxHash           string        `json:"txHash"`
+	BlockHeight      uint64        `json:"blockHeight"`
+	BlockHash        string        `json:"blockHash"`
+	Timestamp        int64         `json:"timestamp"`
+	Memo             string        `json:"memo"`
+	AmountUnlocked   []AssetAmount `json:"amountUnlocked"`
+	AmountCreated    []AssetAmount `json:"amountCreated"`
+	SourceChain      string        `json:"sourceChain"`
+	DestinationChain string        `json:"destinationChain"`
+	TxType           string        `json:"txType"`
+	EVMInputs        []EVMInput    `json:"evmInputs,omitempty"`
+	EmittedUTXOs     []XUTXO       `json:"emittedUtxos,omitempty"`
+	EVMOutputs       []EVMOutput   `json:"evmOutputs,omitempty"`
+	ConsumedUTXOs    []XUTXO       `json:"consumedUtxos,omitempty"`
+}
+
+// EVMInput is EVMInput: an export's debit of an EVM address, with the
+// credentials that signed it.
+type EVMInput struct {
+	FromAddress string           `json:"fromAddress"`
+	Asset       AssetAmount      `json:"asset"`
+	Credentials []UTXOCredential `json:"credentials"`
+}
+
+// EVMOutput is EVMOutput: an import's credit of an EVM address.
+type EVMOutput struct {
+	ToAddress string      `json:"toAddress"`
+	Asset     AssetAmount `json:"asset"`
+}
+
+// UTXOCredential is UtxoCredential: a signature and the public key it
+// recovers to, both base64 (unpadded).
+type UTXOCredential struct {
+	Signature string `json:"signature"`
+	PublicKey string `json:"publicKey"`
+}

@@ -48,7 +48,8 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 //     so);
 //   - getBalance and getUTXOs: the P-Chain's UTXOs and those exported to
 //     it, paged as the node pages them;
-//   - getSubnets, getSubnet (a permissioned one), getBlockchains,
+//   - getSubnets, getSubnet (an L1's conversion id computed from the
+//     ConvertSubnetToL1Tx the index holds), getBlockchains,
 //     validatedBy and validates: the subnets and chains the index holds;
 //   - getCurrentValidators and getTotalStake: the node's last
 //     getCurrentValidators answer the index keeps (the devnet's own);
@@ -57,7 +58,9 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 //
 // The methods only the node can answer (nodeOnly) answer an error saying
 // so; getBlockchainStatus is answered for a view with a node of its own
-// (the devnet's), and only by the node otherwise.
+// (the devnet's), and getStake, getMinStake and getValidatorsAt for a view
+// with a staker set (v.Staking, the devnet's), and only by the node
+// otherwise.
 func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	s := chainService(ix, v, avanet.ChainP)
 	p := platform{ix: ix, avax: v.Assets[0].ID, s: s}
@@ -85,6 +88,11 @@ func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	}
 	if v.Node.ID != (avax.NodeID{}) {
 		methods["platform.getBlockchainStatus"] = method(p.getBlockchainStatus)
+	}
+	if v.Staking != nil {
+		for name, m := range p.stakingMethods(v.Staking) {
+			methods[name] = m
+		}
 	}
 	return methods
 }

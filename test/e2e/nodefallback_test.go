@@ -258,6 +258,7 @@ func TestFollowedNodeFallback(t *testing.T) {
 		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"hex"}`, exp.ID())},
 		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"hexnc"}`, sub.ID())},
 		{pPath, "platform.getSubnet", fmt.Sprintf(`{"subnetID":%q}`, sub.ID())},
+		{pPath, "platform.getMinStake", "{}"},
 		{pPath, "platform.validates", fmt.Sprintf(`{"subnetID":%q}`, sub.ID())},
 		{pPath, "platform.getStakingAssetID", "{}"},
 		{pPath, "platform.getCurrentSupply", "{}"},

@@ -70,6 +70,7 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	for name, m := range PlatformMethods(ix, w) {
 		methods[name] = m
 	}
+	methods["platform.getMinStake"] = recordedMinStake(ix, methods["platform.getMinStake"])
 	for name, m := range FollowedAtomicMethods() {
 		methods[name] = m
 	}
@@ -84,6 +85,24 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 		}
 	}
 	return methods, nil
+}
+
+// recordedMinStake answers getMinStake of the primary network with the
+// node's recorded answer (its staking configuration), and a subnet's with
+// other (a subnet's minimums are its TransformSubnetTx's, which the index
+// does not read).
+func recordedMinStake(ix Index, other jsonrpc.Method) jsonrpc.Method {
+	rec := recorded(ix, "platform.getMinStake")
+	return func(ctx context.Context, params json.RawMessage) (any, error) {
+		var args subnetArgs
+		if err := jsonrpc.UnmarshalParams(params, &args); err != nil {
+			return nil, err
+		}
+		if !avax.ID(args.SubnetID).IsEmpty() {
+			return other(ctx, params)
+		}
+		return rec(ctx, params)
+	}
 }
 
 // recordedInfo are the methods answered with the node's recorded answer.

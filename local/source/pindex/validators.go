@@ -15,11 +15,11 @@ import (
 
 // recordedMethods are the methods whose latest answers the index records.
 // Their answers describe the node itself (its id, IP, version, VMs, upgrade
-// schedule, ACP votes, fees, network name), which nothing else in the index
-// holds. Its peers and uptime are not recorded: only the running node knows
-// them.
+// schedule, ACP votes, fees, network name, the primary network's minimum
+// stakes of its configuration), which nothing else in the index holds. Its
+// peers and uptime are not recorded: only the running node knows them.
 var recordedMethods = []string{"info.acps", "info.getNodeID", "info.getNodeIP", "info.getNodeVersion", "info.getTxFee",
-	"info.getVMs", "info.upgrades", "info.getNetworkName", "avm.getTxFee"}
+	"info.getVMs", "info.upgrades", "info.getNetworkName", "avm.getTxFee", "platform.getMinStake"}
 
 // refreshValidators stores platform.getCurrentValidators for the primary
 // network and every indexed subnet, and platform.getCurrentSupply, every

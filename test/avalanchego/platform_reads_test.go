@@ -30,8 +30,8 @@ import (
 // stakeable, locked not stakeable) and UTXOs (paged three at a time through
 // every address at once), the current validators and their weights, the
 // subnets with their owners (an L1's conversion), the chains, the stakes
-// (getStake, getMinStake, getValidatorsAt); the methods only a node answers
-// say so in the node's error shape.
+// (getStake, getMinStake, getValidatorsAt), the fee parameters; the methods
+// only a node answers say so in the node's error shape.
 func TestPlatformReads(t *testing.T) {
 	dw := devnetWorld(t)
 	uri, _ := serveNode(t, "local")
@@ -268,6 +268,7 @@ func TestPlatformReads(t *testing.T) {
 
 	t.Run("staking", func(t *testing.T) {
 		checkStaking(t, c, data, addrs, pAddr)
+		checkFeeConfigs(t, c)
 	})
 
 	t.Run("blocks", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
@@ -127,5 +128,19 @@ func checkStaking(t *testing.T, c *platformvm.Client, data string, addrs []ids.S
 	}
 	if genesis, err := c.GetValidatorsAt(ctx, constants.PrimaryNetworkID, 0); err != nil || len(genesis) == 0 {
 		t.Errorf("getValidatorsAt(0) = %d validators, %v; want the genesis set", len(genesis), err)
+	}
+}
+
+// checkFeeConfigs checks getFeeConfig and getValidatorFeeConfig with
+// avalanchego's client: the local network's parameters.
+func checkFeeConfigs(t *testing.T, c *platformvm.Client) {
+	ctx := context.Background()
+	fees, err := c.GetFeeConfig(ctx)
+	if err != nil || *fees != genesis.LocalParams.DynamicFeeConfig {
+		t.Errorf("getFeeConfig = %+v, %v; want the local network's %+v", fees, err, genesis.LocalParams.DynamicFeeConfig)
+	}
+	vfees, err := c.GetValidatorFeeConfig(ctx)
+	if err != nil || *vfees != genesis.LocalParams.ValidatorFeeConfig {
+		t.Errorf("getValidatorFeeConfig = %+v, %v; want the local network's %+v", vfees, err, genesis.LocalParams.ValidatorFeeConfig)
 	}
 }

@@ -259,6 +259,8 @@ func TestFollowedNodeFallback(t *testing.T) {
 		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"hexnc"}`, sub.ID())},
 		{pPath, "platform.getSubnet", fmt.Sprintf(`{"subnetID":%q}`, sub.ID())},
 		{pPath, "platform.getMinStake", "{}"},
+		{pPath, "platform.getFeeConfig", "{}"},
+		{pPath, "platform.getValidatorFeeConfig", "{}"},
 		{pPath, "platform.validates", fmt.Sprintf(`{"subnetID":%q}`, sub.ID())},
 		{pPath, "platform.getStakingAssetID", "{}"},
 		{pPath, "platform.getCurrentSupply", "{}"},

@@ -9,11 +9,13 @@ import (
 
 	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/components/gas"
 )
 
 // checkDevnetStaking checks, through the built binary in devnet mode at
 // base, the P-Chain reads a node answers from its staker set and history:
-// getMinStake is the local network's (avalanchego's genesis.LocalParams),
+// getMinStake and getFeeConfig are the local network's (avalanchego's
+// genesis.LocalParams),
 // getStake of addr (a P-Chain address) the Data API's staked and pending
 // stake of it, getValidatorsAt at the current height getCurrentValidators'
 // set with the delegations added (at height 0 the genesis set), and
@@ -25,6 +27,11 @@ func checkDevnetStaking(t *testing.T, base, addr string) {
 	rpcResult(t, p, "platform.getMinStake", `{}`, &minStake)
 	if sc := genesis.LocalParams.StakingConfig; minStake.MinValidatorStake != fmt.Sprint(sc.MinValidatorStake) || minStake.MinDelegatorStake != fmt.Sprint(sc.MinDelegatorStake) {
 		t.Errorf("platform.getMinStake = %+v; the local network's are %d and %d", minStake, sc.MinValidatorStake, sc.MinDelegatorStake)
+	}
+	var fees gas.Config
+	rpcResult(t, p, "platform.getFeeConfig", `{}`, &fees)
+	if fees != genesis.LocalParams.DynamicFeeConfig {
+		t.Errorf("platform.getFeeConfig = %+v; the local network's is %+v", fees, genesis.LocalParams.DynamicFeeConfig)
 	}
 
 	r := do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/balances?addresses="+addr, nil, nil)

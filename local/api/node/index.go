@@ -64,11 +64,11 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 		}
 	}
 	methods := Methods(w)
-	for name := range recordedInfo {
-		methods[name] = recorded(ix, name)
-	}
 	for name, m := range PlatformMethods(ix, w) {
 		methods[name] = m
+	}
+	for name := range recordedInfo {
+		methods[name] = recorded(ix, name)
 	}
 	methods["platform.getMinStake"] = recordedMinStake(ix, methods["platform.getMinStake"])
 	for name, m := range FollowedAtomicMethods() {
@@ -109,7 +109,7 @@ func recordedMinStake(ix Index, other jsonrpc.Method) jsonrpc.Method {
 var recordedInfo = map[string]bool{
 	"info.acps": true, "info.getNodeID": true, "info.getNodeIP": true, "info.getNodeVersion": true,
 	"info.getTxFee": true, "info.getVMs": true, "info.upgrades": true, "info.getNetworkName": true,
-	"avm.getTxFee": true,
+	"avm.getTxFee": true, "platform.getFeeConfig": true, "platform.getValidatorFeeConfig": true,
 }
 
 func recorded(ix Index, name string) jsonrpc.Method {

@@ -129,6 +129,10 @@ func checkStaking(t *testing.T, c *platformvm.Client, data string, addrs []ids.S
 	if genesis, err := c.GetValidatorsAt(ctx, constants.PrimaryNetworkID, 0); err != nil || len(genesis) == 0 {
 		t.Errorf("getValidatorsAt(0) = %d validators, %v; want the genesis set", len(genesis), err)
 	}
+	sample, err := c.SampleValidators(ctx, constants.PrimaryNetworkID, 2)
+	if err != nil || len(sample) != 2 || sample[0] == sample[1] || set[sample[0]] == nil || set[sample[1]] == nil {
+		t.Errorf("sampleValidators(2) = %v, %v; want two of the current validators", sample, err)
+	}
 }
 
 // checkFeeConfigs checks getFeeConfig and getValidatorFeeConfig with

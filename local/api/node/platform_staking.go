@@ -1,11 +1,14 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/jsonrpc"
@@ -50,13 +53,15 @@ type SetMember struct {
 // maxGetStakeAddrs is platformvm's bound on getStake's addresses.
 const maxGetStakeAddrs = 256
 
-// stakingMethods returns getStake, getMinStake and getValidatorsAt over st.
+// stakingMethods returns getStake, getMinStake, getValidatorsAt and
+// sampleValidators over st.
 func (p platform) stakingMethods(st Staking) map[string]jsonrpc.Method {
 	s := staking{platform: p, st: st}
 	return map[string]jsonrpc.Method{
 		"platform.getStake":        method(s.getStake),
 		"platform.getMinStake":     method(s.getMinStake),
 		"platform.getValidatorsAt": method(s.getValidatorsAt),
+		"platform.sampleValidators": method(s.sampleValidators),
 	}
 }
 
@@ -196,4 +201,63 @@ func (s staking) getValidatorsAt(ctx context.Context, args *getValidatorsAtArgs)
 		out[m.NodeID.String()] = v
 	}
 	return out, nil
+}
+
+type sampleValidatorsArgs struct {
+	Size     uint32s `json:"size"` // avalanchego's json.Uint16
+	SubnetID jsonID  `json:"subnetID"`
+}
+
+type sampleValidatorsReply struct {
+	Validators []string `json:"validators"`
+}
+
+// sampleValidators is platformvm's SampleValidators: size distinct current
+// validators of the subnet drawn at random in proportion to their weights
+// (avalanchego's weighted sampler without replacement), listed by node id.
+func (s staking) sampleValidators(_ context.Context, args *sampleValidatorsArgs) (*sampleValidatorsReply, error) {
+	subnet, size := avax.ID(args.SubnetID), int(args.Size)
+	if size > math.MaxUint16 {
+		return nil, fmt.Errorf("strconv.ParseUint: parsing %q: value out of range", strconv.Itoa(size))
+	}
+	r := &sampleValidatorsReply{Validators: []string{}}
+	if size == 0 {
+		return r, nil
+	}
+	head, ok := s.ix.Head(avanet.ChainP)
+	if !ok {
+		return nil, errNoPBlock
+	}
+	set, err := s.st.ValidatorsAt(subnet, head)
+	if err != nil {
+		return nil, fmt.Errorf("sampling %s errored with %w", subnet, err)
+	}
+	if len(set) == 0 {
+		return nil, fmt.Errorf("sampling %s errored with missing validators", subnet)
+	}
+	if size > len(set) {
+		return nil, fmt.Errorf("sampling %s errored with insufficient weight", subnet)
+	}
+	var total uint64
+	for _, m := range set {
+		total += m.Weight
+	}
+	drawn := make([]avax.NodeID, 0, size)
+	for len(drawn) < size {
+		x := rand.Uint64N(total)
+		for i, m := range set {
+			if x < m.Weight {
+				drawn = append(drawn, m.NodeID)
+				total -= m.Weight
+				set = slices.Delete(set, i, i+1)
+				break
+			}
+			x -= m.Weight
+		}
+	}
+	slices.SortFunc(drawn, func(a, b avax.NodeID) int { return bytes.Compare(a[:], b[:]) })
+	for _, id := range drawn {
+		r.Validators = append(r.Validators, id.String())
+	}
+	return r, nil
 }

@@ -3,6 +3,7 @@ package primary
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +117,48 @@ func TestStakingOverDevnet(t *testing.T) {
 		if sub.IsPermissioned || sub.ConversionID != c.ConversionID.String() || sub.ManagerChainID != c.ChainID.String() || sub.ManagerAddress != avax.EncodeHexNC(c.Address) {
 			t.Errorf("getSubnet of the L1 %s = %+v; the devnet's conversion %s on %s at %x", s.ID, sub, c.ConversionID, c.ChainID, c.Address)
 		}
+	}
+}
+
+// TestSampleValidatorsOverDevnet: sampleValidators draws distinct current
+// validators of the devnet, by node id; all of them when asked for as many,
+// none for 0, and the node's errors for more than there are and for a
+// subnet with none.
+func TestSampleValidatorsOverDevnet(t *testing.T) {
+	dw := testDevnet(t)
+	methods, err := NodeMethods(dw, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := dw.SetAt(avax.EmptyID, dw.PHeight())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, m := range set {
+		all = append(all, m.NodeID.String())
+	}
+	var got struct{ Validators []string }
+	for _, size := range []int{0, 1, 2, len(set)} {
+		if err := callJSON(t, methods, "platform.sampleValidators", fmt.Sprintf(`{"size":"%d"}`, size), &got); err != nil || len(got.Validators) != size {
+			t.Fatalf("sampleValidators(%d) = %v, %v", size, got.Validators, err)
+		}
+		seen := map[string]bool{}
+		for i, id := range got.Validators {
+			if !slices.Contains(all, id) || seen[id] || i > 0 && slices.Index(all, got.Validators[i-1]) > slices.Index(all, id) {
+				t.Errorf("sampleValidators(%d) = %v: not distinct current validators by node id (%v)", size, got.Validators, all)
+			}
+			seen[id] = true
+		}
+	}
+	if !slices.Equal(got.Validators, all) {
+		t.Errorf("sampleValidators(%d) = %v; want every validator %v", len(set), got.Validators, all)
+	}
+	if err := callJSON(t, methods, "platform.sampleValidators", fmt.Sprintf(`{"size":%d}`, len(set)+1), &got); err == nil || !strings.HasSuffix(err.Error(), "errored with insufficient weight") {
+		t.Errorf("sampleValidators(%d): %v; want the node's insufficient weight", len(set)+1, err)
+	}
+	unknown := `{"size":1,"subnetID":"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM"}`
+	if err := callJSON(t, methods, "platform.sampleValidators", unknown, &got); err == nil || !strings.HasSuffix(err.Error(), "errored with missing validators") {
+		t.Errorf("sampleValidators of an unknown subnet: %v; want the node's missing validators", err)
 	}
 }

@@ -58,9 +58,9 @@ const maxGetStakeAddrs = 256
 func (p platform) stakingMethods(st Staking) map[string]jsonrpc.Method {
 	s := staking{platform: p, st: st}
 	return map[string]jsonrpc.Method{
-		"platform.getStake":        method(s.getStake),
-		"platform.getMinStake":     method(s.getMinStake),
-		"platform.getValidatorsAt": method(s.getValidatorsAt),
+		"platform.getStake":         method(s.getStake),
+		"platform.getMinStake":      method(s.getMinStake),
+		"platform.getValidatorsAt":  method(s.getValidatorsAt),
 		"platform.sampleValidators": method(s.sampleValidators),
 	}
 }

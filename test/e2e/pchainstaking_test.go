@@ -18,7 +18,8 @@ import (
 // genesis.LocalParams),
 // getStake of addr (a P-Chain address) the Data API's staked and pending
 // stake of it, getValidatorsAt at the current height getCurrentValidators'
-// set with the delegations added (at height 0 the genesis set), and
+// set with the delegations added (at height 0 the genesis set), from which
+// sampleValidators draws, and
 // getSubnet of each L1 the Data API lists its conversion's manager.
 func checkDevnetStaking(t *testing.T, base, addr string) {
 	t.Helper()
@@ -81,6 +82,11 @@ func checkDevnetStaking(t *testing.T, base, addr string) {
 		if got := set[v.NodeID]; got.Weight != strconv.FormatUint(w+d, 10) {
 			t.Errorf("platform.getValidatorsAt of %s weighs %s; getCurrentValidators %d with its delegations", v.NodeID, got.Weight, w+d)
 		}
+	}
+	var sample struct{ Validators []string }
+	rpcResult(t, p, "platform.sampleValidators", `{"size":1}`, &sample)
+	if len(sample.Validators) != 1 || set[sample.Validators[0]].Weight == "" {
+		t.Errorf("platform.sampleValidators(1) = %v; want one of the set %v", sample.Validators, set)
 	}
 	var genesisSet map[string]json.RawMessage
 	rpcResult(t, p, "platform.getValidatorsAt", `{"height":"0"}`, &genesisSet)

@@ -16,7 +16,8 @@ import (
 )
 
 // Staking is a P-Chain's staker set as its own node holds it, with its
-// history: what getStake, getMinStake and getValidatorsAt read. The devnet's
+// history: what getStake, getMinStake, getValidatorsAt and
+// sampleValidators read. The devnet's
 // world is one (local/world/devnet/primary); a followed node's index is
 // not, since it keeps neither the node's staking configuration nor its
 // validator set at each height. Implementations must be safe for

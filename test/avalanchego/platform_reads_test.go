@@ -29,8 +29,9 @@ import (
 // Data API over the same index: every address's balance (unlocked, locked
 // stakeable, locked not stakeable) and UTXOs (paged three at a time through
 // every address at once), the current validators and their weights, the
-// subnets with their owners, the chains; the methods only a node answers
-// say so in the node's error shape.
+// subnets with their owners (an L1's conversion), the chains, the stakes
+// (getStake, getMinStake, getValidatorsAt), the fee parameters; the methods
+// only a node answers say so in the node's error shape.
 func TestPlatformReads(t *testing.T) {
 	dw := devnetWorld(t)
 	uri, _ := serveNode(t, "local")
@@ -222,11 +223,12 @@ func TestPlatformReads(t *testing.T) {
 				t.Errorf("subnet %s: owners %v; the Data API's %v", s.ID, got, byID[s.ID.String()])
 			}
 			sub, err := c.GetSubnet(ctx, s.ID)
-			if err != nil && !strings.Contains(err.Error(), "is an L1") {
+			if err != nil {
 				t.Errorf("getSubnet(%s): %v", s.ID, err)
-			} else if err == nil && (sub.Threshold != s.Threshold || len(sub.ControlKeys) != len(s.ControlKeys)) {
+			} else if sub.Threshold != s.Threshold || len(sub.ControlKeys) != len(s.ControlKeys) {
 				t.Errorf("getSubnet(%s) = %+v; getSubnets says %+v", s.ID, sub, s)
 			}
+			checkL1(t, data, dw, s.ID, sub)
 		}
 		//lint:ignore SA1019 the edge serves the deprecated platform.getBlockchains too; its own client checks it.
 		chains, err := c.GetBlockchains(ctx)
@@ -262,6 +264,11 @@ func TestPlatformReads(t *testing.T) {
 				t.Errorf("validates(%s) = %v, %v; want %s among them", b.SubnetID, of, err, b.ID)
 			}
 		}
+	})
+
+	t.Run("staking", func(t *testing.T) {
+		checkStaking(t, c, data, addrs, pAddr)
+		checkFeeConfigs(t, c)
 	})
 
 	t.Run("blocks", func(t *testing.T) {
@@ -354,8 +361,8 @@ func TestPlatformReads(t *testing.T) {
 		if _, _, _, err := c.GetFeeState(ctx); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
 			t.Errorf("getFeeState: %v; want the node-only error", err)
 		}
-		if _, _, err := c.GetMinStake(ctx, constants.PrimaryNetworkID); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
-			t.Errorf("getMinStake: %v; want the node-only error", err)
+		if _, _, err := c.GetL1Validator(ctx, ids.GenerateTestID()); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
+			t.Errorf("getL1Validator: %v; want the node-only error", err)
 		}
 	})
 }

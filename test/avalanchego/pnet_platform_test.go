@@ -16,6 +16,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
 	"github.com/ava-labs/avalanchego/utils/hashing"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/avalanchego/vms/platformvm/block"
 
 	"github.com/avaedge/avaedge/jsonrpc"
 	"github.com/avaedge/avaedge/local/api/node"
@@ -64,14 +65,40 @@ func platformCalls(t *testing.T, uri string, in *issued) []pCall {
 		{"platform.getCurrentValidators", `{}`},
 		{"platform.getTxStatus", `{"txID":"` + in.subnet.String() + `"}`},
 		{"platform.getTx", `{"txID":"` + in.convert.String() + `","encoding":"json"}`},
+		{"platform.getTx", `{"txID":"` + in.convert.String() + `","encoding":"hexnc"}`},
+		{"platform.getTx", `{"txID":"` + in.subnet.String() + `","encoding":"hexc"}`},
+		{"platform.getSubnet", `{"subnetID":"` + in.subnet.String() + `"}`},
 		{"platform.getBlock", `{"blockID":"` + pBlockID(t, uri, h) + `","encoding":"hex"}`},
 		{"platform.getBlock", `{"blockID":"` + pBlockID(t, uri, h) + `","encoding":"json"}`},
 	}
 	for height := uint64(1); height <= h; height++ {
 		calls = append(calls, pCall{"platform.getBlockByHeight", fmt.Sprintf(`{"height":"%d","encoding":"hex"}`, height)},
 			pCall{"platform.getBlockByHeight", fmt.Sprintf(`{"height":"%d","encoding":"json"}`, height)})
+		// Every transaction of every block in hex: the bytes the index
+		// cuts from its block's.
+		for _, tx := range pBlockTxs(t, uri, height) {
+			calls = append(calls, pCall{"platform.getTx", `{"txID":"` + tx.String() + `","encoding":"hex"}`})
+		}
 	}
 	return calls
+}
+
+// pBlockTxs are the ids of the transactions of the node's P-Chain block at
+// height, parsed with avalanchego's block codec.
+func pBlockTxs(t *testing.T, uri string, height uint64) []ids.ID {
+	b, err := platformvm.NewClient(uri).GetBlockByHeight(context.Background(), height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, err := block.Parse(block.Codec, b)
+	if err != nil {
+		t.Fatalf("P-Chain block %d: %v", height, err)
+	}
+	var out []ids.ID
+	for _, tx := range blk.Txs() {
+		out = append(out, tx.ID())
+	}
+	return out
 }
 
 // pBlockID is the id of the node's P-Chain block at height.

@@ -158,6 +158,12 @@ func TestFollowedNodeFallback(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create asset: %v", err)
 	}
+	// A subnet: getSubnet, validates, getCurrentValidators and
+	// getValidatorsAt of a subnet, and a CreateSubnetTx's bytes.
+	sub, err := wallet.P().IssueCreateSubnetTx(&owner)
+	if err != nil {
+		t.Fatalf("create subnet: %v", err)
+	}
 	e := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
 
 	to, err := address.Format("X", constants.LocalHRP, n.To[:])
@@ -202,6 +208,20 @@ func TestFollowedNodeFallback(t *testing.T) {
 		}
 	}
 
+	// While the node runs, every read method of platformvm.yaml through an
+	// edge following it is the node's answer. A second edge asks, so that
+	// e's cache holds none of those answers when the node is stopped below.
+	var pb struct {
+		Block struct {
+			ID string `json:"id"`
+		} `json:"block"`
+	}
+	if err := rawResult(n.URI+"/ext/bc/P", "platform.getBlockByHeight", fmt.Sprintf(`{"height":%q,"encoding":"json"}`, ph.Height), &pb); err != nil {
+		t.Fatal(err)
+	}
+	live := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
+	checkFollowedPlatform(t, n.URI, live.URL, followedPlatformParams(exp.ID(), sub.ID(), xctx.BlockchainID, ph.Height, pb.Block.ID))
+
 	xPath, infoPath, pPath := "/ext/bc/X", "/ext/info", "/ext/bc/P"
 	calls := []struct{ path, method, params string }{
 		{infoPath, "info.getNetworkID", "{}"},
@@ -236,6 +256,13 @@ func TestFollowedNodeFallback(t *testing.T) {
 		{pPath, "platform.getTimestamp", "{}"},
 		{pPath, "platform.getTxStatus", fmt.Sprintf(`{"txID":%q}`, exp.ID())},
 		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, exp.ID())},
+		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"hex"}`, exp.ID())},
+		{pPath, "platform.getTx", fmt.Sprintf(`{"txID":%q,"encoding":"hexnc"}`, sub.ID())},
+		{pPath, "platform.getSubnet", fmt.Sprintf(`{"subnetID":%q}`, sub.ID())},
+		{pPath, "platform.getMinStake", "{}"},
+		{pPath, "platform.getFeeConfig", "{}"},
+		{pPath, "platform.getValidatorFeeConfig", "{}"},
+		{pPath, "platform.validates", fmt.Sprintf(`{"subnetID":%q}`, sub.ID())},
 		{pPath, "platform.getStakingAssetID", "{}"},
 		{pPath, "platform.getCurrentSupply", "{}"},
 		{pPath, "platform.getBlockByHeight", fmt.Sprintf(`{"height":%q,"encoding":"hex"}`, ph.Height)},

@@ -72,7 +72,7 @@ func TestPChainDevnet(t *testing.T) {
 
 	for i, c := range []struct{ path, method, params, want string }{
 		{"/ext/bc/P", "platform.getFeeState", `{}`, "platform.getFeeState is answered by the node only"},
-		{"/ext/bc/P", "platform.getValidatorsAt", `{"height":"1"}`, "platform.getValidatorsAt is answered by the node only"},
+		{"/ext/bc/P", "platform.getL1Validator", `{"validationID":"11111111111111111111111111111111LpoYY"}`, "platform.getL1Validator is answered by the node only"},
 		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}`, "no source chain provided"},
 		{"/ext/bc/P", "platform.issueTx", `{"tx":"0x00","encoding":"hex"}`, "platform.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/C/avax", "avax.issueTx", `{"tx":"0x00","encoding":"hex"}`, "avax.issueTx: the devnet takes no transactions"},
@@ -89,7 +89,8 @@ func TestPChainDevnet(t *testing.T) {
 // the P-Chain's reads from its index with the Data API's values: ewoq's
 // balance and UTXOs, the primary network's current validators, the
 // subnets, the chains, the C-Chain's atomic UTXOs, a block by height in
-// JSON.
+// JSON; and those a node answers from its staker set and history, from the
+// devnet's (checkDevnetStaking).
 func TestPChainDevnetReads(t *testing.T) {
 	base := localEdge(t).URL
 	const ewoq = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
@@ -221,6 +222,7 @@ func TestPChainDevnetReads(t *testing.T) {
 	if blk.Block.Height != 1 || blk.Encoding != "json" {
 		t.Errorf("platform.getBlockByHeight(1) = %+v", blk)
 	}
+	checkDevnetStaking(t, base, ewoq)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -64,12 +64,13 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 		}
 	}
 	methods := Methods(w)
-	for name := range recordedInfo {
-		methods[name] = recorded(ix, name)
-	}
 	for name, m := range PlatformMethods(ix, w) {
 		methods[name] = m
 	}
+	for name := range recordedInfo {
+		methods[name] = recorded(ix, name)
+	}
+	methods["platform.getMinStake"] = recordedMinStake(ix, methods["platform.getMinStake"])
 	for name, m := range AtomicMethods(ix, w) {
 		methods[name] = m
 	}
@@ -86,11 +87,29 @@ func IndexMethods(ctx context.Context, ix Index) (map[string]jsonrpc.Method, err
 	return methods, nil
 }
 
+// recordedMinStake answers getMinStake of the primary network with the
+// node's recorded answer (its staking configuration), and a subnet's with
+// other (a subnet's minimums are its TransformSubnetTx's, which the index
+// does not read).
+func recordedMinStake(ix Index, other jsonrpc.Method) jsonrpc.Method {
+	rec := recorded(ix, "platform.getMinStake")
+	return func(ctx context.Context, params json.RawMessage) (any, error) {
+		var args subnetArgs
+		if err := jsonrpc.UnmarshalParams(params, &args); err != nil {
+			return nil, err
+		}
+		if !avax.ID(args.SubnetID).IsEmpty() {
+			return other(ctx, params)
+		}
+		return rec(ctx, params)
+	}
+}
+
 // recordedInfo are the methods answered with the node's recorded answer.
 var recordedInfo = map[string]bool{
 	"info.acps": true, "info.getNodeID": true, "info.getNodeIP": true, "info.getNodeVersion": true,
 	"info.getTxFee": true, "info.getVMs": true, "info.upgrades": true, "info.getNetworkName": true,
-	"avm.getTxFee": true,
+	"avm.getTxFee": true, "platform.getFeeConfig": true, "platform.getValidatorFeeConfig": true,
 }
 
 func recorded(ix Index, name string) jsonrpc.Method {

@@ -43,12 +43,12 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 //   - getHeight, getTimestamp, getBlock and getBlockByHeight: the indexed
 //     blocks (the node's JSON, and its bytes when the index keeps them);
 //   - getTxStatus (Committed for a P-Chain transaction the index holds,
-//     else Unknown) and getTx with encoding json (the node's JSON; the
-//     index keeps no P-Chain transaction bytes, so the hex encodings say
-//     so);
+//     else Unknown) and getTx (the node's JSON, or the signed bytes cut
+//     from its block's bytes where the index keeps them);
 //   - getBalance and getUTXOs: the P-Chain's UTXOs and those exported to
 //     it, paged as the node pages them;
-//   - getSubnets, getSubnet (a permissioned one), getBlockchains,
+//   - getSubnets, getSubnet (an L1's conversion id computed from the
+//     ConvertSubnetToL1Tx the index holds), getBlockchains,
 //     validatedBy and validates: the subnets and chains the index holds;
 //   - getCurrentValidators and getTotalStake: the node's last
 //     getCurrentValidators answer the index keeps (the devnet's own);
@@ -57,7 +57,9 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 //
 // The methods only the node can answer (nodeOnly) answer an error saying
 // so; getBlockchainStatus is answered for a view with a node of its own
-// (the devnet's), and only by the node otherwise.
+// (the devnet's), and getStake, getMinStake, getValidatorsAt and
+// sampleValidators for a view with a staker set (v.Staking, the devnet's),
+// and only by the node otherwise.
 func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	s := chainService(ix, v, avanet.ChainP)
 	p := platform{ix: ix, avax: v.Assets[0].ID, s: s}
@@ -85,6 +87,11 @@ func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	}
 	if v.Node.ID != (avax.NodeID{}) {
 		methods["platform.getBlockchainStatus"] = method(p.getBlockchainStatus)
+	}
+	if v.Staking != nil {
+		for name, m := range p.stakingMethods(v.Staking) {
+			methods[name] = m
+		}
 	}
 	return methods
 }
@@ -184,19 +191,61 @@ func (p platform) getTxStatus(ctx context.Context, args *txIDArgs) (*getTxStatus
 }
 
 // getTx answers a P-Chain transaction in the node's own JSON, as the index
-// keeps it from the block that holds it.
+// keeps it from the block that holds it, or its signed bytes, cut from the
+// bytes of that block (pTxBytes).
 func (p platform) getTx(ctx context.Context, args *getTxArgs) (*getTxReply, error) {
-	t, ok, err := p.ix.Tx(ctx, avax.ID(args.TxID).String())
+	id := avax.ID(args.TxID)
+	t, ok, err := p.ix.Tx(ctx, id.String())
 	if err != nil {
 		return nil, fmt.Errorf("couldn't get tx: %w", err)
 	}
 	if !ok || t.Chain != avanet.ChainP {
 		return nil, errors.New("couldn't get tx: not found")
 	}
-	if args.Encoding != encJSON {
-		return nil, fmt.Errorf("the index keeps P-Chain transactions as the node's JSON only: encoding %s is not built locally, ask with encoding json", args.Encoding)
+	if args.Encoding == encJSON {
+		return &getTxReply{Tx: t.Body, Encoding: encJSON}, nil
 	}
-	return &getTxReply{Tx: t.Body, Encoding: encJSON}, nil
+	bs, err := p.txBytes(ctx, id, t.Height)
+	if err != nil {
+		return nil, err
+	}
+	str, err := args.Encoding.encode(bs)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't encode tx as %s: %w", args.Encoding, err)
+	}
+	raw, err := json.Marshal(str)
+	if err != nil {
+		return nil, err
+	}
+	return &getTxReply{Tx: raw, Encoding: args.Encoding}, nil
+}
+
+// txBytes returns the signed bytes of transaction id of the P-Chain block at
+// height, cut from the block's bytes when the index keeps them.
+func (p platform) txBytes(ctx context.Context, id avax.ID, height uint64) ([]byte, error) {
+	noBytes := fmt.Errorf("the index keeps no bytes of P-Chain transaction %s (its block %d's are not kept: a generated network's, or indexed before they were kept): ask with encoding json", id, height)
+	bs, _, ok := p.ix.PBlock("", height)
+	if !ok || bs == nil {
+		return nil, noBytes
+	}
+	b, ok, err := p.ix.Block(ctx, avanet.ChainP, height)
+	if err != nil {
+		return nil, fmt.Errorf("P-Chain block %d: %w", height, err)
+	}
+	if !ok {
+		return nil, noBytes
+	}
+	txIDs := make([]avax.ID, 0, len(b.Txs))
+	for _, s := range b.Txs {
+		if t, err := avax.ParseID(s); err == nil {
+			txIDs = append(txIDs, t)
+		}
+	}
+	tx, ok := pTxBytes(bs, id, txIDs)
+	if !ok {
+		return nil, fmt.Errorf("transaction %s not found in the bytes of P-Chain block %d: only the node answers it in this encoding", id, height)
+	}
+	return tx, nil
 }
 
 type subnetArgs struct {

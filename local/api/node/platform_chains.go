@@ -100,9 +100,8 @@ type getSubnetReply struct {
 	ManagerAddress           *string  `json:"managerAddress"`
 }
 
-// getSubnet is platformvm's GetSubnet for a permissioned subnet. An L1's
-// conversion id is not in the index (the node derives it from the
-// conversion's data), so an L1 is answered by the node only.
+// getSubnet is platformvm's GetSubnet: a permissioned subnet's owner, or an
+// L1's with its conversion (getL1).
 func (p platform) getSubnet(ctx context.Context, args *subnetArgs) (*getSubnetReply, error) {
 	id := avax.ID(args.SubnetID)
 	if id.IsEmpty() {
@@ -116,7 +115,7 @@ func (p platform) getSubnet(ctx context.Context, args *subnetArgs) (*getSubnetRe
 		return nil, errors.New("not found")
 	}
 	if s.Conversion != nil {
-		return nil, fmt.Errorf("%s is an L1: its conversion id is known to the node only, which does not answer", id)
+		return p.getL1(ctx, s)
 	}
 	a := p.apiSubnet(s)
 	empty := avax.EmptyID.String()

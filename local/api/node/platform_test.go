@@ -2,6 +2,9 @@ package node
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -10,7 +13,7 @@ import (
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
-// fakePIndex is a P-Chain of two blocks, one transaction, and a supply
+// fakePIndex is a P-Chain of two blocks (the bytes of one), two transactions, and a supply
 // when supply is set; the other reads are not called.
 type fakePIndex struct {
 	PIndex
@@ -24,11 +27,37 @@ func pView(avaxID avax.ID) *View {
 
 func (fakePIndex) Head(c avanet.Chain) (uint64, bool) { return 7, c == avanet.ChainP }
 
-func (fakePIndex) Block(_ context.Context, c avanet.Chain, h uint64) (*pindex.Block, bool, error) {
-	if c != avanet.ChainP || h != 7 {
-		return nil, false, nil
+// keptBlock is the P-Chain block the fake index keeps the bytes of, at
+// height 8: testdata/pblocks.json's first (a Banff standard block of three
+// transactions made with avalanchego's codec).
+var keptBlock = func() pBlockCase {
+	b, err := os.ReadFile("testdata/pblocks.json")
+	if err != nil {
+		panic(err)
 	}
-	return &pindex.Block{Chain: c, Height: 7, Time: 1_700_000_123}, true, nil
+	var cases []pBlockCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		panic(err)
+	}
+	return cases[0]
+}()
+
+func (fakePIndex) Block(_ context.Context, c avanet.Chain, h uint64) (*pindex.Block, bool, error) {
+	switch {
+	case c == avanet.ChainP && h == 7:
+		return &pindex.Block{Chain: c, Height: 7, Time: 1_700_000_123}, true, nil
+	case c == avanet.ChainP && h == 8:
+		return &pindex.Block{Chain: c, Height: 8, Time: 1_700_000_000, Txs: keptBlock.TxIDs}, true, nil
+	}
+	return nil, false, nil
+}
+
+func (fakePIndex) PBlock(id string, height uint64) ([]byte, json.RawMessage, bool) {
+	if id != "" || height != 8 {
+		return nil, nil, false
+	}
+	b, _ := hex.DecodeString(keptBlock.Block)
+	return b, json.RawMessage(`{}`), true
 }
 
 func (fakePIndex) Tx(_ context.Context, id string) (*pindex.Tx, bool, error) {
@@ -37,6 +66,8 @@ func (fakePIndex) Tx(_ context.Context, id string) (*pindex.Tx, bool, error) {
 		return &pindex.Tx{ID: id, Chain: avanet.ChainP, Body: []byte(`{"unsignedTx":{"networkID":12345},"credentials":[],"id":"` + id + `"}`)}, true, nil
 	case idOf("x tx").String():
 		return &pindex.Tx{ID: id, Chain: avanet.ChainX}, true, nil
+	case keptBlock.TxIDs[1]:
+		return &pindex.Tx{ID: id, Chain: avanet.ChainP, Height: 8, Index: 1}, true, nil
 	}
 	return nil, false, nil
 }
@@ -64,7 +95,9 @@ func TestPlatformMethods(t *testing.T) {
 		{"bad id", "platform.getTxStatus", `{"txID":"x"}`, false, "", "json: cannot unmarshal object into Go value of type [1]interface {}"}, // as gorilla json2 reads it
 		{"tx in json", "platform.getTx", `{"txID":"` + idOf("p tx").String() + `","encoding":"json"}`, false,
 			`{"tx":{"unsignedTx":{"networkID":12345},"credentials":[],"id":"` + idOf("p tx").String() + `"},"encoding":"json"}`, ""},
-		{"tx in hex", "platform.getTx", `{"txID":"` + idOf("p tx").String() + `"}`, false, "", "encoding hex is not built locally, ask with encoding json"},
+		{"tx in hex, its block's bytes not kept", "platform.getTx", `{"txID":"` + idOf("p tx").String() + `"}`, false, "", "the index keeps no bytes of P-Chain transaction"},
+		{"tx in hex", "platform.getTx", `{"txID":"` + keptBlock.TxIDs[1] + `"}`, false, `{"tx":"` + hexTx(keptBlock.Txs[1], avax.EncodeHex) + `","encoding":"hex"}`, ""},
+		{"tx in hexnc", "platform.getTx", `{"txID":"` + keptBlock.TxIDs[1] + `","encoding":"hexnc"}`, false, `{"tx":"` + hexTx(keptBlock.Txs[1], avax.EncodeHexNC) + `","encoding":"hexnc"}`, ""},
 		{"an X-Chain tx is not found", "platform.getTx", `{"txID":"` + idOf("x tx").String() + `","encoding":"json"}`, false, "", "couldn't get tx: not found"},
 		{"supply", "platform.getCurrentSupply", `{}`, true, `{"supply":"720000000000000000","height":"7"}`, ""},
 		{"no supply recorded", "platform.getCurrentSupply", `{}`, false, "", "the index holds no supply the node answered"},
@@ -94,3 +127,9 @@ func TestPlatformMethods(t *testing.T) {
 type emptyPIndex struct{ fakePIndex }
 
 func (emptyPIndex) Head(avanet.Chain) (uint64, bool) { return 0, false }
+
+// hexTx is the signed transaction in testdata's hex, encoded by enc.
+func hexTx(s string, enc func([]byte) string) string {
+	b, _ := hex.DecodeString(s)
+	return enc(b)
+}

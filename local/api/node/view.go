@@ -41,6 +41,10 @@ type View struct {
 	Txs Txs
 	// UTXOs is the X-Chain's unspent outputs. Nil means none.
 	UTXOs UTXOs
+	// Staking is the P-Chain's staker set and its history, which answer
+	// getStake, getMinStake, getValidatorsAt and sampleValidators. Nil
+	// means only a node answers them.
+	Staking Staking
 	// Now is the node's clock, which decides whether a locktime has passed.
 	// Nil means time.Now.
 	Now func() time.Time

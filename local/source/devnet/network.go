@@ -80,13 +80,19 @@ func (w *World) PHeight() uint64 { return w.pBlocks[len(w.pBlocks)-1].Height }
 // primary network, whose weights include delegations) at a P-chain height, 0
 // meaning the current height. Members are sorted by node id.
 func (w *World) Validators(subnetID avax.ID, height uint64) ([]Member, error) {
+	if height == 0 {
+		height = w.PHeight()
+	}
+	return w.SetAt(subnetID, height)
+}
+
+// SetAt returns the validator set of a subnet at exactly a P-chain height
+// (0 is the genesis set), as Validators does.
+func (w *World) SetAt(subnetID avax.ID, height uint64) ([]Member, error) {
 	if _, ok := w.changes[subnetID]; !ok {
 		if _, known := w.Subnet(subnetID); !known && !subnetID.IsEmpty() {
 			return nil, fmt.Errorf("%w: %s", ErrUnknownSubnet, subnetID)
 		}
-	}
-	if height == 0 {
-		height = w.PHeight()
 	}
 	if height > w.PHeight() {
 		return nil, fmt.Errorf("%w: %d > %d", ErrUnknownHeight, height, w.PHeight())

@@ -61,6 +61,14 @@ func (w *World) scheduleStaking(p *schedule) {
 	w.sortStakes()
 }
 
+// The devnet's minimum stakes on the primary network, avalanchego's local
+// network's (genesis/genesis_local.go): every stake it draws is at least
+// these.
+const (
+	MinValidatorStake = 2000 * nAVAX
+	MinDelegatorStake = 25 * nAVAX
+)
+
 // stakePlan draws the devnet's stakes from r, in scheduleStaking's order.
 type stakePlan struct {
 	w *World
@@ -74,7 +82,7 @@ func (s *stakePlan) weight(lo, hi uint64) uint64 { return (lo + s.r.Uint64N(hi-l
 // when bls.
 func (s *stakePlan) validation(nd *node, start, end int64, bls bool) *Validation {
 	v := &Validation{
-		NodeID: nd.id, Weight: s.weight(2000, 10000), Start: start, End: end,
+		NodeID: nd.id, Weight: s.weight(MinValidatorStake/nAVAX, 10000), Start: start, End: end,
 		DelegationFee: uint32(20000 + 10000*s.r.IntN(9)), RewardOwner: s.w.pickOwner(s.r),
 		Uptime: 90 + float64(s.r.IntN(1000))/100, Version: nd.version, Geo: nd.geo,
 	}
@@ -126,7 +134,7 @@ func (s *stakePlan) delegations(p *schedule, v *Validation) {
 	}
 	for _, sp := range spans {
 		d := &Delegation{
-			NodeID: v.NodeID, Weight: s.weight(25, 1000), Start: sp[0], End: sp[1],
+			NodeID: v.NodeID, Weight: s.weight(MinDelegatorStake/nAVAX, 1000), Start: sp[0], End: sp[1],
 			RewardOwner: w.pickOwner(s.r), DelegationFee: v.DelegationFee,
 		}
 		d.GrossReward = reward(d.Weight, d.Start, d.End)
@@ -187,6 +195,16 @@ func (w *World) NodeValidations(id avax.NodeID) []*Validation {
 		}
 	}
 	return out
+}
+
+// StakeOutputs returns the outputs a validation's or a delegation's
+// transaction staked (its TxID), as UTXOs of that transaction; none for
+// another transaction.
+func (w *World) StakeOutputs(txID avax.ID) []*avax.UTXO {
+	if tx, ok := w.pTxs[txID]; ok {
+		return tx.stake
+	}
+	return nil
 }
 
 // HasNode reports whether id is one of the world's nodes.

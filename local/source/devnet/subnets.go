@@ -185,21 +185,15 @@ func (w *World) scheduleL1Changes(p *schedule, s2 *Subnet, conv *L1Conversion, r
 }
 
 // conversionData returns the codec bytes of avalanchego's
-// SubnetToL1ConversionData: subnet id, manager chain id, manager address and
-// the validators' node ids, BLS keys and weights.
+// SubnetToL1ConversionData of c (warpmsg.ConversionData).
 func conversionData(c *L1Conversion) []byte {
-	var wr avax.Writer
-	wr.U16(avax.CodecVersion)
-	wr.Fixed(c.SubnetID[:])
-	wr.Fixed(c.ChainID[:])
-	wr.Var(c.Address)
-	wr.U32(uint32(len(c.Validators)))
+	d := warpmsg.ConversionData{SubnetID: c.SubnetID, ManagerChainID: c.ChainID, ManagerAddress: c.Address}
 	for _, v := range c.Validators {
-		wr.Var(v.NodeID[:])
-		wr.Fixed(v.BLS.PublicKey)
-		wr.U64(v.Weight)
+		cv := warpmsg.ConversionValidator{NodeID: v.NodeID[:], Weight: v.Weight}
+		copy(cv.BLSPublicKey[:], v.BLS.PublicKey)
+		d.Validators = append(d.Validators, cv)
 	}
-	return wr.Bytes()
+	return d.Bytes()
 }
 
 // Subnets returns the subnets, by creation time. The slice is shared: do not

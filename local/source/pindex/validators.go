@@ -15,11 +15,13 @@ import (
 
 // recordedMethods are the methods whose latest answers the index records.
 // Their answers describe the node itself (its id, IP, version, VMs, upgrade
-// schedule, ACP votes, fees, network name), which nothing else in the index
-// holds. Its peers and uptime are not recorded: only the running node knows
-// them.
+// schedule, ACP votes, fees, network name, and its configuration of the
+// P-Chain: the primary network's minimum stakes and the dynamic fees'
+// parameters), which nothing else in the index holds. Its peers, uptime
+// and the fee state are not recorded: only the running node knows them.
 var recordedMethods = []string{"info.acps", "info.getNodeID", "info.getNodeIP", "info.getNodeVersion", "info.getTxFee",
-	"info.getVMs", "info.upgrades", "info.getNetworkName", "avm.getTxFee"}
+	"info.getVMs", "info.upgrades", "info.getNetworkName", "avm.getTxFee", "platform.getMinStake",
+	"platform.getFeeConfig", "platform.getValidatorFeeConfig"}
 
 // refreshValidators stores platform.getCurrentValidators for the primary
 // network and every indexed subnet, and platform.getCurrentSupply, every

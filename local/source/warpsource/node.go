@@ -7,9 +7,6 @@ package warpsource
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -222,63 +219,13 @@ func (s *Node) subnetOfConversion(ctx context.Context, id [32]byte) ([32]byte, b
 }
 
 // conversionID reads a ConvertSubnetToL1Tx (the node's JSON, as indexed) and
-// returns its subnet and conversion id: sha256 of the codec encoding of
-// SubnetToL1ConversionData (avalanchego vms/platformvm/warp/message): codec
-// version 0, subnet id, manager chain id, manager address (length-prefixed),
-// then each validator in the transaction's order: node id (length-prefixed),
-// 48-byte BLS key, weight.
+// returns its subnet and conversion id (warpmsg.ConversionOfTx).
 func conversionID(body json.RawMessage) (subnet, id [32]byte, err error) {
-	var tx struct {
-		Unsigned struct {
-			SubnetID   string `json:"subnetID"`
-			ChainID    string `json:"chainID"`
-			Address    string `json:"address"`
-			Validators []struct {
-				NodeID string `json:"nodeID"`
-				Weight uint64 `json:"weight"`
-				Signer struct {
-					PublicKey string `json:"publicKey"`
-				} `json:"signer"`
-			} `json:"validators"`
-		} `json:"unsignedTx"`
-	}
-	if err := json.Unmarshal(body, &tx); err != nil {
+	d, err := warpmsg.ConversionOfTx(body)
+	if err != nil {
 		return subnet, id, err
 	}
-	u := tx.Unsigned
-	sn, err := avax.ParseID(u.SubnetID)
-	if err != nil {
-		return subnet, id, fmt.Errorf("subnetID: %w", err)
-	}
-	chain, err := avax.ParseID(u.ChainID)
-	if err != nil {
-		return subnet, id, fmt.Errorf("chainID: %w", err)
-	}
-	addr, err := decodeHexNC(u.Address)
-	if err != nil {
-		return subnet, id, fmt.Errorf("address: %w", err)
-	}
-	b := binary.BigEndian.AppendUint16(nil, 0)
-	b = append(b, sn[:]...)
-	b = append(b, chain[:]...)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(addr)))
-	b = append(b, addr...)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(u.Validators)))
-	for i, v := range u.Validators {
-		node, err := decodeHexNC(v.NodeID)
-		if err != nil {
-			return subnet, id, fmt.Errorf("validator %d nodeID: %w", i, err)
-		}
-		pk, err := decodeHexNC(v.Signer.PublicKey)
-		if err != nil || len(pk) != warpmsg.PublicKeyLen {
-			return subnet, id, fmt.Errorf("validator %d publicKey: %q", i, v.Signer.PublicKey)
-		}
-		b = binary.BigEndian.AppendUint32(b, uint32(len(node)))
-		b = append(b, node...)
-		b = append(b, pk...)
-		b = binary.BigEndian.AppendUint64(b, v.Weight)
-	}
-	return [32]byte(sn), sha256.Sum256(b), nil
+	return d.SubnetID, d.ID(), nil
 }
 
 // peerOptions is what the p2p client announces: the followed network's id
@@ -307,14 +254,4 @@ func parseVersion(s string) (acp118.Version, error) {
 		*p = uint32(n)
 	}
 	return v, nil
-}
-
-// decodeHexNC reads the node's "0x"-prefixed hex without checksum (JSON byte
-// slices, BLS keys in hexnc).
-func decodeHexNC(s string) ([]byte, error) {
-	rest, ok := strings.CutPrefix(s, "0x")
-	if !ok {
-		return nil, fmt.Errorf("hex %q: missing 0x prefix", s)
-	}
-	return hex.DecodeString(rest)
 }

@@ -23,13 +23,9 @@ func EncodeHexNC(b []byte) string { return "0x" + hex.EncodeToString(b) }
 // DecodeHex reverses EncodeHex, checking the checksum. The 0x prefix is
 // required, as avalanchego requires it.
 func DecodeHex(s string) ([]byte, error) {
-	rest, ok := strings.CutPrefix(s, "0x")
-	if !ok {
-		return nil, fmt.Errorf("hex: missing 0x prefix")
-	}
-	raw, err := hex.DecodeString(rest)
+	raw, err := DecodeHexNC(s)
 	if err != nil {
-		return nil, fmt.Errorf("hex: %w", err)
+		return nil, err
 	}
 	if len(raw) < 4 {
 		return nil, ErrChecksum
@@ -39,4 +35,17 @@ func DecodeHex(s string) ([]byte, error) {
 		return nil, ErrChecksum
 	}
 	return body, nil
+}
+
+// DecodeHexNC reverses EncodeHexNC: "0x" and hex, no checksum.
+func DecodeHexNC(s string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(s, "0x")
+	if !ok {
+		return nil, fmt.Errorf("hex: missing 0x prefix")
+	}
+	raw, err := hex.DecodeString(rest)
+	if err != nil {
+		return nil, fmt.Errorf("hex: %w", err)
+	}
+	return raw, nil
 }

@@ -175,3 +175,14 @@ func ParseUTXO(b []byte) (*UTXO, error) {
 func SortShortIDs(ids []ShortID) {
 	slices.SortFunc(ids, func(a, b ShortID) int { return bytes.Compare(a[:], b[:]) })
 }
+
+// OutputBytes returns 0000 ‖ assetID ‖ typeID ‖ output: the codec bytes of
+// the UTXO's output as an avax.TransferableOutput, the form platform.getStake
+// lists a staked output in.
+func (u *UTXO) OutputBytes() []byte {
+	var w Writer
+	w.U16(CodecVersion)
+	w.Fixed(u.AssetID[:])
+	writeOutput(&w, u.Out)
+	return w.Bytes()
+}

@@ -12,7 +12,8 @@ import (
 // NodeMethods returns the node methods of a devnet presented as network
 // (NodeView's): the info.* and avm.* methods over its NodeView, the
 // platform.* methods node.PlatformMethods answers from its index, the
-// C-Chain's atomic reads node.AtomicMethods answers from it, and the
+// C-Chain's atomic reads node.AtomicMethods answers from it, the P-Chain's
+// fee parameters (feeMethods), and the
 // X-Chain's, the P-Chain's and the C-Chain's atomic writes, which answer
 // that the devnet takes no transactions.
 func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error) {
@@ -25,6 +26,9 @@ func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error
 		methods[name] = m
 	}
 	for name, m := range node.AtomicMethods(w.Index(), v) {
+		methods[name] = m
+	}
+	for name, m := range feeMethods() {
 		methods[name] = m
 	}
 	for _, name := range []string{"avm.issueTx", "platform.issueTx", "avax.issueTx"} {

@@ -68,6 +68,7 @@ func NodeView(w *gen.World, network string) (*node.View, error) {
 	out.Node.IP, out.Peers = peersOf(w, selfID, weights, subnets)
 	up := node.UpgradesFor(net.ID)
 	out.Upgrades = &up
+	out.Staking = staking{w}
 
 	// The X-Chain's blocks, transactions and UTXOs are the devnet's index,
 	// read as a followed node's are. Presented as the local network, the

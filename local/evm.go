@@ -73,6 +73,14 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 			b.wired.metrics.CChain = cChainAliases(chains)
 		}
 	}
+	if o.IndexURL != "" && b.wired.fleet == nil {
+		// No EVM chain: the lease elects the P/X index's follower alone.
+		f, err := b.newFleet(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		b.wired.fleet = f
+	}
 	engine, err := b.openMetrics()
 	if err != nil {
 		if b.wired.fleet != nil {
@@ -85,6 +93,7 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 	}
 	e.engine = engine
 	if e.index == nil {
+		b.startShared(nil)
 		return e, nil
 	}
 	b.opened("evm index", e.index.Close)
@@ -101,9 +110,26 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		e.index.Start(ctx)
 		return e, nil
 	}
-	b.wired.fleet.start(e.index, b)
-	b.opened("evm index lease", b.wired.fleet.close)
+	b.startShared(e.index)
 	return e, nil
+}
+
+// startShared starts the replica's part in the fleet sharing
+// BuildOptions.IndexURL over the followed network's P/X index and the EVM
+// index (nil: none), one lease for both; without IndexURL it does nothing.
+func (b *builder) startShared(evm *evmindex.Index) {
+	if b.wired.fleet == nil {
+		return
+	}
+	var ixs []ledIndex
+	if b.sharedPX != nil {
+		ixs = append(ixs, b.sharedPX)
+	}
+	if evm != nil {
+		ixs = append(ixs, evm)
+	}
+	b.wired.fleet.start(b, ixs...)
+	b.opened("index lease", b.wired.fleet.close)
 }
 
 // openShared starts electing the writer of chains' index in

@@ -124,8 +124,8 @@ var (
 )
 
 // checkOneFollower counts each replica's requests to the node over a few
-// quiet seconds: the writer's follower polls the node, the readers send
-// it nothing.
+// quiet seconds: the writer's followers poll the node's P-, X- and
+// C-Chain, the readers send it nothing.
 func checkOneFollower(t *testing.T, proxies []*nodeProxy, writer int) {
 	t.Helper()
 	for _, p := range proxies {
@@ -134,16 +134,23 @@ func checkOneFollower(t *testing.T, proxies []*nodeProxy, writer int) {
 	time.Sleep(3 * time.Second)
 	for i, p := range proxies {
 		c := p.take()
-		got := sum(c, isCChain)
-		switch {
-		case i == writer && got == 0:
-			t.Errorf("the writer (replica %d) sent the node no C-Chain request in 3 s: %v", i, c)
-		case i != writer && got != 0:
-			t.Errorf("reader replica %d sent the node %d C-Chain requests in 3 s: %v", i, got, c)
-		}
 		t.Logf("replica %d's requests to the node in 3 s: %v", i, c)
+		if i != writer {
+			if len(c) != 0 {
+				t.Errorf("reader replica %d sent the node requests in 3 s: %v", i, c)
+			}
+			continue
+		}
+		for _, chain := range []string{"/ext/bc/P", "/ext/bc/X", "/ext/bc/C/rpc"} {
+			if c[chain] == 0 {
+				t.Errorf("the writer (replica %d) sent %s no request in 3 s: %v", i, chain, c)
+			}
+		}
 	}
 }
+
+// ewoqPLocal is ewoq's P-Chain address on the local network.
+const ewoqPLocal = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 
 // fleetRead is one read every replica must answer alike.
 type fleetRead struct {
@@ -151,12 +158,21 @@ type fleetRead struct {
 }
 
 // fleetReads are the Data API's EVM reads of a (every chainkit read of
-// the C-Chain), the Metrics API's reads of the C-Chain and the node's own
-// reads through the edge.
+// the C-Chain), its P- and X-Chain lists and ewoq's UTXOs and balances,
+// the Metrics API's reads of the C-Chain and the node's own reads through
+// the edge.
 func fleetReads(a *evmActivity) []fleetRead {
 	var reads []fleetRead
 	for _, r := range activityReads(a, "43112") {
 		reads = append(reads, fleetRead{method: "GET", path: r.path})
+	}
+	nets := "/v1/networks/fuji"
+	for _, p := range []string{nets + "/blockchains/p-chain/blocks?pageSize=10", nets + "/blockchains/x-chain/blocks?pageSize=10",
+		nets + "/blockchains/p-chain/transactions?pageSize=10", nets + "/blockchains/x-chain/transactions?pageSize=10",
+		nets + "/blockchains/p-chain/utxos?addresses=" + ewoqPLocal, nets + "/blockchains/x-chain/utxos?addresses=" + ewoqXLocal,
+		nets + "/blockchains/p-chain/balances?addresses=" + ewoqPLocal, nets + "/subnets?pageSize=10", nets + "/blockchains?pageSize=10",
+		nets + "/validators?pageSize=10", nets + "/delegators?pageSize=10", nets} {
+		reads = append(reads, fleetRead{method: "GET", path: p})
 	}
 	for _, p := range []string{"/v2/chains", "/v2/chains/43112", "/v2/chains/43112/metrics/txCount?timeInterval=day&pageSize=5",
 		"/v2/chains/43112/metrics/cumulativeContracts?timeInterval=day&pageSize=5", "/v2/chains/43112/metrics/activeAddresses?timeInterval=hour&pageSize=5",
@@ -212,36 +228,37 @@ func checkSameAnswers(t *testing.T, node string, reads []fleetRead, replicas ...
 	return out
 }
 
-// checkPageToken pages the C-Chain's blocks two at a time: the token of
-// each replica's first page gives, on every replica, the second page the
-// first replica gives.
+// checkPageToken pages the C-Chain's and the P-Chain's blocks two at a
+// time: the token of each replica's first page gives, on every replica,
+// the second page the first replica gives.
 func checkPageToken(t *testing.T, replicas []*edge) {
 	t.Helper()
-	const first = "/v1/chains/43112/blocks?pageSize=2"
 	var live []*edge
 	for _, e := range replicas {
 		if e != nil {
 			live = append(live, e)
 		}
 	}
-	var want []byte
-	for i, from := range live {
-		var page struct {
-			NextPageToken string `json:"nextPageToken"`
-		}
-		r := do(t, "GET", from.URL+first, nil, nil)
-		if r.Status != 200 || json.Unmarshal(r.Body, &page) != nil || page.NextPageToken == "" {
-			t.Fatalf("GET %s on %s: %s; want a page with a nextPageToken", first, from.URL, r)
-		}
-		for j, on := range live {
-			next := do(t, "GET", on.URL+first+"&pageToken="+url.QueryEscape(page.NextPageToken), nil, nil)
-			if next.Status != 200 {
-				t.Fatalf("replica %d's page token on replica %d: %s", i, j, next)
+	for _, first := range []string{"/v1/chains/43112/blocks?pageSize=2", "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=2"} {
+		var want []byte
+		for i, from := range live {
+			var page struct {
+				NextPageToken string `json:"nextPageToken"`
 			}
-			if want == nil {
-				want = next.Body
-			} else if !bytes.Equal(next.Body, want) {
-				t.Errorf("replica %d's page token on replica %d:\n%.600s\nwant\n%.600s", i, j, next.Body, want)
+			r := do(t, "GET", from.URL+first, nil, nil)
+			if r.Status != 200 || json.Unmarshal(r.Body, &page) != nil || page.NextPageToken == "" {
+				t.Fatalf("GET %s on %s: %s; want a page with a nextPageToken", first, from.URL, r)
+			}
+			for j, on := range live {
+				next := do(t, "GET", on.URL+first+"&pageToken="+url.QueryEscape(page.NextPageToken), nil, nil)
+				if next.Status != 200 {
+					t.Fatalf("GET %s: replica %d's page token on replica %d: %s", first, i, j, next)
+				}
+				if want == nil {
+					want = next.Body
+				} else if !bytes.Equal(next.Body, want) {
+					t.Errorf("GET %s: replica %d's page token on replica %d:\n%.600s\nwant\n%.600s", first, i, j, next.Body, want)
+				}
 			}
 		}
 	}
@@ -268,8 +285,8 @@ func checkSameRows(t *testing.T, fleet, single string) {
 	}
 	ca, cb := connect(fleet), connect(single)
 	tables := func(c *pgx.Conn) []string {
-		rows, err := c.Query(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'
-			AND table_name NOT IN ('avaedge_leases', 'avaedge_schema', 'avaedge_secrets') ORDER BY 1`)
+		rows, err := c.Query(ctx, `SELECT table_schema || '.' || table_name FROM information_schema.tables
+			WHERE table_schema IN ('public', 'pindex') AND table_name NOT IN ('avaedge_leases', 'avaedge_schema', 'avaedge_secrets') ORDER BY 1`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,12 +300,12 @@ func checkSameRows(t *testing.T, fleet, single string) {
 	if !slices.Equal(ta, tb) || len(ta) == 0 {
 		t.Fatalf("the tables differ: %v and %v", ta, tb)
 	}
-	clock := map[string]string{"nfts": "updated"}
+	clock := map[string]string{"public.nfts": "updated"}
 	total := 0
 	for _, name := range ta {
 		ra, rb := tableRows(ctx, t, ca, name, clock[name]), tableRows(ctx, t, cb, name, clock[name])
 		total += len(ra)
-		if name == "native_balances" {
+		if name == "public.native_balances" {
 			for _, r := range rb {
 				if _, ok := slices.BinarySearch(ra, r); !ok {
 					t.Errorf("native_balances: the single replica's row %s is not in the fleet's index", r)
@@ -308,8 +325,9 @@ func checkSameRows(t *testing.T, fleet, single string) {
 // skip.
 func tableRows(ctx context.Context, t *testing.T, c *pgx.Conn, table, skip string) []string {
 	t.Helper()
-	rows, err := c.Query(ctx, `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public'
-		AND table_name = $1 AND column_name <> $2 ORDER BY ordinal_position`, table, skip)
+	schema, name, _ := strings.Cut(table, ".")
+	rows, err := c.Query(ctx, `SELECT column_name FROM information_schema.columns WHERE table_schema = $1
+		AND table_name = $2 AND column_name <> $3 ORDER BY ordinal_position`, schema, name, skip)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +339,7 @@ func tableRows(ctx context.Context, t *testing.T, c *pgx.Conn, table, skip strin
 	for i, col := range cols {
 		list[i] = pgx.Identifier{col}.Sanitize()
 	}
-	q := fmt.Sprintf(`SELECT row(%s)::text FROM %s ORDER BY 1`, strings.Join(list, ", "), pgx.Identifier{table}.Sanitize())
+	q := fmt.Sprintf(`SELECT row(%s)::text FROM %s ORDER BY 1`, strings.Join(list, ", "), pgx.Identifier{schema, name}.Sanitize())
 	rows, err = c.Query(ctx, q)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ type wiring struct {
 	evmInfos []evmdata.ChainInfo
 	metrics  metricsapi.Options
 	fleet    *fleet // nil without BuildOptions.IndexURL
+	engine   *metricsapi.Engine
 }
 
 // builder collects what the steps of Build open and contribute.

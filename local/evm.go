@@ -81,6 +81,7 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		}
 		b.wired.fleet = f
 	}
+	b.wired.metrics.URL = o.IndexURL
 	engine, err := b.openMetrics()
 	if err != nil {
 		if b.wired.fleet != nil {
@@ -91,9 +92,9 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		}
 		return nil, err
 	}
-	e.engine = engine
+	e.engine, b.wired.engine = engine, engine
 	if e.index == nil {
-		b.startShared(nil)
+		b.startShared(nil, engine)
 		return e, nil
 	}
 	b.opened("evm index", e.index.Close)
@@ -110,14 +111,15 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		e.index.Start(ctx)
 		return e, nil
 	}
-	b.startShared(e.index)
+	b.startShared(e.index, engine)
 	return e, nil
 }
 
 // startShared starts the replica's part in the fleet sharing
 // BuildOptions.IndexURL over the followed network's P/X index and the EVM
-// index (nil: none), one lease for both; without IndexURL it does nothing.
-func (b *builder) startShared(evm *evmindex.Index) {
+// index (nil: none), one lease for both, and the metrics engine they feed;
+// without IndexURL it does nothing.
+func (b *builder) startShared(evm *evmindex.Index, engine *metricsapi.Engine) {
 	if b.wired.fleet == nil {
 		return
 	}
@@ -128,7 +130,7 @@ func (b *builder) startShared(evm *evmindex.Index) {
 	if evm != nil {
 		ixs = append(ixs, evm)
 	}
-	b.wired.fleet.start(b, ixs...)
+	b.wired.fleet.start(b, ixs, []ledReader{engine})
 	b.opened("index lease", b.wired.fleet.close)
 }
 

@@ -21,7 +21,10 @@ import (
 // stored heads every second and stand by (Refresh). Its goroutine is owned
 // by the Handler and stopped by close, before the indexes close.
 type fleet struct {
-	ixs     []ledIndex // set by start
+	ixs []ledIndex // set by start
+	// readers are read again with the indexes while standing by, and once
+	// before leading: what the writer's indexes feed (the metrics engine).
+	readers []ledReader
 	elector *lease.Elector
 	ctx     context.Context // ended by stop
 	stop    context.CancelFunc
@@ -32,6 +35,11 @@ type fleet struct {
 // (pindex.Index, evmindex.Index).
 type ledIndex interface {
 	Lead(ctx context.Context) error
+	Refresh(ctx context.Context) error
+}
+
+// ledReader reads what a fleet's writer stored (metricsapi.Engine).
+type ledReader interface {
 	Refresh(ctx context.Context) error
 }
 
@@ -64,9 +72,9 @@ func (b *builder) newFleet(ctx context.Context, chains []uint64) (*fleet, error)
 // holds the lease.
 func (f *fleet) fence(ctx context.Context, tx pgx.Tx) error { return f.elector.Fence(ctx, tx) }
 
-// start runs the replica's part over ixs.
-func (f *fleet) start(b *builder, ixs ...ledIndex) {
-	f.ixs = ixs
+// start runs the replica's part over ixs and readers.
+func (f *fleet) start(b *builder, ixs []ledIndex, readers []ledReader) {
+	f.ixs, f.readers = ixs, readers
 	go f.run(f.ctx, b)
 }
 
@@ -83,11 +91,21 @@ func (f *fleet) lead(ctx context.Context, log *slog.Logger) {
 	wg.Wait()
 }
 
-// refresh reads every index's stored heads.
+// refresh reads every index's stored heads and what the readers read.
 func (f *fleet) refresh(ctx context.Context, log *slog.Logger) {
 	for _, ix := range f.ixs {
 		if err := ix.Refresh(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("index: refreshing the stored heads", "err", err)
+		}
+	}
+	f.refreshReaders(ctx, log)
+}
+
+// refreshReaders reads again what the readers read.
+func (f *fleet) refreshReaders(ctx context.Context, log *slog.Logger) {
+	for _, r := range f.readers {
+		if err := r.Refresh(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("index: refreshing what the writer stored", "err", err)
 		}
 	}
 }
@@ -112,6 +130,7 @@ func (f *fleet) run(ctx context.Context, b *builder) {
 		case holder && lead == nil:
 			var lctx context.Context
 			lctx, lead = context.WithCancel(ctx)
+			f.refreshReaders(ctx, log)
 			led.Go(func() { f.lead(lctx, log) })
 		case !holder && lead != nil:
 			lead()

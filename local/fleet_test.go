@@ -38,7 +38,7 @@ func TestFleetOneWriter(t *testing.T) {
 	url := pgtest.Start(t).Database(t)
 	build := func() *Handler {
 		h, err := Build(ctx, BuildOptions{Node: node.URL, IndexURL: url, Logger: slog.New(slog.DiscardHandler),
-			EVMChains: []EVMChain{{ChainID: 99998, RPC: rpcSrv.URL}}, LocalMode: map[catalog.Service]bool{catalog.Data: true}})
+			EVMChains: []EVMChain{{ChainID: 99998, RPC: rpcSrv.URL}}, LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +68,27 @@ func TestFleetOneWriter(t *testing.T) {
 		_, wbody := latest(writer)
 		return n >= head && body == wbody
 	})
+	// The metrics history the writer's engine stored, the reader's
+	// engine reads.
+	metrics := func(h *Handler) string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v2/chains/99998/metrics/txCount?timeInterval=hour&pageSize=5", nil))
+		return strconv.Itoa(rec.Code) + " " + rec.Body.String()
+	}
+	waitFor(t, 10*time.Second, "the reader's metrics to equal the writer's", func() bool {
+		m := metrics(writer)
+		return strings.HasPrefix(m, "200 ") && strings.Contains(m, `"value"`) && m == metrics(reader)
+	})
+	// A block indexed after both started reaches the reader's engine from
+	// the shared store.
+	blk, err := c.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the reader's metrics engine to read the writer's next block", func() bool {
+		h, ok := reader.wired.engine.Head(99998)
+		return ok && h == blk.NumberU64()
+	})
 	closed := time.Now()
 	writer.Close()
 	waitFor(t, 10*time.Second, "the reader to become the writer", func() bool {
@@ -75,8 +96,7 @@ func TestFleetOneWriter(t *testing.T) {
 		return st.Role == "writer"
 	})
 	t.Logf("takeover after the writer closed: %s", time.Since(closed))
-	blk, err := c.Commit(ctx)
-	if err != nil {
+	if blk, err = c.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "the new writer to index the next block", func() bool {

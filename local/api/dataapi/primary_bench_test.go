@@ -18,6 +18,7 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
@@ -279,7 +280,9 @@ type apiValidatorJSON struct {
 // test` never builds it): each call goes through the catalogue's validation
 // and the handlers (no network), for a random address (…/address) or the
 // whale (…/whale), b.N times. It reports p50 and p99 in ms.
-// PINDEX_BENCH_STORE names a store file to build once and reuse.
+// PINDEX_BENCH_STORE names a store file to build once and reuse;
+// PINDEX_BENCH_PG a PostgreSQL database (a postgres:// URL, or "start": a
+// server of the benchmark's own) to keep it in instead.
 //
 //	go test -run XXX -bench PrimaryRoutes -benchtime 1000x -timeout 60m ./local/api/dataapi
 func BenchmarkPrimaryRoutes(b *testing.B) {
@@ -364,7 +367,25 @@ func benchIndex(b *testing.B) (*pindex.Index, avanet.Network, time.Time) {
 	_, statErr := os.Stat(path)
 	net := avanet.Local
 	clock := benchStart.Add(30 * 24 * time.Hour)
-	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: path, Now: func() time.Time { return clock }})
+	opts := pindex.Options{Network: &net, Path: path, Now: func() time.Time { return clock }}
+	if pg := os.Getenv("PINDEX_BENCH_PG"); pg != "" {
+		if pg == "start" {
+			pg = pgtest.Start(b).Database(b)
+		}
+		st, err := pindex.OpenPostgres(ctx, pg, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Store, opts.Path = st, ""
+		_, had, err := st.Head(avanet.ChainX)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if statErr = nil; !had {
+			statErr = os.ErrNotExist
+		}
+	}
+	ix, err := pindex.Open(ctx, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -126,7 +126,7 @@ type Options struct {
 	// Chains are the chains the engine indexes and lists. Apply rejects
 	// blocks of any other chain.
 	Chains []Chain
-	// Now is the clock of page tokens and of lastRun. Nil means time.Now.
+	// Now is the clock of page tokens. Nil means time.Now.
 	Now func() time.Time
 	// Registerer receives the engine's Prometheus metrics. Nil means none.
 	Registerer prometheus.Registerer
@@ -288,7 +288,6 @@ func (e *Engine) replay() error {
 			return fmt.Errorf("%w: chain %d block %d", err, chainID, number)
 		}
 		e.applyRec(cs, rec)
-		cs.lastRun = e.now().Unix()
 		return nil
 	})
 	for id, n := range skipped {
@@ -346,7 +345,6 @@ func (e *Engine) Apply(ctx context.Context, b *Block) error {
 		}
 	}
 	e.applyRec(cs, rec)
-	cs.lastRun = e.now().Unix()
 	e.tel.applied(cs.label, len(e.ids.names))
 	return nil
 }
@@ -406,7 +404,6 @@ func (e *Engine) rollbackRecs(cs *chainState, chainID, fromBlock uint64) {
 	if n == 0 {
 		return
 	}
-	cs.lastRun = e.now().Unix()
 	e.tel.rolledBack(cs.label, n)
 	e.log.Info("metricsapi: rolled back", "chain", chainID, "from", fromBlock, "blocks", n)
 }

@@ -181,7 +181,6 @@ func (e *Engine) Refresh(ctx context.Context) error {
 				return fmt.Errorf("%w: chain %d block %d", err, id, number)
 			}
 			e.applyRec(cs, rec)
-			cs.lastRun = e.now().Unix()
 			return nil
 		})
 		if err != nil {

@@ -106,11 +106,32 @@ func nonNilBytes(p []byte) []byte {
 	return p
 }
 
+// pgInsertOwnedUTXO is the utxos row of a UTXO of its own chain's
+// transaction and its address rows (owned's, for a UTXO no other chain
+// may have spent yet), in one statement: a catch-up's most frequent rows,
+// parsed and planned once instead of four times.
+const pgInsertOwnedUTXO = `WITH u AS (INSERT INTO utxos (id, chain, created_on, height, time, tx, output_index, asset, amount, locktime, threshold,
+		addresses, stake_locktime, staked, stake_start, stake_end, bytes)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9::numeric,$10,$11,$12,$13,$14,$15,$16,$17)),
+	a AS (INSERT INTO utxo_addrs (addr, chain, utxo, created_on, height) SELECT x, $2, $1, $3, $4 FROM unnest($18::text[]) x
+		ON CONFLICT DO NOTHING),
+	t AS (INSERT INTO addr_txs (addr, chain, height, idx, tx) SELECT x, $3, $4, $19, $6 FROM unnest($18::text[]) x ON CONFLICT DO NOTHING)
+	INSERT INTO utxo_unspent (addr, chain, utxo, created_on, height) SELECT x, $2, $1, $3, $4 FROM unnest($18::text[]) x ON CONFLICT DO NOTHING`
+
 func (b *pgBatch) UTXO(u *UTXO, txIndex int) error {
-	if err := b.insertUTXO(u, nil, nil); err != nil {
-		return err
+	if u.Chain != u.CreatedOn || len(u.Addresses) == 0 {
+		if err := b.insertUTXO(u, nil, nil); err != nil {
+			return err
+		}
+		return b.owned(u, u.TxID, u.Height, txIndex)
 	}
-	return b.owned(u, u.TxID, u.Height, txIndex)
+	staked := 0
+	if u.Staked {
+		staked = 1
+	}
+	return b.queue(pgInsertOwnedUTXO, u.ID, string(u.Chain), string(u.CreatedOn), int64(u.Height), u.Time, u.TxID, int64(u.OutputIndex), u.AssetID,
+		strconv.FormatUint(u.Amount, 10), int64(u.Locktime), int64(u.Threshold), joinAddrs(u.Addresses), int64(u.StakeLocktime), staked,
+		int64(u.StakeStart), int64(u.StakeEnd), nonNilBytes(u.Bytes), addrStrings(u.Addresses), txIndex)
 }
 
 func (b *pgBatch) Paid(u *UTXO) error {
@@ -167,18 +188,14 @@ func (b *pgBatch) owned(u *UTXO, tx string, txHeight uint64, idx int) error {
 // exported and its follower has not stored yet gets them when it is
 // stored (owned).
 func (b *pgBatch) Spend(s *Spend) error {
-	if err := b.queue(`INSERT INTO spends (utxo, tx, chain, height, time) VALUES ($1,$2,$3,$4,$5)
-		ON CONFLICT (utxo) DO UPDATE SET tx=EXCLUDED.tx, chain=EXCLUDED.chain, height=EXCLUDED.height, time=EXCLUDED.time`,
-		s.UTXO, s.Tx, string(s.Chain), int64(s.Height), s.Time); err != nil {
-		return err
-	}
-	if err := b.queue(`INSERT INTO addr_txs (addr, chain, height, idx, tx)
-		SELECT a, $2, $3, $4, $5 FROM utxos u, unnest(string_to_array(NULLIF(u.addresses, ''), ',')) a WHERE u.id=$1
-		ON CONFLICT DO NOTHING`, s.UTXO, string(s.Chain), int64(s.Height), s.Index, s.Tx); err != nil {
-		return err
-	}
-	return b.queue(`DELETE FROM utxo_unspent x USING utxos u WHERE u.id=$1 AND x.chain=u.chain AND x.utxo=u.id
-		AND x.addr = ANY(string_to_array(NULLIF(u.addresses, ''), ','))`, s.UTXO)
+	return b.queue(`WITH s AS (INSERT INTO spends (utxo, tx, chain, height, time) VALUES ($1,$2,$3,$4,$5)
+			ON CONFLICT (utxo) DO UPDATE SET tx=EXCLUDED.tx, chain=EXCLUDED.chain, height=EXCLUDED.height, time=EXCLUDED.time),
+		a AS (INSERT INTO addr_txs (addr, chain, height, idx, tx)
+			SELECT x, $3, $4, $6, $2 FROM utxos u, unnest(string_to_array(NULLIF(u.addresses, ''), ',')) x WHERE u.id=$1
+			ON CONFLICT DO NOTHING)
+		DELETE FROM utxo_unspent x USING utxos u WHERE u.id=$1 AND x.chain=u.chain AND x.utxo=u.id
+			AND x.addr = ANY(string_to_array(NULLIF(u.addresses, ''), ','))`,
+		s.UTXO, s.Tx, string(s.Chain), int64(s.Height), s.Time, s.Index)
 }
 
 func (b *pgBatch) Asset(a *Asset, chain avanet.Chain, height uint64) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/internal/pgtest"
+	"github.com/avaedge/avaedge/local/source/pgschema"
 )
 
 // TestStandby: two replicas share one PostgreSQL store: the one leading
@@ -108,5 +109,23 @@ func TestStandby(t *testing.T) {
 	}
 	if h, _, _ := c.st.Head(avanet.ChainP); h != 7 {
 		t.Fatalf("head %d after the fenced rollback; want 7", h)
+	}
+}
+
+// TestNewerSchemaRefused: a replica finding the P/X index's schema newer
+// than it knows refuses to open the store, saying so.
+func TestNewerSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Shared(t).Database(t)
+	st, err := openPostgres(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.pool.Exec(ctx, `UPDATE public.avaedge_schema SET version = version + 1 WHERE component = 'pindex'`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := openPostgres(ctx, url, nil); !errors.Is(err, pgschema.ErrNewer) {
+		t.Fatalf("opening a newer schema: %v; want pgschema.ErrNewer", err)
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/avaedge/avaedge/avanet"
 	"github.com/avaedge/avaedge/internal/pgtest"

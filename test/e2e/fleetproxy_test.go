@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -38,6 +40,7 @@ func newNodeProxy(t *testing.T, uri string) *nodeProxy {
 	}
 	p := &nodeProxy{counts: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ErrorLog = log.New(io.Discard, "", 0) // a killed replica's requests end in errors, expected
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.counts[r.URL.Path]++

@@ -303,10 +303,11 @@ type Local struct {
 	// AVAEDGE_LOCAL_NODE. Default "": the devnet.
 	Node string `yaml:"node"`
 	// IndexURL is a postgres:// (or postgresql://) URL: the followed
-	// network's EVM index kept in PostgreSQL, shared by a fleet of
-	// replicas (one follows the chains, elected by a lease in the
-	// database; the others read and stand by), instead of evmindex.db in
-	// the data directory. Needs Node. Env AVAEDGE_INDEX_URL. Default "":
+	// network's P/X index, EVM index and Metrics history kept in
+	// PostgreSQL, shared by a fleet of replicas (one follows the chains,
+	// elected by a lease in the database; the others read and stand by),
+	// instead of pindex.db, evmindex.db and metrics.db in the data
+	// directory. Needs Node. Env AVAEDGE_INDEX_URL. Default "":
 	// SQLite. The URL's password is never logged.
 	IndexURL string `yaml:"index_url"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/avaedge/avaedge/local/api/dataapi"
 	"github.com/avaedge/avaedge/local/api/warp"
 	"github.com/avaedge/avaedge/local/source/devnet/evm"
+	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/world"
 	"github.com/avaedge/avaedge/local/world/devnet"
 	"github.com/avaedge/avaedge/local/world/followed"
@@ -54,10 +55,11 @@ type BuildOptions struct {
 	// EVMChains are further EVM nodes the indexer follows; the EVM Data API
 	// and the Metrics API answer for them, in proxy mode too.
 	EVMChains []EVMChain
-	// IndexURL is a postgres:// URL: the EVM index of the followed
-	// network's chains lives there, shared by a fleet of replicas, one of
-	// which (the holder of a lease in the database) follows the chains while
-	// the others read and stand by. Empty means evmindex.db in DataDir.
+	// IndexURL is a postgres:// URL: the followed network's P/X index and
+	// the EVM index of its chains live there, shared by a fleet of
+	// replicas, one of which (the holder of one lease in the database)
+	// follows every chain while the others read and stand by. Empty means
+	// pindex.db and evmindex.db in DataDir.
 	IndexURL string
 	// DataDir keeps the followed node's index (pindex.db), the EVM index
 	// (evmindex.db), the metrics history (metrics.db) and the devnet's
@@ -196,7 +198,20 @@ func (b *builder) openWorld(ctx context.Context) (world.World, error) {
 	o := b.opts
 	if o.Node != "" {
 		b.wired.followed = followed.Options{Node: o.Node, Path: b.path("pindex.db"), Registerer: o.Registerer, Logger: b.log}
-		return followed.Open(ctx, b.wired.followed)
+		if o.IndexURL == "" {
+			return followed.Open(ctx, b.wired.followed)
+		}
+		st, err := pindex.OpenPostgres(ctx, o.IndexURL, b.log, b.fence)
+		if err != nil {
+			return nil, fmt.Errorf("p/x index: %w", err)
+		}
+		b.wired.followed.Path, b.wired.followed.Store, b.wired.followed.Shared = "", st, true
+		w, err := followed.Open(ctx, b.wired.followed)
+		if err != nil {
+			return nil, err
+		}
+		b.sharedPX = w.Index()
+		return w, nil
 	}
 	local := o.LocalMode[catalog.Data] || o.LocalMode[catalog.Metrics] || o.LocalMode[catalog.Node]
 	b.wired.devnet = devnet.Options{Seed: o.Seed, Chains: local && !o.DisableDevChain, DevChain: o.DevChain, PublicURL: o.PublicURL,

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,8 +11,11 @@ import (
 	"github.com/avaedge/avaedge/local/api/evmdata"
 	"github.com/avaedge/avaedge/local/api/metricsapi"
 	"github.com/avaedge/avaedge/local/source/evmindex"
+	"github.com/avaedge/avaedge/local/source/lease"
+	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/world/devnet"
 	"github.com/avaedge/avaedge/local/world/followed"
+	"github.com/jackc/pgx/v5"
 )
 
 // buildHooks let a test watch Build. step, when set, is asked before each
@@ -37,6 +41,7 @@ type wiring struct {
 	evmInfos []evmdata.ChainInfo
 	metrics  metricsapi.Options
 	fleet    *fleet // nil without BuildOptions.IndexURL
+	engine   *metricsapi.Engine
 }
 
 // builder collects what the steps of Build open and contribute.
@@ -47,6 +52,19 @@ type builder struct {
 	closers  []closer
 	handlers map[string]catalog.Handler
 	wired    wiring
+	// sharedPX is the followed network's P/X index when a fleet shares it
+	// (BuildOptions.IndexURL), led or refreshed by wired.fleet.
+	sharedPX *pindex.Index
+}
+
+// fence is the Fence of the P/X index's shared store, opened with the
+// world, before the fleet's lease (which the EVM chains name): until the
+// fleet exists nothing is written.
+func (b *builder) fence(ctx context.Context, tx pgx.Tx) error {
+	if b.wired.fleet == nil {
+		return lease.ErrNotHolder
+	}
+	return b.wired.fleet.fence(ctx, tx)
 }
 
 // step asks the test hook before the step called name.

@@ -73,6 +73,15 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 			b.wired.metrics.CChain = cChainAliases(chains)
 		}
 	}
+	if o.IndexURL != "" && b.wired.fleet == nil {
+		// No EVM chain: the lease elects the P/X index's follower alone.
+		f, err := b.newFleet(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		b.wired.fleet = f
+	}
+	b.wired.metrics.URL = o.IndexURL
 	engine, err := b.openMetrics()
 	if err != nil {
 		if b.wired.fleet != nil {
@@ -83,8 +92,9 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		}
 		return nil, err
 	}
-	e.engine = engine
+	e.engine, b.wired.engine = engine, engine
 	if e.index == nil {
+		b.startShared(nil, engine)
 		return e, nil
 	}
 	b.opened("evm index", e.index.Close)
@@ -101,9 +111,27 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		e.index.Start(ctx)
 		return e, nil
 	}
-	b.wired.fleet.start(e.index, b)
-	b.opened("evm index lease", b.wired.fleet.close)
+	b.startShared(e.index, engine)
 	return e, nil
+}
+
+// startShared starts the replica's part in the fleet sharing
+// BuildOptions.IndexURL over the followed network's P/X index and the EVM
+// index (nil: none), one lease for both, and the metrics engine they feed;
+// without IndexURL it does nothing.
+func (b *builder) startShared(evm *evmindex.Index, engine *metricsapi.Engine) {
+	if b.wired.fleet == nil {
+		return
+	}
+	var ixs []ledIndex
+	if b.sharedPX != nil {
+		ixs = append(ixs, b.sharedPX)
+	}
+	if evm != nil {
+		ixs = append(ixs, evm)
+	}
+	b.wired.fleet.start(b, ixs, []ledReader{engine})
+	b.opened("index lease", b.wired.fleet.close)
 }
 
 // openShared starts electing the writer of chains' index in

@@ -3,32 +3,49 @@ package local
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/avaedge/avaedge/local/source/lease"
 )
 
-// fleet runs a replica's part in a fleet sharing the EVM index in
-// PostgreSQL (BuildOptions.IndexURL): the holder of the network's lease
-// follows the chains (Index.Lead), the others refresh the stored heads
-// every second and stand by (Index.Refresh). Its goroutine is owned by the
-// Handler and stopped by close, before the index closes.
+// fleet runs a replica's part in a fleet sharing the followed network's
+// indexes in PostgreSQL (BuildOptions.IndexURL): the P/X index and the
+// EVM index. One lease elects one follower for the whole network: its
+// holder follows every chain (each index's Lead), the others refresh the
+// stored heads every second and stand by (Refresh). Its goroutine is owned
+// by the Handler and stopped by close, before the indexes close.
 type fleet struct {
-	ix      *evmindex.Index // set by start
+	ixs []ledIndex // set by start
+	// readers are read again with the indexes while standing by, and once
+	// before leading: what the writer's indexes feed (the metrics engine).
+	readers []ledReader
 	elector *lease.Elector
 	ctx     context.Context // ended by stop
 	stop    context.CancelFunc
 	done    chan struct{} // closed when run returns
 }
 
-// leaseName names the lease of an EVM index over chains: replicas
-// following the same chains elect one writer.
+// ledIndex is an index a fleet's writer follows into the shared store
+// (pindex.Index, evmindex.Index).
+type ledIndex interface {
+	Lead(ctx context.Context) error
+	Refresh(ctx context.Context) error
+}
+
+// ledReader reads what a fleet's writer stored (metricsapi.Engine).
+type ledReader interface {
+	Refresh(ctx context.Context) error
+}
+
+// leaseName names the lease of the followed network's indexes, by its EVM
+// chains (the name the EVM index's lease had before the P/X index joined
+// it): replicas following the same chains elect one writer.
 func leaseName(chains []uint64) string {
 	ids := make([]string, len(chains))
 	for i, c := range chains {
@@ -55,10 +72,42 @@ func (b *builder) newFleet(ctx context.Context, chains []uint64) (*fleet, error)
 // holds the lease.
 func (f *fleet) fence(ctx context.Context, tx pgx.Tx) error { return f.elector.Fence(ctx, tx) }
 
-// start runs the replica's part over ix.
-func (f *fleet) start(ix *evmindex.Index, b *builder) {
-	f.ix = ix
+// start runs the replica's part over ixs and readers.
+func (f *fleet) start(b *builder, ixs []ledIndex, readers []ledReader) {
+	f.ixs, f.readers = ixs, readers
 	go f.run(f.ctx, b)
+}
+
+// lead runs every index's Lead until ctx ends.
+func (f *fleet) lead(ctx context.Context, log *slog.Logger) {
+	var wg sync.WaitGroup
+	for _, ix := range f.ixs {
+		wg.Go(func() {
+			if err := ix.Lead(ctx); err != nil {
+				log.Warn("index: leading failed; standing by", "err", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// refresh reads every index's stored heads and what the readers read.
+func (f *fleet) refresh(ctx context.Context, log *slog.Logger) {
+	for _, ix := range f.ixs {
+		if err := ix.Refresh(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("index: refreshing the stored heads", "err", err)
+		}
+	}
+	f.refreshReaders(ctx, log)
+}
+
+// refreshReaders reads again what the readers read.
+func (f *fleet) refreshReaders(ctx context.Context, log *slog.Logger) {
+	for _, r := range f.readers {
+		if err := r.Refresh(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("index: refreshing what the writer stored", "err", err)
+		}
+	}
 }
 
 // run leads while the lease is held and refreshes while it is not, until
@@ -81,21 +130,16 @@ func (f *fleet) run(ctx context.Context, b *builder) {
 		case holder && lead == nil:
 			var lctx context.Context
 			lctx, lead = context.WithCancel(ctx)
-			led.Go(func() {
-				if err := f.ix.Lead(lctx); err != nil {
-					log.Warn("evm index: leading failed; standing by", "err", err)
-				}
-			})
+			f.refreshReaders(ctx, log)
+			led.Go(func() { f.lead(lctx, log) })
 		case !holder && lead != nil:
 			lead()
 			led.Wait()
 			lead = nil
-			log.Info("evm index: the lease is lost; this replica reads and stands by")
+			log.Info("index: the lease is lost; this replica reads and stands by")
 		}
 		if lead == nil {
-			if err := f.ix.Refresh(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("evm index: refreshing the stored heads", "err", err)
-			}
+			f.refresh(ctx, log)
 		}
 		select {
 		case <-ctx.Done():
@@ -108,7 +152,7 @@ func (f *fleet) run(ctx context.Context, b *builder) {
 // close stops leading (or standing by) and steps down.
 func (f *fleet) close() error {
 	f.stop()
-	if f.ix != nil {
+	if f.ixs != nil {
 		<-f.done
 	}
 	f.elector.Close()

@@ -27,8 +27,9 @@ const pageTokenFile = "pagetoken.secret"
 // pageTokenSecret returns the deployment's page-token secret and where it
 // came from, in this order: config (page_token_secret,
 // AVAEDGE_PAGE_TOKEN_SECRET); the keys file's page_token_secret; Redis, where
-// the first replica to start stores one that the others read; the data
-// directory, where the first start writes one; else one made for this
+// the first replica to start stores one that the others read; the index's
+// PostgreSQL database (local.index_url), likewise; the data directory, where
+// the first start writes one; else one made for this
 // process, which no other replica shares and a restart loses (logged). A
 // source that fails (Redis down, an unwritable directory) is logged and the
 // next one tried.
@@ -51,6 +52,13 @@ func pageTokenSecret(ctx context.Context, cfg *config.Config, rdb redis.Universa
 			return s, "redis", nil
 		}
 		log.Warn("page tokens: the shared secret could not be read from Redis; replicas may refuse each other's tokens", "err", err)
+	}
+	if cfg.Local.IndexURL != "" {
+		s, err := postgresSecret(ctx, cfg.Local.IndexURL)
+		if err == nil {
+			return s, "postgres", nil
+		}
+		log.Warn("page tokens: the shared secret could not be read from the index's PostgreSQL; replicas may refuse each other's tokens", "err", err)
 	}
 	if cfg.DataDir != "" {
 		s, err := fileSecret(filepath.Join(cfg.DataDir, pageTokenFile))

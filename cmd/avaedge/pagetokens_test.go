@@ -10,12 +10,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/avaedge/avaedge/config"
+	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/internal/redistest"
 )
 
 // TestPageTokenSecret: the secret comes from config, else the keys file,
-// else Redis (the first replica's, read by the next), else the data
-// directory (made at first start, read again at the next), else the
+// else Redis (the first replica's, read by the next), else the index's
+// PostgreSQL database (likewise), else the data directory (made at first start, read again at the next), else the
 // process; a source that fails is skipped.
 func TestPageTokenSecret(t *testing.T) {
 	ctx := context.Background()
@@ -52,7 +53,15 @@ func TestPageTokenSecret(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, pageTokenFile)); err == nil {
 		t.Fatal("the data directory got a secret while Redis holds the shared one")
 	}
-	made, src := get(t, &config.Config{DataDir: dir}, down)
+	index := pgtest.Start(t).Database(t)
+	withIndex := func() *config.Config { c := &config.Config{DataDir: dir}; c.Local.IndexURL = index; return c }
+	first, src = get(t, withIndex(), down)
+	if second, _ := get(t, withIndex(), nil); src != "postgres" || len(first) != 64 || second != first {
+		t.Fatalf("two replicas on one index database, Redis down: %q from %s, then %q; want one shared secret", first, src, second)
+	}
+	gone := &config.Config{DataDir: dir}
+	gone.Local.IndexURL = "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1"
+	made, src := get(t, gone, down)
 	if again, _ := get(t, &config.Config{DataDir: dir}, nil); src != "data directory" || len(made) != 64 || again != made {
 		t.Fatalf("with the data directory (Redis down): %q from %s, then %q; want one kept secret", made, src, again)
 	}

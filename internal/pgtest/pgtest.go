@@ -185,7 +185,9 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 }
 
 // start runs postgres on a fresh port: loopback TCP only (no Unix socket),
-// durability off (a test's data dies with it).
+// durability off (a test's data dies with it), shared_buffers and work_mem
+// as docs/configuration.md suggests for a small index server (the
+// benchmarks' million-transaction indexes).
 func (s *Server) start() {
 	s.t.Helper()
 	port := redistest.FreePort(s.t)
@@ -193,7 +195,7 @@ func (s *Server) start() {
 	cmd := s.command("postgres", "-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=200")
+		"-c", "max_connections=200", "-c", "shared_buffers=256MB", "-c", "work_mem=16MB")
 	log, err := os.Create(filepath.Join(s.dir, "postgres.log"))
 	if err != nil {
 		s.t.Fatalf("pgtest: %v", err)

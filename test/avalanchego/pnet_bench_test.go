@@ -18,6 +18,7 @@ import (
 	walletcommon "github.com/ava-labs/avalanchego/wallet/subnet/primary/common"
 
 	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/source/pindex"
 )
 
@@ -44,6 +45,9 @@ const (
 // handful of blocks). AVAEDGE_BENCH_NODE names a running node of a local
 // network to use instead (its P-Chain is brought to the height the same
 // way), so that two builds can be measured in turns against the same blocks.
+// It measures the SQLite store (BenchmarkCatchUp/sqlite) and, with
+// AVAEDGE_BENCH_PG set, PostgreSQL beside it against the same blocks
+// (BenchmarkCatchUp/postgres, a server of the benchmark's own).
 //
 // The node and its blocks are made once per run of the benchmark (b.Loop):
 // with a b.N loop the testing package calls the function again with a larger
@@ -69,6 +73,25 @@ func BenchmarkCatchUp(b *testing.B) {
 	}
 	tip := issuePBlocks(b, uri, uint64(blocks))
 
+	b.Run("sqlite", func(b *testing.B) { measureCatchUp(b, uri, nodePID, tip, nil) })
+	if os.Getenv("AVAEDGE_BENCH_PG") != "" {
+		srv := pgtest.Start(b)
+		b.Run("postgres", func(b *testing.B) {
+			measureCatchUp(b, uri, nodePID, tip, func() pindex.Store {
+				st, err := pindex.OpenPostgres(context.Background(), srv.Database(b), nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return st
+			})
+		})
+	}
+}
+
+// measureCatchUp catches a fresh index up with the node at uri, whose
+// P-Chain is at tip, each run of b.Loop, and reports the rate; store opens
+// the index's store (nil: a SQLite file).
+func measureCatchUp(b *testing.B, uri string, nodePID int, tip uint64, store func() pindex.Store) {
 	ctx := context.Background()
 	var (
 		elapsed time.Duration
@@ -76,7 +99,11 @@ func BenchmarkCatchUp(b *testing.B) {
 	)
 	nodeCPU0, selfCPU0 := processCPU(nodePID), selfCPU()
 	for b.Loop() {
-		ix, err := pindex.Open(ctx, pindex.Options{Node: uri, Path: b.TempDir() + "/pindex.db", ValidatorsInterval: time.Hour})
+		opts := pindex.Options{Node: uri, Path: b.TempDir() + "/pindex.db", ValidatorsInterval: time.Hour}
+		if store != nil {
+			opts.Store, opts.Path = store(), ""
+		}
+		ix, err := pindex.Open(ctx, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/avaedge/avaedge/internal/pgtest"
 )
 
 // binary is the avaedge binary TestMain builds once for every test.
@@ -51,6 +53,7 @@ func runMain(m *testing.M) int {
 	}
 	code := m.Run()
 	stopShared()
+	pgtest.StopShared()
 	return code
 }
 
@@ -138,6 +141,7 @@ func launchEdgeArgs(t testing.TB, args []string, env map[string]string, secrets 
 	pub, adm := freePort(t), freePort(t)
 	e.Env["AVAEDGE_LISTEN"] = "127.0.0.1:" + strconv.Itoa(pub)
 	e.Env["AVAEDGE_ADMIN_LISTEN"] = "127.0.0.1:" + strconv.Itoa(adm)
+	onPostgres := indexOnPostgres(t, e.Env)
 	e.URL = "http://" + e.Env["AVAEDGE_LISTEN"]
 	e.Admin = "http://" + e.Env["AVAEDGE_ADMIN_LISTEN"]
 	e.cmd = exec.Command(binary, args...)
@@ -175,7 +179,54 @@ func launchEdgeArgs(t testing.TB, args []string, env map[string]string, secrets 
 			}
 		}
 	}
+	if onPostgres {
+		waitRole(t, e, "writer", 30*time.Second)
+	}
 	return e
+}
+
+// indexOnPostgres, under AVAEDGE_E2E_INDEX=postgres (.ci/run's second pass
+// of the followed-node tests), gives a replica following a node without an
+// AVAEDGE_INDEX_URL of its own a database of the shared PostgreSQL: one per
+// data directory, so a replica started again on its directory finds its
+// index. It reports whether it did.
+func indexOnPostgres(t testing.TB, env map[string]string) bool {
+	if os.Getenv("AVAEDGE_E2E_INDEX") != "postgres" || env["AVAEDGE_LOCAL_NODE"] == "" || env["AVAEDGE_INDEX_URL"] != "" {
+		return false
+	}
+	pgDBs.mu.Lock()
+	defer pgDBs.mu.Unlock()
+	key := env["AVAEDGE_DATA_DIR"]
+	u, ok := pgDBs.byDir[key]
+	if !ok || key == "" {
+		u = pgtest.Shared(t).Database(t)
+		pgDBs.byDir[key] = u
+	}
+	env["AVAEDGE_INDEX_URL"] = u
+	return true
+}
+
+// pgDBs are the databases indexOnPostgres gave, by data directory.
+var pgDBs = struct {
+	mu    sync.Mutex // guards byDir
+	byDir map[string]string
+}{byDir: map[string]string{}}
+
+// waitRole waits until e's /readyz names role as its part in the fleet.
+func waitRole(t testing.TB, e *edge, role string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		got := fleetRole(e)
+		if got == role {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.kill()
+			t.Fatalf("avaedge's /readyz did not name it the index's %s within %s (role %q)\n%s", role, within, got, tail(e.log.String(), 4000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // stop sends SIGTERM, waits for the drain, and checks the log holds none of

@@ -104,10 +104,15 @@ func devnetWorld(t testing.TB, dw *devnet.World) *world {
 // network: the node's blocks as its getBlockByHeight gives them, and its
 // current validators.
 func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
+	return followedIndexIn(t, dw, nil)
+}
+
+// followedIndexIn is followedIndex kept in st (nil: SQLite in memory).
+func followedIndexIn(t testing.TB, dw *devnet.World, st pindex.Store) *pindex.Index {
 	t.Helper()
 	ctx := context.Background()
 	net := dw.Index().Network()
-	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: pindex.Memory, Now: dw.Now})
+	ix, err := pindex.Open(ctx, pindex.Options{Network: &net, Path: pindex.Memory, Store: st, Now: dw.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +162,12 @@ func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
 }
 
 func followedWorld(t testing.TB, dw *devnet.World) *world {
-	ix := followedIndex(t, dw)
+	return followedWorldIn(t, dw, nil)
+}
+
+// followedWorldIn is followedWorld kept in st (nil: SQLite in memory).
+func followedWorldIn(t testing.TB, dw *devnet.World, st pindex.Store) *world {
+	ix := followedIndexIn(t, dw, st)
 	src := reported{ix, nodeSupply(t, dw, ix)}
 	hs := Handlers(Options{Source: src, Now: func() time.Time { return clock }})
 	return &world{name: "followed", dev: dw, src: src, mux: catalog.NewMux(catalog.Catalogue(), hs)}

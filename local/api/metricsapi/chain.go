@@ -59,8 +59,16 @@ type chainState struct {
 	// firstSeen and firstDep map an address (deployer) id to the start of
 	// the day of its first block on the chain.
 	firstSeen, firstDep map[uint32]int64
-	// lastRun is when the chain last changed (unix seconds).
-	lastRun int64
+}
+
+// lastRun is when the chain's data last changed: the newest applied
+// block's time (unix seconds), 0 without one. It is the chain's, not the
+// replica's clock, so every replica of a fleet answers the same.
+func (cs *chainState) lastRun() int64 {
+	if n := len(cs.blocks); n > 0 {
+		return int64(cs.blocks[n-1].ts)
+	}
+	return 0
 }
 
 func newChainState(c Chain) *chainState {

@@ -138,7 +138,7 @@ func (e *Engine) serveMetrics(q *apireq.Req) (any, error) {
 
 // serveAvgTps answers the legacy /v1/avg_tps/{chainId}: the daily avgTps,
 // newest first, 100 points a page, with status 200 and lastRun, the time the
-// chain's data last changed.
+// chain's data last changed (its newest block's).
 func (e *Engine) serveAvgTps(q *apireq.Req) (any, error) {
 	v := q.Q
 	chainID := v["chainId"]
@@ -146,7 +146,7 @@ func (e *Engine) serveAvgTps(q *apireq.Req) (any, error) {
 		func(buf []byte, sel selection) []byte {
 			var lastRun int64
 			for _, cs := range sel.chains {
-				lastRun = max(lastRun, cs.lastRun)
+				lastRun = max(lastRun, cs.lastRun())
 			}
 			buf = append(buf, `,"status":200,"lastRun":`...)
 			return strconv.AppendInt(buf, lastRun, 10)

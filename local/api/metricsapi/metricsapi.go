@@ -126,7 +126,7 @@ type Options struct {
 	// Chains are the chains the engine indexes and lists. Apply rejects
 	// blocks of any other chain.
 	Chains []Chain
-	// Now is the clock of page tokens and of lastRun. Nil means time.Now.
+	// Now is the clock of page tokens. Nil means time.Now.
 	Now func() time.Time
 	// Registerer receives the engine's Prometheus metrics. Nil means none.
 	Registerer prometheus.Registerer
@@ -137,6 +137,12 @@ type Options struct {
 	// replays the history after a restart and Close must be called. Empty
 	// means memory only: a restarted engine starts empty.
 	Path string
+	// URL is a postgres:// URL keeping the records in place of Path's
+	// file (the followed network's shared index, local.index_url): every
+	// replica of a fleet replays them, the writer's engine (fed by the EVM
+	// index's writer) stores them, and the others read what it stored
+	// (Refresh). Close must be called.
+	URL string
 	// CChain, when set, lets every id a client of the real services uses
 	// for the C-Chain (43114, 43113, 43112 and their blockchain ids) answer
 	// from the chain it targets; getChain names the id the client asked
@@ -175,12 +181,15 @@ var (
 // Metrics API routes from them. It is safe for concurrent use: Apply and
 // Rollback take the write lock, requests the read lock.
 type Engine struct {
-	now    func() time.Time
-	log    *slog.Logger
-	tel    *telemetry
-	list   []Chain // Options.Chains, in order, for /v2/chains
-	store  *store  // nil without Options.Path
-	cchain *cchain.Aliases
+	now   func() time.Time
+	log   *slog.Logger
+	tel   *telemetry
+	list  []Chain  // Options.Chains, in order, for /v2/chains
+	store recStore // nil without Options.Path or URL
+	// standby is what Refresh has read of the shared store (Options.URL);
+	// it is guarded by mu.
+	standby standbyState
+	cchain  *cchain.Aliases
 	// The sources of the routes beyond the EVM chain metrics (Options).
 	icm      ICMSource
 	stakeSrc StakeSource
@@ -239,10 +248,23 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.tel = tel
-	if opts.Path != "" {
+	switch {
+	case opts.URL != "":
+		pg, err := openPGStore(context.Background(), opts.URL, e.log)
+		if err != nil {
+			return nil, err
+		}
+		e.store = pg
+		if err := e.initStandby(context.Background(), pg); err != nil {
+			pg.close()
+			return nil, fmt.Errorf("metricsapi: %w", err)
+		}
+	case opts.Path != "":
 		if e.store, err = openStore(opts.Path); err != nil {
 			return nil, err
 		}
+	}
+	if e.store != nil {
 		if err := e.replay(); err != nil {
 			e.store.close()
 			return nil, err
@@ -266,7 +288,6 @@ func (e *Engine) replay() error {
 			return fmt.Errorf("%w: chain %d block %d", err, chainID, number)
 		}
 		e.applyRec(cs, rec)
-		cs.lastRun = e.now().Unix()
 		return nil
 	})
 	for id, n := range skipped {
@@ -324,7 +345,6 @@ func (e *Engine) Apply(ctx context.Context, b *Block) error {
 		}
 	}
 	e.applyRec(cs, rec)
-	cs.lastRun = e.now().Unix()
 	e.tel.applied(cs.label, len(e.ids.names))
 	return nil
 }
@@ -373,14 +393,19 @@ func (e *Engine) Rollback(ctx context.Context, chainID, fromBlock uint64) error 
 			return err
 		}
 	}
+	e.rollbackRecs(cs, chainID, fromBlock)
+	return nil
+}
+
+// rollbackRecs undoes cs's blocks numbered fromBlock and above. The caller
+// holds e.mu.
+func (e *Engine) rollbackRecs(cs *chainState, chainID, fromBlock uint64) {
 	n := cs.rollback(fromBlock)
 	if n == 0 {
-		return nil
+		return
 	}
-	cs.lastRun = e.now().Unix()
 	e.tel.rolledBack(cs.label, n)
 	e.log.Info("metricsapi: rolled back", "chain", chainID, "from", fromBlock, "blocks", n)
-	return nil
 }
 
 // record turns b into the compact record a chain keeps. It uses e.scratch:

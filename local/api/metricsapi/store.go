@@ -10,6 +10,19 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
 )
 
+// recStore keeps every chain's block records: the SQLite store (a file of
+// the data directory) or the PostgreSQL one (pgstore.go). The Engine calls
+// it under its write lock.
+type recStore interface {
+	// put stores r (names maps its ids to addresses).
+	put(chainID uint64, r *blockRec, names []string) error
+	// dropFrom deletes the blocks numbered from and above of chainID.
+	dropFrom(chainID, from uint64) error
+	// load calls fn for every stored block, in chain and block order.
+	load(fn func(chainID, number uint64, rec []byte) error) error
+	close() error
+}
+
 // store keeps every chain's block records in SQLite (Options.Path) so that
 // a restarted Engine has its history: New replays them. Addresses are
 // stored as text, not as the process's ids. The Engine calls it under its

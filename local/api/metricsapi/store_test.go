@@ -3,20 +3,91 @@ package metricsapi
 import (
 	"context"
 	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/avaedge/avaedge/catalog"
+	"github.com/avaedge/avaedge/internal/pgtest"
 )
+
+// TestMain stops the PostgreSQL server the store tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+// TestStandbyRefresh: two engines share the PostgreSQL store: the
+// writer's applies blocks, rolls back and applies a fork; the other,
+// refreshing, answers every metric as the oracle of the blocks that
+// remain, and when it applies in turn it follows on.
+func TestStandbyRefresh(t *testing.T) {
+	ctx := context.Background()
+	dbURL := pgtest.Shared(t).Database(t)
+	open := func() *Engine {
+		e, err := New(Options{Chains: testChains, URL: dbURL, Now: func() time.Time { return clock }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	writer, standby := open(), open()
+	w := &world{e: standby, blocks: map[uint64][]*Block{
+		43112: genChain(43112, 300, time.Date(2026, 1, 28, 21, 13, 0, 0, time.UTC), 1),
+		43113: genChain(43113, 100, time.Date(2026, 2, 10, 3, 0, 0, 0, time.UTC), 2),
+	}}
+	a := w.blocks[43112]
+	apply(t, writer, a[:250])
+	if err := standby.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := standby.Head(43112); !ok || h != a[249].Number {
+		t.Fatalf("the standby's head %d, %v; want %d", h, ok, a[249].Number)
+	}
+	apply(t, writer, a[250:])
+	apply(t, writer, w.blocks[43113])
+	if err := writer.Rollback(ctx, 43112, a[200].Number); err != nil {
+		t.Fatal(err)
+	}
+	fork := genChain(43112, 120, time.Unix(int64(a[199].Timestamp), 0), 5)
+	for i, b := range fork {
+		b.Number = a[200].Number + uint64(i)
+	}
+	apply(t, writer, fork)
+	w.blocks[43112] = append(a[:200:200], fork...)
+	if err := standby.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, chainID := range []string{"43112", "testnet"} {
+		for _, metric := range catalog.MetricNames {
+			for _, iv := range allowed(metric) {
+				got := walk(t, standby, chainID, metric, url.Values{"timeInterval": {iv}, "pageSize": {"2160"}})
+				if d := same(got, oracle(w.members(chainID), metric, iv)); d != "" {
+					t.Fatalf("the standby: %s %s %s: %s", chainID, metric, iv, d)
+				}
+			}
+		}
+	}
+	last := fork[len(fork)-1]
+	if err := standby.Apply(ctx, &Block{ChainID: 43112, Number: last.Number + 1, Timestamp: last.Timestamp + 5}); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestStoreReplay applies, rolls back and re-applies blocks with a store,
 // restarts, and checks that the restarted engine answers like the oracle.
 func TestStoreReplay(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testStoreReplay(t, Options{Path: filepath.Join(t.TempDir(), "metrics.db")}) })
+	t.Run("postgres", func(t *testing.T) { testStoreReplay(t, Options{URL: pgtest.Shared(t).Database(t)}) })
+}
+
+func testStoreReplay(t *testing.T, where Options) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "metrics.db")
 	open := func() *Engine {
-		e, err := New(Options{Chains: testChains, Path: path, Now: func() time.Time { return clock }})
+		e, err := New(Options{Chains: testChains, Path: where.Path, URL: where.URL, Now: func() time.Time { return clock }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,3 +105,11 @@ func deref(a *common.Address) common.Address {
 
 // sqliteOf returns ix's SQLite store, for reading it directly.
 func sqliteOf(ix *Index) *sqliteStore { return ix.st.(*sqliteStore) }
+
+// SetAnalyzeFloor sets the statements the PostgreSQL store writes before
+// its first ANALYZE, until the test ends.
+func SetAnalyzeFloor(t interface{ Cleanup(func()) }, n int64) {
+	old := analyzeFloor
+	analyzeFloor = n
+	t.Cleanup(func() { analyzeFloor = old })
+}

@@ -23,9 +23,11 @@ type pgBatch struct {
 	ctx     context.Context
 	chainID int64
 	q       pgx.Batch
+	sent    int64 // statements queued, for the store's statistics (pgStore.analyzed)
 }
 
 func (b *pgBatch) queue(sql string, args ...any) error {
+	b.sent++
 	b.q.Queue(sql, args...)
 	if b.q.Len() >= pgBatchSize {
 		return b.flush()

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -44,6 +45,7 @@ func TestPostgresWritesSQLiteRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 4_000
+	evmindex.SetAnalyzeFloor(t, 1_000)
 	buildFixture(t, pg, n)
 	buildFixture(t, lite, n)
 	sameAnswers(t, routesMux(lite), routesMux(pg), n)
@@ -60,6 +62,16 @@ func TestPostgresWritesSQLiteRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The catch-up analyzed the tables as it wrote (analyzeAfter).
+	var analyzed bool
+	for deadline := time.Now().Add(10 * time.Second); !analyzed && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err := conn.QueryRow(ctx, `SELECT coalesce(analyze_count, 0) > 0 FROM pg_stat_user_tables WHERE relname = 'txs'`).Scan(&analyzed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !analyzed {
+		t.Error("the fixture's writes left txs without an ANALYZE")
+	}
 	tables := pgColumns(t, conn)
 	if len(tables) < 20 {
 		t.Fatalf("%d tables in PostgreSQL", len(tables))

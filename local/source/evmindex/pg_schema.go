@@ -256,6 +256,11 @@ var pgVersions = []pgschema.Version{{
 	)`,
 }}
 
+// pgTables are the index's tables, which ANALYZE refreshes.
+var pgTables = []string{"chains", "blocks", "txs", "transfers", "address_transfers", "erc20_balances", "erc1155_balances",
+	"nft_owners", "tokens", "nfts", "contracts", "internal_txs", "untraced_blocks", "teleporter_messages", "address_txs",
+	"address_internals", "collection_tokens", "icm_events", "icm_messages", "icm_backfill", "native_balances"}
+
 // MigratePostgres brings the database's EVM index schema to the version this
 // avaedge knows: the writer calls it, holding the lease. It refuses a newer
 // schema (pgschema.ErrNewer).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,6 +80,11 @@ func TestSchemaMatchesSQLite(t *testing.T) {
 		if want[tbl] == nil {
 			t.Errorf("table %s is in PostgreSQL only", tbl)
 		}
+	}
+	// ANALYZE (analyzeAfter) names every table.
+	tables := slices.Sorted(maps.Keys(got))
+	if analyzed := slices.Sorted(slices.Values(pgTables)); !slices.Equal(analyzed, tables) {
+		t.Errorf("pgTables %v; the schema's tables %v", analyzed, tables)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"strings"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -24,9 +25,12 @@ type pgStore struct {
 	pool *pgxpool.Pool
 
 	// mu serializes the writes; it guards icmSeq, the counter of
-	// icm_messages.ord.
+	// icm_messages.ord, and written and analyzed.
 	mu     sync.Mutex
 	icmSeq uint32
+	// written counts the statements committed by this store; analyzed is
+	// written at the last ANALYZE (analyzeAfter).
+	written, analyzed int64
 
 	fence Fence // nil: none; set at open
 }
@@ -52,7 +56,16 @@ func OpenPostgres(ctx context.Context, url string, log *slog.Logger, fence Fence
 type Fence func(ctx context.Context, tx pgx.Tx) error
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*pgStore, error) {
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: postgres: %w", err)
+	}
+	for k, v := range sessionSettings {
+		if _, set := cfg.ConnConfig.RuntimeParams[k]; !set {
+			cfg.ConnConfig.RuntimeParams[k] = v
+		}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: postgres: %w", err)
 	}
@@ -163,6 +176,7 @@ func (st *pgStore) BlockHash(ctx context.Context, chainID, n uint64) (common.Has
 func (st *pgStore) Write(ctx context.Context, chainID uint64, fn func(Batch) error) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	var sent int64
 	err := pgx.BeginFunc(ctx, st.pool, func(tx pgx.Tx) error {
 		if err := st.fenced(ctx, tx); err != nil {
 			return err
@@ -171,11 +185,44 @@ func (st *pgStore) Write(ctx context.Context, chainID uint64, fn func(Batch) err
 		if err := fn(b); err != nil {
 			return err
 		}
+		sent = b.sent
 		return b.flush()
 	})
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
+	st.written += sent
+	return st.analyzeAfter(ctx)
+}
+
+// sessionSettings are the planner settings of the store's sessions, unless
+// the URL sets them (options or a parameter of the same name): the
+// listings are short index reads, which JIT compilation (its threshold met
+// by a large table's estimates) slows by milliseconds, and an index's
+// pages are read at random at the cost of sequential ones on an SSD or
+// from memory.
+var sessionSettings = map[string]string{"jit": "off", "random_page_cost": "1.1"}
+
+// analyzeFloor is the statements written before the store's first
+// ANALYZE (a variable for the tests).
+var analyzeFloor int64 = 50_000
+
+// analyzeAfter refreshes the planner's statistics of the index's tables
+// once the statements written since the last ANALYZE reach the number
+// written before it (at least analyzeFloor): during a catch-up the index
+// is analyzed each time it doubles, a log of its size in all, so that the
+// planner sees its tables' sizes and keys right away (autovacuum analyzes
+// a table only once a tenth of it changed, and not at once), and following
+// at the head, one block a write, it leaves the statistics to autovacuum.
+// The caller holds mu.
+func (st *pgStore) analyzeAfter(ctx context.Context) error {
+	if st.written-st.analyzed < max(analyzeFloor, st.analyzed) {
+		return nil
+	}
+	if _, err := st.pool.Exec(ctx, `ANALYZE `+strings.Join(pgTables, ", ")); err != nil {
+		return fmt.Errorf("store: analyze: %w", err)
+	}
+	st.analyzed = st.written
 	return nil
 }
 

@@ -18,7 +18,7 @@ import (
 // exports from X to P and their imports, one import stored before its
 // export (the P-avanet.Chain follower ahead of the X-avanet.Chain's).
 type addrWorld struct {
-	t       *testing.T
+	t       testing.TB
 	ix      *Index
 	net     avanet.Network
 	r       *rand.Rand

@@ -217,14 +217,17 @@ func unspent(t *testing.T, ix *Index) []string {
 }
 
 func TestFollowResumeRollbackOffline(t *testing.T) {
+	eachStoreAt(t, testFollowResumeRollbackOffline)
+}
+
+func testFollowResumeRollbackOffline(t *testing.T, store func() Store) {
 	node := &fakeNode{height: 5, fork: 1 << 62, gen: 1}
 	srv := httptest.NewServer(node)
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	path := t.TempDir() + "/pindex.db"
 	open := func() *Index {
-		ix, err := Open(ctx, Options{Node: srv.URL, Path: path, PollInterval: 10 * time.Millisecond, CommitBlocks: 2})
+		ix, err := Open(ctx, Options{Node: srv.URL, Store: store(), PollInterval: 10 * time.Millisecond, CommitBlocks: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,10 +31,12 @@ func idOfBlock(b *RawBlock) string {
 // blocks in memory, with their given types and sizes, pays the reward UTXOs
 // a RewardValidatorTx carries (emitted by it, their ids the staking tx's),
 // and stores the current validators it is given.
-func TestGenerated(t *testing.T) {
+func TestGenerated(t *testing.T) { eachStore(t, testGenerated) }
+
+func testGenerated(t *testing.T, store storeFor) {
 	ctx := context.Background()
 	net := avanet.Network{ID: 12345, Name: "local", HRP: "local", XChainID: fakeX.String(), CChainID: fakeC.String(), AVAXAssetID: fakeAVAX.String()}
-	ix, err := Open(ctx, Options{Network: &net, Path: Memory})
+	ix, err := Open(ctx, Options{Network: &net, Path: Memory, Store: store(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,6 +111,10 @@ type Index struct {
 	mu      sync.Mutex
 	heads   map[avanet.Chain]int64 // -1: nothing indexed
 	changed chan struct{}
+	// refreshMu guards refreshedRewards, the stored rewards_height a
+	// standby's last Refresh read.
+	refreshMu        sync.Mutex
+	refreshedRewards string
 	// refresh asks the validators refresher to read the node's current
 	// validators now (a P-avanet.Chain block may have changed them).
 	refresh chan struct{}

@@ -158,15 +158,12 @@ func (st *sqliteStore) SetSupply(sp Supply) error {
 
 // Supply returns the kept supply.
 func (st *sqliteStore) Supply(ctx context.Context) (Supply, bool, error) {
-	var sp Supply
 	v, ok, err := st.readMeta(ctx, "supply")
 	if !ok || err != nil {
-		return sp, false, err
+		return Supply{}, false, err
 	}
-	if err := json.Unmarshal([]byte(v), &sp); err != nil {
-		return sp, false, fmt.Errorf("pindex: stored supply %q: %w", v, err)
-	}
-	return sp, true, nil
+	sp, err := decodeSupply(v)
+	return sp, err == nil, err
 }
 
 // Record keeps the node's answer to method (meta "rpc:"+method).

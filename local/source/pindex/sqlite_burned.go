@@ -110,15 +110,5 @@ func burnedBy(tx *sql.Tx, avaxID, where string, args ...any) ([]txBurn, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []txBurn
-	for rows.Next() {
-		var b txBurn
-		var missing, v int64
-		if err := rows.Scan(&b.tx, &b.chain, &b.height, &missing, &v); err != nil {
-			return nil, err
-		}
-		b.missing, b.burned = missing > 0, uint64(max(v, 0))
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return scanBurns(rows)
 }

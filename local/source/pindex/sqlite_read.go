@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/avaedge/avaedge/local/vocab/avax"
@@ -55,25 +53,8 @@ func (st *sqliteStore) subnets(ctx context.Context, only string) ([]*Subnet, err
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*Subnet
-	byID := map[string]*Subnet{}
-	for rows.Next() {
-		s := &Subnet{}
-		var addrs string
-		var ctx, cchain, caddr sql.NullString
-		var cheight, ctime sql.NullInt64
-		if err := rows.Scan(&s.ID, &s.Height, &s.Time, &s.Owner.Locktime, &s.Owner.Threshold, &addrs, &ctx, &cchain, &caddr, &cheight, &ctime); err != nil {
-			return nil, err
-		}
-		s.Owner.Addresses = splitAddrs(addrs)
-		if ctx.Valid {
-			s.Conversion = &Conversion{TxID: ctx.String, ChainID: cchain.String, Address: caddr.String, Height: uint64(cheight.Int64), Time: ctime.Int64}
-		}
-		s.Chains = []Blockchain{}
-		out = append(out, s)
-		byID[s.ID] = s
-	}
-	if err := rows.Err(); err != nil {
+	out, byID, err := scanSubnets(rows)
+	if err != nil {
 		return nil, err
 	}
 	chains, err := st.blockchains(ctx, "")
@@ -128,7 +109,6 @@ func (st *sqliteStore) blockchains(ctx context.Context, only string) ([]Blockcha
 
 // Stakes reads every stake, with its end and its rewards.
 func (st *sqliteStore) Stakes(ctx context.Context) ([]*Stake, error) {
-	out := []*Stake{}
 	rows, err := st.r.QueryContext(ctx, `SELECT s.tx, s.seq, s.kind, s.node, s.subnet, s.weight, s.start, s.end, s.fee, s.reward_owner,
 			s.bls_key, s.bls_pop, s.validation_id, s.balance, s.height, s.time, e.tx, e.kind, e.time
 		FROM stakes s LEFT JOIN stake_ends e ON e.stake = (CASE WHEN s.validation_id != '' THEN s.validation_id ELSE s.tx END)
@@ -137,25 +117,8 @@ func (st *sqliteStore) Stakes(ctx context.Context) ([]*Stake, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		s := &Stake{}
-		var node, owner string
-		var weight, balance int64
-		var etx, ekind sql.NullString
-		var etime sql.NullInt64
-		if err := rows.Scan(&s.TxID, &s.Seq, &s.Kind, &node, &s.SubnetID, &weight, &s.Start, &s.End, &s.Fee, &owner,
-			&s.BLSKey, &s.BLSPoP, &s.ValidationID, &balance, &s.Height, &s.Time, &etx, &ekind, &etime); err != nil {
-			return nil, err
-		}
-		if s.NodeID, err = avax.ParseNodeID(node); err != nil {
-			return nil, err
-		}
-		s.Node = node
-		s.Weight, s.Balance, s.RewardOwner = uint64(weight), uint64(balance), splitAddrs(owner)
-		s.EndTx, s.EndKind, s.EndTime = etx.String, ekind.String, etime.Int64
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanStakes(rows)
+	if err != nil {
 		return nil, err
 	}
 	return out, st.stakeRewards(ctx, out)
@@ -168,25 +131,7 @@ func (st *sqliteStore) stakeRewards(ctx context.Context, stakes []*Stake) error 
 		return err
 	}
 	defer rows.Close()
-	byTx := map[string]map[string]uint64{}
-	for rows.Next() {
-		var tx, kind, amount string
-		if err := rows.Scan(&tx, &kind, &amount); err != nil {
-			return err
-		}
-		v, err := strconv.ParseUint(amount, 10, 64)
-		if err != nil {
-			return fmt.Errorf("pindex: reward of %s amount %q: %w", tx, amount, err)
-		}
-		if byTx[tx] == nil {
-			byTx[tx] = map[string]uint64{}
-		}
-		byTx[tx][kind] += v
-	}
-	for _, s := range stakes {
-		s.Rewards = byTx[s.TxID]
-	}
-	return rows.Err()
+	return addRewards(rows, stakes)
 }
 
 // XBlock returns the bytes and the node's JSON of the X-avanet.Chain block with

@@ -122,19 +122,7 @@ func (st *sqliteStore) queryBlocks(ctx context.Context, chain avanet.Chain, q st
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*Block
-	for rows.Next() {
-		b := &Block{Chain: chain}
-		var txs string
-		if err := rows.Scan(&b.Height, &b.ID, &b.Parent, &b.Time, &b.Type, &b.Size, &txs); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(txs), &b.Txs); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return scanBlocks(chain, rows)
 }
 
 // Txs returns chain's transactions that f selects, in block and block
@@ -201,17 +189,7 @@ func (st *sqliteStore) Txs(ctx context.Context, chain avanet.Chain, f TxFilter) 
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*Tx
-	for rows.Next() {
-		t := &Tx{}
-		var c, body string
-		if err := rows.Scan(&t.ID, &c, &t.Height, &t.Index, &t.Type, &t.Time, &body); err != nil {
-			return nil, err
-		}
-		t.Chain, t.Body = avanet.Chain(c), json.RawMessage(body)
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return scanTxs(rows)
 }
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/avaedge/avaedge/avanet"
@@ -70,29 +68,7 @@ func (st *sqliteStore) queryUTXOsPrepared(ctx context.Context, q string, args ..
 // scanUTXOs reads and closes rows of utxoColumns.
 func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 	defer rows.Close()
-	var out []*UTXO
-	for rows.Next() {
-		u := &UTXO{}
-		var chainS, created, amount, addrs string
-		var by, on sql.NullString
-		var sh, stime, ended sql.NullInt64
-		if err := rows.Scan(&u.ID, &chainS, &created, &u.TxID, &u.OutputIndex, &u.AssetID, &amount, &u.Locktime, &u.Threshold, &addrs,
-			&u.StakeLocktime, &u.Staked, &u.StakeStart, &u.StakeEnd, &u.Bytes, &u.Height, &u.Time, &u.Reward, &u.EmittedBy, &by, &on, &sh, &stime,
-			&ended, &u.Paid); err != nil {
-			return nil, err
-		}
-		u.Chain, u.CreatedOn, u.Addresses = avanet.Chain(chainS), avanet.Chain(created), splitAddrs(addrs)
-		u.StakeEnded, u.StakeEndedTime = ended.Valid, ended.Int64
-		var err error
-		if u.Amount, err = strconv.ParseUint(amount, 10, 64); err != nil {
-			return nil, fmt.Errorf("pindex: utxo %s amount %q: %w", u.ID, amount, err)
-		}
-		if by.Valid {
-			u.Spent, u.SpentBy, u.SpentOn, u.SpentHeight, u.SpentTime = true, by.String, avanet.Chain(on.String), uint64(sh.Int64), stime.Int64
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return scanUTXORows(rows)
 }
 
 // ChainsOf returns the chains (P, X, C) on which addr owns or owned a UTXO.

@@ -32,6 +32,13 @@ type Options struct {
 	// Path is the index's SQLite file. Empty means a private temporary file
 	// (pindex.Options.Path).
 	Path string
+	// Store is the index's store in place of Path's (a PostgreSQL store a
+	// fleet shares: pindex.OpenPostgres). Close closes it.
+	Store pindex.Store
+	// Shared means a fleet of replicas shares Store: Open does not follow
+	// the node; the caller calls the Index's Lead while this replica holds
+	// the fleet's lease, and its Refresh while it does not.
+	Shared bool
 	// Registerer receives the index's metrics. Nil registers none.
 	Registerer prometheus.Registerer
 	// Logger logs the index's progress and errors. Nil means
@@ -61,7 +68,7 @@ func Open(ctx context.Context, opts Options) (*World, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	ix, err := pindex.Open(ctx, pindex.Options{Node: opts.Node, Path: opts.Path, Registerer: opts.Registerer, Logger: opts.Logger})
+	ix, err := pindex.Open(ctx, pindex.Options{Node: opts.Node, Path: opts.Path, Store: opts.Store, Registerer: opts.Registerer, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +77,9 @@ func Open(ctx context.Context, opts Options) (*World, error) {
 		ix.Close()
 		return nil, fmt.Errorf("warp source: %w", err)
 	}
-	ix.Start(context.WithoutCancel(ctx))
+	if !opts.Shared {
+		ix.Start(context.WithoutCancel(ctx))
+	}
 	w := &World{ix: ix, signer: signer}
 	if c, err := cChain(ctx, opts.Node, ix.Network(), opts.Logger); err != nil {
 		opts.Logger.Warn("the followed node's C-Chain is not indexed", "err", err)

@@ -198,21 +198,13 @@ func (ix *Index) open(ctx context.Context) error {
 	if err := ix.st.Upgrade(ctx, ix.net.AVAXAssetID, ix.log); err != nil {
 		return fmt.Errorf("pindex: upgrading the store: %w", err)
 	}
-	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
-		h, ok, err := ix.st.Head(c)
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX, avanet.ChainC} {
+		h, err := ix.storedHead(c)
 		if err != nil {
 			return fmt.Errorf("pindex: %w", err)
 		}
-		ix.heads[c] = -1
-		if ok {
-			ix.heads[c] = int64(h)
-		}
+		ix.heads[c] = h
 	}
-	h, _, err := cHead(ix.st)
-	if err != nil {
-		return err
-	}
-	ix.heads[avanet.ChainC] = h
 	return nil
 }
 

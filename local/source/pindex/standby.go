@@ -13,20 +13,16 @@ import (
 // calls Lead while it holds the lease, and Refresh every second while it
 // does not.
 
-// Refresh reads both chains' stored heads and the rewards read into the
-// Index: a standby sees the writer's progress (and its rollbacks) through
-// them, and its caches (the stakes, the current validators) are read
-// again from the store.
+// Refresh reads the chains' stored heads (the C-Chain's atomic one too)
+// and the rewards read into the Index: a standby sees the writer's progress
+// (and its rollbacks) through them, and its caches (the stakes, the current
+// validators) are read again from the store.
 func (ix *Index) Refresh(ctx context.Context) error {
 	changed := false
-	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX} {
-		h, ok, err := ix.st.Head(c)
+	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX, avanet.ChainC} {
+		stored, err := ix.storedHead(c)
 		if err != nil {
 			return err
-		}
-		stored := int64(-1)
-		if ok {
-			stored = int64(h)
 		}
 		if cur, _ := ix.headOf(c); cur != stored {
 			ix.setHead(c, stored)
@@ -48,8 +44,8 @@ func (ix *Index) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Lead follows both chains (and reads the node's validators, supply and
-// answers) until ctx ends, as the store's one writer: it first reloads the
+// Lead follows the P- and X-Chain and the C-Chain's atomic transactions
+// (and reads the node's validators, supply and answers) until ctx ends, as the store's one writer: it first reloads the
 // stored heads (another writer may have written since this replica last
 // looked), then resumes from them. It returns once every follower has
 // stopped; Close must not run before.
@@ -65,7 +61,22 @@ func (ix *Index) Lead(ctx context.Context) error {
 		f := newFollower(ix, c)
 		wg.Go(func() { f.run(ctx) })
 	}
+	wg.Go(func() { ix.followC(ctx) })
 	wg.Go(func() { ix.refreshValidators(ctx) })
 	wg.Wait()
 	return nil
+}
+
+// storedHead returns chain's highest stored height, -1 for none: the
+// C-Chain's is the last block read for atomic transactions (cchain.go).
+func (ix *Index) storedHead(c avanet.Chain) (int64, error) {
+	if c == avanet.ChainC {
+		h, _, err := cHead(ix.st)
+		return h, err
+	}
+	h, ok, err := ix.st.Head(c)
+	if err != nil || !ok {
+		return -1, err
+	}
+	return int64(h), nil
 }

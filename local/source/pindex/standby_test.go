@@ -129,3 +129,44 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatalf("opening a newer schema: %v; want pgschema.ErrNewer", err)
 	}
 }
+
+// TestStandbyFollowsCAtomic: in a fleet, the replica leading follows the
+// C-Chain's atomic transactions too (into the shared PostgreSQL store) and
+// a standby sees them and their head by refreshing.
+func TestStandbyFollowsCAtomic(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	url := pgtest.Shared(t).Database(t)
+	node := &fakeCNode{fakeNode: &fakeNode{height: 1, fork: 1 << 62, gen: 1}, cHeight: 4, cFork: 1 << 62, cGen: 1}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	open := func() *Index {
+		st, err := OpenPostgres(ctx, url, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(ctx, Options{Node: srv.URL, Store: st, PollInterval: 10 * time.Millisecond, CommitBlocks: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+	a, b := open(), open()
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go a.Lead(lctx)
+	waitUntil(t, ctx, "the leader's C-Chain head at 4", func() bool {
+		h, ok := a.Head(avanet.ChainC)
+		return ok && h == 4
+	})
+	if err := b.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := b.Head(avanet.ChainC); !ok || h != 4 {
+		t.Fatalf("the standby's C-Chain head %d, %v; want 4", h, ok)
+	}
+	if _, ok, err := b.Tx(ctx, cImport.ID().String()); !ok || err != nil {
+		t.Fatalf("the standby does not see the C-Chain's import: %v %v", ok, err)
+	}
+}

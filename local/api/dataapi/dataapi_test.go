@@ -100,14 +100,9 @@ func devnetWorld(t testing.TB, dw *devnet.World) *world {
 	return &world{name: "devnet", dev: dw, src: dw.Index(), mux: catalog.NewMux(catalog.Catalogue(), hs), devnet: true}
 }
 
-// followedIndex is the index a follower fills from a node running dw's
-// network: the node's blocks as its getBlockByHeight gives them, and its
-// current validators.
-func followedIndex(t testing.TB, dw *devnet.World) *pindex.Index {
-	return followedIndexIn(t, dw, nil)
-}
-
-// followedIndexIn is followedIndex kept in st (nil: SQLite in memory).
+// followedIndexIn is the index a follower fills from a node running dw's
+// network, kept in st (nil: SQLite in memory): the node's blocks as its
+// getBlockByHeight gives them, and its current validators.
 func followedIndexIn(t testing.TB, dw *devnet.World, st pindex.Store) *pindex.Index {
 	t.Helper()
 	ctx := context.Background()

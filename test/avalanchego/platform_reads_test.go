@@ -271,6 +271,8 @@ func TestPlatformReads(t *testing.T) {
 		checkFeeConfigs(t, c)
 	})
 
+	t.Run("fee state", func(t *testing.T) { checkFeeStates(t, c, data) })
+
 	t.Run("blocks", func(t *testing.T) {
 		h, err := c.GetHeight(ctx)
 		if err != nil {
@@ -358,9 +360,6 @@ func TestPlatformReads(t *testing.T) {
 	})
 
 	t.Run("node only", func(t *testing.T) {
-		if _, _, _, err := c.GetFeeState(ctx); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
-			t.Errorf("getFeeState: %v; want the node-only error", err)
-		}
 		if _, _, err := c.GetL1Validator(ctx, ids.GenerateTestID()); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
 			t.Errorf("getL1Validator: %v; want the node-only error", err)
 		}

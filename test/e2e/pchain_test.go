@@ -16,28 +16,19 @@ import (
 // and any other method the node's own error.
 func TestPChainDevnet(t *testing.T) {
 	base := localEdge(t).URL
-	r := do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=1", nil, nil)
-	var blocks struct {
-		Blocks []struct {
-			BlockNumber    json.Number `json:"blockNumber"`
-			BlockTimestamp int64       `json:"blockTimestamp"`
-		} `json:"blocks"`
-	}
-	if r.Status != 200 || json.Unmarshal(r.Body, &blocks) != nil || len(blocks.Blocks) != 1 {
-		t.Fatalf("the Data API's latest P-Chain block: %s", r)
-	}
+	latest := latestPBlock(t, base)
 	var height struct{ Height string }
 	rpcResult(t, base+"/ext/bc/P", "platform.getHeight", "", &height)
-	if height.Height != blocks.Blocks[0].BlockNumber.String() {
-		t.Errorf("platform.getHeight = %s; the Data API's latest block is %s", height.Height, blocks.Blocks[0].BlockNumber)
+	if height.Height != latest.BlockNumber.String() {
+		t.Errorf("platform.getHeight = %s; the Data API's latest block is %s", height.Height, latest.BlockNumber)
 	}
 	var ts struct{ Timestamp time.Time }
 	rpcResult(t, base+"/ext/P", "platform.getTimestamp", "", &ts)
-	if ts.Timestamp.Unix() != blocks.Blocks[0].BlockTimestamp {
-		t.Errorf("platform.getTimestamp = %v; the Data API's latest block is at %d", ts.Timestamp, blocks.Blocks[0].BlockTimestamp)
+	if ts.Timestamp.Unix() != latest.BlockTimestamp {
+		t.Errorf("platform.getTimestamp = %v; the Data API's latest block is at %d", ts.Timestamp, latest.BlockTimestamp)
 	}
 
-	r = do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10", nil, nil)
+	r := do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10", nil, nil)
 	var txs struct {
 		Transactions []struct{ TxHash string } `json:"transactions"`
 	}
@@ -71,7 +62,6 @@ func TestPChainDevnet(t *testing.T) {
 	}
 
 	for i, c := range []struct{ path, method, params, want string }{
-		{"/ext/bc/P", "platform.getFeeState", `{}`, "platform.getFeeState is answered by the node only"},
 		{"/ext/bc/P", "platform.getL1Validator", `{"validationID":"11111111111111111111111111111111LpoYY"}`, "platform.getL1Validator is answered by the node only"},
 		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}`, "no source chain provided"},
 		{"/ext/bc/P", "platform.issueTx", `{"tx":"0x00","encoding":"hex"}`, "platform.issueTx: the devnet takes no transactions"},
@@ -223,6 +213,7 @@ func TestPChainDevnetReads(t *testing.T) {
 		t.Errorf("platform.getBlockByHeight(1) = %+v", blk)
 	}
 	checkDevnetStaking(t, base, ewoq)
+	checkDevnetFeeState(t, base)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -272,6 +272,7 @@ func TestPlatformReads(t *testing.T) {
 	})
 
 	t.Run("fee state", func(t *testing.T) { checkFeeStates(t, c, data) })
+	t.Run("all validators at", func(t *testing.T) { checkAllValidatorsAt(t, c, data) })
 
 	t.Run("blocks", func(t *testing.T) {
 		h, err := c.GetHeight(ctx)

@@ -3,11 +3,16 @@ package avalanchego
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/ava-labs/avalanchego/genesis"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/snow/validators"
+	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/components/gas"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	platformapi "github.com/ava-labs/avalanchego/vms/platformvm/api"
 )
 
 // latestPBlock is the Data API's latest P-Chain block: its height and time.
@@ -54,5 +59,86 @@ func checkFeeStates(t *testing.T, c *platformvm.Client, data string) {
 	excess, price, ts, err := c.GetValidatorFeeState(ctx)
 	if err != nil || excess != 0 || price != gas.CalculatePrice(vcfg.MinPrice, 0, vcfg.ExcessConversionConstant) || ts.Unix() != at {
 		t.Errorf("getValidatorFeeState = %d, %d, %v, %v; want no excess, the minimum price, the time of the latest block (%d)", excess, price, ts, err, at)
+	}
+}
+
+// checkAllValidatorsAt: getAllValidatorsAt at the current height (and
+// "proposed", the same) holds, for the primary network and every subnet the
+// Data API lists, the set getValidatorsAt answers flattened by avalanchego's
+// own validators.FlattenValidatorSet, a subnet without validators left out;
+// the primary network's total weight is the Data API's active validators'
+// stake and delegations; at height 0 it holds the genesis set.
+func checkAllValidatorsAt(t *testing.T, c *platformvm.Client, data string) {
+	ctx := context.Background()
+	h, err := c.GetHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds struct {
+		Subnets []struct {
+			SubnetID string `json:"subnetId"`
+		} `json:"subnets"`
+	}
+	getJSON(t, data+"/subnets?pageSize=100", &ds)
+	subnets := []ids.ID{constants.PrimaryNetworkID}
+	for _, s := range ds.Subnets {
+		id, err := ids.FromString(s.SubnetID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subnets = append(subnets, id)
+	}
+	for _, height := range []platformapi.Height{platformapi.Height(h), platformapi.ProposedHeight} {
+		sets, err := c.GetAllValidatorsAt(ctx, height)
+		if err != nil {
+			t.Fatalf("getAllValidatorsAt(%d): %v", height, err)
+		}
+		want := 0
+		for _, sub := range subnets {
+			set, err := c.GetValidatorsAt(ctx, sub, platformapi.Height(h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := sets[sub]
+			if len(set) == 0 {
+				if ok {
+					t.Errorf("getAllValidatorsAt(%d) holds %s, which has no validator", height, sub)
+				}
+				continue
+			}
+			want++
+			flat, err := validators.FlattenValidatorSet(set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(flat)
+			if !ok || string(g) != string(w) {
+				t.Errorf("getAllValidatorsAt(%d) of %s = %s; getValidatorsAt flattened is %s", height, sub, g, w)
+			}
+		}
+		if want < 2 || len(sets) != want {
+			t.Errorf("getAllValidatorsAt(%d) holds %d sets; %d subnets have validators", height, len(sets), want)
+		}
+		var dv struct {
+			Validators []struct {
+				AmountStaked    string `json:"amountStaked"`
+				AmountDelegated string `json:"amountDelegated"`
+			} `json:"validators"`
+		}
+		getJSON(t, data+"/validators?pageSize=100&validationStatus=active&subnetId="+constants.PrimaryNetworkID.String(), &dv)
+		var total uint64
+		for _, v := range dv.Validators {
+			s, _ := strconv.ParseUint(v.AmountStaked, 10, 64)
+			d, _ := strconv.ParseUint(v.AmountDelegated, 10, 64)
+			total += s + d
+		}
+		if got := sets[constants.PrimaryNetworkID].TotalWeight; got != total {
+			t.Errorf("getAllValidatorsAt(%d): the primary network weighs %d; the Data API's active validators %d", height, got, total)
+		}
+	}
+	genesis, err := c.GetAllValidatorsAt(ctx, 0)
+	if err != nil || len(genesis[constants.PrimaryNetworkID].Validators) == 0 {
+		t.Errorf("getAllValidatorsAt(0) = %v, %v; want the genesis set", genesis, err)
 	}
 }

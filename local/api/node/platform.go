@@ -57,8 +57,9 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 //
 // The methods only the node can answer (nodeOnly) answer an error saying
 // so; getBlockchainStatus is answered for a view with a node of its own
-// (the devnet's), and getStake, getMinStake, getValidatorsAt and
-// sampleValidators for a view with a staker set (v.Staking, the devnet's),
+// (the devnet's), and getStake, getMinStake, getValidatorsAt,
+// getAllValidatorsAt and sampleValidators for a view with a staker set
+// (v.Staking, the devnet's),
 // and only by the node otherwise.
 func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	s := chainService(ix, v, avanet.ChainP)

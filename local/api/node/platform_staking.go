@@ -16,8 +16,8 @@ import (
 )
 
 // Staking is a P-Chain's staker set as its own node holds it, with its
-// history: what getStake, getMinStake, getValidatorsAt and
-// sampleValidators read. The devnet's
+// history: what getStake, getMinStake, getValidatorsAt,
+// getAllValidatorsAt and sampleValidators read. The devnet's
 // world is one (local/world/devnet/primary); a followed node's index is
 // not, since it keeps neither the node's staking configuration nor its
 // validator set at each height. Implementations must be safe for
@@ -54,15 +54,16 @@ type SetMember struct {
 // maxGetStakeAddrs is platformvm's bound on getStake's addresses.
 const maxGetStakeAddrs = 256
 
-// stakingMethods returns getStake, getMinStake, getValidatorsAt and
-// sampleValidators over st.
+// stakingMethods returns getStake, getMinStake, getValidatorsAt,
+// getAllValidatorsAt and sampleValidators over st.
 func (p platform) stakingMethods(st Staking) map[string]jsonrpc.Method {
 	s := staking{platform: p, st: st}
 	return map[string]jsonrpc.Method{
-		"platform.getStake":         method(s.getStake),
-		"platform.getMinStake":      method(s.getMinStake),
-		"platform.getValidatorsAt":  method(s.getValidatorsAt),
-		"platform.sampleValidators": method(s.sampleValidators),
+		"platform.getStake":           method(s.getStake),
+		"platform.getMinStake":        method(s.getMinStake),
+		"platform.getValidatorsAt":    method(s.getValidatorsAt),
+		"platform.sampleValidators":   method(s.sampleValidators),
+		"platform.getAllValidatorsAt": method(s.getAllValidatorsAt),
 	}
 }
 

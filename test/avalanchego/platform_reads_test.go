@@ -273,6 +273,7 @@ func TestPlatformReads(t *testing.T) {
 
 	t.Run("fee state", func(t *testing.T) { checkFeeStates(t, c, data) })
 	t.Run("all validators at", func(t *testing.T) { checkAllValidatorsAt(t, c, data) })
+	t.Run("reward utxos", func(t *testing.T) { checkRewardUTXOs(t, c, data, addrs, pAddr) })
 
 	t.Run("blocks", func(t *testing.T) {
 		h, err := c.GetHeight(ctx)

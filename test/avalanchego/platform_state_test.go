@@ -3,16 +3,22 @@ package avalanchego
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
 
+	"github.com/ava-labs/avalanchego/api"
 	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/snow/validators"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/formatting"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/components/gas"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	platformapi "github.com/ava-labs/avalanchego/vms/platformvm/api"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 )
 
 // latestPBlock is the Data API's latest P-Chain block: its height and time.
@@ -140,5 +146,78 @@ func checkAllValidatorsAt(t *testing.T, c *platformvm.Client, data string) {
 	genesis, err := c.GetAllValidatorsAt(ctx, 0)
 	if err != nil || len(genesis[constants.PrimaryNetworkID].Validators) == 0 {
 		t.Errorf("getAllValidatorsAt(0) = %v, %v; want the genesis set", genesis, err)
+	}
+}
+
+// checkRewardUTXOs: getRewardUTXOs of every staking tx the Data API lists a
+// historical reward of (for any of addrs) parses with avalanchego's codec
+// into those rewards, the same UTXO ids and amounts, by output index; an
+// unknown transaction has none.
+func checkRewardUTXOs(t *testing.T, c *platformvm.Client, data string, addrs []ids.ShortID, pAddr func(ids.ShortID) string) {
+	ctx := context.Background()
+	want := map[string]map[string]uint64{} // staking tx -> utxo id -> amount
+	for _, a := range addrs {
+		token := ""
+		for pages := 0; ; pages++ {
+			if pages > 100 {
+				t.Fatal("the Data API's rewards do not end")
+			}
+			var d struct {
+				HistoricalRewards []struct {
+					TxHash string `json:"txHash"`
+					UTXOID string `json:"utxoId"`
+					Reward struct {
+						Amount string `json:"amount"`
+					} `json:"reward"`
+				} `json:"historicalRewards"`
+				NextPageToken string `json:"nextPageToken"`
+			}
+			getJSON(t, data+"/rewards?pageSize=100&addresses="+pAddr(a)+"&pageToken="+token, &d)
+			for _, r := range d.HistoricalRewards {
+				if want[r.TxHash] == nil {
+					want[r.TxHash] = map[string]uint64{}
+				}
+				want[r.TxHash][r.UTXOID], _ = strconv.ParseUint(r.Reward.Amount, 10, 64)
+			}
+			if token = d.NextPageToken; token == "" {
+				break
+			}
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("the Data API lists no historical reward")
+	}
+	for tx, rewards := range want {
+		id, err := ids.FromString(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		//lint:ignore SA1019 the edge serves the deprecated platform.getRewardUTXOs too; its own client checks it.
+		utxos, err := c.GetRewardUTXOs(ctx, &api.GetTxArgs{TxID: id, Encoding: formatting.Hex})
+		if err != nil {
+			t.Fatalf("getRewardUTXOs(%s): %v", tx, err)
+		}
+		got := map[string]uint64{}
+		last := -1
+		for _, b := range utxos {
+			var u avax.UTXO
+			if _, err := txs.GenesisCodec.Unmarshal(b, &u); err != nil {
+				t.Fatalf("getRewardUTXOs(%s): %v", tx, err)
+			}
+			out, ok := u.Out.(*secp256k1fx.TransferOutput)
+			if !ok || u.TxID != id || int(u.OutputIndex) <= last {
+				t.Errorf("getRewardUTXOs(%s): %+v; want a transfer output of the staking tx after output %d", tx, u, last)
+				continue
+			}
+			last = int(u.OutputIndex)
+			got[u.InputID().String()] = out.Amt
+		}
+		if fmt.Sprint(got) != fmt.Sprint(rewards) {
+			t.Errorf("getRewardUTXOs(%s) = %v; the Data API's rewards %v", tx, got, rewards)
+		}
+	}
+	//lint:ignore SA1019 the edge serves the deprecated platform.getRewardUTXOs too; its own client checks it.
+	if none, err := c.GetRewardUTXOs(ctx, &api.GetTxArgs{TxID: ids.GenerateTestID(), Encoding: formatting.Hex}); err != nil || len(none) != 0 {
+		t.Errorf("getRewardUTXOs of an unknown tx = %d UTXOs, %v; want none", len(none), err)
 	}
 }

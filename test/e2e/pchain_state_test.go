@@ -7,6 +7,12 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/genesis"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/formatting"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 )
 
 // pBlockSummary is a block of the Data API's P-Chain block list.
@@ -53,6 +59,58 @@ func checkDevnetFeeState(t *testing.T, base string) {
 		rpcResult(t, p, method, `{}`, &got)
 		if string(got) != want {
 			t.Errorf("%s = %s; want %s", method, got, want)
+		}
+	}
+}
+
+// checkDevnetRewardUTXOs: through the built binary, getRewardUTXOs of each
+// completed primary-network validation the Data API lists parses with
+// avalanchego's codec into UTXOs of its staking tx paying, by output index,
+// the Data API's validation reward and then its delegation fees (each when
+// not zero).
+func checkDevnetRewardUTXOs(t *testing.T, base string) {
+	t.Helper()
+	r := do(t, "GET", base+"/v1/networks/fuji/validators?pageSize=10&validationStatus=completed&subnetId="+constants.PrimaryNetworkID.String(), nil, nil)
+	var dv struct {
+		Validators []struct {
+			TxHash  string `json:"txHash"`
+			Rewards struct {
+				ValidationRewardAmount string `json:"validationRewardAmount"`
+				DelegationRewardAmount string `json:"delegationRewardAmount"`
+			} `json:"rewards"`
+		} `json:"validators"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &dv) != nil || len(dv.Validators) == 0 {
+		t.Fatalf("the Data API's completed validators: %s", r)
+	}
+	for _, v := range dv.Validators {
+		var want []string
+		for _, a := range []string{v.Rewards.ValidationRewardAmount, v.Rewards.DelegationRewardAmount} {
+			if a != "0" {
+				want = append(want, a)
+			}
+		}
+		var got platformvm.GetRewardUTXOsReply
+		rpcResult(t, base+"/ext/bc/P", "platform.getRewardUTXOs", `{"txID":"`+v.TxHash+`"}`, &got)
+		if int(got.NumFetched) != len(want) || len(got.UTXOs) != len(want) || got.Encoding != formatting.Hex {
+			t.Errorf("platform.getRewardUTXOs(%s) = %+v; the Data API's rewards are %v", v.TxHash, got, want)
+			continue
+		}
+		last := -1
+		for i, s := range got.UTXOs {
+			b, err := formatting.Decode(formatting.Hex, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u avax.UTXO
+			if _, err := txs.GenesisCodec.Unmarshal(b, &u); err != nil {
+				t.Fatalf("platform.getRewardUTXOs(%s): %v", v.TxHash, err)
+			}
+			out, ok := u.Out.(*secp256k1fx.TransferOutput)
+			if !ok || u.TxID.String() != v.TxHash || int(u.OutputIndex) <= last || strconv.FormatUint(out.Amt, 10) != want[i] {
+				t.Errorf("platform.getRewardUTXOs(%s)[%d] = %+v; want %s of the staking tx after output %d", v.TxHash, i, u, want[i], last)
+			}
+			last = int(u.OutputIndex)
 		}
 	}
 }

@@ -217,6 +217,7 @@ func TestPChainDevnetReads(t *testing.T) {
 	}
 	checkDevnetStaking(t, base, ewoq)
 	checkDevnetFeeState(t, base)
+	checkDevnetRewardUTXOs(t, base)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

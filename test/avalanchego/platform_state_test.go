@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ava-labs/avalanchego/api"
@@ -219,5 +220,53 @@ func checkRewardUTXOs(t *testing.T, c *platformvm.Client, data string, addrs []i
 	//lint:ignore SA1019 the edge serves the deprecated platform.getRewardUTXOs too; its own client checks it.
 	if none, err := c.GetRewardUTXOs(ctx, &api.GetTxArgs{TxID: ids.GenerateTestID(), Encoding: formatting.Hex}); err != nil || len(none) != 0 {
 		t.Errorf("getRewardUTXOs of an unknown tx = %d UTXOs, %v; want none", len(none), err)
+	}
+}
+
+// checkL1Validators: getL1Validator of every L1 validator the Data API
+// lists (inactive ones too) parses with avalanchego's client into the Data
+// API's L1, node, weight, balance and creation time, at the current height;
+// an unknown validation id gets the node's "not found".
+func checkL1Validators(t *testing.T, c *platformvm.Client, data string) {
+	ctx := context.Background()
+	h, err := c.GetHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Validators []struct {
+			ValidationID      string `json:"validationId"`
+			NodeID            string `json:"nodeId"`
+			SubnetID          string `json:"subnetId"`
+			Weight            uint64 `json:"weight"`
+			RemainingBalance  uint64 `json:"remainingBalance"`
+			CreationTimestamp uint64 `json:"creationTimestamp"`
+		} `json:"validators"`
+	}
+	getJSON(t, data+"/l1Validators?pageSize=100&includeInactiveL1Validators=true", &d)
+	if len(d.Validators) == 0 {
+		t.Fatal("the Data API lists no L1 validator")
+	}
+	for _, want := range d.Validators {
+		id, err := ids.FromString(want.ValidationID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, height, err := c.GetL1Validator(ctx, id)
+		if err != nil {
+			t.Errorf("getL1Validator(%s): %v", id, err)
+			continue
+		}
+		got := fmt.Sprintf("%s %s %d %d %d", v.SubnetID, v.NodeID, v.Weight, v.Balance, v.StartTime)
+		if w := fmt.Sprintf("%s %s %d %d %d", want.SubnetID, want.NodeID, want.Weight, want.RemainingBalance, want.CreationTimestamp); got != w || height != h || v.PublicKey == nil {
+			t.Errorf("getL1Validator(%s) = %s at %d; the Data API's is %s at %d", id, got, height, w, h)
+		}
+		if len(v.RemainingBalanceOwner.Addrs) == 0 || len(v.DeactivationOwner.Addrs) == 0 {
+			t.Errorf("getL1Validator(%s): owners %+v, %+v", id, v.RemainingBalanceOwner, v.DeactivationOwner)
+		}
+	}
+	unknown := ids.GenerateTestID()
+	if _, _, err := c.GetL1Validator(ctx, unknown); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("fetching L1 validator %q failed: not found", unknown.String())) {
+		t.Errorf("getL1Validator of an unknown id: %v; want the node's not found", err)
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -111,6 +112,41 @@ func checkDevnetRewardUTXOs(t *testing.T, base string) {
 				t.Errorf("platform.getRewardUTXOs(%s)[%d] = %+v; want %s of the staking tx after output %d", v.TxHash, i, u, want[i], last)
 			}
 			last = int(u.OutputIndex)
+		}
+	}
+}
+
+// checkDevnetL1Validators: through the built binary, getL1Validator of each
+// L1 validator the Data API lists (inactive ones too) parses as
+// avalanchego's reply with the Data API's L1, node, weight and balance, at
+// the current height.
+func checkDevnetL1Validators(t *testing.T, base string) {
+	t.Helper()
+	r := do(t, "GET", base+"/v1/networks/fuji/l1Validators?pageSize=100&includeInactiveL1Validators=true", nil, nil)
+	var d struct {
+		Validators []struct {
+			ValidationID     string `json:"validationId"`
+			NodeID           string `json:"nodeId"`
+			SubnetID         string `json:"subnetId"`
+			Weight           uint64 `json:"weight"`
+			RemainingBalance uint64 `json:"remainingBalance"`
+		} `json:"validators"`
+	}
+	if r.Status != 200 || json.Unmarshal(r.Body, &d) != nil || len(d.Validators) == 0 {
+		t.Fatalf("the Data API's L1 validators: %s", r)
+	}
+	latest := latestPBlock(t, base)
+	for _, want := range d.Validators {
+		var got platformvm.GetL1ValidatorReply
+		rpcResult(t, base+"/ext/bc/P", "platform.getL1Validator", `{"validationID":"`+want.ValidationID+`"}`, &got)
+		var balance uint64
+		if got.Balance != nil {
+			balance = uint64(*got.Balance)
+		}
+		g := fmt.Sprintf("%s %s %d %d %d", got.SubnetID, got.NodeID, got.Weight, balance, got.Height)
+		w := fmt.Sprintf("%s %s %d %d %s", want.SubnetID, want.NodeID, want.Weight, want.RemainingBalance, latest.BlockNumber)
+		if g != w || got.ValidationID == nil || got.ValidationID.String() != want.ValidationID || got.PublicKey == nil {
+			t.Errorf("platform.getL1Validator(%s) = %s; the Data API's is %s", want.ValidationID, g, w)
 		}
 	}
 }

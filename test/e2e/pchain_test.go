@@ -11,9 +11,10 @@ import (
 // TestPChainDevnet (issue 37): the built binary in devnet mode answers the
 // P-Chain endpoint from the devnet's P-Chain, with the values the Data API
 // gives: the height and time of its latest block, the status of its latest
-// transactions; the staking asset is the X-Chain's AVAX. The methods only a
-// node answers say so, the writes that the devnet takes no transactions,
-// and any other method the node's own error.
+// transactions; the staking asset is the X-Chain's AVAX. An unknown L1
+// validation id gets the node's "not found", the writes that the devnet
+// takes no transactions, and any other method (getAllValidatorsAt, which
+// platformvm.yaml does not list, among them) the node's own error.
 func TestPChainDevnet(t *testing.T) {
 	base := localEdge(t).URL
 	latest := latestPBlock(t, base)
@@ -62,7 +63,7 @@ func TestPChainDevnet(t *testing.T) {
 	}
 
 	for i, c := range []struct{ path, method, params, want string }{
-		{"/ext/bc/P", "platform.getL1Validator", `{"validationID":"11111111111111111111111111111111LpoYY"}`, "platform.getL1Validator is answered by the node only"},
+		{"/ext/bc/P", "platform.getL1Validator", `{"validationID":"11111111111111111111111111111111LpoYY"}`, `fetching L1 validator \"11111111111111111111111111111111LpoYY\" failed: not found`},
 		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}`, "no source chain provided"},
 		{"/ext/bc/P", "platform.issueTx", `{"tx":"0x00","encoding":"hex"}`, "platform.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/C/avax", "avax.issueTx", `{"tx":"0x00","encoding":"hex"}`, "avax.issueTx: the devnet takes no transactions"},
@@ -82,8 +83,10 @@ func TestPChainDevnet(t *testing.T) {
 // the P-Chain's reads from its index with the Data API's values: ewoq's
 // balance and UTXOs, the primary network's current validators, the
 // subnets, the chains, the C-Chain's atomic UTXOs, a block by height in
-// JSON; and those a node answers from its staker set and history, from the
-// devnet's (checkDevnetStaking).
+// JSON; those a node answers from its staker set and history, from the
+// devnet's (checkDevnetStaking); its proposed height and fee states
+// (checkDevnetFeeState), the reward UTXOs of its completed validations
+// (checkDevnetRewardUTXOs) and its L1 validators (checkDevnetL1Validators).
 func TestPChainDevnetReads(t *testing.T) {
 	base := localEdge(t).URL
 	const ewoq = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
@@ -218,6 +221,7 @@ func TestPChainDevnetReads(t *testing.T) {
 	checkDevnetStaking(t, base, ewoq)
 	checkDevnetFeeState(t, base)
 	checkDevnetRewardUTXOs(t, base)
+	checkDevnetL1Validators(t, base)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

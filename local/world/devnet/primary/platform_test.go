@@ -37,8 +37,8 @@ func callJSON(t *testing.T, methods map[string]jsonrpc.Method, name, params stri
 // TestPlatformMethodsOverDevnet: the devnet's P-Chain methods page every
 // address's UTXOs two at a time to the UTXOs getBalance counts, list its
 // subnets and chains as its index holds them, list the C-Chain's shared
-// memory, refuse 1,025 addresses as the node does, and say of a node-only
-// method that only a node answers it.
+// memory, refuse 1,025 addresses as the node does, and answer every
+// P-Chain read themselves: none says that only a node answers it.
 func TestPlatformMethodsOverDevnet(t *testing.T) {
 	dw := testDevnet(t)
 	methods, err := NodeMethods(dw, "local")
@@ -103,6 +103,11 @@ func TestPlatformMethodsOverDevnet(t *testing.T) {
 	if err := callJSON(t, methods, "platform.getUTXOs", `{"addresses":[`+many[:len(many)-1]+`]}`, &atomic); err == nil ||
 		err.Error() != "number of addresses given, 1025, exceeds maximum, 1024" {
 		t.Errorf("getUTXOs of 1,025 addresses: %v", err)
+	}
+	for name, m := range methods {
+		if _, err := m(context.Background(), json.RawMessage(`{}`)); err != nil && strings.Contains(err.Error(), "answered by the node only") {
+			t.Errorf("%s: %v; the devnet answers every read", name, err)
+		}
 	}
 }
 

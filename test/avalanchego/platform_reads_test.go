@@ -30,8 +30,9 @@ import (
 // stakeable, locked not stakeable) and UTXOs (paged three at a time through
 // every address at once), the current validators and their weights, the
 // subnets with their owners (an L1's conversion), the chains, the stakes
-// (getStake, getMinStake, getValidatorsAt), the fee parameters; the methods
-// only a node answers say so in the node's error shape.
+// (getStake, getMinStake, getValidatorsAt, getAllValidatorsAt), the fee
+// parameters and state, the proposed height, the reward UTXOs and the L1
+// validators.
 func TestPlatformReads(t *testing.T) {
 	dw := devnetWorld(t)
 	uri, _ := serveNode(t, "local")
@@ -271,6 +272,10 @@ func TestPlatformReads(t *testing.T) {
 		checkFeeConfigs(t, c)
 	})
 
+	t.Run("fee state", func(t *testing.T) { checkFeeStates(t, c, data) })
+	t.Run("all validators at", func(t *testing.T) { checkAllValidatorsAt(t, c, data) })
+	t.Run("reward utxos", func(t *testing.T) { checkRewardUTXOs(t, c, data, addrs, pAddr) })
+
 	t.Run("blocks", func(t *testing.T) {
 		h, err := c.GetHeight(ctx)
 		if err != nil {
@@ -357,12 +362,5 @@ func TestPlatformReads(t *testing.T) {
 		}
 	})
 
-	t.Run("node only", func(t *testing.T) {
-		if _, _, _, err := c.GetFeeState(ctx); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
-			t.Errorf("getFeeState: %v; want the node-only error", err)
-		}
-		if _, _, err := c.GetL1Validator(ctx, ids.GenerateTestID()); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
-			t.Errorf("getL1Validator: %v; want the node-only error", err)
-		}
-	})
+	t.Run("l1 validators", func(t *testing.T) { checkL1Validators(t, c, data) })
 }

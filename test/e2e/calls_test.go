@@ -87,39 +87,47 @@ func callsFor(t testing.TB, r route, w *world) []call {
 
 // pchainCalls are the requests of the P-Chain's and the C-Chain's atomic
 // methods: the local world answers the reads its index serves (issue 37)
-// from its P-Chain, and says of the node-only reads that only a node
-// answers them, of the writes that it takes no transactions, and of the
-// supply that only a followed node records it.
+// from its P-Chain and its staker set, and says of the writes that it
+// takes no transactions, of the supply that only a followed node records
+// it, and of any read it does not answer that only a node does.
 func pchainCalls(r route, w *world) []call {
 	pAddr := "P-" + strings.TrimPrefix(w.XAddrLocal, "X-")
 	cAddr := "C-" + strings.TrimPrefix(w.XAddrLocal, "X-")
 	built := map[string]string{
-		"platform.getHeight":            `{}`,
-		"platform.getTimestamp":         `{}`,
-		"platform.getStakingAssetID":    `{}`,
-		"platform.getTxStatus":          fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
-		"platform.getTx":                fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, w.L1ConvTx),
-		"platform.getBalance":           fmt.Sprintf(`{"addresses":[%q]}`, pAddr),
-		"platform.getUTXOs":             fmt.Sprintf(`{"addresses":[%q],"limit":10}`, pAddr),
-		"platform.getCurrentValidators": `{}`,
-		"platform.getTotalStake":        `{"subnetID":"11111111111111111111111111111111LpoYY"}`,
-		"platform.getSubnets":           `{}`,
-		"platform.getSubnet":            fmt.Sprintf(`{"subnetID":%q}`, w.L1),
-		"platform.getBlockchains":       `{}`,
-		"platform.validates":            `{"subnetID":"11111111111111111111111111111111LpoYY"}`,
-		"platform.validatedBy":          `{"blockchainID":"11111111111111111111111111111111LpoYY"}`,
-		"platform.getBlockByHeight":     `{"height":"1","encoding":"json"}`,
-		"platform.getBlock":             fmt.Sprintf(`{"blockID":%q,"encoding":"json"}`, w.PBlock),
-		"platform.getBlockchainStatus":  `{"blockchainID":"X"}`,
-		"avax.getUTXOs":                 fmt.Sprintf(`{"addresses":[%q],"sourceChain":"X"}`, cAddr),
-		"avax.getAtomicTxStatus":        fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
+		"platform.getHeight":             `{}`,
+		"platform.getTimestamp":          `{}`,
+		"platform.getStakingAssetID":     `{}`,
+		"platform.getTxStatus":           fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
+		"platform.getTx":                 fmt.Sprintf(`{"txID":%q,"encoding":"json"}`, w.L1ConvTx),
+		"platform.getBalance":            fmt.Sprintf(`{"addresses":[%q]}`, pAddr),
+		"platform.getUTXOs":              fmt.Sprintf(`{"addresses":[%q],"limit":10}`, pAddr),
+		"platform.getCurrentValidators":  `{}`,
+		"platform.getTotalStake":         `{"subnetID":"11111111111111111111111111111111LpoYY"}`,
+		"platform.getSubnets":            `{}`,
+		"platform.getSubnet":             fmt.Sprintf(`{"subnetID":%q}`, w.L1),
+		"platform.getBlockchains":        `{}`,
+		"platform.validates":             `{"subnetID":"11111111111111111111111111111111LpoYY"}`,
+		"platform.validatedBy":           `{"blockchainID":"11111111111111111111111111111111LpoYY"}`,
+		"platform.getBlockByHeight":      `{"height":"1","encoding":"json"}`,
+		"platform.getBlock":              fmt.Sprintf(`{"blockID":%q,"encoding":"json"}`, w.PBlock),
+		"platform.getBlockchainStatus":   `{"blockchainID":"X"}`,
+		"platform.getFeeConfig":          `{}`,
+		"platform.getValidatorFeeConfig": `{}`,
+		"platform.getFeeState":           `{}`,
+		"platform.getValidatorFeeState":  `{}`,
+		"platform.getProposedHeight":     `{}`,
+		"platform.getMinStake":           `{}`,
+		"platform.getStake":              fmt.Sprintf(`{"addresses":[%q]}`, pAddr),
+		"platform.getValidatorsAt":       `{"height":"proposed"}`,
+		"platform.sampleValidators":      `{"size":"1"}`,
+		"platform.getRewardUTXOs":        fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
+		"platform.getL1Validator":        fmt.Sprintf(`{"validationID":%q}`, w.ValidationID),
+		"avax.getUTXOs":                  fmt.Sprintf(`{"addresses":[%q],"sourceChain":"X"}`, cAddr),
+		"avax.getAtomicTxStatus":         fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
 	}
 	c := call{Method: "POST", Path: r.Path}
 	if p, ok := built[r.Name]; ok {
 		c.Body = rpcBody(7, r.Name, p)
-		if r.Name == "platform.getSubnet" {
-			c.RPCError = "is an L1: its conversion id is known to the node only"
-		}
 		return []call{c}
 	}
 	c.Body = rpcBody(7, r.Name, `{}`)

@@ -11,33 +11,25 @@ import (
 // TestPChainDevnet (issue 37): the built binary in devnet mode answers the
 // P-Chain endpoint from the devnet's P-Chain, with the values the Data API
 // gives: the height and time of its latest block, the status of its latest
-// transactions; the staking asset is the X-Chain's AVAX. The methods only a
-// node answers say so, the writes that the devnet takes no transactions,
-// and any other method the node's own error.
+// transactions; the staking asset is the X-Chain's AVAX. An unknown L1
+// validation id gets the node's "not found", the writes that the devnet
+// takes no transactions, and any other method (getAllValidatorsAt, which
+// platformvm.yaml does not list, among them) the node's own error.
 func TestPChainDevnet(t *testing.T) {
 	base := localEdge(t).URL
-	r := do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=1", nil, nil)
-	var blocks struct {
-		Blocks []struct {
-			BlockNumber    json.Number `json:"blockNumber"`
-			BlockTimestamp int64       `json:"blockTimestamp"`
-		} `json:"blocks"`
-	}
-	if r.Status != 200 || json.Unmarshal(r.Body, &blocks) != nil || len(blocks.Blocks) != 1 {
-		t.Fatalf("the Data API's latest P-Chain block: %s", r)
-	}
+	latest := latestPBlock(t, base)
 	var height struct{ Height string }
 	rpcResult(t, base+"/ext/bc/P", "platform.getHeight", "", &height)
-	if height.Height != blocks.Blocks[0].BlockNumber.String() {
-		t.Errorf("platform.getHeight = %s; the Data API's latest block is %s", height.Height, blocks.Blocks[0].BlockNumber)
+	if height.Height != latest.BlockNumber.String() {
+		t.Errorf("platform.getHeight = %s; the Data API's latest block is %s", height.Height, latest.BlockNumber)
 	}
 	var ts struct{ Timestamp time.Time }
 	rpcResult(t, base+"/ext/P", "platform.getTimestamp", "", &ts)
-	if ts.Timestamp.Unix() != blocks.Blocks[0].BlockTimestamp {
-		t.Errorf("platform.getTimestamp = %v; the Data API's latest block is at %d", ts.Timestamp, blocks.Blocks[0].BlockTimestamp)
+	if ts.Timestamp.Unix() != latest.BlockTimestamp {
+		t.Errorf("platform.getTimestamp = %v; the Data API's latest block is at %d", ts.Timestamp, latest.BlockTimestamp)
 	}
 
-	r = do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10", nil, nil)
+	r := do(t, "GET", base+"/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10", nil, nil)
 	var txs struct {
 		Transactions []struct{ TxHash string } `json:"transactions"`
 	}
@@ -71,12 +63,14 @@ func TestPChainDevnet(t *testing.T) {
 	}
 
 	for i, c := range []struct{ path, method, params, want string }{
-		{"/ext/bc/P", "platform.getFeeState", `{}`, "platform.getFeeState is answered by the node only"},
-		{"/ext/bc/P", "platform.getL1Validator", `{"validationID":"11111111111111111111111111111111LpoYY"}`, "platform.getL1Validator is answered by the node only"},
+		{"/ext/bc/P", "platform.getL1Validator", `{"validationID":"11111111111111111111111111111111LpoYY"}`, `fetching L1 validator \"11111111111111111111111111111111LpoYY\" failed: not found`},
 		{"/ext/bc/C/avax", "avax.getUTXOs", `{"addresses":["C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}`, "no source chain provided"},
 		{"/ext/bc/P", "platform.issueTx", `{"tx":"0x00","encoding":"hex"}`, "platform.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/C/avax", "avax.issueTx", `{"tx":"0x00","encoding":"hex"}`, "avax.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/P", "platform.getAllBalances", `{}`, `rpc: can't find method \"platform.GetAllBalances\"`},
+		// avalanchego v1.14.2 serves it, but platformvm.yaml, the contract
+		// the edge allows, does not list it.
+		{"/ext/bc/P", "platform.getAllValidatorsAt", `{"height":"proposed"}`, `rpc: can't find method \"platform.GetAllValidatorsAt\"`},
 	} {
 		r := do(t, "POST", base+c.path, rpcBody(i+1, c.method, c.params), map[string]string{"Content-Type": "application/json"})
 		if r.Status != 200 || !strings.Contains(string(r.Body), c.want) || !strings.Contains(string(r.Body), `"id":`+strconv.Itoa(i+1)) {
@@ -89,8 +83,10 @@ func TestPChainDevnet(t *testing.T) {
 // the P-Chain's reads from its index with the Data API's values: ewoq's
 // balance and UTXOs, the primary network's current validators, the
 // subnets, the chains, the C-Chain's atomic UTXOs, a block by height in
-// JSON; and those a node answers from its staker set and history, from the
-// devnet's (checkDevnetStaking).
+// JSON; those a node answers from its staker set and history, from the
+// devnet's (checkDevnetStaking); its proposed height and fee states
+// (checkDevnetFeeState), the reward UTXOs of its completed validations
+// (checkDevnetRewardUTXOs) and its L1 validators (checkDevnetL1Validators).
 func TestPChainDevnetReads(t *testing.T) {
 	base := localEdge(t).URL
 	const ewoq = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
@@ -223,6 +219,9 @@ func TestPChainDevnetReads(t *testing.T) {
 		t.Errorf("platform.getBlockByHeight(1) = %+v", blk)
 	}
 	checkDevnetStaking(t, base, ewoq)
+	checkDevnetFeeState(t, base)
+	checkDevnetRewardUTXOs(t, base)
+	checkDevnetL1Validators(t, base)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

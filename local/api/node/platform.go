@@ -56,9 +56,10 @@ var errNoPBlock = errors.New("the index holds no P-Chain block yet")
 //     getStakingAssetID (AVAX).
 //
 // The methods only the node can answer (nodeOnly) answer an error saying
-// so; getBlockchainStatus is answered for a view with a node of its own
-// (the devnet's), and getStake, getMinStake, getValidatorsAt and
-// sampleValidators for a view with a staker set (v.Staking, the devnet's),
+// so; getBlockchainStatus and getL1Validator are answered for a view with
+// a node of its own (the devnet's), and getStake, getMinStake, getValidatorsAt,
+// getAllValidatorsAt and sampleValidators for a view with a staker set
+// (v.Staking, the devnet's),
 // and only by the node otherwise.
 func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	s := chainService(ix, v, avanet.ChainP)
@@ -87,6 +88,7 @@ func PlatformMethods(ix PIndex, v *View) map[string]jsonrpc.Method {
 	}
 	if v.Node.ID != (avax.NodeID{}) {
 		methods["platform.getBlockchainStatus"] = method(p.getBlockchainStatus)
+		methods["platform.getL1Validator"] = method(p.getL1Validator)
 	}
 	if v.Staking != nil {
 		for name, m := range p.stakingMethods(v.Staking) {

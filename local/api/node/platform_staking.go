@@ -16,8 +16,8 @@ import (
 )
 
 // Staking is a P-Chain's staker set as its own node holds it, with its
-// history: what getStake, getMinStake, getValidatorsAt and
-// sampleValidators read. The devnet's
+// history: what getStake, getMinStake, getValidatorsAt,
+// getAllValidatorsAt, sampleValidators and getRewardUTXOs read. The devnet's
 // world is one (local/world/devnet/primary); a followed node's index is
 // not, since it keeps neither the node's staking configuration nor its
 // validator set at each height. Implementations must be safe for
@@ -34,6 +34,10 @@ type Staking interface {
 	// primary network, weights with delegations) at a P-Chain height no
 	// greater than the current one; an unknown subnet has none.
 	ValidatorsAt(subnet avax.ID, height uint64) ([]SetMember, error)
+	// RewardUTXOs returns the bytes of the UTXOs (avax.UTXO.Bytes) the
+	// stake of stakingTx was rewarded with when it ended, by output
+	// index; none for a stake not rewarded (yet) or another transaction.
+	RewardUTXOs(ctx context.Context, stakingTx avax.ID) ([][]byte, error)
 }
 
 // Staker is one stake: a validator's or a delegator's, with the outputs it
@@ -54,15 +58,17 @@ type SetMember struct {
 // maxGetStakeAddrs is platformvm's bound on getStake's addresses.
 const maxGetStakeAddrs = 256
 
-// stakingMethods returns getStake, getMinStake, getValidatorsAt and
-// sampleValidators over st.
+// stakingMethods returns getStake, getMinStake, getValidatorsAt,
+// getAllValidatorsAt, sampleValidators and getRewardUTXOs over st.
 func (p platform) stakingMethods(st Staking) map[string]jsonrpc.Method {
 	s := staking{platform: p, st: st}
 	return map[string]jsonrpc.Method{
-		"platform.getStake":         method(s.getStake),
-		"platform.getMinStake":      method(s.getMinStake),
-		"platform.getValidatorsAt":  method(s.getValidatorsAt),
-		"platform.sampleValidators": method(s.sampleValidators),
+		"platform.getStake":           method(s.getStake),
+		"platform.getMinStake":        method(s.getMinStake),
+		"platform.getValidatorsAt":    method(s.getValidatorsAt),
+		"platform.sampleValidators":   method(s.sampleValidators),
+		"platform.getAllValidatorsAt": method(s.getAllValidatorsAt),
+		"platform.getRewardUTXOs":     method(s.getRewardUTXOs),
 	}
 }
 
@@ -259,6 +265,33 @@ func (s staking) sampleValidators(_ context.Context, args *sampleValidatorsArgs)
 	slices.SortFunc(drawn, func(a, b avax.NodeID) int { return bytes.Compare(a[:], b[:]) })
 	for _, id := range drawn {
 		r.Validators = append(r.Validators, id.String())
+	}
+	return r, nil
+}
+
+type getRewardUTXOsReply struct {
+	NumFetched uint64s  `json:"numFetched"`
+	UTXOs      []string `json:"utxos"`
+	Encoding   encoding `json:"encoding"`
+}
+
+// getRewardUTXOs is platformvm's GetRewardUTXOs: the UTXOs the stake of a
+// transaction was rewarded with, in output index order (the order the node
+// adds them in, and lists them in while it holds them in its cache; read
+// back from its database it lists them in reverse), none for a stake not
+// rewarded or an unknown transaction, as the node answers.
+func (s staking) getRewardUTXOs(ctx context.Context, args *getTxArgs) (*getRewardUTXOsReply, error) {
+	utxos, err := s.st.RewardUTXOs(ctx, avax.ID(args.TxID))
+	if err != nil {
+		return nil, fmt.Errorf("couldn't get reward UTXOs: %w", err)
+	}
+	r := &getRewardUTXOsReply{NumFetched: uint64s(len(utxos)), UTXOs: make([]string, len(utxos)), Encoding: args.Encoding}
+	for i, b := range utxos {
+		str, err := args.Encoding.encode(b)
+		if err != nil {
+			return nil, fmt.Errorf("couldn't encode utxo as %s: %w", args.Encoding, err)
+		}
+		r.UTXOs[i] = str
 	}
 	return r, nil
 }

@@ -42,8 +42,8 @@ type View struct {
 	// UTXOs is the X-Chain's unspent outputs. Nil means none.
 	UTXOs UTXOs
 	// Staking is the P-Chain's staker set and its history, which answer
-	// getStake, getMinStake, getValidatorsAt and sampleValidators. Nil
-	// means only a node answers them.
+	// getStake, getMinStake, getValidatorsAt, getAllValidatorsAt and
+	// sampleValidators. Nil means only a node answers them.
 	Staking Staking
 	// Now is the node's clock, which decides whether a locktime has passed.
 	// Nil means time.Now.

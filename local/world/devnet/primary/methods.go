@@ -13,7 +13,7 @@ import (
 // (NodeView's): the info.* and avm.* methods over its NodeView, the
 // platform.* methods node.PlatformMethods answers from its index, the
 // C-Chain's atomic reads node.AtomicMethods answers from it, the P-Chain's
-// fee parameters (feeMethods), and the
+// fee parameters and state and its proposed height (feeMethods), and the
 // X-Chain's, the P-Chain's and the C-Chain's atomic writes, which answer
 // that the devnet takes no transactions.
 func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error) {
@@ -28,7 +28,7 @@ func NodeMethods(w *gen.World, network string) (map[string]jsonrpc.Method, error
 	for name, m := range node.AtomicMethods(w.Index(), v) {
 		methods[name] = m
 	}
-	for name, m := range feeMethods() {
+	for name, m := range feeMethods(w) {
 		methods[name] = m
 	}
 	for _, name := range []string{"avm.issueTx", "platform.issueTx", "avax.issueTx"} {

@@ -37,8 +37,8 @@ func callJSON(t *testing.T, methods map[string]jsonrpc.Method, name, params stri
 // TestPlatformMethodsOverDevnet: the devnet's P-Chain methods page every
 // address's UTXOs two at a time to the UTXOs getBalance counts, list its
 // subnets and chains as its index holds them, list the C-Chain's shared
-// memory, refuse 1,025 addresses as the node does, and say of a node-only
-// method that only a node answers it.
+// memory, refuse 1,025 addresses as the node does, and answer every
+// P-Chain read themselves: none says that only a node answers it.
 func TestPlatformMethodsOverDevnet(t *testing.T) {
 	dw := testDevnet(t)
 	methods, err := NodeMethods(dw, "local")
@@ -104,7 +104,49 @@ func TestPlatformMethodsOverDevnet(t *testing.T) {
 		err.Error() != "number of addresses given, 1025, exceeds maximum, 1024" {
 		t.Errorf("getUTXOs of 1,025 addresses: %v", err)
 	}
-	if err := callJSON(t, methods, "platform.getFeeState", `{}`, &atomic); err == nil || !strings.Contains(err.Error(), "answered by the node only") {
-		t.Errorf("getFeeState: %v; want the node-only error", err)
+	for name, m := range methods {
+		if _, err := m(context.Background(), json.RawMessage(`{}`)); err != nil && strings.Contains(err.Error(), "answered by the node only") {
+			t.Errorf("%s: %v; the devnet answers every read", name, err)
+		}
+	}
+}
+
+// TestFeeStateOverDevnet: the devnet's fee states are an idle chain's under
+// the local network's fee configuration, at its last P-Chain block's time
+// (getTimestamp's), and its proposed height is its P-Chain height.
+func TestFeeStateOverDevnet(t *testing.T) {
+	dw := testDevnet(t)
+	methods, err := NodeMethods(dw, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts struct{ Timestamp string }
+	var height, proposed struct{ Height string }
+	var state, vstate map[string]any
+	for name, out := range map[string]any{"platform.getTimestamp": &ts, "platform.getHeight": &height, "platform.getProposedHeight": &proposed,
+		"platform.getFeeState": &state, "platform.getValidatorFeeState": &vstate} {
+		if err := callJSON(t, methods, name, `{}`, out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if proposed.Height == "" || proposed != height {
+		t.Errorf("getProposedHeight = %q; getHeight %q", proposed.Height, height.Height)
+	}
+	want := map[string]any{"capacity": 1e6, "excess": 0.0, "price": 1.0, "timestamp": ts.Timestamp}
+	if fmt.Sprint(state) != fmt.Sprint(want) {
+		t.Errorf("getFeeState = %v; want %v", state, want)
+	}
+	delete(want, "capacity")
+	if fmt.Sprint(vstate) != fmt.Sprint(want) {
+		t.Errorf("getValidatorFeeState = %v; want %v", vstate, want)
+	}
+	tip := dw.PBlocks()[len(dw.PBlocks())-1]
+	if tip.ActiveL1Validators == 0 {
+		t.Errorf("the devnet has no active L1 validator: the validator fee state is not exercised")
+	}
+	above := *tip
+	above.ActiveL1Validators = 10_001
+	if _, _, err := idleFeeState(&above); err == nil || !strings.Contains(err.Error(), "exceed the fee target") {
+		t.Errorf("idleFeeState above the target: %v; want an error", err)
 	}
 }

@@ -3,11 +3,13 @@ package primary
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"slices"
 
 	"github.com/avaedge/avaedge/local/api/node"
 	gen "github.com/avaedge/avaedge/local/source/devnet"
+	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
 )
 
@@ -99,6 +101,33 @@ func (s staking) ValidatorsAt(subnet avax.ID, height uint64) ([]node.SetMember, 
 	out := make([]node.SetMember, len(set))
 	for i, m := range set {
 		out[i] = node.SetMember{NodeID: m.NodeID, Weight: m.Weight, PublicKey: m.PublicKey}
+	}
+	return out, nil
+}
+
+// RewardUTXOs are the reward UTXOs the devnet's index holds for the stake
+// of stakingTx: those its RewardValidatorTx paid (the index's UTXOs it
+// emitted with a reward kind), by output index.
+func (s staking) RewardUTXOs(ctx context.Context, stakingTx avax.ID) ([][]byte, error) {
+	ix := s.w.Index()
+	stakes, err := ix.Stakes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := stakingTx.String()
+	i := slices.IndexFunc(stakes, func(st *pindex.Stake) bool { return st.TxID == id && st.EndKind == "completed" })
+	if i < 0 {
+		return nil, nil
+	}
+	paid, _, err := ix.TxUTXOs(ctx, stakes[i].EndTx)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, u := range paid {
+		if u.Reward != "" && u.TxID == id {
+			out = append(out, u.Bytes)
+		}
 	}
 	return out, nil
 }

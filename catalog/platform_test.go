@@ -10,7 +10,8 @@ import (
 )
 
 // TestPlatformSpec checks that the P-Chain endpoint's methods are exactly the
-// methods of platformvm.yaml (testdata/platformvm-methods.txt), and the
+// methods of platformvm.yaml (testdata/platformvm-methods.txt) and the one
+// read avalanchego v1.14.2 serves beyond it (getAllValidatorsAt), and the
 // C-Chain's atomic endpoint's the four avax.* methods, each priced, with
 // the writes never cached and blocks and transactions by id immutable.
 func TestPlatformSpec(t *testing.T) {
@@ -27,6 +28,8 @@ func TestPlatformSpec(t *testing.T) {
 	if len(want) != 30 {
 		t.Fatalf("platformvm.yaml lists %d methods; want 30", len(want))
 	}
+	// What avalanchego v1.14.2's platformvm Service serves beyond the yaml.
+	want = append(want, "platform.getAllValidatorsAt")
 	got := map[string][]string{}
 	classes := map[string]cache.Class{}
 	for _, rt := range Catalogue() {

@@ -148,6 +148,10 @@ func rpcRoutes() []Route {
 		rpc("platform", "platform.getValidatorFeeConfig", 1, medium),
 		rpc("platform", "platform.getValidatorFeeState", 1, short),
 		rpc("platform", "platform.getValidatorsAt", 50, short),
+		// Beyond platformvm.yaml: avalanchego v1.14.2's Service serves it
+		// (so the public API nodes do): every subnet's validator set at a
+		// height, flattened; priced as several getValidatorsAt.
+		rpc("platform", "platform.getAllValidatorsAt", 100, short),
 		rpc("platform", "platform.issueTx", 20, never),
 		rpc("platform", "platform.sampleValidators", 10, never),
 		rpc("platform", "platform.validatedBy", 10, short),

@@ -119,6 +119,7 @@ func pchainCalls(r route, w *world) []call {
 		"platform.getMinStake":           `{}`,
 		"platform.getStake":              fmt.Sprintf(`{"addresses":[%q]}`, pAddr),
 		"platform.getValidatorsAt":       `{"height":"proposed"}`,
+		"platform.getAllValidatorsAt":    `{"height":"proposed"}`,
 		"platform.sampleValidators":      `{"size":"1"}`,
 		"platform.getRewardUTXOs":        fmt.Sprintf(`{"txID":%q}`, w.L1ConvTx),
 		"platform.getL1Validator":        fmt.Sprintf(`{"validationID":%q}`, w.ValidationID),

@@ -60,6 +60,7 @@ func followedPlatformParams(exp, sub, xChain ids.ID, height, blockID string) map
 		"platform.getRewardUTXOs":        {fmt.Sprintf(`{"txID":%q}`, exp)},
 		"platform.getTimestamp":          {`{}`},
 		"platform.getValidatorsAt":       {fmt.Sprintf(`{"height":%q}`, height), `{"height":"0"}`, fmt.Sprintf(`{"height":%q,"subnetID":%q}`, height, sub)},
+		"platform.getAllValidatorsAt":    {fmt.Sprintf(`{"height":%q}`, height)},
 		"platform.getBlock":              {fmt.Sprintf(`{"blockID":%q,"encoding":"hex"}`, blockID), fmt.Sprintf(`{"blockID":%q,"encoding":"json"}`, blockID)},
 		"platform.getBlockByHeight":      {fmt.Sprintf(`{"height":%q,"encoding":"hex"}`, height), fmt.Sprintf(`{"height":%q,"encoding":"json"}`, height)},
 		"platform.getFeeConfig":          {`{}`},

@@ -13,8 +13,7 @@ import (
 // gives: the height and time of its latest block, the status of its latest
 // transactions; the staking asset is the X-Chain's AVAX. An unknown L1
 // validation id gets the node's "not found", the writes that the devnet
-// takes no transactions, and any other method (getAllValidatorsAt, which
-// platformvm.yaml does not list, among them) the node's own error.
+// takes no transactions, and any other method the node's own error.
 func TestPChainDevnet(t *testing.T) {
 	base := localEdge(t).URL
 	latest := latestPBlock(t, base)
@@ -68,9 +67,6 @@ func TestPChainDevnet(t *testing.T) {
 		{"/ext/bc/P", "platform.issueTx", `{"tx":"0x00","encoding":"hex"}`, "platform.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/C/avax", "avax.issueTx", `{"tx":"0x00","encoding":"hex"}`, "avax.issueTx: the devnet takes no transactions"},
 		{"/ext/bc/P", "platform.getAllBalances", `{}`, `rpc: can't find method \"platform.GetAllBalances\"`},
-		// avalanchego v1.14.2 serves it, but platformvm.yaml, the contract
-		// the edge allows, does not list it.
-		{"/ext/bc/P", "platform.getAllValidatorsAt", `{"height":"proposed"}`, `rpc: can't find method \"platform.GetAllValidatorsAt\"`},
 	} {
 		r := do(t, "POST", base+c.path, rpcBody(i+1, c.method, c.params), map[string]string{"Content-Type": "application/json"})
 		if r.Status != 200 || !strings.Contains(string(r.Body), c.want) || !strings.Contains(string(r.Body), `"id":`+strconv.Itoa(i+1)) {

@@ -52,6 +52,7 @@ func TestRealNodePlatformMethods(t *testing.T) {
 		"platform.getRewardUTXOs":        fmt.Sprintf(`{"txID":%q}`, tx),
 		"platform.getTimestamp":          `{}`,
 		"platform.getValidatorsAt":       `{"height":"0"}`,
+		"platform.getAllValidatorsAt":    `{"height":"0"}`,
 		"platform.getBlock":              fmt.Sprintf(`{"blockID":%q,"encoding":"hex"}`, n.BlockID),
 		"platform.getBlockByHeight":      `{"height":"0","encoding":"hex"}`,
 		"platform.getFeeConfig":          `{}`,

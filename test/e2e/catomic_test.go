@@ -13,7 +13,8 @@ import (
 // cChainAtomic checks, after TestWalletThroughEdge's transactions, the
 // C-Chain's atomic side of a followed node: the Data API lists the C→P
 // export exp and the C-Chain's import imp from the P-Chain in glacier.json's
-// shapes; then, with the node stopped, avax.getUTXOs (the C-Chain's shared
+// shapes; while the node runs, the avax.* reads through an edge following
+// it equal the node's; then, with the node stopped, avax.getUTXOs (the C-Chain's shared
 // memory: key's UTXO from the P-Chain imported, other's not),
 // avax.getAtomicTx and avax.getAtomicTxStatus answer from the index what
 // the node answered, byte for byte.
@@ -67,6 +68,13 @@ func cChainAtomic(t *testing.T, e *edge, n *ownNode, exp, imp ids.ID, key, other
 	}
 	if strings.Contains(string(want[0].Body), `"numFetched":"0"`) || !strings.Contains(string(want[3].Body), `"numFetched":"0"`) {
 		t.Fatalf("the node's shared memory: %s, %s; want the other's UTXO from P, none from X", want[0], want[3])
+	}
+	// While the node runs, an edge following it (another one, whose cache
+	// the stopped-node answers below do not share) gives the node's bytes.
+	live := startEdge(t, map[string]string{"AVAEDGE_LOCAL_NODE": n.URI, "AVAEDGE_DATA_DIR": t.TempDir()})
+	for i, c := range calls {
+		got := do(t, "POST", live.URL+"/ext/bc/C/avax", rpcBody(i+1, c.method, c.params), nil)
+		sameAnswer(t, fmt.Sprintf("%s %s through an edge following the running node", c.method, c.params), want[i], got)
 	}
 	n.stop()
 	for i, c := range calls {

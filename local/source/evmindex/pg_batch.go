@@ -8,6 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/avaedge/avaedge/local/source/pgpipe"
 )
 
 // pgBatchSize is how many statements one round trip sends.
@@ -22,28 +24,17 @@ type pgBatch struct {
 	tx      pgx.Tx
 	ctx     context.Context
 	chainID int64
-	q       pgx.Batch
-	sent    int64 // statements queued, for the store's statistics (pgStore.analyzed)
+	p       pgpipe.Pipe // its Sent feeds the store's statistics (pgStore.analyzed)
 }
 
-func (b *pgBatch) queue(sql string, args ...any) error {
-	b.sent++
-	b.q.Queue(sql, args...)
-	if b.q.Len() >= pgBatchSize {
-		return b.flush()
-	}
-	return nil
+func newPGBatch(ctx context.Context, st *pgStore, tx pgx.Tx, chainID uint64) *pgBatch {
+	return &pgBatch{st: st, tx: tx, ctx: ctx, chainID: int64(chainID), p: pgpipe.Pipe{Tx: tx, Ctx: ctx, Size: pgBatchSize}}
 }
+
+func (b *pgBatch) queue(sql string, args ...any) error { return b.p.Queue(sql, args...) }
 
 // flush sends the queued statements.
-func (b *pgBatch) flush() error {
-	if b.q.Len() == 0 {
-		return nil
-	}
-	err := b.tx.SendBatch(b.ctx, &b.q).Close()
-	b.q = pgx.Batch{}
-	return err
-}
+func (b *pgBatch) flush() error { return b.p.Flush() }
 
 func (b *pgBatch) Token(t *Token) error {
 	return b.queue(`INSERT INTO tokens (chain_id, address, kind, name, symbol, decimals) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING`,

@@ -21,7 +21,7 @@ func (st *pgStore) Rollback(ctx context.Context, chainID, from uint64) error {
 		if err := st.fenced(ctx, tx); err != nil {
 			return err
 		}
-		b := &pgBatch{st: st, tx: tx, ctx: ctx, chainID: int64(chainID)}
+		b := newPGBatch(ctx, st, tx, chainID)
 		if err := b.rollback(from); err != nil {
 			return err
 		}

@@ -181,11 +181,11 @@ func (st *pgStore) Write(ctx context.Context, chainID uint64, fn func(Batch) err
 		if err := st.fenced(ctx, tx); err != nil {
 			return err
 		}
-		b := &pgBatch{st: st, tx: tx, ctx: ctx, chainID: int64(chainID)}
+		b := newPGBatch(ctx, st, tx, chainID)
 		if err := fn(b); err != nil {
 			return err
 		}
-		sent = b.sent
+		sent = b.p.Sent
 		return b.flush()
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/avaedge/avaedge/local/source/pgpipe"
+
 	"github.com/avaedge/avaedge/avanet"
 )
 
@@ -24,26 +26,17 @@ const pgBatchSize = 1000
 type pgBatch struct {
 	tx  pgx.Tx
 	ctx context.Context
-	q   pgx.Batch
+	p   pgpipe.Pipe
 }
 
-func (b *pgBatch) queue(sql string, args ...any) error {
-	b.q.Queue(sql, args...)
-	if b.q.Len() >= pgBatchSize {
-		return b.flush()
-	}
-	return nil
+func newPGBatch(ctx context.Context, tx pgx.Tx) *pgBatch {
+	return &pgBatch{tx: tx, ctx: ctx, p: pgpipe.Pipe{Tx: tx, Ctx: ctx, Size: pgBatchSize}}
 }
+
+func (b *pgBatch) queue(sql string, args ...any) error { return b.p.Queue(sql, args...) }
 
 // flush sends the queued statements.
-func (b *pgBatch) flush() error {
-	if b.q.Len() == 0 {
-		return nil
-	}
-	err := b.tx.SendBatch(b.ctx, &b.q).Close()
-	b.q = pgx.Batch{}
-	return err
-}
+func (b *pgBatch) flush() error { return b.p.Flush() }
 
 // queryRow sends what is queued, then reads a row.
 func (b *pgBatch) queryRow(sql string, args []any, dst ...any) error {

@@ -174,7 +174,7 @@ func (st *pgStore) Write(ctx context.Context, fn func(Batch) error) error {
 		if err := st.fenced(ctx, tx); err != nil {
 			return err
 		}
-		b := &pgBatch{tx: tx, ctx: ctx}
+		b := newPGBatch(ctx, tx)
 		if err := fn(b); err != nil {
 			return err
 		}

@@ -91,13 +91,14 @@ func (st *pgStore) Transfers(ctx context.Context, q TransferQuery) ([]TransferRo
 	var err error
 	switch {
 	case q.Contract != nil:
-		rows, err = st.query(ctx, `SELECT `+pgTransferCols+` FROM transfers t JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
-			WHERE t.chain_id=$1 AND t.contract=$2 AND t.seq>=$3 AND t.seq<$4 ORDER BY t.seq DESC LIMIT $5`, q.ChainID, q.Contract.Bytes(), lo, hi, q.Limit)
+		rows, err = st.query(ctx, `SELECT `+pgTransferCols+` FROM (SELECT * FROM transfers t
+				WHERE t.chain_id=$1 AND t.contract=$2 AND t.seq>=$3 AND t.seq<$4 ORDER BY t.seq DESC LIMIT $5) t
+			JOIN blocks b ON b.chain_id=$1 AND b.number=t.block_number ORDER BY t.seq DESC`, q.ChainID, q.Contract.Bytes(), lo, hi, q.Limit)
 	case q.Address != nil:
-		rows, err = st.query(ctx, `SELECT `+pgTransferCols+` FROM address_transfers a
-			JOIN transfers t ON t.chain_id=a.chain_id AND t.seq=a.seq
-			JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
-			WHERE a.chain_id=$1 AND a.address=$2 AND a.kind=$3 AND a.seq>=$4 AND a.seq<$5 ORDER BY a.seq DESC LIMIT $6`,
+		rows, err = st.query(ctx, `SELECT `+pgTransferCols+` FROM (SELECT a.seq FROM address_transfers a
+				WHERE a.chain_id=$1 AND a.address=$2 AND a.kind=$3 AND a.seq>=$4 AND a.seq<$5 ORDER BY a.seq DESC LIMIT $6) a
+			JOIN transfers t ON t.chain_id=$1 AND t.seq=a.seq
+			JOIN blocks b ON b.chain_id=$1 AND b.number=t.block_number ORDER BY a.seq DESC`,
 			q.ChainID, q.Address.Bytes(), int16(q.Kind), lo, hi, q.Limit)
 	default:
 		return nil, errors.New("evmindex: transfer query needs a contract or an address")

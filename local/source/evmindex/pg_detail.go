@@ -85,37 +85,41 @@ func (st *pgStore) teleporterEvents(ctx context.Context, chainID uint64, hash co
 	return out, nil
 }
 
+// StoredNFTs reads the kept metadata of nfts in one query, whatever their
+// contracts: the keys are two arrays, unnested and joined to the primary
+// key (a round trip per contract had made a page of a wallet's collectibles
+// a query per collection).
 func (st *pgStore) StoredNFTs(ctx context.Context, chainID uint64, nfts []NFT) (map[NFTKey]NFT, error) {
 	out := make(map[NFTKey]NFT, len(nfts))
-	byContract := map[common.Address][]NFT{}
-	for _, n := range nfts {
-		byContract[n.Contract] = append(byContract[n.Contract], n)
+	if len(nfts) == 0 {
+		return out, nil
 	}
-	for c, ns := range byContract {
-		ids := make([][]byte, len(ns))
-		for i, n := range ns {
-			ids[i] = idBytes(n.TokenID)
-		}
-		rows, err := st.query(ctx, `SELECT token_id, token_uri, status, metadata, updated FROM nfts WHERE chain_id=$1 AND contract=$2 AND token_id = ANY($3)`,
-			chainID, c.Bytes(), ids)
-		if err != nil {
-			return nil, fmt.Errorf("evmindex: nfts: %w", err)
-		}
-		found, err := scanNFTs(rows)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range ns {
-			if f, ok := found[string(idBytes(n.TokenID))]; ok {
-				n.TokenURI, n.Status, n.Metadata, n.Updated = f.TokenURI, f.Status, f.Metadata, f.Updated
-				out[NFTKey{n.Contract, n.TokenID.String()}] = n
-			}
+	contracts, ids := make([][]byte, len(nfts)), make([][]byte, len(nfts))
+	for i, n := range nfts {
+		contracts[i], ids[i] = n.Contract.Bytes(), idBytes(n.TokenID)
+	}
+	// Keyed by contract and id together: scanNFTs reads the first column
+	// as the key.
+	rows, err := st.query(ctx, `SELECT n.contract || n.token_id, n.token_uri, n.status, n.metadata, n.updated
+		FROM unnest($2::bytea[], $3::bytea[]) k(contract, token_id)
+		JOIN nfts n ON n.chain_id=$1 AND n.contract=k.contract AND n.token_id=k.token_id`, chainID, contracts, ids)
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: nfts: %w", err)
+	}
+	found, err := scanNFTs(rows)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range nfts {
+		if f, ok := found[string(contracts[i])+string(ids[i])]; ok {
+			n.TokenURI, n.Status, n.Metadata, n.Updated = f.TokenURI, f.Status, f.Metadata, f.Updated
+			out[NFTKey{n.Contract, n.TokenID.String()}] = n
 		}
 	}
 	return out, nil
 }
 
-// scanNFTs reads nfts rows (token id, URI, status, metadata, time) by id.
+// scanNFTs reads nfts rows (a key, URI, status, metadata, time) by key.
 func scanNFTs(rows rowSet) (map[string]NFT, error) {
 	defer rows.Close()
 	found := map[string]NFT{}

@@ -48,12 +48,7 @@ type FixtureNFT struct {
 // chainID's store in one transaction, registering the chain as followed
 // (without a node) on first use.
 func (ix *Index) WriteFixture(ctx context.Context, chainID uint64, blocks []FixtureBlock, tokens []Token, nfts []FixtureNFT) error {
-	f := ix.chains[chainID]
-	if f == nil {
-		f = &follower{ix: ix, id: chainID, changed: make(chan struct{}), tokens: map[common.Address]knownToken{}, announced: map[common.Address]common.Hash{}}
-		ix.chains[chainID] = f
-		ix.order = append(ix.order, chainID)
-	}
+	f := ix.fixtureChain(chainID)
 	ds := make([]*decoded, len(blocks))
 	for i := range blocks {
 		b := &blocks[i]
@@ -94,6 +89,25 @@ func (ix *Index) WriteFixture(ctx context.Context, chainID uint64, blocks []Fixt
 		f.setHead(ds[len(ds)-1].Number, true)
 	}
 	return nil
+}
+
+// ReopenFixture registers chainID, whose blocks the store already holds (a
+// benchmark's kept database), as followed without a node, its head and
+// tokens read from the store.
+func (ix *Index) ReopenFixture(ctx context.Context, chainID uint64) error {
+	return ix.fixtureChain(chainID).load(ctx)
+}
+
+// fixtureChain returns chainID's follower, registered (without a node) on
+// first use.
+func (ix *Index) fixtureChain(chainID uint64) *follower {
+	f := ix.chains[chainID]
+	if f == nil {
+		f = &follower{ix: ix, id: chainID, changed: make(chan struct{}), tokens: map[common.Address]knownToken{}, announced: map[common.Address]common.Hash{}}
+		ix.chains[chainID] = f
+		ix.order = append(ix.order, chainID)
+	}
+	return f
 }
 
 func deref(a *common.Address) common.Address {

@@ -166,6 +166,9 @@ func openFixture(b *testing.B) (*evmindex.Index, int) {
 			}
 			if had {
 				ix := openIndex(b, opts)
+				if err := ix.ReopenFixture(ctx, benchChain); err != nil {
+					b.Fatal(err)
+				}
 				b.Logf("fixture: %d transactions kept in %s", txs, pgURL)
 				return ix, int(txs)
 			}

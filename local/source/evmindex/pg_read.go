@@ -176,25 +176,7 @@ func (st *pgStore) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, err
 		return nil, fmt.Errorf("evmindex: holdings of kind %d", q.Kind)
 	}
 	rows, err := st.query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: holdings: %w", err)
-	}
-	defer rows.Close()
-	var out []Holding
-	for rows.Next() {
-		var c, id []byte
-		var bal string
-		if err := rows.Scan(&c, &id, &bal); err != nil {
-			return nil, fmt.Errorf("evmindex: holdings: %w", err)
-		}
-		h := Holding{Contract: common.BytesToAddress(c), Kind: q.Kind}
-		if id != nil {
-			h.TokenID = new(big.Int).SetBytes(id)
-		}
-		h.Balance, _ = new(big.Int).SetString(bal, 10)
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "holdings", scanHoldings(q.Kind))
 }
 
 func (st *pgStore) HoldingsAt(ctx context.Context, q HoldingQuery) ([]Holding, error) {

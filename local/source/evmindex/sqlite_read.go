@@ -193,25 +193,7 @@ func (st *sqliteStore) Holdings(ctx context.Context, q HoldingQuery) ([]Holding,
 	}
 	all := append([]any{q.ChainID, q.Owner.Bytes()}, args...)
 	rows, err := st.r.QueryContext(ctx, query, append(all, q.Limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: holdings: %w", err)
-	}
-	defer rows.Close()
-	var out []Holding
-	for rows.Next() {
-		var c, id []byte
-		var bal string
-		if err := rows.Scan(&c, &id, &bal); err != nil {
-			return nil, fmt.Errorf("evmindex: holdings: %w", err)
-		}
-		h := Holding{Contract: common.BytesToAddress(c), Kind: q.Kind}
-		if id != nil {
-			h.TokenID = new(big.Int).SetBytes(id)
-		}
-		h.Balance, _ = new(big.Int).SetString(bal, 10)
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "holdings", scanHoldings(q.Kind))
 }
 
 // afterHolding returns the condition of the holdings after key.

@@ -38,19 +38,7 @@ func (st *pgStore) LatestBlocks(ctx context.Context, chainID, before uint64, lim
 	}
 	rows, err := st.query(ctx, `SELECT `+pgBlockCols+` FROM blocks WHERE chain_id=$1 AND number<$2 ORDER BY number DESC LIMIT $3`,
 		chainID, int64(min(before, math.MaxInt64)), limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: blocks: %w", err)
-	}
-	defer rows.Close()
-	var out []BlockRow
-	for rows.Next() {
-		b, err := scanBlock(chainID, rows)
-		if err != nil {
-			return nil, fmt.Errorf("evmindex: blocks: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "blocks", scanBlocks(chainID))
 }
 
 func (st *pgStore) Block(ctx context.Context, chainID, number uint64) (BlockRow, error) {

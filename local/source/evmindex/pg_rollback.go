@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/jackc/pgx/v5"
@@ -59,34 +58,7 @@ func (b *pgBatch) removedTransfers(first int64) ([]BalanceChange, map[nftKey]boo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer rows.Close()
-	undo := balances{}
-	nfts := map[nftKey]bool{}
-	var addrRows []addrRow
-	for rows.Next() {
-		var seq int64
-		var contract, fromA, toA, id []byte
-		var kind int16
-		var value string
-		if err := rows.Scan(&seq, &contract, &kind, &fromA, &toA, &id, &value); err != nil {
-			return nil, nil, nil, err
-		}
-		c, k := common.BytesToAddress(contract), TokenKind(kind)
-		var idKey [32]byte
-		copy(idKey[:], id)
-		v, _ := new(big.Int).SetString(value, 10)
-		if k == ERC721 {
-			nfts[nftKey{c, idKey}] = true
-		} else {
-			undo.add(&Transfer{Contract: c, Kind: k, From: common.BytesToAddress(fromA), To: common.BytesToAddress(toA), Value: v}, idKey, 0, true)
-		}
-		for _, a := range [][]byte{fromA, toA} {
-			if common.BytesToAddress(a) != (common.Address{}) {
-				addrRows = append(addrRows, addrRow{a, k, seq})
-			}
-		}
-	}
-	return undo.changes(), nfts, addrRows, rows.Err()
+	return readRemovedTransfers(pgRows{rows})
 }
 
 // restoreHoldings points each ERC-1155 holding changed at the last

@@ -36,19 +36,7 @@ func (st *sqliteStore) LatestBlocks(ctx context.Context, chainID, before uint64,
 		before = math.MaxInt64
 	}
 	rows, err := st.r.QueryContext(ctx, `SELECT `+blockCols+` FROM blocks WHERE chain_id=? AND number<? ORDER BY number DESC LIMIT ?`, chainID, int64(min(before, math.MaxInt64)), limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: blocks: %w", err)
-	}
-	defer rows.Close()
-	var out []BlockRow
-	for rows.Next() {
-		b, err := scanBlock(chainID, rows)
-		if err != nil {
-			return nil, fmt.Errorf("evmindex: blocks: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "blocks", scanBlocks(chainID))
 }
 
 // Block returns stored block number.

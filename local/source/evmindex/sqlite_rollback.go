@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -75,35 +74,7 @@ func (b *sqliteBatch) removedTransfers(first int64) ([]BalanceChange, map[nftKey
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer rows.Close()
-	undo := balances{}
-	nfts := map[nftKey]bool{}
-	var addrRows []addrRow
-	zero := common.Address{}
-	for rows.Next() {
-		var seq int64
-		var contract, fromA, toA, id []byte
-		var kind TokenKind
-		var value string
-		if err := rows.Scan(&seq, &contract, &kind, &fromA, &toA, &id, &value); err != nil {
-			return nil, nil, nil, err
-		}
-		c := common.BytesToAddress(contract)
-		var idKey [32]byte
-		copy(idKey[:], id)
-		v, _ := new(big.Int).SetString(value, 10)
-		if kind == ERC721 {
-			nfts[nftKey{c, idKey}] = true
-		} else {
-			undo.add(&Transfer{Contract: c, Kind: kind, From: common.BytesToAddress(fromA), To: common.BytesToAddress(toA), Value: v}, idKey, 0, true)
-		}
-		for _, a := range [][]byte{fromA, toA} {
-			if common.BytesToAddress(a) != zero {
-				addrRows = append(addrRows, addrRow{a, kind, seq})
-			}
-		}
-	}
-	return undo.changes(), nfts, addrRows, rows.Err()
+	return readRemovedTransfers(rows)
 }
 
 // restoreHoldings points each ERC-1155 holding changed at the last

@@ -1,5 +1,11 @@
 package evmindex
 
+import (
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
 // rollbackBatch is a store's batch in which Rollback's steps run
 // (pgBatch, sqliteBatch): the steps whose statements or order differ by
 // store (a PostgreSQL batch's statements are pipelined: its reads flush
@@ -65,4 +71,39 @@ func rollbackBlocks(b rollbackBatch, s *rollbackSQL, chainID any, from uint64) e
 		return err
 	}
 	return b.restoreHoldings(changes, nfts)
+}
+
+// readRemovedTransfers reads removedTransfers' rows (seq, contract, kind,
+// from, to, token id, value as text), and closes them: the balance changes
+// that undo the transfers, the ERC-721 tokens they moved, and their
+// address_transfers rows.
+func readRemovedTransfers(rows rowSet) ([]BalanceChange, map[nftKey]bool, []addrRow, error) {
+	defer rows.Close()
+	undo := balances{}
+	nfts := map[nftKey]bool{}
+	var addrRows []addrRow
+	for rows.Next() {
+		var seq int64
+		var contract, fromA, toA, id []byte
+		var kind int16
+		var value string
+		if err := rows.Scan(&seq, &contract, &kind, &fromA, &toA, &id, &value); err != nil {
+			return nil, nil, nil, err
+		}
+		c, k := common.BytesToAddress(contract), TokenKind(kind)
+		var idKey [32]byte
+		copy(idKey[:], id)
+		v, _ := new(big.Int).SetString(value, 10)
+		if k == ERC721 {
+			nfts[nftKey{c, idKey}] = true
+		} else {
+			undo.add(&Transfer{Contract: c, Kind: k, From: common.BytesToAddress(fromA), To: common.BytesToAddress(toA), Value: v}, idKey, 0, true)
+		}
+		for _, a := range [][]byte{fromA, toA} {
+			if common.BytesToAddress(a) != (common.Address{}) {
+				addrRows = append(addrRows, addrRow{a, k, seq})
+			}
+		}
+	}
+	return undo.changes(), nfts, addrRows, rows.Err()
 }

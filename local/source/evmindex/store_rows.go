@@ -46,6 +46,18 @@ func scanListedInternal(rows rowSet) (ListedInternal, error) {
 	return l, nil
 }
 
+// scanBlocks returns the scan of LatestBlocks' rows of chainID (scanBlock's
+// columns).
+func scanBlocks(chainID uint64) func(rowSet) (BlockRow, error) {
+	return func(rows rowSet) (BlockRow, error) {
+		b, err := scanBlock(chainID, rows)
+		if err != nil {
+			return b, fmt.Errorf("evmindex: blocks: %w", err)
+		}
+		return b, nil
+	}
+}
+
 // scanDeploymentRow reads a row of deploymentCols.
 func scanDeploymentRow(rows rowSet) (Deployment, error) {
 	d, err := scanDeployment(rows)

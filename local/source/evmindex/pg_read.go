@@ -188,15 +188,5 @@ func (st *pgStore) StoredBalance(ctx context.Context, chainID uint64, addr commo
 	var as uint64
 	err := st.pool.QueryRow(ctx, `SELECT balance::text, block FROM native_balances WHERE chain_id=$1 AND address=$2 AND block<=$3 ORDER BY block DESC LIMIT 1`,
 		chainID, addr.Bytes(), block).Scan(&raw, &as)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, 0, false, nil
-	case err != nil:
-		return nil, 0, false, fmt.Errorf("evmindex: native balance: %w", err)
-	}
-	v, ok := new(big.Int).SetString(raw, 10)
-	if !ok {
-		return nil, 0, false, fmt.Errorf("evmindex: native balance %q", raw)
-	}
-	return v, as, true, nil
+	return storedBalance(raw, as, err)
 }

@@ -310,15 +310,5 @@ func (st *sqliteStore) StoredBalance(ctx context.Context, chainID uint64, addr c
 	var as uint64
 	err := st.r.QueryRowContext(ctx, `SELECT balance, block FROM native_balances WHERE chain_id=? AND address=? AND block<=? ORDER BY block DESC LIMIT 1`,
 		chainID, addr.Bytes(), block).Scan(&raw, &as)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, 0, false, nil
-	case err != nil:
-		return nil, 0, false, fmt.Errorf("evmindex: native balance: %w", err)
-	}
-	v, ok := new(big.Int).SetString(raw, 10)
-	if !ok {
-		return nil, 0, false, fmt.Errorf("evmindex: native balance %q", raw)
-	}
-	return v, as, true, nil
+	return storedBalance(raw, as, err)
 }

@@ -1,6 +1,8 @@
 package evmindex
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -209,6 +211,22 @@ func readAnnounced(rows rowSet, err error) (map[common.Address]common.Hash, erro
 		out[common.BytesToAddress(m)] = common.BytesToHash(c)
 	}
 	return out, rows.Err()
+}
+
+// storedBalance is StoredBalance's answer of its row: the balance (as
+// text) and the block it was kept at, and the row's error.
+func storedBalance(raw string, as uint64, err error) (*big.Int, uint64, bool, error) {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, 0, false, nil
+	case err != nil:
+		return nil, 0, false, fmt.Errorf("evmindex: native balance: %w", err)
+	}
+	v, ok := new(big.Int).SetString(raw, 10)
+	if !ok {
+		return nil, 0, false, fmt.Errorf("evmindex: native balance %q", raw)
+	}
+	return v, as, true, nil
 }
 
 // addTxInternals reads rows of PartsOf's internal transactions (tx hash,

@@ -33,9 +33,9 @@ type row interface {
 }
 
 // noRows tells the error of scanning a row a query did not find, of either
-// store.
+// store (pgx.ErrNoRows wraps sql.ErrNoRows).
 func noRows(err error) bool {
-	return errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows)
+	return errors.Is(err, sql.ErrNoRows)
 }
 
 // sqlRunner runs statements on a database/sql handle.

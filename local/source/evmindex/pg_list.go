@@ -87,15 +87,8 @@ func (st *pgStore) PartsOf(ctx context.Context, chainID uint64, addr common.Addr
 	}
 	rows, err := st.query(ctx, `SELECT `+pgTransferCols+` FROM transfers t JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
 		WHERE t.chain_id=$1 AND (t.from_addr=$2 OR t.to_addr=$2) AND t.tx_hash = ANY($3) ORDER BY t.seq`, chainID, addr.Bytes(), hashes)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: transaction transfers: %w", err)
-	}
-	trs, err := scanTransfers(rows)
-	if err != nil {
+	if err := addTxTransfers(p, rows, err); err != nil {
 		return nil, err
-	}
-	for _, t := range trs {
-		p.Transfers[t.TxHash] = append(p.Transfers[t.TxHash], t)
 	}
 	irows, err := st.query(ctx, `SELECT tx_hash, idx, type, from_addr, to_addr, value::text, gas, gas_used, reverted FROM internal_txs
 		WHERE chain_id=$1 AND (from_addr=$2 OR to_addr=$2) AND `+listedFrameSQL+` AND tx_hash = ANY($3) ORDER BY tx_hash, idx`, chainID, addr.Bytes(), hashes)

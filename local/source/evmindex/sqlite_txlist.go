@@ -140,15 +140,8 @@ func (st *sqliteStore) PartsOf(ctx context.Context, chainID uint64, addr common.
 	in := ` IN (?` + strings.Repeat(",?", len(txs)-1) + `)`
 	rows, err := st.r.QueryContext(ctx, `SELECT `+transferCols+` FROM transfers t INDEXED BY transfers_tx JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
 		WHERE t.chain_id=? AND (t.from_addr=? OR t.to_addr=?) AND t.tx_hash`+in+` ORDER BY t.seq`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: transaction transfers: %w", err)
-	}
-	trs, err := scanTransfers(rows)
-	if err != nil {
+	if err := addTxTransfers(p, rows, err); err != nil {
 		return nil, err
-	}
-	for _, t := range trs {
-		p.Transfers[t.TxHash] = append(p.Transfers[t.TxHash], t)
 	}
 	irows, err := st.r.QueryContext(ctx, `SELECT tx_hash, idx, type, from_addr, to_addr, value, gas, gas_used, reverted FROM internal_txs
 		WHERE chain_id=? AND (from_addr=? OR to_addr=?) AND `+listedFrameSQL+` AND tx_hash`+in+` ORDER BY tx_hash, idx`, args...)

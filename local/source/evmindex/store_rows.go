@@ -229,6 +229,22 @@ func storedBalance(raw string, as uint64, err error) (*big.Int, uint64, bool, er
 	return v, as, true, nil
 }
 
+// addTxTransfers reads rows of PartsOf's transfers (scanTransfers') into p,
+// by transaction, and closes them; err is the query's.
+func addTxTransfers(p *TxParts, rows rowSet, err error) error {
+	if err != nil {
+		return fmt.Errorf("evmindex: transaction transfers: %w", err)
+	}
+	trs, err := scanTransfers(rows)
+	if err != nil {
+		return err
+	}
+	for _, t := range trs {
+		p.Transfers[t.TxHash] = append(p.Transfers[t.TxHash], t)
+	}
+	return nil
+}
+
 // addTxInternals reads rows of PartsOf's internal transactions (tx hash,
 // index, then scanInternal's) into p, by transaction, and closes them; err
 // is the query's.

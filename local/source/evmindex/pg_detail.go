@@ -38,19 +38,8 @@ func (st *pgStore) Transaction(ctx context.Context, chainID uint64, hash common.
 	}
 	irows, err := st.query(ctx, `SELECT type, from_addr, to_addr, value::text, gas, gas_used, reverted FROM internal_txs WHERE chain_id=$1 AND tx_hash=$2 ORDER BY idx`,
 		chainID, hash.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
-	}
-	defer irows.Close()
-	for irows.Next() {
-		it, err := scanInternal(irows)
-		if err != nil {
-			return nil, err
-		}
-		d.Internals = append(d.Internals, it)
-	}
-	if err := irows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
+	if d.Internals, err = listRows(irows, err, "internal txs", scanTxInternals()); err != nil {
+		return nil, err
 	}
 	if d.InternalsOmitted, err = st.Untraced(ctx, chainID, d.BlockNumber); err != nil {
 		return nil, err
@@ -64,25 +53,7 @@ func (st *pgStore) Transaction(ctx context.Context, chainID uint64, hash common.
 func (st *pgStore) teleporterEvents(ctx context.Context, chainID uint64, hash common.Hash) ([]TeleporterEvent, error) {
 	rows, err := st.query(ctx, `SELECT log_index, message_id, direction, other_chain FROM teleporter_messages
 		WHERE chain_id=$1 AND tx_hash=$2 ORDER BY log_index`, chainID, hash.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-	}
-	defer rows.Close()
-	var out []TeleporterEvent
-	for rows.Next() {
-		e := TeleporterEvent{TxHash: hash}
-		var id, other []byte
-		var dir int16
-		if err := rows.Scan(&e.LogIndex, &id, &dir, &other); err != nil {
-			return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-		}
-		e.MessageID, e.OtherChain, e.Direction = common.BytesToHash(id), common.BytesToHash(other), TeleporterDirection(dir)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-	}
-	return out, nil
+	return listRows(rows, err, "teleporter messages", scanTeleporterEvents(hash))
 }
 
 // StoredNFTs reads the kept metadata of nfts in one query, whatever their
@@ -144,21 +115,9 @@ func (st *pgStore) NFTHolders(ctx context.Context, chainID uint64, contract comm
 			SELECT owner FROM nft_owners WHERE chain_id=$1 AND contract=$2
 			UNION ALL SELECT owner FROM erc1155_balances WHERE chain_id=$1 AND contract=$2
 		) o GROUP BY owner`, chainID, contract.Bytes())
+	out, err := listRows(rows, err, "nft holders", scanNFTHolders())
 	if err != nil {
-		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
-	}
-	defer rows.Close()
-	var out []Holder
-	for rows.Next() {
-		var a []byte
-		var n int64
-		if err := rows.Scan(&a, &n); err != nil {
-			return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
-		}
-		out = append(out, Holder{Address: common.BytesToAddress(a), Amount: big.NewInt(n)})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
+		return nil, 0, err
 	}
 	sortHolders(out)
 	var total uint64
@@ -185,21 +144,7 @@ func (st *pgStore) ICMHourly(ctx context.Context, since, until int64) ([]ICMCoun
 	lo, hi := max(since, 0)/3600*3600, min(until/3600*3600+3600, 1<<31-1)
 	rows, err := st.query(ctx, `SELECT ((ord >> 32) / 3600) * 3600 AS h, src_chain, dst_chain, COUNT(*) FROM icm_messages
 		WHERE ord >= $1 AND ord < $2 GROUP BY h, src_chain, dst_chain ORDER BY h`, lo<<32, hi<<32)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: icm counts: %w", err)
-	}
-	defer rows.Close()
-	var out []ICMCount
-	for rows.Next() {
-		var c ICMCount
-		var src, dst []byte
-		if err := rows.Scan(&c.Hour, &src, &dst, &c.N); err != nil {
-			return nil, fmt.Errorf("evmindex: icm counts: %w", err)
-		}
-		c.Source, c.Destination = common.BytesToHash(src), common.BytesToHash(dst)
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "icm counts", scanICMCounts())
 }
 
 func (st *pgStore) ICMChainTxs(ctx context.Context, chainID uint64, kind ICMEventKind) (uint64, error) {

@@ -97,33 +97,13 @@ func (st *pgStore) PartsOf(ctx context.Context, chainID uint64, addr common.Addr
 	}
 	rows, err := st.query(ctx, `SELECT `+pgTransferCols+` FROM transfers t JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
 		WHERE t.chain_id=$1 AND (t.from_addr=$2 OR t.to_addr=$2) AND t.tx_hash = ANY($3) ORDER BY t.seq`, chainID, addr.Bytes(), hashes)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: transaction transfers: %w", err)
-	}
-	trs, err := scanTransfers(rows)
-	if err != nil {
+	if err := addTxTransfers(p, rows, err); err != nil {
 		return nil, err
-	}
-	for _, t := range trs {
-		p.Transfers[t.TxHash] = append(p.Transfers[t.TxHash], t)
 	}
 	irows, err := st.query(ctx, `SELECT tx_hash, idx, type, from_addr, to_addr, value::text, gas, gas_used, reverted FROM internal_txs
 		WHERE chain_id=$1 AND (from_addr=$2 OR to_addr=$2) AND `+listedFrameSQL+` AND tx_hash = ANY($3) ORDER BY tx_hash, idx`, chainID, addr.Bytes(), hashes)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: transaction internals: %w", err)
-	}
-	defer irows.Close()
-	for irows.Next() {
-		var h []byte
-		var idx int
-		it, err := scanInternal(irows, &h, &idx)
-		if err != nil {
-			return nil, err
-		}
-		p.Internals[common.BytesToHash(h)] = append(p.Internals[common.BytesToHash(h)], it)
-	}
-	if err := irows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: transaction internals: %w", err)
+	if err := addTxInternals(p, irows, err); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -141,24 +121,7 @@ func (st *pgStore) Internals(ctx context.Context, q InternalQuery) ([]ListedInte
 			WHERE a.chain_id=$1 AND a.address=$2 AND a.seq>=$3 AND a.seq<$4 ORDER BY a.seq DESC LIMIT $5) a
 		JOIN internal_txs i ON i.chain_id=$1 AND i.tx_hash=a.tx_hash AND i.idx=a.idx
 		JOIN blocks b ON b.chain_id=$1 AND b.number=a.seq>>28 ORDER BY a.seq DESC`, q.ChainID, q.Address.Bytes(), lo, hi, q.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: internal transactions: %w", err)
-	}
-	defer rows.Close()
-	var out []ListedInternal
-	for rows.Next() {
-		var l ListedInternal
-		var tx, bh []byte
-		if l.InternalTx, err = scanInternal(rows, &l.Seq, &tx, &l.BlockNumber, &bh, &l.BlockTimestamp); err != nil {
-			return nil, err
-		}
-		l.TxHash, l.BlockHash = common.BytesToHash(tx), common.BytesToHash(bh)
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: internal transactions: %w", err)
-	}
-	return out, nil
+	return listRows(rows, err, "internal transactions", scanListedInternal)
 }
 
 func (st *pgStore) Deployment(ctx context.Context, chainID uint64, addr common.Address) (Deployment, error) {
@@ -177,19 +140,7 @@ func (st *pgStore) Deployments(ctx context.Context, chainID uint64, addr common.
 			UNION
 			(SELECT `+deploymentCols+` FROM contracts WHERE chain_id=$1 AND deployer=$2 AND seq<$3 ORDER BY seq DESC LIMIT $4)
 		) d ORDER BY seq DESC LIMIT $4`, chainID, addr.Bytes(), before, limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: deployments: %w", err)
-	}
-	defer rows.Close()
-	var out []Deployment
-	for rows.Next() {
-		d, err := scanDeployment(rows)
-		if err != nil {
-			return nil, fmt.Errorf("evmindex: deployments: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "deployments", scanDeploymentRow)
 }
 
 func (st *pgStore) Collectibles(ctx context.Context, chainID uint64, owner common.Address, contract *common.Address, before int64, limit int) ([]Collectible, error) {
@@ -207,49 +158,14 @@ func (st *pgStore) Collectibles(ctx context.Context, chainID uint64, owner commo
 			(SELECT contract, token_id, balance::text, seq, 115 FROM erc1155_balances
 				WHERE chain_id=$1 AND owner=$2`+filter+` AND seq<$3 ORDER BY seq DESC LIMIT $4)
 		) c ORDER BY 4 DESC, 1, 2 LIMIT $4`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: collectibles: %w", err)
-	}
-	defer rows.Close()
-	var out []Collectible
-	for rows.Next() {
-		var c Collectible
-		var contract, id []byte
-		var bal string
-		var kind int32
-		if err := rows.Scan(&contract, &id, &bal, &c.Seq, &kind); err != nil {
-			return nil, fmt.Errorf("evmindex: collectibles: %w", err)
-		}
-		c.Contract, c.TokenID, c.Kind = common.BytesToAddress(contract), new(big.Int).SetBytes(id), TokenKind(kind)
-		c.Balance, _ = new(big.Int).SetString(bal, 10)
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "collectibles", scanCollectibles())
 }
 
 func (st *pgStore) CollectionTokens(ctx context.Context, chainID uint64, contract common.Address, after int64, limit int) ([]CollectionToken, error) {
 	rows, err := st.query(ctx, `SELECT c.token_id, c.first_seq, o.owner FROM collection_tokens c
 		LEFT JOIN nft_owners o ON o.chain_id=c.chain_id AND o.contract=c.contract AND o.token_id=c.token_id
 		WHERE c.chain_id=$1 AND c.contract=$2 AND c.first_seq>$3 ORDER BY c.first_seq LIMIT $4`, chainID, contract.Bytes(), after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: collection tokens: %w", err)
-	}
-	defer rows.Close()
-	var out []CollectionToken
-	for rows.Next() {
-		var t CollectionToken
-		var id, owner []byte
-		if err := rows.Scan(&id, &t.Seq, &owner); err != nil {
-			return nil, fmt.Errorf("evmindex: collection tokens: %w", err)
-		}
-		t.TokenID = new(big.Int).SetBytes(id)
-		if owner != nil {
-			o := common.BytesToAddress(owner)
-			t.Owner = &o
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "collection tokens", scanCollectionTokens())
 }
 
 func (st *pgStore) Active(ctx context.Context, chainID uint64, addr common.Address) (bool, error) {

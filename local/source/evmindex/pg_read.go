@@ -38,19 +38,7 @@ func (st *pgStore) LatestBlocks(ctx context.Context, chainID, before uint64, lim
 	}
 	rows, err := st.query(ctx, `SELECT `+pgBlockCols+` FROM blocks WHERE chain_id=$1 AND number<$2 ORDER BY number DESC LIMIT $3`,
 		chainID, int64(min(before, math.MaxInt64)), limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: blocks: %w", err)
-	}
-	defer rows.Close()
-	var out []BlockRow
-	for rows.Next() {
-		b, err := scanBlock(chainID, rows)
-		if err != nil {
-			return nil, fmt.Errorf("evmindex: blocks: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "blocks", scanBlocks(chainID))
 }
 
 func (st *pgStore) Block(ctx context.Context, chainID, number uint64) (BlockRow, error) {
@@ -177,25 +165,7 @@ func (st *pgStore) Holdings(ctx context.Context, q HoldingQuery) ([]Holding, err
 		return nil, fmt.Errorf("evmindex: holdings of kind %d", q.Kind)
 	}
 	rows, err := st.query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: holdings: %w", err)
-	}
-	defer rows.Close()
-	var out []Holding
-	for rows.Next() {
-		var c, id []byte
-		var bal string
-		if err := rows.Scan(&c, &id, &bal); err != nil {
-			return nil, fmt.Errorf("evmindex: holdings: %w", err)
-		}
-		h := Holding{Contract: common.BytesToAddress(c), Kind: q.Kind}
-		if id != nil {
-			h.TokenID = new(big.Int).SetBytes(id)
-		}
-		h.Balance, _ = new(big.Int).SetString(bal, 10)
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "holdings", scanHoldings(q.Kind))
 }
 
 func (st *pgStore) HoldingsAt(ctx context.Context, q HoldingQuery) ([]Holding, error) {
@@ -219,15 +189,5 @@ func (st *pgStore) StoredBalance(ctx context.Context, chainID uint64, addr commo
 	var as uint64
 	err := st.pool.QueryRow(ctx, `SELECT balance::text, block FROM native_balances WHERE chain_id=$1 AND address=$2 AND block<=$3 ORDER BY block DESC LIMIT 1`,
 		chainID, addr.Bytes(), block).Scan(&raw, &as)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, 0, false, nil
-	case err != nil:
-		return nil, 0, false, fmt.Errorf("evmindex: native balance: %w", err)
-	}
-	v, ok := new(big.Int).SetString(raw, 10)
-	if !ok {
-		return nil, 0, false, fmt.Errorf("evmindex: native balance %q", raw)
-	}
-	return v, as, true, nil
+	return storedBalance(raw, as, err)
 }

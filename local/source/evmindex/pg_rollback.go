@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/jackc/pgx/v5"
@@ -22,7 +21,7 @@ func (st *pgStore) Rollback(ctx context.Context, chainID, from uint64) error {
 			return err
 		}
 		b := newPGBatch(ctx, st, tx, chainID)
-		if err := b.rollback(from); err != nil {
+		if err := rollbackBlocks(b, &pgRollbackSQL, b.chainID, from); err != nil {
 			return err
 		}
 		return b.flush()
@@ -33,27 +32,11 @@ func (st *pgStore) Rollback(ctx context.Context, chainID, from uint64) error {
 	return nil
 }
 
-func (b *pgBatch) rollback(from uint64) error {
-	first := seqOf(from, 0, 0)
-	changes, nfts, addrRows, err := b.removedTransfers(first)
-	if err != nil {
-		return err
-	}
-	if err := b.rollbackICM(from); err != nil {
-		return err
-	}
-	if err := b.rollbackListings(from, addrRows); err != nil {
-		return err
-	}
-	for _, r := range addrRows {
-		if err := b.queue(`DELETE FROM address_transfers WHERE chain_id=$1 AND address=$2 AND kind=$3 AND seq=$4`, b.chainID, r.addr, int16(r.kind), r.seq); err != nil {
-			return err
-		}
-	}
-	if err := b.queue(`DELETE FROM transfers WHERE chain_id=$1 AND seq>=$2`, b.chainID, first); err != nil {
-		return err
-	}
-	for _, q := range []string{
+// pgRollbackSQL is the PostgreSQL store's text of rollbackBlocks' deletes.
+var pgRollbackSQL = rollbackSQL{
+	addrTransfer: `DELETE FROM address_transfers WHERE chain_id=$1 AND address=$2 AND kind=$3 AND seq=$4`,
+	transfers:    `DELETE FROM transfers WHERE chain_id=$1 AND seq>=$2`,
+	fromBlock: []string{
 		`DELETE FROM blocks WHERE chain_id=$1 AND number>=$2`,
 		`DELETE FROM txs WHERE chain_id=$1 AND block_number>=$2`,
 		`DELETE FROM contracts WHERE chain_id=$1 AND block_number>=$2`,
@@ -61,15 +44,7 @@ func (b *pgBatch) rollback(from uint64) error {
 		`DELETE FROM untraced_blocks WHERE chain_id=$1 AND number>=$2`,
 		`DELETE FROM teleporter_messages WHERE chain_id=$1 AND block_number>=$2`,
 		`DELETE FROM native_balances WHERE chain_id=$1 AND block>=$2`,
-	} {
-		if err := b.queue(q, b.chainID, from); err != nil {
-			return err
-		}
-	}
-	if err := b.Balances(changes); err != nil {
-		return err
-	}
-	return b.restoreHoldings(changes, nfts)
+	},
 }
 
 // removedTransfers reads the transfers at seq first and above (see the
@@ -83,34 +58,7 @@ func (b *pgBatch) removedTransfers(first int64) ([]BalanceChange, map[nftKey]boo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer rows.Close()
-	undo := balances{}
-	nfts := map[nftKey]bool{}
-	var addrRows []addrRow
-	for rows.Next() {
-		var seq int64
-		var contract, fromA, toA, id []byte
-		var kind int16
-		var value string
-		if err := rows.Scan(&seq, &contract, &kind, &fromA, &toA, &id, &value); err != nil {
-			return nil, nil, nil, err
-		}
-		c, k := common.BytesToAddress(contract), TokenKind(kind)
-		var idKey [32]byte
-		copy(idKey[:], id)
-		v, _ := new(big.Int).SetString(value, 10)
-		if k == ERC721 {
-			nfts[nftKey{c, idKey}] = true
-		} else {
-			undo.add(&Transfer{Contract: c, Kind: k, From: common.BytesToAddress(fromA), To: common.BytesToAddress(toA), Value: v}, idKey, 0, true)
-		}
-		for _, a := range [][]byte{fromA, toA} {
-			if common.BytesToAddress(a) != (common.Address{}) {
-				addrRows = append(addrRows, addrRow{a, k, seq})
-			}
-		}
-	}
-	return undo.changes(), nfts, addrRows, rows.Err()
+	return readRemovedTransfers(pgRows{rows})
 }
 
 // restoreHoldings points each ERC-1155 holding changed at the last

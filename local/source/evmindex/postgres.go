@@ -144,21 +144,9 @@ func (st *pgStore) KnownTokens(ctx context.Context, chainID uint64) ([]Token, er
 // Announced returns the last blockchain id each of chainID's messengers
 // announced.
 func (st *pgStore) Announced(ctx context.Context, chainID uint64) (map[common.Address]common.Hash, error) {
-	rows, err := st.pool.Query(ctx, `SELECT messenger, chain FROM icm_events WHERE chain_id=$1 AND kind=$2 ORDER BY block_number, log_index`,
+	rows, err := st.query(ctx, `SELECT messenger, chain FROM icm_events WHERE chain_id=$1 AND kind=$2 ORDER BY block_number, log_index`,
 		chainID, int16(ICMBlockchainID))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[common.Address]common.Hash{}
-	for rows.Next() {
-		var m, c []byte
-		if err := rows.Scan(&m, &c); err != nil {
-			return nil, err
-		}
-		out[common.BytesToAddress(m)] = common.BytesToHash(c)
-	}
-	return out, rows.Err()
+	return readAnnounced(rows, err)
 }
 
 // BlockHash returns the hash of chainID's stored block n.

@@ -161,31 +161,11 @@ func (st *sqliteStore) KnownTokens(ctx context.Context, chainID uint64) ([]Token
 	return out, rows.Err()
 }
 
-// queryer is a *sql.DB or *sql.Tx.
-type queryer interface {
-	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
-}
-
+// Announced returns the last blockchain id each of chainID's messengers
+// announced.
 func (st *sqliteStore) Announced(ctx context.Context, chainID uint64) (map[common.Address]common.Hash, error) {
-	return announced(ctx, st.w, chainID)
-}
-
-// announced reads the blockchain ids chainID's messengers announced.
-func announced(ctx context.Context, db queryer, chainID uint64) (map[common.Address]common.Hash, error) {
-	out := map[common.Address]common.Hash{}
-	rows, err := db.QueryContext(ctx, `SELECT messenger, chain FROM icm_events WHERE chain_id=? AND kind=? ORDER BY block_number, log_index`, chainID, ICMBlockchainID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var m, c []byte
-		if err := rows.Scan(&m, &c); err != nil {
-			return nil, err
-		}
-		out[common.BytesToAddress(m)] = common.BytesToHash(c)
-	}
-	return out, rows.Err()
+	rows, err := st.w.QueryContext(ctx, `SELECT messenger, chain FROM icm_events WHERE chain_id=? AND kind=? ORDER BY block_number, log_index`, chainID, ICMBlockchainID)
+	return readAnnounced(rows, err)
 }
 
 func (st *sqliteStore) BlockHash(ctx context.Context, chainID, n uint64) (common.Hash, error) {

@@ -17,21 +17,9 @@ func (st *sqliteStore) NFTHolders(ctx context.Context, chainID uint64, contract 
 			SELECT owner FROM nft_owners WHERE chain_id=? AND contract=?
 			UNION ALL SELECT owner FROM erc1155_balances WHERE chain_id=? AND contract=?
 		) GROUP BY owner`, chainID, contract.Bytes(), chainID, contract.Bytes())
+	out, err := listRows(rows, err, "nft holders", scanNFTHolders())
 	if err != nil {
-		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
-	}
-	defer rows.Close()
-	var out []Holder
-	for rows.Next() {
-		var a []byte
-		var n int64
-		if err := rows.Scan(&a, &n); err != nil {
-			return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
-		}
-		out = append(out, Holder{Address: common.BytesToAddress(a), Amount: big.NewInt(n)})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("evmindex: nft holders: %w", err)
+		return nil, 0, err
 	}
 	sortHolders(out)
 	var total uint64

@@ -22,21 +22,7 @@ func (st *sqliteStore) ICMHourly(ctx context.Context, since, until int64) ([]ICM
 	lo, hi := max(since, 0)/3600*3600, min(until/3600*3600+3600, 1<<31-1)
 	rows, err := st.r.QueryContext(ctx, `SELECT ((ord >> 32) / 3600) * 3600 AS h, src_chain, dst_chain, COUNT(*) FROM icm_messages
 		WHERE ord >= ? AND ord < ? GROUP BY h, src_chain, dst_chain ORDER BY h`, lo<<32, hi<<32)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: icm counts: %w", err)
-	}
-	defer rows.Close()
-	var out []ICMCount
-	for rows.Next() {
-		var c ICMCount
-		var src, dst []byte
-		if err := rows.Scan(&c.Hour, &src, &dst, &c.N); err != nil {
-			return nil, fmt.Errorf("evmindex: icm counts: %w", err)
-		}
-		c.Source, c.Destination = common.BytesToHash(src), common.BytesToHash(dst)
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "icm counts", scanICMCounts())
 }
 
 // ICMChainTxs counts, for the legacy getTeleporterMetricsByChain, the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -26,24 +25,7 @@ func (st *sqliteStore) Internals(ctx context.Context, q InternalQuery) ([]Listed
 		JOIN internal_txs i ON i.chain_id=a.chain_id AND i.tx_hash=a.tx_hash AND i.idx=a.idx
 		JOIN blocks b ON b.chain_id=a.chain_id AND b.number=a.seq>>28
 		WHERE a.chain_id=? AND a.address=? AND a.seq>=? AND a.seq<? ORDER BY a.seq DESC LIMIT ?`, q.ChainID, q.Address.Bytes(), lo, hi, q.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: internal transactions: %w", err)
-	}
-	defer rows.Close()
-	var out []ListedInternal
-	for rows.Next() {
-		var l ListedInternal
-		var tx, bh []byte
-		if l.InternalTx, err = scanInternal(rows, &l.Seq, &tx, &l.BlockNumber, &bh, &l.BlockTimestamp); err != nil {
-			return nil, err
-		}
-		l.TxHash, l.BlockHash = common.BytesToHash(tx), common.BytesToHash(bh)
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: internal transactions: %w", err)
-	}
-	return out, nil
+	return listRows(rows, err, "internal transactions", scanListedInternal)
 }
 
 // UntracedSpan returns the first and last blocks in [from, to] of chainID
@@ -93,19 +75,7 @@ func (st *sqliteStore) Deployments(ctx context.Context, chainID uint64, addr com
 			UNION
 			SELECT * FROM (SELECT `+deploymentCols+` FROM contracts INDEXED BY contracts_deployer WHERE chain_id=?1 AND deployer=?2 AND seq<?3 ORDER BY seq DESC LIMIT ?4)
 		) ORDER BY seq DESC LIMIT ?4`, chainID, addr.Bytes(), before, limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: deployments: %w", err)
-	}
-	defer rows.Close()
-	var out []Deployment
-	for rows.Next() {
-		d, err := scanDeployment(rows)
-		if err != nil {
-			return nil, fmt.Errorf("evmindex: deployments: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "deployments", scanDeploymentRow)
 }
 
 // Collectibles returns owner's ERC-721 tokens and ERC-1155 balances, most
@@ -126,23 +96,7 @@ func (st *sqliteStore) Collectibles(ctx context.Context, chainID uint64, owner c
 			SELECT * FROM (SELECT contract, token_id, balance, seq, 115 FROM erc1155_balances INDEXED BY erc1155_balances`+by+`
 				WHERE chain_id=?1 AND owner=?2`+filter+` AND seq<?3 ORDER BY seq DESC LIMIT ?4)
 		) ORDER BY 4 DESC, 1, 2 LIMIT ?4`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: collectibles: %w", err)
-	}
-	defer rows.Close()
-	var out []Collectible
-	for rows.Next() {
-		var c Collectible
-		var contract, id []byte
-		var bal string
-		if err := rows.Scan(&contract, &id, &bal, &c.Seq, &c.Kind); err != nil {
-			return nil, fmt.Errorf("evmindex: collectibles: %w", err)
-		}
-		c.Contract, c.TokenID = common.BytesToAddress(contract), new(big.Int).SetBytes(id)
-		c.Balance, _ = new(big.Int).SetString(bal, 10)
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "collectibles", scanCollectibles())
 }
 
 // CollectionTokens returns the token ids a collection has moved, oldest
@@ -151,25 +105,7 @@ func (st *sqliteStore) CollectionTokens(ctx context.Context, chainID uint64, con
 	rows, err := st.r.QueryContext(ctx, `SELECT c.token_id, c.first_seq, o.owner FROM collection_tokens c INDEXED BY collection_tokens_seq
 		LEFT JOIN nft_owners o ON o.chain_id=c.chain_id AND o.contract=c.contract AND o.token_id=c.token_id
 		WHERE c.chain_id=? AND c.contract=? AND c.first_seq>? ORDER BY c.first_seq LIMIT ?`, chainID, contract.Bytes(), after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: collection tokens: %w", err)
-	}
-	defer rows.Close()
-	var out []CollectionToken
-	for rows.Next() {
-		var t CollectionToken
-		var id, owner []byte
-		if err := rows.Scan(&id, &t.Seq, &owner); err != nil {
-			return nil, fmt.Errorf("evmindex: collection tokens: %w", err)
-		}
-		t.TokenID = new(big.Int).SetBytes(id)
-		if owner != nil {
-			o := common.BytesToAddress(owner)
-			t.Owner = &o
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "collection tokens", scanCollectionTokens())
 }
 
 // Active reports whether addr took part in any transaction of chainID.

@@ -36,19 +36,7 @@ func (st *sqliteStore) LatestBlocks(ctx context.Context, chainID, before uint64,
 		before = math.MaxInt64
 	}
 	rows, err := st.r.QueryContext(ctx, `SELECT `+blockCols+` FROM blocks WHERE chain_id=? AND number<? ORDER BY number DESC LIMIT ?`, chainID, int64(min(before, math.MaxInt64)), limit)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: blocks: %w", err)
-	}
-	defer rows.Close()
-	var out []BlockRow
-	for rows.Next() {
-		b, err := scanBlock(chainID, rows)
-		if err != nil {
-			return nil, fmt.Errorf("evmindex: blocks: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "blocks", scanBlocks(chainID))
 }
 
 // Block returns stored block number.
@@ -193,25 +181,7 @@ func (st *sqliteStore) Holdings(ctx context.Context, q HoldingQuery) ([]Holding,
 	}
 	all := append([]any{q.ChainID, q.Owner.Bytes()}, args...)
 	rows, err := st.r.QueryContext(ctx, query, append(all, q.Limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: holdings: %w", err)
-	}
-	defer rows.Close()
-	var out []Holding
-	for rows.Next() {
-		var c, id []byte
-		var bal string
-		if err := rows.Scan(&c, &id, &bal); err != nil {
-			return nil, fmt.Errorf("evmindex: holdings: %w", err)
-		}
-		h := Holding{Contract: common.BytesToAddress(c), Kind: q.Kind}
-		if id != nil {
-			h.TokenID = new(big.Int).SetBytes(id)
-		}
-		h.Balance, _ = new(big.Int).SetString(bal, 10)
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return listRows(rows, err, "holdings", scanHoldings(q.Kind))
 }
 
 // afterHolding returns the condition of the holdings after key.
@@ -340,15 +310,5 @@ func (st *sqliteStore) StoredBalance(ctx context.Context, chainID uint64, addr c
 	var as uint64
 	err := st.r.QueryRowContext(ctx, `SELECT balance, block FROM native_balances WHERE chain_id=? AND address=? AND block<=? ORDER BY block DESC LIMIT 1`,
 		chainID, addr.Bytes(), block).Scan(&raw, &as)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, 0, false, nil
-	case err != nil:
-		return nil, 0, false, fmt.Errorf("evmindex: native balance: %w", err)
-	}
-	v, ok := new(big.Int).SetString(raw, 10)
-	if !ok {
-		return nil, 0, false, fmt.Errorf("evmindex: native balance %q", raw)
-	}
-	return v, as, true, nil
+	return storedBalance(raw, as, err)
 }

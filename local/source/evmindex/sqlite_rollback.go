@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -36,7 +35,7 @@ func (st *sqliteStore) Rollback(ctx context.Context, chainID, from uint64) error
 	defer tx.Rollback()
 	b := &sqliteBatch{st: st, tx: tx, ctx: ctx, chainID: chainID}
 	defer b.close()
-	if err := b.rollback(from); err != nil {
+	if err := rollbackBlocks(b, &sqliteRollbackSQL, b.chainID, from); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -45,28 +44,11 @@ func (st *sqliteStore) Rollback(ctx context.Context, chainID, from uint64) error
 	return nil
 }
 
-// rollback runs Rollback's steps in b's transaction.
-func (b *sqliteBatch) rollback(from uint64) error {
-	first := seqOf(from, 0, 0)
-	changes, nfts, addrRows, err := b.removedTransfers(first)
-	if err != nil {
-		return err
-	}
-	if err := b.rollbackICM(from); err != nil {
-		return err
-	}
-	if err := b.rollbackListings(from, addrRows); err != nil {
-		return err
-	}
-	for _, r := range addrRows {
-		if _, err := b.tx.ExecContext(b.ctx, `DELETE FROM address_transfers WHERE chain_id=? AND address=? AND kind=? AND seq=?`, b.chainID, r.addr, r.kind, r.seq); err != nil {
-			return err
-		}
-	}
-	if _, err := b.tx.ExecContext(b.ctx, `DELETE FROM transfers WHERE chain_id=? AND seq>=?`, b.chainID, first); err != nil {
-		return err
-	}
-	for _, q := range []string{
+// sqliteRollbackSQL is the SQLite store's text of rollbackBlocks' deletes.
+var sqliteRollbackSQL = rollbackSQL{
+	addrTransfer: `DELETE FROM address_transfers WHERE chain_id=? AND address=? AND kind=? AND seq=?`,
+	transfers:    `DELETE FROM transfers WHERE chain_id=? AND seq>=?`,
+	fromBlock: []string{
 		`DELETE FROM blocks WHERE chain_id=? AND number>=?`,
 		`DELETE FROM txs WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM contracts WHERE chain_id=? AND block_number>=?`,
@@ -74,15 +56,14 @@ func (b *sqliteBatch) rollback(from uint64) error {
 		`DELETE FROM untraced_blocks WHERE chain_id=? AND number>=?`,
 		`DELETE FROM teleporter_messages WHERE chain_id=? AND block_number>=?`,
 		`DELETE FROM native_balances WHERE chain_id=? AND block>=?`,
-	} {
-		if _, err := b.tx.ExecContext(b.ctx, q, b.chainID, from); err != nil {
-			return err
-		}
-	}
-	if err := applyBalances(b, changes); err != nil {
-		return err
-	}
-	return b.restoreHoldings(changes, nfts)
+	},
+}
+
+// queue runs q in b's transaction at once: SQLite's counterpart of
+// pgBatch.queue (rollbackBatch).
+func (b *sqliteBatch) queue(q string, args ...any) error {
+	_, err := b.tx.ExecContext(b.ctx, q, args...)
+	return err
 }
 
 // removedTransfers reads the transfers at seq first and above: the balance
@@ -93,35 +74,7 @@ func (b *sqliteBatch) removedTransfers(first int64) ([]BalanceChange, map[nftKey
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer rows.Close()
-	undo := balances{}
-	nfts := map[nftKey]bool{}
-	var addrRows []addrRow
-	zero := common.Address{}
-	for rows.Next() {
-		var seq int64
-		var contract, fromA, toA, id []byte
-		var kind TokenKind
-		var value string
-		if err := rows.Scan(&seq, &contract, &kind, &fromA, &toA, &id, &value); err != nil {
-			return nil, nil, nil, err
-		}
-		c := common.BytesToAddress(contract)
-		var idKey [32]byte
-		copy(idKey[:], id)
-		v, _ := new(big.Int).SetString(value, 10)
-		if kind == ERC721 {
-			nfts[nftKey{c, idKey}] = true
-		} else {
-			undo.add(&Transfer{Contract: c, Kind: kind, From: common.BytesToAddress(fromA), To: common.BytesToAddress(toA), Value: v}, idKey, 0, true)
-		}
-		for _, a := range [][]byte{fromA, toA} {
-			if common.BytesToAddress(a) != zero {
-				addrRows = append(addrRows, addrRow{a, kind, seq})
-			}
-		}
-	}
-	return undo.changes(), nfts, addrRows, rows.Err()
+	return readRemovedTransfers(rows)
 }
 
 // restoreHoldings points each ERC-1155 holding changed at the last

@@ -140,33 +140,13 @@ func (st *sqliteStore) PartsOf(ctx context.Context, chainID uint64, addr common.
 	in := ` IN (?` + strings.Repeat(",?", len(txs)-1) + `)`
 	rows, err := st.r.QueryContext(ctx, `SELECT `+transferCols+` FROM transfers t INDEXED BY transfers_tx JOIN blocks b ON b.chain_id=t.chain_id AND b.number=t.block_number
 		WHERE t.chain_id=? AND (t.from_addr=? OR t.to_addr=?) AND t.tx_hash`+in+` ORDER BY t.seq`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: transaction transfers: %w", err)
-	}
-	trs, err := scanTransfers(rows)
-	if err != nil {
+	if err := addTxTransfers(p, rows, err); err != nil {
 		return nil, err
-	}
-	for _, t := range trs {
-		p.Transfers[t.TxHash] = append(p.Transfers[t.TxHash], t)
 	}
 	irows, err := st.r.QueryContext(ctx, `SELECT tx_hash, idx, type, from_addr, to_addr, value, gas, gas_used, reverted FROM internal_txs
 		WHERE chain_id=? AND (from_addr=? OR to_addr=?) AND `+listedFrameSQL+` AND tx_hash`+in+` ORDER BY tx_hash, idx`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: transaction internals: %w", err)
-	}
-	defer irows.Close()
-	for irows.Next() {
-		var h []byte
-		var idx int
-		it, err := scanInternal(irows, &h, &idx)
-		if err != nil {
-			return nil, err
-		}
-		p.Internals[common.BytesToHash(h)] = append(p.Internals[common.BytesToHash(h)], it)
-	}
-	if err := irows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: transaction internals: %w", err)
+	if err := addTxInternals(p, irows, err); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -214,23 +194,8 @@ func (st *sqliteStore) Transaction(ctx context.Context, chainID uint64, hash com
 		return nil, err
 	}
 	irows, err := st.r.QueryContext(ctx, `SELECT type, from_addr, to_addr, value, gas, gas_used, reverted FROM internal_txs WHERE chain_id=? AND tx_hash=? ORDER BY idx`, chainID, hash.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
-	}
-	defer irows.Close()
-	for irows.Next() {
-		var it InternalTx
-		var f, t []byte
-		var v string
-		if err := irows.Scan(&it.Type, &f, &t, &v, &it.Gas, &it.GasUsed, &it.Reverted); err != nil {
-			return nil, fmt.Errorf("evmindex: internal txs: %w", err)
-		}
-		it.From, it.To = common.BytesToAddress(f), common.BytesToAddress(t)
-		it.Value, _ = new(big.Int).SetString(v, 10)
-		d.Internals = append(d.Internals, it)
-	}
-	if err := irows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: internal txs: %w", err)
+	if d.Internals, err = listRows(irows, err, "internal txs", scanTxInternals()); err != nil {
+		return nil, err
 	}
 	if d.InternalsOmitted, err = st.Untraced(ctx, chainID, d.BlockNumber); err != nil {
 		return nil, err
@@ -246,24 +211,7 @@ func (st *sqliteStore) Transaction(ctx context.Context, chainID uint64, hash com
 func (st *sqliteStore) teleporterEvents(ctx context.Context, chainID uint64, hash common.Hash) ([]TeleporterEvent, error) {
 	rows, err := st.r.QueryContext(ctx, `SELECT log_index, message_id, direction, other_chain FROM teleporter_messages
 		WHERE chain_id=? AND tx_hash=? ORDER BY log_index`, chainID, hash.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-	}
-	defer rows.Close()
-	var out []TeleporterEvent
-	for rows.Next() {
-		e := TeleporterEvent{TxHash: hash}
-		var id, other []byte
-		if err := rows.Scan(&e.LogIndex, &id, &e.Direction, &other); err != nil {
-			return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-		}
-		e.MessageID, e.OtherChain = common.BytesToHash(id), common.BytesToHash(other)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("evmindex: teleporter messages: %w", err)
-	}
-	return out, nil
+	return listRows(rows, err, "teleporter messages", scanTeleporterEvents(hash))
 }
 
 // Untraced says why block number of chainID was indexed without internal

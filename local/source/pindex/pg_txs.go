@@ -90,24 +90,6 @@ func (st *pgStore) Blocks(ctx context.Context, chain avanet.Chain, r BlockRange)
 	return st.queryBlocks(ctx, chain, pgNumbered(limitClause(r, q, &args)), args...)
 }
 
-// BlockByID returns chain's block with id.
-func (st *pgStore) BlockByID(ctx context.Context, chain avanet.Chain, id string) (*Block, bool, error) {
-	bs, err := st.queryBlocks(ctx, chain, `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=$1 AND id=$2`, string(chain), id)
-	if err != nil || len(bs) == 0 {
-		return nil, false, err
-	}
-	return bs[0], true, nil
-}
-
-func (st *pgStore) queryBlocks(ctx context.Context, chain avanet.Chain, q string, args ...any) ([]*Block, error) {
-	rows, err := st.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return scanBlocks(chain, rows)
-}
-
 // Txs returns chain's transactions that f selects, in block and block
 // position order (newest first unless f.Asc): the rows of the index that
 // drives the listing (asset_txs for an asset's, addr_txs for addresses',

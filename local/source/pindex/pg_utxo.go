@@ -2,7 +2,6 @@ package pindex
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,16 +33,6 @@ func (st *pgStore) UTXOs(ctx context.Context, chain avanet.Chain, addrs []avax.S
 		q += ` AND s.utxo IS NULL`
 	}
 	return st.queryUTXOs(ctx, q+` ORDER BY u.time, u.created_on, u.height, u.id`, string(chain), addrStrings(addrs))
-}
-
-// queryUTXOs runs q, which selects pgUTXOColumns.
-func (st *pgStore) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
-	rows, err := st.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return scanUTXORows(rows)
 }
 
 // ChainsOf returns the chains (P, X, C) on which addr owns or owned a UTXO.
@@ -84,27 +73,11 @@ func (st *pgStore) LastActivity(ctx context.Context, chain avanet.Chain, addrs [
 		return Activity{}, false, nil
 	}
 	as := addrStrings(addrs)
-	var made, spent Activity
-	err := st.pool.QueryRow(ctx, `SELECT u.time, u.height, COALESCE(u.emitted_by, u.tx), u.id
+	return st.lastActivity(ctx, `SELECT u.time, u.height, COALESCE(u.emitted_by, u.tx), u.id
 		FROM utxo_addrs a JOIN utxos u ON u.id = a.utxo WHERE a.addr = ANY($1) AND a.created_on = $2
-		ORDER BY u.height DESC, u.id DESC LIMIT 1`, as, string(chain)).Scan(&made.Time, &made.Height, &made.TxID, &made.UTXOID)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return Activity{}, false, err
-	}
-	found := err == nil
-	err = st.pool.QueryRow(ctx, `SELECT s.time, s.height, s.tx, s.utxo
+		ORDER BY u.height DESC, u.id DESC LIMIT 1`, `SELECT s.time, s.height, s.tx, s.utxo
 		FROM utxo_addrs a JOIN spends s ON s.utxo = a.utxo WHERE a.addr = ANY($1) AND s.chain = $2
-		ORDER BY s.height DESC, s.utxo DESC LIMIT 1`, as, string(chain)).Scan(&spent.Time, &spent.Height, &spent.TxID, &spent.UTXOID)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return made, found, nil
-	case err != nil:
-		return Activity{}, false, err
-	case !found || spent.Height >= made.Height:
-		spent.Consumed = true
-		return spent, true, nil
-	}
-	return made, true, nil
+		ORDER BY s.height DESC, s.utxo DESC LIMIT 1`, as, string(chain))
 }
 
 // RewardUTXOs returns the reward UTXOs any of addrs may spend, or every one
@@ -122,23 +95,10 @@ func (st *pgStore) RewardUTXOs(ctx context.Context, addrs []avax.ShortID) ([]*UT
 // XUTXOs returns the unspent outputs addr may spend on the X-Chain made on
 // source, newest first (only ID and Bytes set).
 func (st *pgStore) XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*UTXO, error) {
-	rows, err := st.pool.Query(ctx, `SELECT u.id, u.bytes FROM utxo_unspent a
+	return st.queryXUTXOs(ctx, source, `SELECT u.id, u.bytes FROM utxo_unspent a
 		JOIN utxos u ON u.id = a.utxo
 		LEFT JOIN spends s ON s.utxo = u.id
 		LEFT JOIN txs t ON t.id = u.tx
 		WHERE a.addr=$1 AND a.chain='X' AND u.created_on=$2 AND s.utxo IS NULL
 		ORDER BY u.height DESC, t.idx DESC NULLS LAST, u.output_index DESC`, addr.String(), string(source))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*UTXO
-	for rows.Next() {
-		u := &UTXO{Chain: avanet.ChainX, CreatedOn: source}
-		if err := rows.Scan(&u.ID, &u.Bytes); err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
 }

@@ -22,7 +22,8 @@ import (
 // writes; reads run beside them on the pool and see what a write
 // committed.
 type pgStore struct {
-	pool *pgxpool.Pool
+	indexReads // on the pool
+	pool       *pgxpool.Pool
 	// mu serializes the follower's transactions (Write, Rollback).
 	mu    sync.Mutex
 	fence Fence // nil: none
@@ -69,7 +70,7 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*pgStore, 
 	if err != nil {
 		return nil, fmt.Errorf("pindex: postgres: %w", err)
 	}
-	return &pgStore{pool: pool}, nil
+	return &pgStore{indexReads: indexReads{run: pgRunner{pool}, sql: &pgReadSQL}, pool: pool}, nil
 }
 
 // Close closes the store's connections.
@@ -94,15 +95,6 @@ func (st *pgStore) Meta(key string) (string, bool, error) {
 	return st.readMeta(context.Background(), key)
 }
 
-func (st *pgStore) readMeta(ctx context.Context, key string) (string, bool, error) {
-	var v string
-	err := st.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key=$1`, key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	return v, err == nil, err
-}
-
 // SetMeta keeps value under key. The values kept outside the follower's
 // transactions (the network, the node's answers) are the node's own:
 // replicas of one network write the same.
@@ -119,33 +111,11 @@ func (st *pgStore) Upgrade(ctx context.Context, _ string, _ *slog.Logger) error 
 }
 
 // SetSupply keeps the node's supply (meta "supply", as JSON).
-func (st *pgStore) SetSupply(sp Supply) error {
-	b, _ := json.Marshal(sp)
-	return st.SetMeta("supply", string(b))
-}
-
-// Supply returns the kept supply.
-func (st *pgStore) Supply(ctx context.Context) (Supply, bool, error) {
-	v, ok, err := st.readMeta(ctx, "supply")
-	if !ok || err != nil {
-		return Supply{}, false, err
-	}
-	sp, err := decodeSupply(v)
-	return sp, err == nil, err
-}
+func (st *pgStore) SetSupply(sp Supply) error { return setSupply(st, sp) }
 
 // Record keeps the node's answer to method (meta "rpc:"+method).
 func (st *pgStore) Record(method string, answer json.RawMessage) error {
-	return st.SetMeta("rpc:"+method, string(answer))
-}
-
-// Recorded returns the kept answer to method.
-func (st *pgStore) Recorded(method string) (json.RawMessage, bool) {
-	v, ok, err := st.readMeta(context.Background(), "rpc:"+method)
-	if !ok || err != nil {
-		return nil, false
-	}
-	return json.RawMessage(v), true
+	return record(st, method, answer)
 }
 
 // Head returns the highest stored height of chain.
@@ -230,23 +200,8 @@ func (st *pgStore) Rollback(ctx context.Context, avaxID string, chain avanet.Cha
 // RewardTxs returns the reward transactions above after whose option block
 // is stored, with the kind of the stake each rewards.
 func (st *pgStore) RewardTxs(ctx context.Context, after int64, limit int) ([]RewardTx, error) {
-	rows, err := st.pool.Query(ctx, `SELECT t.id, t.body, b.height, b.time, b.type, COALESCE(s.kind, '')
+	return queryRewardTxs(ctx, st.run, `SELECT t.id, t.body, b.height, b.time, b.type, COALESCE(s.kind, '')
 		FROM txs t JOIN blocks b ON b.chain='P' AND b.height = t.height + 1
 		LEFT JOIN stakes s ON s.tx = (t.body::jsonb #>> '{unsignedTx,txID}') AND s.seq = 0
 		WHERE t.chain='P' AND t.type=$1 AND t.height > $2 ORDER BY t.height LIMIT $3`, TxRewardValidator, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []RewardTx
-	for rows.Next() {
-		var r RewardTx
-		var body string
-		if err := rows.Scan(&r.ID, &body, &r.OptionHeight, &r.OptionTime, &r.OptionType, &r.StakeKind); err != nil {
-			return nil, err
-		}
-		r.Body = json.RawMessage(body)
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }

@@ -21,8 +21,9 @@ import (
 // sqliteStore is the embedded Store: one SQLite database, one writer
 // connection and a pool of readers. It is safe for concurrent use.
 type sqliteStore struct {
-	w, r   *sql.DB
-	tmpDir string // removed by Close when the store is temporary
+	indexReads // on r
+	w, r       *sql.DB
+	tmpDir     string // removed by Close when the store is temporary
 	// stmts are the readers' prepared statements of the queries every
 	// listed transaction asks (prepared), by query text.
 	stmts sync.Map
@@ -103,6 +104,7 @@ func (st *sqliteStore) open(wdsn, rdsn string) (*sqliteStore, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	st.r = r
+	st.indexReads = indexReads{run: sqlRunner{r}, sql: &sqliteReadSQL}
 	return st, nil
 }
 
@@ -140,45 +142,12 @@ func (st *sqliteStore) SetMeta(key, value string) error {
 	return err
 }
 
-// readMeta reads a meta value through the readers.
-func (st *sqliteStore) readMeta(ctx context.Context, key string) (string, bool, error) {
-	var v string
-	err := st.r.QueryRowContext(ctx, `SELECT value FROM meta WHERE key=?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	return v, err == nil, err
-}
-
 // SetSupply keeps the node's supply (meta "supply", as JSON).
-func (st *sqliteStore) SetSupply(sp Supply) error {
-	b, _ := json.Marshal(sp)
-	return st.SetMeta("supply", string(b))
-}
-
-// Supply returns the kept supply.
-func (st *sqliteStore) Supply(ctx context.Context) (Supply, bool, error) {
-	v, ok, err := st.readMeta(ctx, "supply")
-	if !ok || err != nil {
-		return Supply{}, false, err
-	}
-	sp, err := decodeSupply(v)
-	return sp, err == nil, err
-}
+func (st *sqliteStore) SetSupply(sp Supply) error { return setSupply(st, sp) }
 
 // Record keeps the node's answer to method (meta "rpc:"+method).
 func (st *sqliteStore) Record(method string, answer json.RawMessage) error {
-	return st.SetMeta("rpc:"+method, string(answer))
-}
-
-// Recorded returns the kept answer to method.
-func (st *sqliteStore) Recorded(method string) (json.RawMessage, bool) {
-	var v string
-	err := st.r.QueryRow(`SELECT value FROM meta WHERE key=?`, "rpc:"+method).Scan(&v)
-	if err != nil {
-		return nil, false
-	}
-	return json.RawMessage(v), true
+	return record(st, method, answer)
 }
 
 // Head returns the highest stored height of chain.
@@ -302,25 +271,10 @@ func storedAddrs(s string) []string {
 // RewardTxs returns the reward transactions above after whose option block
 // is stored, with the kind of the stake each rewards.
 func (st *sqliteStore) RewardTxs(ctx context.Context, after int64, limit int) ([]RewardTx, error) {
-	rows, err := st.w.QueryContext(ctx, `SELECT t.id, t.body, b.height, b.time, b.type, COALESCE(s.kind, '')
+	return queryRewardTxs(ctx, sqlRunner{st.w}, `SELECT t.id, t.body, b.height, b.time, b.type, COALESCE(s.kind, '')
 		FROM txs t JOIN blocks b ON b.chain='P' AND b.height = t.height + 1
 		LEFT JOIN stakes s ON s.tx = json_extract(t.body, '$.unsignedTx.txID') AND s.seq = 0
 		WHERE t.chain='P' AND t.type=? AND t.height > ? ORDER BY t.height LIMIT ?`, TxRewardValidator, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []RewardTx
-	for rows.Next() {
-		var r RewardTx
-		var body string
-		if err := rows.Scan(&r.ID, &body, &r.OptionHeight, &r.OptionTime, &r.OptionType, &r.StakeKind); err != nil {
-			return nil, err
-		}
-		r.Body = json.RawMessage(body)
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // parseMetaUint reads a meta value that is a count of nAVAX.

@@ -107,24 +107,6 @@ func (st *sqliteStore) Blocks(ctx context.Context, chain avanet.Chain, r BlockRa
 	return st.queryBlocks(ctx, chain, limitClause(r, q, &args), args...)
 }
 
-// BlockByID returns chain's block with id.
-func (st *sqliteStore) BlockByID(ctx context.Context, chain avanet.Chain, id string) (*Block, bool, error) {
-	bs, err := st.queryBlocks(ctx, chain, `SELECT height, id, parent, time, type, size, txs FROM blocks WHERE chain=? AND id=?`, string(chain), id)
-	if err != nil || len(bs) == 0 {
-		return nil, false, err
-	}
-	return bs[0], true, nil
-}
-
-func (st *sqliteStore) queryBlocks(ctx context.Context, chain avanet.Chain, q string, args ...any) ([]*Block, error) {
-	rows, err := st.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return scanBlocks(chain, rows)
-}
-
 // Txs returns chain's transactions that f selects, in block and block
 // position order (newest first unless f.Asc).
 func (st *sqliteStore) Txs(ctx context.Context, chain avanet.Chain, f TxFilter) ([]*Tx, error) {

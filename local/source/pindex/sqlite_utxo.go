@@ -2,8 +2,6 @@ package pindex
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"strings"
 
 	"github.com/avaedge/avaedge/avanet"
@@ -42,15 +40,6 @@ const utxoColumns = `u.id, u.chain, u.created_on, u.tx, u.output_index, u.asset,
 			u.stake_locktime, u.staked, u.stake_start, u.stake_end, u.bytes, u.height, u.time, COALESCE(u.reward, ''), COALESCE(u.emitted_by, u.tx),
 			s.tx, s.chain, s.height, s.time, (SELECT MIN(e.time) FROM stake_ends e WHERE e.stake = u.tx AND u.staked = 1), u.emitted_by IS NOT NULL`
 
-// queryUTXOs runs q, which selects utxoColumns.
-func (st *sqliteStore) queryUTXOs(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
-	rows, err := st.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return scanUTXOs(rows)
-}
-
 // queryUTXOsPrepared runs the fixed query q, which selects utxoColumns, as
 // a prepared statement.
 func (st *sqliteStore) queryUTXOsPrepared(ctx context.Context, q string, args ...any) ([]*UTXO, error) {
@@ -62,11 +51,6 @@ func (st *sqliteStore) queryUTXOsPrepared(ctx context.Context, q string, args ..
 	if err != nil {
 		return nil, err
 	}
-	return scanUTXOs(rows)
-}
-
-// scanUTXOs reads and closes rows of utxoColumns.
-func scanUTXOs(rows *sql.Rows) ([]*UTXO, error) {
 	defer rows.Close()
 	return scanUTXORows(rows)
 }
@@ -115,27 +99,11 @@ func (st *sqliteStore) LastActivity(ctx context.Context, chain avanet.Chain, add
 	}
 	args = append(args, string(chain))
 	m := marks(len(addrs))
-	var made, spent Activity
-	err := st.r.QueryRowContext(ctx, `SELECT u.time, u.height, COALESCE(u.emitted_by, u.tx), u.id
+	return st.lastActivity(ctx, `SELECT u.time, u.height, COALESCE(u.emitted_by, u.tx), u.id
 		FROM utxo_addrs a JOIN utxos u ON u.id = a.utxo WHERE a.addr IN (`+m+`) AND a.created_on = ?
-		ORDER BY u.height DESC, u.id DESC LIMIT 1`, args...).Scan(&made.Time, &made.Height, &made.TxID, &made.UTXOID)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Activity{}, false, err
-	}
-	found := err == nil
-	err = st.r.QueryRowContext(ctx, `SELECT s.time, s.height, s.tx, s.utxo
+		ORDER BY u.height DESC, u.id DESC LIMIT 1`, `SELECT s.time, s.height, s.tx, s.utxo
 		FROM utxo_addrs a JOIN spends s ON s.utxo = a.utxo WHERE a.addr IN (`+m+`) AND s.chain = ?
-		ORDER BY s.height DESC, s.utxo DESC LIMIT 1`, args...).Scan(&spent.Time, &spent.Height, &spent.TxID, &spent.UTXOID)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return made, found, nil
-	case err != nil:
-		return Activity{}, false, err
-	case !found || spent.Height >= made.Height:
-		spent.Consumed = true
-		return spent, true, nil
-	}
-	return made, true, nil
+		ORDER BY s.height DESC, s.utxo DESC LIMIT 1`, args...)
 }
 
 // RewardUTXOs returns the reward UTXOs (Reward set) any of addrs may spend,
@@ -158,23 +126,10 @@ func (st *sqliteStore) RewardUTXOs(ctx context.Context, addrs []avax.ShortID) ([
 // each accepted transaction adds its outputs in index order at the head.
 // Only ID and Bytes are set.
 func (st *sqliteStore) XUTXOs(ctx context.Context, source avanet.Chain, addr avax.ShortID) ([]*UTXO, error) {
-	rows, err := st.r.QueryContext(ctx, `SELECT u.id, u.bytes FROM utxo_unspent a
+	return st.queryXUTXOs(ctx, source, `SELECT u.id, u.bytes FROM utxo_unspent a
 		CROSS JOIN utxos u ON u.id = a.utxo
 		LEFT JOIN spends s ON s.utxo = u.id
 		LEFT JOIN txs t ON t.id = u.tx
 		WHERE a.addr=? AND a.chain='X' AND u.created_on=? AND s.utxo IS NULL
 		ORDER BY u.height DESC, t.idx DESC, u.output_index DESC`, addr.String(), string(source))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*UTXO
-	for rows.Next() {
-		u := &UTXO{Chain: avanet.ChainX, CreatedOn: source}
-		if err := rows.Scan(&u.ID, &u.Bytes); err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
 }

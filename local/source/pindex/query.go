@@ -64,6 +64,14 @@ type Tx struct {
 	Body   json.RawMessage
 }
 
+// TxParts are what every answer of a transaction shows besides its row:
+// its block's id ("" when there is none) and the UTXOs it made (in output
+// order) and spent (by tx, then output index).
+type TxParts struct {
+	BlockID           string
+	Emitted, Consumed []*UTXO
+}
+
 // UTXO is an output the index knows, with its spend when spent.
 type UTXO struct {
 	ID                   string

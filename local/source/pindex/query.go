@@ -145,7 +145,7 @@ func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
 	}
 	ix.assetsMu.Lock()
 	if ix.version.Load() == v { // else a write may have come between: not kept
-		if ix.assets.version != v || len(ix.assets.answers) >= maxAssetsKept {
+		if ix.assets.answers == nil || ix.assets.version != v || len(ix.assets.answers) >= maxAssetsKept {
 			ix.assets = assetsAt{version: v, answers: map[string]assetAnswer{}}
 		}
 		ix.assets.answers[id] = assetAnswer{asset: a, ok: ok}

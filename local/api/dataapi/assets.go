@@ -62,6 +62,6 @@ func (a *api) listAssetTxs(q *req) (any, error) {
 		return nil, apireq.Internal(err)
 	}
 	list, next := txsNext(q, list, size, scope)
-	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next,
+	return txPage(q, a.src, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next,
 		ChainInfo: glacier.ChainInfo{ChainName: "x-chain", Network: q.Network}}, a.xTx)
 }

@@ -110,6 +110,7 @@ type Txs interface {
 	Txs(ctx context.Context, chain avanet.Chain, f pindex.TxFilter) ([]*pindex.Tx, error)
 	Tx(ctx context.Context, id string) (*pindex.Tx, bool, error)
 	TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*pindex.UTXO, err error)
+	TxsParts(ctx context.Context, txs []*pindex.Tx) ([]pindex.TxParts, error)
 }
 
 var _ Source = (*pindex.Index)(nil)

@@ -69,7 +69,7 @@ func (a *api) listStakingTxs(q *req) (any, error) {
 		return nil, apireq.Internal(err)
 	}
 	list, out.NextPageToken = txsNext(q, list, size, scope)
-	return txPage(q, a.assets(q), list, out, a.pTx)
+	return txPage(q, a.src, a.assets(q), list, out, a.pTx)
 }
 
 // listRewards is listHistoricalPrimaryNetworkRewards: the rewards of

@@ -68,9 +68,9 @@ func (a *api) listTxs(q *req) (any, error) {
 	list, next := txsNext(q, list, size, scope)
 	info := glacier.ChainInfo{ChainName: alias(chain), Network: q.Network}
 	if chain == avanet.ChainP {
-		return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, ChainInfo: info}, a.pTx)
+		return txPage(q, a.src, a.assets(q), list, glacier.ListTxsResponse[glacier.PChainTx]{NextPageToken: next, ChainInfo: info}, a.pTx)
 	}
-	return txPage(q, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, ChainInfo: info}, a.xTx)
+	return txPage(q, a.src, a.assets(q), list, glacier.ListTxsResponse[glacier.XChainTx]{NextPageToken: next, ChainInfo: info}, a.xTx)
 }
 
 // after sets r to continue after the cursor of the request's page token
@@ -95,12 +95,16 @@ func txsNext(q *req, list []*pindex.Tx, size int, scope string) ([]*pindex.Tx, s
 }
 
 // txPage fills out's transactions with list's, each in the Data API's
-// shape (conv: pTx or xTx).
-func txPage[T any](q *req, assets *assetCache, list []*pindex.Tx, out glacier.ListTxsResponse[T],
-	conv func(*req, *assetCache, *pindex.Tx) (T, *apireq.Error)) (any, *apireq.Error) {
+// shape (conv: pTx or xTx), their parts read from src in one read.
+func txPage[T any](q *req, src Txs, assets *assetCache, list []*pindex.Tx, out glacier.ListTxsResponse[T],
+	conv func(*req, *assetCache, *pindex.Tx, pindex.TxParts) (T, *apireq.Error)) (any, *apireq.Error) {
+	parts, err := src.TxsParts(q.ctx, list)
+	if err != nil {
+		return nil, apireq.Internal(err)
+	}
 	out.Transactions = make([]T, 0, len(list))
-	for _, t := range list {
-		item, herr := conv(q, assets, t)
+	for i, t := range list {
+		item, herr := conv(q, assets, t, parts[i])
 		if herr != nil {
 			return nil, herr
 		}
@@ -127,29 +131,25 @@ func (a *api) getTx(q *req) (any, error) {
 	if !ok || t.Chain != chain {
 		return nil, apireq.NotFound("Transaction " + apireq.Shorten(id) + " not found on the " + alias(chain))
 	}
-	if chain == avanet.ChainP {
-		return a.pTx(q, a.assets(q), t)
+	parts, err := a.src.TxsParts(q.ctx, []*pindex.Tx{t})
+	if err != nil {
+		return nil, apireq.Internal(err)
 	}
-	return a.xTx(q, a.assets(q), t)
+	if chain == avanet.ChainP {
+		return a.pTx(q, a.assets(q), t, parts[0])
+	}
+	return a.xTx(q, a.assets(q), t, parts[0])
 }
 
-// txParts reads what every answer of a transaction shows: its block's id,
-// its UTXOs and its unsigned JSON.
-func (a *api) txParts(q *req, t *pindex.Tx) (block string, emitted, consumed []*pindex.UTXO, u unsignedJSON, herr *apireq.Error) {
-	block, err := a.src.BlockID(q.ctx, t.Chain, t.Height)
-	if err == nil {
-		emitted, consumed, err = a.src.TxUTXOs(q.ctx, t.ID)
-	}
-	if err != nil {
-		return "", nil, nil, u, apireq.Internal(err)
-	}
+// unsigned reads the part of t's JSON its answers show.
+func unsigned(t *pindex.Tx) (unsignedJSON, *apireq.Error) {
 	var body struct {
 		Unsigned unsignedJSON `json:"unsignedTx"`
 	}
 	if err := json.Unmarshal(t.Body, &body); err != nil {
-		return "", nil, nil, u, apireq.Internal(err)
+		return unsignedJSON{}, apireq.Internal(err)
 	}
-	return block, emitted, consumed, body.Unsigned, nil
+	return body.Unsigned, nil
 }
 
 // sums adds up amounts per asset, in the order assets first appear.
@@ -185,8 +185,9 @@ func (s *sums) list(c *assetCache) ([]glacier.AssetAmount, *apireq.Error) {
 	return out, nil
 }
 
-func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *apireq.Error) {
-	block, emitted, consumed, u, herr := a.txParts(q, t)
+func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx, p pindex.TxParts) (glacier.PChainTx, *apireq.Error) {
+	block, emitted, consumed := p.BlockID, p.Emitted, p.Consumed
+	u, herr := unsigned(t)
 	if herr != nil {
 		return glacier.PChainTx{}, herr
 	}
@@ -264,8 +265,9 @@ func (a *api) pTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.PChainTx, *
 	return out, nil
 }
 
-func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx) (glacier.XChainTx, *apireq.Error) {
-	block, emitted, consumed, u, herr := a.txParts(q, t)
+func (a *api) xTx(q *req, assets *assetCache, t *pindex.Tx, p pindex.TxParts) (glacier.XChainTx, *apireq.Error) {
+	block, emitted, consumed := p.BlockID, p.Emitted, p.Consumed
+	u, herr := unsigned(t)
 	if herr != nil {
 		return glacier.XChainTx{}, herr
 	}

@@ -100,6 +100,9 @@ type Index struct {
 	// stakesMu guards stakes, Stakes' answer at a version.
 	stakesMu sync.Mutex
 	stakes   stakesAt
+	// assetsMu guards assets, Asset's answers at a version.
+	assetsMu sync.Mutex
+	assets   assetsAt
 	// currentVersion counts the stored current validators lists (after
 	// each write); current is CurrentValidators' answers, by subnet,
 	// guarded by currentMu.

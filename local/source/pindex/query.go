@@ -64,6 +64,14 @@ type Tx struct {
 	Body   json.RawMessage
 }
 
+// TxParts are what every answer of a transaction shows besides its row:
+// its block's id ("" when there is none) and the UTXOs it made (in output
+// order) and spent (by tx, then output index).
+type TxParts struct {
+	BlockID           string
+	Emitted, Consumed []*UTXO
+}
+
 // UTXO is an output the index knows, with its spend when spent.
 type UTXO struct {
 	ID                   string
@@ -115,12 +123,50 @@ type Asset struct {
 // Asset returns an asset created on the X-avanet.Chain (Reader.Asset). AVAX,
 // whose creation is the X-avanet.Chain's genesis, is described by the network
 // until that is indexed.
+//
+// The answers are kept until the index changes (an asset's row changes
+// only by a rollback): every UTXO and transaction answer names its assets,
+// and on PostgreSQL each read is a round trip.
 func (ix *Index) Asset(ctx context.Context, id string) (Asset, bool, error) {
-	a, ok, err := ix.reader.Asset(ctx, id)
-	if err == nil && !ok && id == ix.net.AVAXAssetID {
-		return Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true, nil
+	v := ix.version.Load()
+	ix.assetsMu.Lock()
+	kept, hit := ix.assets.answers[id]
+	hit = hit && ix.assets.version == v
+	ix.assetsMu.Unlock()
+	if hit {
+		return kept.asset, kept.ok, nil
 	}
-	return a, ok, err
+	a, ok, err := ix.reader.Asset(ctx, id)
+	if err != nil {
+		return a, false, err
+	}
+	if !ok && id == ix.net.AVAXAssetID {
+		a, ok = Asset{ID: id, Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Cap: "fixed", Type: "secp256k1"}, true
+	}
+	ix.assetsMu.Lock()
+	if ix.version.Load() == v { // else a write may have come between: not kept
+		if ix.assets.answers == nil || ix.assets.version != v || len(ix.assets.answers) >= maxAssetsKept {
+			ix.assets = assetsAt{version: v, answers: map[string]assetAnswer{}}
+		}
+		ix.assets.answers[id] = assetAnswer{asset: a, ok: ok}
+	}
+	ix.assetsMu.Unlock()
+	return a, ok, nil
+}
+
+// maxAssetsKept bounds the assets whose answers are kept.
+const maxAssetsKept = 1024
+
+// assetsAt are Asset's answers read at an index version, by id.
+type assetsAt struct {
+	version uint64
+	answers map[string]assetAnswer
+}
+
+// assetAnswer is one of Asset's answers.
+type assetAnswer struct {
+	asset Asset
+	ok    bool
 }
 
 // Stake is a validation or delegation made by a transaction, with its end

@@ -86,6 +86,22 @@ func (st *sqliteStore) TxUTXOs(ctx context.Context, txID string) (emitted, consu
 	return emitted, consumed, err
 }
 
+// TxsParts returns the parts of each of txs, in txs' order: each read as
+// BlockID and TxUTXOs read it (SQLite has no round trips to save).
+func (st *sqliteStore) TxsParts(ctx context.Context, txs []*Tx) ([]TxParts, error) {
+	out := make([]TxParts, len(txs))
+	for i, t := range txs {
+		var err error
+		if out[i].BlockID, err = st.BlockID(ctx, t.Chain, t.Height); err != nil {
+			return nil, err
+		}
+		if out[i].Emitted, out[i].Consumed, err = st.TxUTXOs(ctx, t.ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // LastActivity returns the latest block of chain whose transactions made or
 // spent a UTXO any of addrs may spend (a spend wins over a creation in the
 // same block); ok is false when there is none.

@@ -194,6 +194,10 @@ type Reader interface {
 	// TxUTXOs returns the UTXOs a transaction made (in output order) and
 	// those it spent.
 	TxUTXOs(ctx context.Context, txID string) (emitted, consumed []*UTXO, err error)
+	// TxsParts returns the parts of each of txs, in txs' order: a page
+	// of transactions in one read (on PostgreSQL one round trip, not
+	// three per transaction).
+	TxsParts(ctx context.Context, txs []*Tx) ([]TxParts, error)
 	// RewardUTXOs returns the reward UTXOs any of addrs may spend (every
 	// one when addrs is empty), oldest first.
 	RewardUTXOs(ctx context.Context, addrs []avax.ShortID) ([]*UTXO, error)

@@ -12,7 +12,12 @@ import (
 // writes and reads the Index makes through it.
 type countingStore struct {
 	Store
-	writes, stakes int
+	writes, stakes, assets int
+}
+
+func (s *countingStore) Asset(ctx context.Context, id string) (Asset, bool, error) {
+	s.assets++
+	return s.Store.Asset(ctx, id)
 }
 
 func (s *countingStore) Write(ctx context.Context, fn func(Batch) error) error {
@@ -40,12 +45,26 @@ func TestOptionsStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The assets are kept until the index changes: read before any write
+	// (at version 0), then after one.
+	assets := func() {
+		for range 2 {
+			if a, ok, err := ix.Asset(ctx, net.AVAXAssetID); err != nil || !ok || a.Symbol != "AVAX" {
+				t.Fatalf("Asset(AVAX) = %+v, %v, %v", a, ok, err)
+			}
+		}
+	}
+	assets()
 	b0 := genBlock(0, "11111111111111111111111111111111LpoYY")
 	if err := ix.Append(ctx, avanet.ChainP, []*RawBlock{b0, genBlock(1, idOfBlock(b0))}); err != nil {
 		t.Fatal(err)
 	}
 	if st.writes != 1 {
 		t.Errorf("%d store writes for one Append; want 1", st.writes)
+	}
+	assets()
+	if st.assets != 2 {
+		t.Errorf("the store read AVAX %d times, twice before a write and twice after; want 2", st.assets)
 	}
 	for range 3 {
 		if _, err := ix.Stakes(ctx); err != nil {

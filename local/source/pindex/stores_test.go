@@ -132,7 +132,8 @@ func sqliteTables(t *testing.T, st *sqliteStore) map[string][]string {
 // written through the index into SQLite and into PostgreSQL, leaves equal
 // rows in every table, and every listing the queries page through (each
 // address's transactions on each chain, in both orders, a page of 7 at a
-// time from each page's last position; its UTXOs, spent or not) answers
+// time from each page's last position, with each page's parts; its UTXOs,
+// spent or not) answers
 // the same from both.
 func TestStoresEqual(t *testing.T) {
 	ctx := context.Background()
@@ -201,6 +202,7 @@ func compareStores(t *testing.T, ixs [2]*Index, addrs []avax.ShortID, when strin
 					for range 200 {
 						txs, err := ix.Txs(ctx, c, f)
 						put(txs, err)
+						put(ix.TxsParts(ctx, txs))
 						if len(txs) < 7 {
 							break
 						}

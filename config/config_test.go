@@ -195,6 +195,46 @@ func TestDefaultsApart(t *testing.T) {
 	}
 }
 
+// TestIndexReadURL: local.index_read_url (or AVAEDGE_INDEX_READ_URL) is
+// checked as local.index_url is, and needs it; the password is never
+// repeated.
+func TestIndexReadURL(t *testing.T) {
+	const node = "local:\n  node: http://127.0.0.1:9650\n"
+	tests := []struct {
+		name, yaml, env string
+		want            string // in the error; "" means none
+	}{
+		{"bad scheme", node + "  index_url: postgres://u:hunter2@db:5432/x\n  index_read_url: mysql://u:hunter2@ro:3306/x\n", "",
+			`local.index_read_url: "mysql://u:xxxxx@ro:3306/x" is not a postgres:// URL (scheme "mysql")`},
+		{"env, no host", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres:///avaedge", `local.index_read_url: "postgres:///avaedge" names no host`},
+		{"not a URL", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres://u:hunter2@ro:port/x", "local.index_read_url: is not a URL"},
+		{"valid, but no index_url", node, "postgres://u:hunter2@ro:5432/avaedge", "local.index_read_url: needs local.index_url"},
+		{"valid, with index_url", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres://u:hunter2@ro:5432/x", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "c.yaml")
+			os.WriteFile(file, []byte(tt.yaml), 0o600)
+			cfg, err := Load(file, func(k string) string {
+				if k == "AVAEDGE_INDEX_READ_URL" {
+					return tt.env
+				}
+				return ""
+			})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Load: %v; want no error", err)
+			case tt.want == "" && cfg.Local.IndexReadURL != tt.env:
+				t.Fatalf("IndexReadURL = %q; want %q", cfg.Local.IndexReadURL, tt.env)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("Load: %v; want an error with %q", err, tt.want)
+			case err != nil && strings.Contains(err.Error(), "hunter2"):
+				t.Fatalf("the error %q repeats the password", err)
+			}
+		})
+	}
+}
+
 // TestIndexURL: local.index_url (or AVAEDGE_INDEX_URL) must be a
 // postgres:// URL with a host, beside a followed node (local.node); a bad
 // one is refused with an error naming the field and never the password.

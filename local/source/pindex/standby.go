@@ -14,13 +14,17 @@ import (
 // does not.
 
 // Refresh reads the chains' stored heads (the C-Chain's atomic one too)
-// and the rewards read into the Index: a standby sees the writer's progress
-// (and its rollbacks) through them, and its caches (the stakes, the current
-// validators) are read again from the store.
-func (ix *Index) Refresh(ctx context.Context) error {
+// and the rewards read into the Index, from the store the queries read
+// (Options.Replica, else the store): a standby sees the writer's progress
+// (and its rollbacks) through them, and its caches (the stakes, the
+// current validators) are read again from the store.
+func (ix *Index) Refresh(ctx context.Context) error { return ix.refreshFrom(ix.replica()) }
+
+// refreshFrom is Refresh reading st.
+func (ix *Index) refreshFrom(st Writer) error {
 	changed := false
 	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX, avanet.ChainC} {
-		stored, err := ix.storedHead(c)
+		stored, err := storedHead(st, c)
 		if err != nil {
 			return err
 		}
@@ -29,7 +33,7 @@ func (ix *Index) Refresh(ctx context.Context) error {
 			changed = true
 		}
 	}
-	rewards, _, err := ix.st.Meta("rewards_height")
+	rewards, _, err := st.Meta("rewards_height")
 	if err != nil {
 		return err
 	}
@@ -45,12 +49,13 @@ func (ix *Index) Refresh(ctx context.Context) error {
 }
 
 // Lead follows the P- and X-Chain and the C-Chain's atomic transactions
-// (and reads the node's validators, supply and answers) until ctx ends, as the store's one writer: it first reloads the
-// stored heads (another writer may have written since this replica last
-// looked), then resumes from them. It returns once every follower has
+// (and reads the node's validators, supply and answers) until ctx ends, as
+// the store's one writer: it first reloads the stored heads from the
+// store, never Options.Replica (another writer may have written since
+// this replica last looked), then resumes from them. It returns once every follower has
 // stopped; Close must not run before.
 func (ix *Index) Lead(ctx context.Context) error {
-	if err := ix.Refresh(ctx); err != nil {
+	if err := ix.refreshFrom(ix.st); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -67,14 +72,15 @@ func (ix *Index) Lead(ctx context.Context) error {
 	return nil
 }
 
-// storedHead returns chain's highest stored height, -1 for none: the
-// C-Chain's is the last block read for atomic transactions (cchain.go).
-func (ix *Index) storedHead(c avanet.Chain) (int64, error) {
+// storedHead returns chain's highest height stored in st, -1 for none:
+// the C-Chain's is the last block read for atomic transactions
+// (cchain.go).
+func storedHead(st Writer, c avanet.Chain) (int64, error) {
 	if c == avanet.ChainC {
-		h, _, err := cHead(ix.st)
+		h, _, err := cHead(st)
 		return h, err
 	}
-	h, ok, err := ix.st.Head(c)
+	h, ok, err := st.Head(c)
 	if err != nil || !ok {
 		return -1, err
 	}

@@ -200,10 +200,7 @@ func TestDefaultsApart(t *testing.T) {
 // repeated.
 func TestIndexReadURL(t *testing.T) {
 	const node = "local:\n  node: http://127.0.0.1:9650\n"
-	tests := []struct {
-		name, yaml, env string
-		want            string // in the error; "" means none
-	}{
+	tests := []urlCase{
 		{"bad scheme", node + "  index_url: postgres://u:hunter2@db:5432/x\n  index_read_url: mysql://u:hunter2@ro:3306/x\n", "",
 			`local.index_read_url: "mysql://u:xxxxx@ro:3306/x" is not a postgres:// URL (scheme "mysql")`},
 		{"env, no host", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres:///avaedge", `local.index_read_url: "postgres:///avaedge" names no host`},
@@ -211,12 +208,27 @@ func TestIndexReadURL(t *testing.T) {
 		{"valid, but no index_url", node, "postgres://u:hunter2@ro:5432/avaedge", "local.index_read_url: needs local.index_url"},
 		{"valid, with index_url", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres://u:hunter2@ro:5432/x", ""},
 	}
+	checkURLSetting(t, "AVAEDGE_INDEX_READ_URL", tests, func(c *Config) string { return c.Local.IndexReadURL })
+}
+
+// urlCase is a config file and an environment variable's value: Load's
+// error holds want ("" means none).
+type urlCase struct {
+	name, yaml, env string
+	want            string
+}
+
+// checkURLSetting loads each case with env set to its env and checks the
+// error, that no error repeats the password (hunter2), and that a
+// setting loaded is got's.
+func checkURLSetting(t *testing.T, env string, tests []urlCase, got func(*Config) string) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "c.yaml")
 			os.WriteFile(file, []byte(tt.yaml), 0o600)
 			cfg, err := Load(file, func(k string) string {
-				if k == "AVAEDGE_INDEX_READ_URL" {
+				if k == env {
 					return tt.env
 				}
 				return ""
@@ -224,8 +236,8 @@ func TestIndexReadURL(t *testing.T) {
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("Load: %v; want no error", err)
-			case tt.want == "" && cfg.Local.IndexReadURL != tt.env:
-				t.Fatalf("IndexReadURL = %q; want %q", cfg.Local.IndexReadURL, tt.env)
+			case tt.want == "" && tt.env != "" && got(cfg) != tt.env:
+				t.Fatalf("%s = %q; want %q", env, got(cfg), tt.env)
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Fatalf("Load: %v; want an error with %q", err, tt.want)
 			case err != nil && strings.Contains(err.Error(), "hunter2"):
@@ -240,10 +252,7 @@ func TestIndexReadURL(t *testing.T) {
 // one is refused with an error naming the field and never the password.
 // Unset keeps SQLite.
 func TestIndexURL(t *testing.T) {
-	tests := []struct {
-		name, yaml, env string
-		want            string // in the error; "" means none
-	}{
+	tests := []urlCase{
 		{"unset: SQLite", "", "", ""},
 		{"bad scheme", "local:\n  index_url: mysql://u:hunter2@db:3306/x\n", "", `local.index_url: "mysql://u:xxxxx@db:3306/x" is not a postgres:// URL (scheme "mysql")`},
 		{"env, no host", "", "postgres:///avaedge", `local.index_url: "postgres:///avaedge" names no host`},
@@ -251,24 +260,5 @@ func TestIndexURL(t *testing.T) {
 		{"valid, but no followed node", "", "postgresql://u:hunter2@db:5432/avaedge?sslmode=require", "local.index_url: needs local.node"},
 		{"valid, with a followed node", "local:\n  node: http://127.0.0.1:9650\n", "postgres://u:hunter2@db:5432/avaedge", ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "c.yaml")
-			os.WriteFile(file, []byte(tt.yaml), 0o600)
-			_, err := Load(file, func(k string) string {
-				if k == "AVAEDGE_INDEX_URL" {
-					return tt.env
-				}
-				return ""
-			})
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("Load: %v; want no error", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-				t.Fatalf("Load: %v; want an error with %q", err, tt.want)
-			case err != nil && strings.Contains(err.Error(), "hunter2"):
-				t.Fatalf("the error %q repeats the password", err)
-			}
-		})
-	}
+	checkURLSetting(t, "AVAEDGE_INDEX_URL", tests, func(c *Config) string { return c.Local.IndexURL })
 }

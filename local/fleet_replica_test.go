@@ -1,8 +1,6 @@
 package local
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -10,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/avaedge/avaedge/avanet"
-	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/internal/pgtest"
-	"github.com/avaedge/avaedge/local/source/devnet/evm"
 )
 
 // TestFleetReadReplica: two replicas share the index in PostgreSQL and
@@ -24,28 +19,11 @@ import (
 // as where the reads go; with the standby stopped the reader's route reads
 // fail and its status says why, while the primary still holds the lease.
 func TestFleetReadReplica(t *testing.T) {
-	ctx := context.Background()
-	node := fakeNode(t, avanet.Local.EVMChainID)
-	c, err := evm.New(ctx, evm.Options{ChainID: 99998})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	rpcSrv := httptest.NewServer(c.Handler())
-	t.Cleanup(rpcSrv.Close)
 	srv := pgtest.Start(t)
 	url := srv.Database(t)
 	standby := srv.Standby(t)
-	build := func() *Handler {
-		h, err := Build(ctx, BuildOptions{Node: node.URL, IndexURL: url, IndexReadURL: standby.SameDatabase(url), Logger: slog.New(slog.DiscardHandler),
-			EVMChains: []EVMChain{{ChainID: 99998, RPC: rpcSrv.URL}}, LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	c, build := fleetChain(t, url, standby.SameDatabase(url))
 	a, b := build(), build()
-	t.Cleanup(func() { a.Close(); b.Close() })
 	writer, reader := roles(t, a, b)
 	for _, h := range []*Handler{writer, reader} {
 		if st, _ := h.IndexLease(); st.Reads != standby.Addr || !st.Replica {

@@ -3,6 +3,7 @@ package pindex
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/avaedge/avaedge/avanet"
 )
@@ -68,8 +69,31 @@ func (ix *Index) Lead(ctx context.Context) error {
 	}
 	wg.Go(func() { ix.followC(ctx) })
 	wg.Go(func() { ix.refreshValidators(ctx) })
+	if ix.opts.Replica != nil {
+		wg.Go(func() { ix.expireCaches(ctx) })
+	}
 	wg.Wait()
 	return nil
+}
+
+// expireCaches drops the stakes and current validators cached at the
+// writer's versions every second until ctx ends, for a writer whose
+// queries read a replica (Options.Replica): a query right after a write
+// may read the replica before it replayed the write, and what it cached
+// would otherwise stand until the next write (minutes on a quiet
+// network), not a second past the replica's lag.
+func (ix *Index) expireCaches(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ix.version.Add(1)
+			ix.currentVersion.Add(1)
+		}
+	}
 }
 
 // storedHead returns chain's highest height stored in st, -1 for none:

@@ -310,6 +310,17 @@ type Local struct {
 	// directory. Needs Node. Env AVAEDGE_INDEX_URL. Default "":
 	// SQLite. The URL's password is never logged.
 	IndexURL string `yaml:"index_url"`
+	// IndexReadURL is a postgres:// (or postgresql://) URL of a read
+	// replica of IndexURL's database (a streaming hot standby): the
+	// replica's route reads (the Data API, the Metrics API, the node API
+	// answered from the index) and a standing-by replica's refresh of the
+	// stored heads go there, the holder's reads included; the lease, the
+	// writer's writes and its own reads for writing, the migrations and
+	// the page-token secret stay on IndexURL. Answers lag by the read
+	// replica's replay lag. Needs IndexURL. Env AVAEDGE_INDEX_READ_URL.
+	// Default "": every read on IndexURL. The URL's password is never
+	// logged.
+	IndexReadURL string `yaml:"index_read_url"`
 }
 
 // EVMChain is an EVM node the indexer follows.
@@ -433,6 +444,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	}
 	set("AVAEDGE_LOCAL_NODE", &c.Local.Node)
 	set("AVAEDGE_INDEX_URL", &c.Local.IndexURL)
+	set("AVAEDGE_INDEX_READ_URL", &c.Local.IndexReadURL)
 	if v := getenv("AVAEDGE_RESET_DEV_CHAINS"); v != "" {
 		if b, err := strconv.ParseBool(v); err == nil {
 			c.Local.EVM.ResetDevChains = b

@@ -195,28 +195,40 @@ func TestDefaultsApart(t *testing.T) {
 	}
 }
 
-// TestIndexURL: local.index_url (or AVAEDGE_INDEX_URL) must be a
-// postgres:// URL with a host, beside a followed node (local.node); a bad
-// one is refused with an error naming the field and never the password.
-// Unset keeps SQLite.
-func TestIndexURL(t *testing.T) {
-	tests := []struct {
-		name, yaml, env string
-		want            string // in the error; "" means none
-	}{
-		{"unset: SQLite", "", "", ""},
-		{"bad scheme", "local:\n  index_url: mysql://u:hunter2@db:3306/x\n", "", `local.index_url: "mysql://u:xxxxx@db:3306/x" is not a postgres:// URL (scheme "mysql")`},
-		{"env, no host", "", "postgres:///avaedge", `local.index_url: "postgres:///avaedge" names no host`},
-		{"not a URL", "", "postgres://u:hunter2@db:port/x", "local.index_url: is not a URL"},
-		{"valid, but no followed node", "", "postgresql://u:hunter2@db:5432/avaedge?sslmode=require", "local.index_url: needs local.node"},
-		{"valid, with a followed node", "local:\n  node: http://127.0.0.1:9650\n", "postgres://u:hunter2@db:5432/avaedge", ""},
+// TestIndexReadURL: local.index_read_url (or AVAEDGE_INDEX_READ_URL) is
+// checked as local.index_url is, and needs it; the password is never
+// repeated.
+func TestIndexReadURL(t *testing.T) {
+	const node = "local:\n  node: http://127.0.0.1:9650\n"
+	tests := []urlCase{
+		{"bad scheme", node + "  index_url: postgres://u:hunter2@db:5432/x\n  index_read_url: mysql://u:hunter2@ro:3306/x\n", "",
+			`local.index_read_url: "mysql://u:xxxxx@ro:3306/x" is not a postgres:// URL (scheme "mysql")`},
+		{"env, no host", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres:///avaedge", `local.index_read_url: "postgres:///avaedge" names no host`},
+		{"not a URL", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres://u:hunter2@ro:port/x", "local.index_read_url: is not a URL"},
+		{"valid, but no index_url", node, "postgres://u:hunter2@ro:5432/avaedge", "local.index_read_url: needs local.index_url"},
+		{"valid, with index_url", node + "  index_url: postgres://u:hunter2@db:5432/x\n", "postgres://u:hunter2@ro:5432/x", ""},
 	}
+	checkURLSetting(t, "AVAEDGE_INDEX_READ_URL", tests, func(c *Config) string { return c.Local.IndexReadURL })
+}
+
+// urlCase is a config file and an environment variable's value: Load's
+// error holds want ("" means none).
+type urlCase struct {
+	name, yaml, env string
+	want            string
+}
+
+// checkURLSetting loads each case with env set to its env and checks the
+// error, that no error repeats the password (hunter2), and that a
+// setting loaded is got's.
+func checkURLSetting(t *testing.T, env string, tests []urlCase, got func(*Config) string) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "c.yaml")
 			os.WriteFile(file, []byte(tt.yaml), 0o600)
-			_, err := Load(file, func(k string) string {
-				if k == "AVAEDGE_INDEX_URL" {
+			cfg, err := Load(file, func(k string) string {
+				if k == env {
 					return tt.env
 				}
 				return ""
@@ -224,6 +236,8 @@ func TestIndexURL(t *testing.T) {
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("Load: %v; want no error", err)
+			case tt.want == "" && tt.env != "" && got(cfg) != tt.env:
+				t.Fatalf("%s = %q; want %q", env, got(cfg), tt.env)
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Fatalf("Load: %v; want an error with %q", err, tt.want)
 			case err != nil && strings.Contains(err.Error(), "hunter2"):
@@ -231,4 +245,20 @@ func TestIndexURL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIndexURL: local.index_url (or AVAEDGE_INDEX_URL) must be a
+// postgres:// URL with a host, beside a followed node (local.node); a bad
+// one is refused with an error naming the field and never the password.
+// Unset keeps SQLite.
+func TestIndexURL(t *testing.T) {
+	tests := []urlCase{
+		{"unset: SQLite", "", "", ""},
+		{"bad scheme", "local:\n  index_url: mysql://u:hunter2@db:3306/x\n", "", `local.index_url: "mysql://u:xxxxx@db:3306/x" is not a postgres:// URL (scheme "mysql")`},
+		{"env, no host", "", "postgres:///avaedge", `local.index_url: "postgres:///avaedge" names no host`},
+		{"not a URL", "", "postgres://u:hunter2@db:port/x", "local.index_url: is not a URL"},
+		{"valid, but no followed node", "", "postgresql://u:hunter2@db:5432/avaedge?sslmode=require", "local.index_url: needs local.node"},
+		{"valid, with a followed node", "local:\n  node: http://127.0.0.1:9650\n", "postgres://u:hunter2@db:5432/avaedge", ""},
+	}
+	checkURLSetting(t, "AVAEDGE_INDEX_URL", tests, func(c *Config) string { return c.Local.IndexURL })
 }

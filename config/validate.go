@@ -290,6 +290,14 @@ func (v *validator) local(l *Local) {
 			v.bad("local.index_url", "needs local.node: only a followed network's index is shared")
 		}
 	}
+	if l.IndexReadURL != "" {
+		if err := indexURL(l.IndexReadURL); err != nil {
+			v.bad("local.index_read_url", "%v", err)
+		} else if l.IndexURL == "" {
+			// The writer, the lease and the migrations need the primary.
+			v.bad("local.index_read_url", "needs local.index_url: the read replica serves reads only; the primary takes the writes")
+		}
+	}
 	for _, n := range l.Networks {
 		if !slices.Contains(catalog.Networks, n) {
 			v.bad("local.networks", "%q is not one of mainnet, fuji, testnet", n)
@@ -307,8 +315,8 @@ func (v *validator) local(l *Local) {
 	}
 }
 
-// indexURL checks a local.index_url: a postgres:// or postgresql:// URL
-// with a host. Its error never repeats the URL's password.
+// indexURL checks a local.index_url (or index_read_url): a postgres:// or
+// postgresql:// URL with a host. Its error never repeats the URL's password.
 func indexURL(s string) error {
 	pu, err := url.Parse(s)
 	if err != nil {

@@ -62,8 +62,12 @@ func manifests(t *testing.T, path string, extraKinds ...string) map[string]map[s
 		e := e.(map[string]any)
 		v, _ := e["value"].(string)
 		if ref, ok := e["valueFrom"].(map[string]any); ok {
-			key := ref["secretKeyRef"].(map[string]any)["key"].(string)
-			v = kinds["Secret"]["stringData"].(map[string]any)[key].(string)
+			sk := ref["secretKeyRef"].(map[string]any)
+			var found bool
+			v, found = kinds["Secret"]["stringData"].(map[string]any)[sk["key"].(string)].(string)
+			if !found && sk["optional"] != true {
+				t.Fatalf("%s: env %s names the Secret's key %q, which it lacks", path, e["name"], sk["key"])
+			}
 		}
 		env[e["name"].(string)] = v
 	}

@@ -61,6 +61,14 @@ type BuildOptions struct {
 	// follows every chain while the others read and stand by. Empty means
 	// pindex.db and evmindex.db in DataDir.
 	IndexURL string
+	// IndexReadURL is a postgres:// URL of a read replica of IndexURL's
+	// database (a streaming hot standby): the route reads (the indexes'
+	// queries, the Metrics history a standby reads) and a standby's
+	// refresh of the stored heads go there, the holder's too; the lease,
+	// the writer's writes and reads for writing, and the migrations stay
+	// on IndexURL. Answers lag by the replica's replay lag. Empty means
+	// IndexURL.
+	IndexReadURL string
 	// DataDir keeps the followed node's index (pindex.db), the EVM index
 	// (evmindex.db), the metrics history (metrics.db) and the devnet's
 	// embedded chains (devchains/<chain id>/, go-ethereum's database).
@@ -206,6 +214,12 @@ func (b *builder) openWorld(ctx context.Context) (world.World, error) {
 			return nil, fmt.Errorf("p/x index: %w", err)
 		}
 		b.wired.followed.Path, b.wired.followed.Store, b.wired.followed.Shared = "", st, true
+		if o.IndexReadURL != "" {
+			if b.wired.followed.Replica, err = pindex.OpenPostgresReplica(ctx, o.IndexReadURL); err != nil {
+				st.Close()
+				return nil, fmt.Errorf("p/x index: %w", err)
+			}
+		}
 		w, err := followed.Open(ctx, b.wired.followed)
 		if err != nil {
 			return nil, err

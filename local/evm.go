@@ -81,7 +81,7 @@ func (b *builder) openEVM(ctx context.Context, chains []world.EVMChain, p world.
 		}
 		b.wired.fleet = f
 	}
-	b.wired.metrics.URL = o.IndexURL
+	b.wired.metrics.URL, b.wired.metrics.ReadURL = o.IndexURL, o.IndexReadURL
 	engine, err := b.openMetrics()
 	if err != nil {
 		if b.wired.fleet != nil {
@@ -150,6 +150,13 @@ func (b *builder) openShared(ctx context.Context, chains []world.EVMChain) error
 	if err != nil {
 		f.close()
 		return fmt.Errorf("evm index: %w", err)
+	}
+	if b.opts.IndexReadURL != "" {
+		if b.wired.evmIndex.Replica, err = evmindex.OpenPostgresReplica(ctx, b.opts.IndexReadURL); err != nil {
+			st.Close()
+			f.close()
+			return fmt.Errorf("evm index: %w", err)
+		}
 	}
 	b.wired.fleet, b.wired.evmIndex.Store = f, st
 	return nil

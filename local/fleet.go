@@ -26,6 +26,7 @@ type fleet struct {
 	// before leading: what the writer's indexes feed (the metrics engine).
 	readers []ledReader
 	elector *lease.Elector
+	reads   *readsState
 	ctx     context.Context // ended by stop
 	stop    context.CancelFunc
 	done    chan struct{} // closed when run returns
@@ -38,9 +39,13 @@ type ledIndex interface {
 	Refresh(ctx context.Context) error
 }
 
-// ledReader reads what a fleet's writer stored (metricsapi.Engine).
+// ledReader reads what a fleet's writer stored (metricsapi.Engine):
+// Refresh where the route reads go (the read replica, when
+// BuildOptions.IndexReadURL names one), RefreshPrimary on the primary,
+// before leading.
 type ledReader interface {
 	Refresh(ctx context.Context) error
+	RefreshPrimary(ctx context.Context) error
 }
 
 // leaseName names the lease of the followed network's indexes, by its EVM
@@ -62,8 +67,12 @@ func (b *builder) newFleet(ctx context.Context, chains []uint64) (*fleet, error)
 	if err != nil {
 		return nil, fmt.Errorf("evm index lease: %w", err)
 	}
+	reads, err := newReadsState(b.opts.Registerer, b.opts.IndexURL, b.opts.IndexReadURL)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := context.WithCancel(ctx)
-	f := &fleet{ctx: ctx, stop: stop, done: make(chan struct{})}
+	f := &fleet{ctx: ctx, stop: stop, done: make(chan struct{}), reads: reads}
 	f.elector = lease.Start(ctx, lease.Options{URL: b.opts.IndexURL, Name: leaseName(chains), Metrics: m, Logger: b.log})
 	return f, nil
 }
@@ -91,21 +100,34 @@ func (f *fleet) lead(ctx context.Context, log *slog.Logger) {
 	wg.Wait()
 }
 
-// refresh reads every index's stored heads and what the readers read.
+// refresh reads every index's stored heads and what the readers read,
+// where the route reads go (f.reads).
 func (f *fleet) refresh(ctx context.Context, log *slog.Logger) {
+	var failed error
 	for _, ix := range f.ixs {
 		if err := ix.Refresh(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("index: refreshing the stored heads", "err", err)
+			log.Warn("index: refreshing the stored heads", "reads", f.reads.host, "err", err)
+			failed = err
 		}
 	}
-	f.refreshReaders(ctx, log)
-}
-
-// refreshReaders reads again what the readers read.
-func (f *fleet) refreshReaders(ctx context.Context, log *slog.Logger) {
 	for _, r := range f.readers {
 		if err := r.Refresh(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("index: refreshing what the writer stored", "err", err)
+			log.Warn("index: refreshing what the writer stored", "reads", f.reads.host, "err", err)
+			failed = err
+		}
+	}
+	if ctx.Err() == nil {
+		f.reads.refreshed(failed)
+	}
+}
+
+// catchUp reads, from the primary, what the readers have not read yet of
+// what the last writer stored: the writer's engine must hold it all
+// before it feeds it.
+func (f *fleet) catchUp(ctx context.Context, log *slog.Logger) {
+	for _, r := range f.readers {
+		if err := r.RefreshPrimary(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("index: reading what the last writer stored", "err", err)
 		}
 	}
 }
@@ -130,7 +152,7 @@ func (f *fleet) run(ctx context.Context, b *builder) {
 		case holder && lead == nil:
 			var lctx context.Context
 			lctx, lead = context.WithCancel(ctx)
-			f.refreshReaders(ctx, log)
+			f.catchUp(ctx, log)
 			led.Go(func() { f.lead(lctx, log) })
 		case !holder && lead != nil:
 			lead()

@@ -27,25 +27,8 @@ import (
 // reader becomes the writer within 10s and indexes the chain's next block.
 func TestFleetOneWriter(t *testing.T) {
 	ctx := context.Background()
-	node := fakeNode(t, avanet.Local.EVMChainID)
-	c, err := evm.New(ctx, evm.Options{ChainID: 99998})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	rpcSrv := httptest.NewServer(c.Handler())
-	t.Cleanup(rpcSrv.Close)
-	url := pgtest.Start(t).Database(t)
-	build := func() *Handler {
-		h, err := Build(ctx, BuildOptions{Node: node.URL, IndexURL: url, Logger: slog.New(slog.DiscardHandler),
-			EVMChains: []EVMChain{{ChainID: 99998, RPC: rpcSrv.URL}}, LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	c, build := fleetChain(t, pgtest.Start(t).Database(t), "")
 	a, b := build(), build()
-	t.Cleanup(func() { a.Close(); b.Close() })
 	writer, reader := roles(t, a, b)
 	latest := func(h *Handler) (uint64, string) {
 		rec := httptest.NewRecorder()
@@ -103,6 +86,32 @@ func TestFleetOneWriter(t *testing.T) {
 		n, _ := latest(reader)
 		return n >= blk.NumberU64()
 	})
+}
+
+// fleetChain starts a fake followed node and an EVM chain (99998) and
+// returns the chain and a builder of replicas following them, their index
+// at url (read at readURL, "" for url), closed when the test ends, with
+// the Data and Metrics APIs local.
+func fleetChain(t *testing.T, url, readURL string) (*evm.Chain, func() *Handler) {
+	t.Helper()
+	ctx := context.Background()
+	node := fakeNode(t, avanet.Local.EVMChainID)
+	c, err := evm.New(ctx, evm.Options{ChainID: 99998})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rpcSrv := httptest.NewServer(c.Handler())
+	t.Cleanup(rpcSrv.Close)
+	return c, func() *Handler {
+		h, err := Build(ctx, BuildOptions{Node: node.URL, IndexURL: url, IndexReadURL: readURL, Logger: slog.New(slog.DiscardHandler),
+			EVMChains: []EVMChain{{ChainID: 99998, RPC: rpcSrv.URL}}, LocalMode: map[catalog.Service]bool{catalog.Data: true, catalog.Metrics: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h
+	}
 }
 
 // roles waits until exactly one of a and b is the writer and returns it

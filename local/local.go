@@ -34,7 +34,6 @@ import (
 	"github.com/avaedge/avaedge/apierror"
 	"github.com/avaedge/avaedge/catalog"
 	"github.com/avaedge/avaedge/jsonrpc"
-	"github.com/avaedge/avaedge/local/source/lease"
 )
 
 // Options assembles a Handler.
@@ -159,14 +158,15 @@ func nullID() *json.RawMessage { n := json.RawMessage("null"); return &n }
 // in the service's format) and calls the route's handler with the values.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// IndexLease returns this replica's role in the fleet sharing the EVM index
-// (writer or reader) and the lease's holder; ok is false without
-// BuildOptions.IndexURL.
-func (h *Handler) IndexLease() (st lease.Status, ok bool) {
+// IndexLease returns this replica's role in the fleet sharing the
+// followed network's index (writer or reader), the lease's holder and
+// where its route reads go; ok is false without BuildOptions.IndexURL.
+func (h *Handler) IndexLease() (st IndexStatus, ok bool) {
 	if h.wired.fleet == nil {
-		return lease.Status{}, false
+		return IndexStatus{}, false
 	}
-	return h.wired.fleet.elector.Status(), true
+	f := h.wired.fleet
+	return f.reads.status(f.elector.Status()), true
 }
 
 // Answer answers one call of rt that the edge has validated: for a REST route

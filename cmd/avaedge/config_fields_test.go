@@ -31,7 +31,10 @@ import (
 // validated and never reached the proxy).
 func TestConfigFieldsReachComponents(t *testing.T) {
 	rds := redistest.Start(t)
-	indexURL := pgtest.Start(t).Database(t)
+	pg := pgtest.Start(t)
+	indexURL := pg.Database(t)
+	readReplica := pg.Standby(t)
+	indexReadURL := readReplica.SameDatabase(indexURL)
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys.yaml")
 	if err := os.WriteFile(keys, []byte("plans:\n  p: {cu_per_minute: 5}\nkeys:\n  - {id: k, key: secret-k, plan: p}\n"), 0o600); err != nil {
@@ -135,6 +138,7 @@ local:
   evm: {debug: true, writes_per_minute: 7, call_gas_cap: 1000000, call_timeout: 300ms, call_budget: 700ms, calls_per_client: 3, filters_per_client: 5, max_filters: 50, reset_dev_chains: true}
   node: ` + upstream.URL + `/node
   index_url: ` + indexURL + `
+  index_read_url: ` + indexReadURL + `
 tls:
   domains: [edge.example]
   email: ops@edge.example
@@ -250,6 +254,7 @@ log_level: debug
 		{"local.evm_chains.start_block", w.local.EVMChains[0].StartBlock, uint64(7)},
 		{"local.disable_dev_chain", w.local.DisableDevChain, true},
 		{"local.index_url", []any{w.local.IndexURL, schemaVersion(t, indexURL), indexRole(t, a.Admin)}, []any{indexURL, 1, true}},
+		{"local.index_read_url", []any{w.local.IndexReadURL, indexReads(t, a.Admin)}, []any{indexReadURL, readReplica.Addr}},
 		{"tls.domains", tlsOpts.Domains, []string{"edge.example"}},
 		{"tls.email", tlsOpts.Email, "ops@edge.example"},
 		{"tls.ca", tlsOpts.CA, "https://ca.example/dir"},
@@ -339,16 +344,27 @@ func schemaVersion(t *testing.T, url string) int {
 // indexRole reports whether /readyz names this replica's role in the fleet
 // sharing the index (writer or reader).
 func indexRole(t *testing.T, admin http.Handler) bool {
+	st := readyIndex(t, admin)
+	return st.Role == "writer" || st.Role == "reader"
+}
+
+// indexReads is the host /readyz says the route reads go to.
+func indexReads(t *testing.T, admin http.Handler) string { return readyIndex(t, admin).Reads }
+
+// readyIndex reads /readyz's detail.index.
+func readyIndex(t *testing.T, admin http.Handler) (st struct {
+	Role  string `json:"role"`
+	Reads string `json:"reads"`
+}) {
 	rec := httptest.NewRecorder()
 	admin.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 	var v struct {
 		Detail struct {
-			Index struct {
-				Role string `json:"role"`
-			} `json:"index"`
+			Index json.RawMessage `json:"index"`
 		} `json:"detail"`
 	}
 	json.Unmarshal(rec.Body.Bytes(), &v)
+	json.Unmarshal(v.Detail.Index, &st)
 	t.Logf("/readyz: %s", rec.Body)
-	return v.Detail.Index.Role == "writer" || v.Detail.Index.Role == "reader"
+	return st
 }

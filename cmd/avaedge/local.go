@@ -30,6 +30,7 @@ func localOptions(cfg *config.Config, log *slog.Logger, reg prometheus.Registere
 			CallTimeout: e.CallTimeout.D(), CallBudget: e.CallBudget.D(), CallsPerClient: e.CallsPerClient, FiltersPerClient: e.FiltersPerClient, MaxFilters: e.MaxFilters},
 		DataDir:        cfg.DataDir,
 		IndexURL:       cfg.Local.IndexURL,
+		IndexReadURL:   cfg.Local.IndexReadURL,
 		ResetDevChains: e.ResetDevChains,
 		PublicURL:      cfg.PublicURL(),
 		Registerer:     reg,

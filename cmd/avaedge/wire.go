@@ -285,7 +285,7 @@ func build(ctx context.Context, cfg *config.Config, log *slog.Logger, logOut io.
 		Ready: func() (bool, map[string]any) {
 			detail := map[string]any{"breakers": srv.Breakers()}
 			if st, ok := world.IndexLease(); ok {
-				detail["index"] = st // this replica's role in the fleet, and the lease's holder
+				detail["index"] = st // this replica's role in the fleet, the lease's holder, where its route reads go
 			}
 			return a.ready.Load(), detail
 		},

@@ -41,16 +41,23 @@ type Server struct {
 	cred *syscall.Credential
 	cmd  *exec.Cmd
 	dbs  atomic.Int64 // databases made by Database, for their names
+	// primary is the server a Standby replicates (nil: not a standby).
+	primary *Server
 }
 
 // Required reports whether the environment demands a real PostgreSQL.
 func Required() bool { return os.Getenv("AVAEDGE_TEST_POSTGRES") == "required" }
 
-// binDir returns the directory holding initdb and postgres: PATH's, or the
-// newest /usr/lib/postgresql/<version>/bin (Debian keeps them off PATH).
+// binDir returns the directory holding initdb and postgres (and
+// pg_basebackup, for Standby): PATH's (the directory a link there points
+// into), or the newest /usr/lib/postgresql/<version>/bin (Debian keeps
+// them off PATH).
 func binDir() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if _, err := exec.LookPath("postgres"); err == nil {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
+			}
 			return filepath.Dir(p), nil
 		}
 	}

@@ -143,6 +143,12 @@ type Options struct {
 	// index's writer) stores them, and the others read what it stored
 	// (Refresh). Close must be called.
 	URL string
+	// ReadURL is a read replica of URL's database (local.index_read_url):
+	// a standby's Refresh reads the records there, so that its answers
+	// lag with the replica; New's replay, the writer's writes and the
+	// refresh before leading (RefreshPrimary) stay on URL. Empty means
+	// URL.
+	ReadURL string
 	// CChain, when set, lets every id a client of the real services uses
 	// for the C-Chain (43114, 43113, 43112 and their blockchain ids) answer
 	// from the chain it targets; getChain names the id the client asked
@@ -250,7 +256,7 @@ func New(opts Options) (*Engine, error) {
 	e.tel = tel
 	switch {
 	case opts.URL != "":
-		pg, err := openPGStore(context.Background(), opts.URL, e.log)
+		pg, err := openPGStore(context.Background(), opts.URL, opts.ReadURL, e.log)
 		if err != nil {
 			return nil, err
 		}

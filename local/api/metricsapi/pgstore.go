@@ -36,13 +36,24 @@ var pgVersions = []pgschema.Version{{
 // (Options.URL).
 type pgStore struct {
 	pool *pgxpool.Pool
+	// read is the pool a standby's Refresh reads: a read replica's
+	// (Options.ReadURL), else pool.
+	read *pgxpool.Pool
+}
+
+// querier runs a query (a *pgxpool.Pool).
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // pgTimeout bounds each of the store's statements, which run under the
 // Engine's write lock.
 const pgTimeout = 10 * time.Second
 
-func openPGStore(ctx context.Context, url string, log *slog.Logger) (*pgStore, error) {
+// openPGStore opens the store at url, its schema migrated, and its
+// standby's reads at readURL, a read replica of url's database ("": url).
+func openPGStore(ctx context.Context, url, readURL string, log *slog.Logger) (*pgStore, error) {
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("metricsapi: postgres: %w", err)
@@ -51,10 +62,20 @@ func openPGStore(ctx context.Context, url string, log *slog.Logger) (*pgStore, e
 		pool.Close()
 		return nil, fmt.Errorf("metricsapi: %w", err)
 	}
-	return &pgStore{pool: pool}, nil
+	s := &pgStore{pool: pool, read: pool}
+	if readURL != "" {
+		if s.read, err = pgschema.OpenReplica(ctx, readURL, pgComponent, len(pgVersions), nil); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("metricsapi: %w", err)
+		}
+	}
+	return s, nil
 }
 
 func (s *pgStore) close() error {
+	if s.read != s.pool {
+		s.read.Close()
+	}
 	s.pool.Close()
 	return nil
 }
@@ -92,13 +113,13 @@ func (s *pgStore) dropFrom(chainID, from uint64) error {
 }
 
 func (s *pgStore) load(fn func(chainID, number uint64, rec []byte) error) error {
-	return s.loadAfter(context.Background(), -1, -1, fn)
+	return loadAfter(context.Background(), s.pool, -1, -1, fn)
 }
 
-// loadAfter calls fn for the stored blocks of chainID (every chain when
-// -1) numbered above after, in chain and block order.
-func (s *pgStore) loadAfter(ctx context.Context, chainID, after int64, fn func(chainID, number uint64, rec []byte) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT chain_id, number, rec FROM metrics_blocks WHERE ($1 < 0 OR chain_id = $1) AND number > $2
+// loadAfter calls fn for the blocks of chainID (every chain when -1)
+// stored in db numbered above after, in chain and block order.
+func loadAfter(ctx context.Context, db querier, chainID, after int64, fn func(chainID, number uint64, rec []byte) error) error {
+	rows, err := db.Query(ctx, `SELECT chain_id, number, rec FROM metrics_blocks WHERE ($1 < 0 OR chain_id = $1) AND number > $2
 		ORDER BY chain_id, number`, chainID, after)
 	if err != nil {
 		return fmt.Errorf("metricsapi: loading blocks: %w", err)
@@ -118,10 +139,11 @@ func (s *pgStore) loadAfter(ctx context.Context, chainID, after int64, fn func(c
 }
 
 // rollbacksAfter returns the lowest block the rollbacks of chainID
-// recorded after seq undid, and the last rollback's seq (seq when none).
-func (s *pgStore) rollbacksAfter(ctx context.Context, chainID uint64, seq int64) (from uint64, last int64, any bool, err error) {
+// recorded in db after seq undid, and the last rollback's seq (seq when
+// none).
+func rollbacksAfter(ctx context.Context, db querier, chainID uint64, seq int64) (from uint64, last int64, any bool, err error) {
 	var f, l *int64
-	err = s.pool.QueryRow(ctx, `SELECT MIN(from_block), MAX(seq) FROM metrics_rollbacks WHERE chain_id = $1 AND seq > $2`, int64(chainID), seq).Scan(&f, &l)
+	err = db.QueryRow(ctx, `SELECT MIN(from_block), MAX(seq) FROM metrics_rollbacks WHERE chain_id = $1 AND seq > $2`, int64(chainID), seq).Scan(&f, &l)
 	if err != nil || f == nil {
 		return 0, seq, false, err
 	}
@@ -140,7 +162,7 @@ type standbyState struct {
 func (e *Engine) initStandby(ctx context.Context, pg *pgStore) error {
 	e.standby.rollbackSeq = map[uint64]int64{}
 	for _, c := range e.list {
-		_, last, _, err := pg.rollbacksAfter(ctx, c.EVMChainID, 0)
+		_, last, _, err := rollbacksAfter(ctx, pg.pool, c.EVMChainID, 0)
 		if err != nil {
 			return err
 		}
@@ -150,20 +172,36 @@ func (e *Engine) initStandby(ctx context.Context, pg *pgStore) error {
 }
 
 // Refresh reads what the fleet's writer stored since the last call (the
-// shared store of Options.URL): it undoes the rollbacks the writer
-// recorded, then applies the blocks stored above each chain's head. A
-// replica calls it every second while it stands by, and once before it
-// leads. Without Options.URL it does nothing.
+// shared store of Options.URL, on its read replica when Options.ReadURL
+// names one): it undoes the rollbacks the writer recorded, then applies
+// the blocks stored above each chain's head. A replica calls it every
+// second while it stands by. Without Options.URL it does nothing.
 func (e *Engine) Refresh(ctx context.Context) error {
 	pg, ok := e.store.(*pgStore)
 	if !ok {
 		return nil
 	}
+	return e.refresh(ctx, pg.read)
+}
+
+// RefreshPrimary is Refresh reading Options.URL itself, never the read
+// replica: a replica calls it once before it leads, so that the engine
+// the writer feeds holds every block the last writer stored.
+func (e *Engine) RefreshPrimary(ctx context.Context) error {
+	pg, ok := e.store.(*pgStore)
+	if !ok {
+		return nil
+	}
+	return e.refresh(ctx, pg.pool)
+}
+
+// refresh is Refresh reading db.
+func (e *Engine) refresh(ctx context.Context, db querier) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, c := range e.list {
 		id, cs := c.EVMChainID, e.chains[c.EVMChainID]
-		from, last, rolled, err := pg.rollbacksAfter(ctx, id, e.standby.rollbackSeq[id])
+		from, last, rolled, err := rollbacksAfter(ctx, db, id, e.standby.rollbackSeq[id])
 		if err != nil {
 			return err
 		}
@@ -175,7 +213,7 @@ func (e *Engine) Refresh(ctx context.Context) error {
 		if n := len(cs.blocks); n > 0 {
 			after = int64(cs.blocks[n-1].number)
 		}
-		err = pg.loadAfter(ctx, int64(id), after, func(_, number uint64, raw []byte) error {
+		err = loadAfter(ctx, db, int64(id), after, func(_, number uint64, raw []byte) error {
 			rec, err := decodeRec(number, raw, &e.ids)
 			if err != nil {
 				return fmt.Errorf("%w: chain %d block %d", err, id, number)

@@ -31,6 +31,11 @@ type Options struct {
 	// Store is where the index is kept. Nil means the embedded SQLite
 	// store at Path. Close closes it.
 	Store Store
+	// Replica is Store's database on a read replica (OpenPostgresReplica):
+	// the queries read it, and Refresh reads the stored heads there, so
+	// that a replica's answers and heads lag together; the followers'
+	// reads and writes stay on Store. Nil means Store. Close closes it.
+	Replica Store
 	// Path is the SQLite store's file, when Store is nil. Empty means a private temporary file
 	// that Close removes: an index as volatile as memory, but with WAL's
 	// concurrent readers.
@@ -162,7 +167,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.st = st
 	}
-	ix.reader = ix.st
+	ix.reader = ix.replica()
 	ix.metrics = newMetrics(opts.Registerer)
 	for _, co := range opts.Chains {
 		if _, dup := ix.chains[co.ChainID]; dup {
@@ -209,8 +214,20 @@ func (ix *Index) Close() error {
 			f.close()
 		}
 		ix.st.Close()
+		if ix.opts.Replica != nil {
+			ix.opts.Replica.Close()
+		}
 	})
 	return nil
+}
+
+// replica returns the store the queries read: Options.Replica, else the
+// store.
+func (ix *Index) replica() Store {
+	if ix.opts.Replica != nil {
+		return ix.opts.Replica
+	}
+	return ix.st
 }
 
 // ErrUnknownChain is returned for a chain id the Index does not follow.

@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/avaedge/avaedge/local/source/pgschema"
 )
 
 // pgStore is the PostgreSQL store, for a fleet of replicas sharing one
@@ -60,11 +62,7 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*pgStore, 
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: postgres: %w", err)
 	}
-	for k, v := range sessionSettings {
-		if _, set := cfg.ConnConfig.RuntimeParams[k]; !set {
-			cfg.ConnConfig.RuntimeParams[k] = v
-		}
-	}
+	setSessionDefaults(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("evmindex: postgres: %w", err)
@@ -81,6 +79,27 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*pgStore, 
 	}
 	st.icmSeq = uint32(n)
 	return st, nil
+}
+
+// OpenPostgresReplica connects to a read replica of the EVM index's
+// database at url (a hot standby of OpenPostgres's), for
+// Options.Replica: its schema must be this version (pgschema.OpenReplica:
+// a newer one is refused). The store only reads: a write there fails.
+func OpenPostgresReplica(ctx context.Context, url string) (Store, error) {
+	pool, err := pgschema.OpenReplica(ctx, url, pgComponent, len(pgVersions), setSessionDefaults)
+	if err != nil {
+		return nil, fmt.Errorf("evmindex: %w", err)
+	}
+	return &pgStore{pool: pool}, nil
+}
+
+// setSessionDefaults sets sessionSettings in cfg, unless the URL set them.
+func setSessionDefaults(cfg *pgxpool.Config) {
+	for k, v := range sessionSettings {
+		if _, set := cfg.ConnConfig.RuntimeParams[k]; !set {
+			cfg.ConnConfig.RuntimeParams[k] = v
+		}
+	}
 }
 
 // Close closes the store's connections.

@@ -10,12 +10,14 @@ import (
 // commits and stand by. Instead of Start, such a replica calls Lead while
 // it holds the lease, and Refresh every second while it does not.
 
-// Refresh reads every chain's stored head into the Index: a standby sees
-// the writer's progress (and its rollbacks) through it.
+// Refresh reads every chain's stored head into the Index, from the store
+// the queries read (Options.Replica, else the store): a standby sees the
+// writer's progress (and its rollbacks) through it.
 func (ix *Index) Refresh(ctx context.Context) error {
+	st := ix.replica()
 	for _, id := range ix.order {
 		f := ix.chains[id]
-		n, _, ok, err := ix.st.Head(ctx, id)
+		n, _, ok, err := st.Head(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -27,7 +29,8 @@ func (ix *Index) Refresh(ctx context.Context) error {
 }
 
 // Lead follows every chain until ctx ends, as the store's one writer:
-// each follower first reloads what the store holds (another writer may
+// each follower first reloads what the store holds, never
+// Options.Replica (another writer may
 // have written since it last looked), then resumes from the stored heads.
 // It returns once every follower has stopped (nil when ctx ended); Close
 // must not run before.

@@ -43,6 +43,11 @@ type Options struct {
 	// Store is where the index is kept. Nil means the embedded SQLite
 	// store at Path. Close closes it.
 	Store Store
+	// Replica is Store's database on a read replica (OpenPostgresReplica):
+	// the queries read it, and Refresh reads the stored heads there, so
+	// that a replica's answers and heads lag together; the follower's
+	// reads and writes stay on Store. Nil means Store. Close closes it.
+	Replica Store
 	// Path is the SQLite store's file, when Store is nil. Empty means a
 	// private temporary file that Close removes; Memory means in memory.
 	Path string
@@ -189,7 +194,7 @@ func (ix *Index) open(ctx context.Context) error {
 		}
 		ix.st = st
 	}
-	ix.reader = ix.st
+	ix.reader = ix.replica()
 	if ix.opts.Network != nil {
 		ix.net = *ix.opts.Network
 		if err := checkNetwork(ix.net); err != nil {
@@ -202,13 +207,22 @@ func (ix *Index) open(ctx context.Context) error {
 		return fmt.Errorf("pindex: upgrading the store: %w", err)
 	}
 	for _, c := range []avanet.Chain{avanet.ChainP, avanet.ChainX, avanet.ChainC} {
-		h, err := ix.storedHead(c)
+		h, err := storedHead(ix.st, c)
 		if err != nil {
 			return fmt.Errorf("pindex: %w", err)
 		}
 		ix.heads[c] = h
 	}
 	return nil
+}
+
+// replica returns the store the queries read: Options.Replica, else the
+// store.
+func (ix *Index) replica() Store {
+	if ix.opts.Replica != nil {
+		return ix.opts.Replica
+	}
+	return ix.st
 }
 
 // loadNetwork reads the network from the store and checks it against the
@@ -316,6 +330,9 @@ func (ix *Index) Close() error {
 		ix.wg.Wait()
 		if ix.st != nil {
 			ix.st.Close()
+		}
+		if ix.opts.Replica != nil {
+			ix.opts.Replica.Close()
 		}
 		if ix.node != nil {
 			ix.node.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/avaedge/avaedge/avanet"
+	"github.com/avaedge/avaedge/local/source/pgschema"
 )
 
 // pgStore is the PostgreSQL store, for a fleet of replicas sharing one
@@ -71,6 +72,20 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*pgStore, 
 		return nil, fmt.Errorf("pindex: postgres: %w", err)
 	}
 	return &pgStore{indexReads: indexReads{run: pgRunner{pool}, sql: &pgReadSQL}, pool: pool}, nil
+}
+
+// OpenPostgresReplica connects to a read replica of the P/X index's
+// database at url (a hot standby of OpenPostgres's), for Options.Replica:
+// its schema must be this version (pgschema.OpenReplica: a newer one is
+// refused). The store only reads: a write there fails.
+func OpenPostgresReplica(ctx context.Context, url string) (Store, error) {
+	pool, err := pgschema.OpenReplica(ctx, url, pgComponent, len(pgVersions), func(cfg *pgxpool.Config) {
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgNamespace
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pindex: %w", err)
+	}
+	return &pgStore{pool: pool}, nil
 }
 
 // Close closes the store's connections.

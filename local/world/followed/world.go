@@ -35,6 +35,10 @@ type Options struct {
 	// Store is the index's store in place of Path's (a PostgreSQL store a
 	// fleet shares: pindex.OpenPostgres). Close closes it.
 	Store pindex.Store
+	// Replica is Store's database on a read replica
+	// (pindex.OpenPostgresReplica), which the queries read
+	// (pindex.Options.Replica). Nil means Store. Close closes it.
+	Replica pindex.Store
 	// Shared means a fleet of replicas shares Store: Open does not follow
 	// the node; the caller calls the Index's Lead while this replica holds
 	// the fleet's lease, and its Refresh while it does not.
@@ -68,7 +72,7 @@ func Open(ctx context.Context, opts Options) (*World, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	ix, err := pindex.Open(ctx, pindex.Options{Node: opts.Node, Path: opts.Path, Store: opts.Store, Registerer: opts.Registerer, Logger: opts.Logger})
+	ix, err := pindex.Open(ctx, pindex.Options{Node: opts.Node, Path: opts.Path, Store: opts.Store, Replica: opts.Replica, Registerer: opts.Registerer, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -108,15 +108,19 @@ func (q *req) utxoBytes(u *pindex.UTXO) string {
 	return avax.EncodeHex(b)
 }
 
-// assetCache describes the assets of one answer's UTXOs, each read once.
+// assetCache describes the assets of one answer's UTXOs, each read and
+// described once: a page of a hundred transactions lists thousands of
+// UTXOs of a few assets, and an asset's id in the answer is a CB58
+// encoding worth not repeating.
 type assetCache struct {
-	a *api
-	q *req
-	m map[string]pindex.Asset
+	a       *api
+	q       *req
+	m       map[string]pindex.Asset
+	amounts map[string]glacier.AssetAmount
 }
 
 func (a *api) assets(q *req) *assetCache {
-	return &assetCache{a: a, q: q, m: map[string]pindex.Asset{}}
+	return &assetCache{a: a, q: q, m: map[string]pindex.Asset{}, amounts: map[string]glacier.AssetAmount{}}
 }
 
 // amount is u's AssetAmount.
@@ -146,8 +150,16 @@ func (c *assetCache) detail(id string) (pindex.Asset, *apireq.Error) {
 
 // asset describes an asset of the index, without an amount.
 func (c *assetCache) asset(id string) (glacier.AssetAmount, *apireq.Error) {
+	if am, ok := c.amounts[id]; ok {
+		return am, nil
+	}
 	d, herr := c.detail(id)
-	return glacier.AssetAmount{AssetID: c.q.view.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: d.Type}, herr
+	if herr != nil {
+		return glacier.AssetAmount{}, herr
+	}
+	am := glacier.AssetAmount{AssetID: c.q.view.id(d.ID), Name: d.Name, Symbol: d.Symbol, Denomination: d.Denomination, Type: d.Type}
+	c.amounts[id] = am
+	return am, nil
 }
 
 // pItem is u as a PChainUtxo.

@@ -1,6 +1,8 @@
 package apierror
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -52,5 +54,32 @@ func TestWriteOK(t *testing.T) {
 	WriteOK(w, func() {})
 	if w.Code != 500 || !strings.Contains(w.Body.String(), `"statusCode":500`) {
 		t.Fatalf("unencodable value: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestWriteOKBytes: WriteOK's pooled encoding writes json.Marshal's bytes
+// (HTML escaped, no newline), and a buffer reused by a later answer leaves
+// an earlier answer's bytes as they were written.
+func TestWriteOKBytes(t *testing.T) {
+	values := []any{
+		map[string]any{"html": "<a&b>", "n": 1.5, "list": []int{1, 2, 3}},
+		strings.Repeat("x", 5<<20), // larger than a pooled buffer may stay
+		[]string{"short"},
+		map[string]string{"line": "a\nb"},
+	}
+	var recs []*httptest.ResponseRecorder
+	for _, v := range values {
+		rec := httptest.NewRecorder()
+		WriteOK(rec, v)
+		recs = append(recs, rec)
+	}
+	for i, v := range values {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recs[i].Body.Bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("value %d: wrote %.80q; json.Marshal %.80q", i, got, want)
+		}
 	}
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/avaedge/avaedge/internal/pgtest"
 	"github.com/avaedge/avaedge/local/source/pindex"
 	"github.com/avaedge/avaedge/local/vocab/avax"
-	"github.com/jackc/pgx/v5"
 )
 
 // The primary-network benchmark's world, a synthetic follow: the P- and
@@ -398,27 +397,10 @@ func benchIndex(b *testing.B) (*pindex.Index, avanet.Network, time.Time) {
 		benchFixture(b, ix, net, n)
 		b.Logf("fixture: %d transactions over %d addresses in %s", n, benchAddrs, time.Since(t0).Round(time.Second))
 		if opts.Store != nil {
-			analyze(b, pgURL)
+			pgtest.VacuumAnalyze(b, pgURL)
 		}
 	}
 	return ix, net, clock
-}
-
-// analyze runs VACUUM ANALYZE over the database at url, as autovacuum
-// would after the bulk write, but before the measurement rather than
-// during it.
-func analyze(b *testing.B, url string) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	t0 := time.Now()
-	if _, err := conn.Exec(ctx, `VACUUM ANALYZE`); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("VACUUM ANALYZE in %s", time.Since(t0).Round(time.Second))
 }
 
 // measure serves the path of next b.N times and reports the latencies'

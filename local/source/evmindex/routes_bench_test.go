@@ -23,7 +23,6 @@ import (
 	"github.com/avaedge/avaedge/local/source/evmindex"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/jackc/pgx/v5"
 )
 
 // The route benchmark's world: benchTxs transactions (EVMINDEX_BENCH_TXS,
@@ -179,7 +178,7 @@ func openFixture(b *testing.B) (*evmindex.Index, int) {
 	buildFixture(b, ix, n)
 	b.Logf("fixture: %d transactions over %d addresses in %d blocks, built in %s", n, benchAddrs, n/perBlock, time.Since(start).Round(time.Second))
 	if pgURL != "" {
-		vacuumAnalyze(b, pgURL)
+		pgtest.VacuumAnalyze(b, pgURL)
 	}
 	return ix, n
 }
@@ -192,21 +191,6 @@ func openIndex(b *testing.B, opts evmindex.Options) *evmindex.Index {
 	}
 	b.Cleanup(func() { ix.Close() })
 	return ix
-}
-
-// vacuumAnalyze runs VACUUM ANALYZE over the database at url.
-func vacuumAnalyze(b *testing.B, url string) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	t0 := time.Now()
-	if _, err := conn.Exec(ctx, `VACUUM ANALYZE`); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("VACUUM ANALYZE in %s", time.Since(t0).Round(time.Second))
 }
 
 // routesMux serves the EVM Data API over ix (no network).

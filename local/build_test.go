@@ -194,8 +194,11 @@ func TestBuildOptionsReachComponents(t *testing.T) {
 		DevChain: evm.Options{Debug: true, WritesPerMinute: 7}})
 	_, staleErr := os.Stat(stale)
 	noDev := open(BuildOptions{LocalMode: all, DisableDevChain: true})
-	indexURL := pgtest.Start(t).Database(t)
+	pg := pgtest.Start(t)
+	indexURL := pg.Database(t)
 	fleet := open(BuildOptions{Node: node.URL, IndexURL: indexURL, EVMChains: []EVMChain{{ChainID: 99999, RPC: evmNode.URL}}, Logger: log})
+	readURL := pg.Standby(t).SameDatabase(indexURL)
+	reader := open(BuildOptions{Node: node.URL, IndexURL: indexURL, IndexReadURL: readURL, EVMChains: []EVMChain{{ChainID: 99999, RPC: evmNode.URL}}, Logger: log})
 	f, d := followed.wired, dev.wired
 
 	rows := []struct {
@@ -217,6 +220,8 @@ func TestBuildOptionsReachComponents(t *testing.T) {
 			[]string{filepath.Join(dir, "pindex.db"), filepath.Join(dir, "evmindex.db"), filepath.Join(dir, "metrics.db"), filepath.Join(devDir, "devchains")}},
 		{"ResetDevChains", os.IsNotExist(staleErr), true},
 		{"IndexURL", []bool{f.evmIndex.Store == nil, fleet.wired.evmIndex.Store != nil, fleet.wired.fleet != nil}, []bool{true, true, true}},
+		{"IndexReadURL", []any{fleet.wired.followed.Replica == nil, reader.wired.followed.Replica != nil, reader.wired.evmIndex.Replica != nil, reader.wired.metrics.ReadURL},
+			[]any{true, true, true, readURL}},
 		{"PublicURL", []string{d.devnet.PublicURL, d.evmInfos[0].RPCURL}, []string{"http://edge.example:8080", "http://edge.example:8080/ext/bc/C/rpc"}},
 		{"Registerer", []bool{f.followed.Registerer == reg, f.evmIndex.Registerer == reg, f.metrics.Registerer == reg}, []bool{true, true, true}},
 		{"Logger", []bool{f.followed.Logger == log, f.evmIndex.Logger == log, f.metrics.Logger == log}, []bool{true, true, true}},

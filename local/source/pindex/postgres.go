@@ -71,7 +71,7 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*pgStore, 
 	if err != nil {
 		return nil, fmt.Errorf("pindex: postgres: %w", err)
 	}
-	return &pgStore{indexReads: indexReads{run: pgRunner{pool}, sql: &pgReadSQL}, pool: pool}, nil
+	return newPGStore(pool), nil
 }
 
 // OpenPostgresReplica connects to a read replica of the P/X index's
@@ -85,7 +85,12 @@ func OpenPostgresReplica(ctx context.Context, url string) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pindex: %w", err)
 	}
-	return &pgStore{pool: pool}, nil
+	return newPGStore(pool), nil
+}
+
+// newPGStore is the store over pool, its shared reads run there.
+func newPGStore(pool *pgxpool.Pool) *pgStore {
+	return &pgStore{indexReads: indexReads{run: pgRunner{pool}, sql: &pgReadSQL}, pool: pool}
 }
 
 // Close closes the store's connections.
